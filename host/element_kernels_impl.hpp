@@ -1,0 +1,135 @@
+// Template body of ElementKernels for one element trait E and one material law M.
+// Included only by host/element_kernels_<trait>.cpp.
+#pragma once
+
+#include <type_traits>
+#include <variant>
+
+#include "element_dispatch.hpp"
+#include "element_kernels.hpp"
+#include "softik/fem/sym_eigen3.hpp"
+
+namespace softik {
+
+template <class E, class M>
+class ElementKernelsImpl final : public ElementKernels {
+  static constexpr int d = E::dim, n = E::num_nodes, nd = n * d;
+
+ public:
+  ElementKernelsImpl(const Mesh& mesh, std::vector<M> materials, const AssemblyOptions& options)
+      : materials_(std::move(materials)), options_(options) {
+    const int num_cells = mesh.num_cells();
+    rest_.resize(static_cast<size_t>(num_cells));
+    for (int c = 0; c < num_cells; ++c) {
+      const Real min_detJ =
+          fem::compute_rest_data<E>(detail::cell_coordinates<E>(mesh, mesh.X.data(), 3, c), rest_[static_cast<size_t>(c)]);
+      SOFTIK_CHECK(min_detJ > 0, "cell " << c << " is inverted or degenerate at rest (det J = " << min_detJ
+                                         << "): fix its node order or remesh");
+    }
+  }
+
+  void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K) const override {
+    for (int k = 0; k < loop.num_colors; ++k) {
+      const int begin = loop.color_ptr[k], end = loop.color_ptr[k + 1];
+#pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (end - begin >= loop.parallel_threshold)
+      for (int idx = begin; idx < end; ++idx) {
+        const int c = loop.color_cells[idx];
+        const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
+        Real energy = 0;
+        fem::ElementVector<E> fe;
+        fem::ElementMatrix<E> Ke;
+        fem::ElementOutputs<E> out;
+        if (cell_energy) out.energy = &energy;
+        if (force) out.force = &fe;
+        if (K) out.stiffness = &Ke;
+        evaluate(c, xe, out);
+        if (cell_energy) cell_energy[c] = energy;
+        const int* nodes = loop.mesh->cell(c);
+        if (force)
+          for (int a = 0; a < n; ++a)
+            for (int i = 0; i < d; ++i) force[static_cast<size_t>(nodes[a]) * d + i] += fe[a * d + i];
+        if (K) {
+          if (options_.project_spd) fem::project_spd<nd>(Ke);
+          const int* slot = loop.slots + static_cast<size_t>(c) * nd * nd;
+          for (int r = 0; r < nd; ++r)
+            for (int s = 0; s < nd; ++s)
+              if (slot[r * nd + s] >= 0) K[slot[r * nd + s]] += Ke(r, s);
+        }
+      }
+    }
+  }
+
+  void von_mises(const CellLoop& loop, const Real* x, Real* out) const override {
+    const int num_cells = loop.mesh->num_cells();
+#pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (num_cells >= loop.parallel_threshold)
+    for (int c = 0; c < num_cells; ++c) {
+      const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
+      const fem::RestData<E>& rest = rest_[static_cast<size_t>(c)];
+      fem::NodeMatrix<E> x_frame = xe;  // corotational: evaluate in the element frame
+      if constexpr (std::is_same_v<M, fem::LinearElastic>) {
+        if (options_.formulation == Formulation::Corotational)
+          x_frame = xe * fem::extract_rotation<d>(fem::deformation_gradient<E>(xe, rest.dN_dX_center), options_.rotation).R;
+      }
+      Real sum = 0;
+      for (int q = 0; q < E::num_quad; ++q) {
+        const fem::Mat3 F = fem::embed<d>(fem::deformation_gradient<E>(x_frame, rest.dN_dX[q]));
+        const fem::Mat3 P = material(c).P(F);
+        const bool small_strain = std::is_same_v<M, fem::LinearElastic>;
+        sum += fem::von_mises(small_strain ? P : fem::cauchy_from_pk1(F, P));
+      }
+      out[c] = sum / E::num_quad;
+    }
+  }
+
+  void lumped_mass(const CellLoop& loop, Real density, Real* out) const override {
+    const int num_cells = loop.mesh->num_cells();
+    for (int c = 0; c < num_cells; ++c) {
+      const int* nodes = loop.mesh->cell(c);
+      for (int q = 0; q < E::num_quad; ++q) {
+        const auto N = E::N(E::quad_point(q));
+        for (int a = 0; a < n; ++a)
+          for (int i = 0; i < d; ++i) out[static_cast<size_t>(nodes[a]) * d + i] += density * rest_[static_cast<size_t>(c)].w_detJ[q] * N[a];
+      }
+    }
+  }
+
+ private:
+  const M& material(int c) const { return materials_.size() == 1 ? materials_[0] : materials_[static_cast<size_t>(c)]; }
+
+  void evaluate(int c, const fem::NodeMatrix<E>& xe, fem::ElementOutputs<E> out) const {
+    const fem::RestData<E>& rest = rest_[static_cast<size_t>(c)];
+    if constexpr (std::is_same_v<M, fem::LinearElastic>) {
+      if (options_.formulation == Formulation::Corotational) {
+        fem::corotational_element<E>(material(c), rest, xe, options_.rotation, options_.corotational_tangent, out);
+        return;
+      }
+    }
+    fem::hyperelastic_element<E>(material(c), rest, xe, out);
+  }
+
+  std::vector<fem::RestData<E>> rest_;
+  std::vector<M> materials_;
+  AssemblyOptions options_;
+};
+
+template <class E>
+std::unique_ptr<ElementKernels> make_element_kernels_for(const Mesh& mesh, const std::vector<Material>& materials,
+                                                         const AssemblyOptions& options) {
+  return std::visit(
+      [&](const auto& first) -> std::unique_ptr<ElementKernels> {
+        using M = std::decay_t<decltype(first)>;
+        std::vector<M> typed;
+        typed.reserve(materials.size());
+        for (size_t k = 0; k < materials.size(); ++k) {
+          const M* m = std::get_if<M>(&materials[k]);
+          SOFTIK_CHECK(m != nullptr, "material " << k << " is a " << material_name(materials[k])
+                                                 << " but material 0 is a " << material_name(materials[0])
+                                                 << ": one law per mesh (per-cell parameters may differ)");
+          typed.push_back(*m);
+        }
+        return std::make_unique<ElementKernelsImpl<E, M>>(mesh, std::move(typed), options);
+      },
+      materials.front());
+}
+
+}  // namespace softik

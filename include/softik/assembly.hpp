@@ -1,0 +1,114 @@
+// Host assembly of the elastic energy, nodal forces and tangent stiffness of a mesh.
+//
+// Conventions (units are the user's; SI recommended):
+//   x          current nodal positions as a DOF vector: x[n*dim + i] (Mesh::rest_positions()).
+//   energy     E(x) = sum over cells of the stored elastic energy.
+//   force      the elastic force the body exerts on its nodes, f = -dE/dx, for ALL DOFs (fixed
+//              DOFs included: there it is minus the reaction). num_dofs entries.
+//   stiffness  K = d^2E/dx^2 restricted to the free DOFs, in the CSR pattern pattern() (both
+//              triangles stored, columns sorted). Fixed DOFs are eliminated, not penalised.
+//              Static equilibrium is K dx = f + f_ext on the free DOFs.
+// The CSR pattern and the element -> CSR slot map are built once in the constructor; values are
+// refilled by every assemble() call. Cells are coloured so that no two cells of one colour share
+// a node; colours run one after another and cells of a colour in parallel, so the result is
+// bitwise identical for any number of threads.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <Eigen/SparseCore>
+
+#include "softik/fem/corotational_element.hpp"
+#include "softik/material.hpp"
+#include "softik/mesh.hpp"
+
+namespace softik {
+
+enum class Formulation {
+  LinearSmallStrain,  ///< linear elasticity about the rest state (material must be LinearElastic)
+  Corotational,       ///< element-rotated linear elasticity (material must be LinearElastic)
+  Hyperelastic,       ///< total Lagrangian with any material law
+};
+
+struct AssemblyOptions {
+  Formulation formulation = Formulation::Corotational;
+  fem::RotationMethod rotation = fem::RotationMethod::Polar;
+  /// Rotated (R K0 R^T, symmetric: the real-time default) or Consistent (exact derivative).
+  fem::CorotationalTangent corotational_tangent = fem::CorotationalTangent::Rotated;
+  /// Clamp each element tangent's negative eigenvalues to zero before scattering (for Cholesky
+  /// solvers on indefinite hyperelastic tangents). The unprojected tangent is the default.
+  bool project_spd = false;
+  int num_threads = 0;  ///< 0: all hardware threads
+  /// A colour with fewer cells than this runs serially: below it a parallel region costs more
+  /// than it saves (and oversubscribed, spinning threads cost far more).
+  int parallel_threshold = 512;
+};
+
+/// Free-DOF sparsity pattern in compressed sparse row form.
+struct CsrPattern {
+  int rows = 0;
+  std::vector<int> row_ptr;  ///< rows + 1 entries
+  std::vector<int> col;      ///< column indices, sorted within each row
+  int nnz() const { return static_cast<int>(col.size()); }
+};
+
+/// Per-cell element evaluation behind a type-erased boundary (one instantiation per element
+/// trait and material law; see host/element_assembly.hpp).
+class ElementKernels;
+struct CellLoop;
+
+class Assembler {
+ public:
+  /// `materials` holds one entry (homogeneous) or one per cell (heterogeneous parameters; all of
+  /// the same law). `fixed_dofs` is empty (nothing fixed) or has num_dofs entries, non-zero for a
+  /// fixed DOF. Validates the mesh and the materials; throws softik::Error on bad input.
+  Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs,
+            AssemblyOptions options = {});
+  ~Assembler();
+  Assembler(Assembler&&) noexcept;
+  Assembler& operator=(Assembler&&) noexcept;
+
+  int num_dofs() const { return num_dofs_; }
+  int num_free_dofs() const { return pattern_.rows; }
+  int num_colors() const { return static_cast<int>(color_ptr_.size()) - 1; }
+  const CsrPattern& pattern() const { return pattern_; }
+  /// DOF -> row of the free system, or -1 for a fixed DOF.
+  const std::vector<int>& free_dof_index() const { return free_index_; }
+  const AssemblyOptions& options() const { return options_; }
+  const Mesh& mesh() const { return mesh_; }
+
+  /// One pass over the cells; each null output is skipped. force: num_dofs entries,
+  /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf.
+  void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
+                std::vector<Real>* K_values) const;
+
+  Real energy(const std::vector<Real>& x) const;
+  std::vector<Real> force(const std::vector<Real>& x) const;
+  /// K as a sparse matrix over the free DOFs (built from the CSR values).
+  Eigen::SparseMatrix<Real, Eigen::RowMajor, int> stiffness(const std::vector<Real>& x) const;
+  Eigen::SparseMatrix<Real, Eigen::RowMajor, int> to_sparse(const std::vector<Real>& K_values) const;
+
+  /// Von Mises equivalent of the Cauchy stress per cell, averaged over its quadrature points.
+  std::vector<Real> von_mises(const std::vector<Real>& x) const;
+  /// Row-sum lumped mass per DOF: m_a = rho * integral(N_a dV), repeated for each component.
+  std::vector<Real> lumped_mass(Real density) const;
+
+ private:
+  CellLoop cell_loop() const;
+
+  Mesh mesh_;
+  AssemblyOptions options_;
+  int num_dofs_ = 0;
+  std::vector<int> free_index_;
+  CsrPattern pattern_;
+  std::vector<int> color_ptr_;    ///< cells of colour k: color_cells_[color_ptr_[k] .. color_ptr_[k+1])
+  std::vector<int> color_cells_;
+  std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
+  std::unique_ptr<ElementKernels> kernels_;
+};
+
+/// The DOFs of the given nodes (all components), as a fixed_dofs mask for Assembler.
+std::vector<char> fix_nodes(const Mesh& mesh, const std::vector<int>& nodes);
+
+}  // namespace softik

@@ -1,0 +1,153 @@
+// Element traits: one struct per element type holding its reference nodes, shape functions
+// N(xi), their gradients dN/dxi and a quadrature rule. Everything else (deformation gradient,
+// forces, stiffness) is generic over the trait (DESIGN.md section 3; Elasticity plugin, seed 004).
+//
+// Interface of a trait E:
+//   E::dim, E::num_nodes, E::num_quad            compile-time sizes
+//   E::reference_measure()                       length/area/volume of the reference cell
+//   E::reference_node(a)                         xi of node a
+//   E::N(xi)       -> Matrix<num_nodes,1>        shape functions
+//   E::dN(xi)      -> Matrix<num_nodes,dim>      row a = dN_a/dxi
+//   E::quad_point(q), E::quad_weight(q)          quadrature (weights sum to reference_measure)
+//   E::center()                                  xi at which the corotational rotation is taken
+// Node orderings follow VTK/Gmsh.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "softik/config.hpp"
+
+namespace softik::fem {
+
+template <int d>
+using VecD = Eigen::Matrix<Real, d, 1>;
+template <int d>
+using MatD = Eigen::Matrix<Real, d, d>;
+
+/// 2-node line on xi in [-1, 1], 1-point Gauss rule (exact for the constant strain).
+struct Edge2 {
+  static constexpr int dim = 1, num_nodes = 2, num_quad = 1;
+  using Xi = VecD<1>;
+  SOFTIK_HD static Real reference_measure() { return 2.0; }
+  SOFTIK_HD static Xi reference_node(int a) { return Xi(a == 0 ? -1.0 : 1.0); }
+  SOFTIK_HD static Eigen::Matrix<Real, 2, 1> N(const Xi& xi) {
+    return Eigen::Matrix<Real, 2, 1>(0.5 * (1 - xi[0]), 0.5 * (1 + xi[0]));
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 2, 1> dN(const Xi&) { return Eigen::Matrix<Real, 2, 1>(-0.5, 0.5); }
+  SOFTIK_HD static Xi quad_point(int) { return Xi(0.0); }
+  SOFTIK_HD static Real quad_weight(int) { return 2.0; }
+  SOFTIK_HD static Xi center() { return Xi(0.0); }
+};
+
+/// 3-node triangle on the unit reference triangle (0,0),(1,0),(0,1); 1-point rule.
+struct Tri3 {
+  static constexpr int dim = 2, num_nodes = 3, num_quad = 1;
+  using Xi = VecD<2>;
+  SOFTIK_HD static Real reference_measure() { return 0.5; }
+  SOFTIK_HD static Xi reference_node(int a) { return Xi(a == 1 ? 1.0 : 0.0, a == 2 ? 1.0 : 0.0); }
+  SOFTIK_HD static Eigen::Matrix<Real, 3, 1> N(const Xi& xi) {
+    return Eigen::Matrix<Real, 3, 1>(1 - xi[0] - xi[1], xi[0], xi[1]);
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 3, 2> dN(const Xi&) {
+    Eigen::Matrix<Real, 3, 2> g;
+    g << -1, -1, 1, 0, 0, 1;
+    return g;
+  }
+  SOFTIK_HD static Xi quad_point(int) { return Xi(1.0 / 3.0, 1.0 / 3.0); }
+  SOFTIK_HD static Real quad_weight(int) { return 0.5; }
+  SOFTIK_HD static Xi center() { return Xi(1.0 / 3.0, 1.0 / 3.0); }
+};
+
+/// 4-node bilinear quadrilateral on [-1,1]^2, 2x2 Gauss rule.
+struct Quad4 {
+  static constexpr int dim = 2, num_nodes = 4, num_quad = 4;
+  using Xi = VecD<2>;
+  SOFTIK_HD static Real reference_measure() { return 4.0; }
+  SOFTIK_HD static Xi reference_node(int a) {
+    const Real s[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    return Xi(s[a][0], s[a][1]);
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 4, 1> N(const Xi& xi) {
+    Eigen::Matrix<Real, 4, 1> n;
+    for (int a = 0; a < 4; ++a) {
+      const Xi r = reference_node(a);
+      n[a] = 0.25 * (1 + r[0] * xi[0]) * (1 + r[1] * xi[1]);
+    }
+    return n;
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 4, 2> dN(const Xi& xi) {
+    Eigen::Matrix<Real, 4, 2> g;
+    for (int a = 0; a < 4; ++a) {
+      const Xi r = reference_node(a);
+      g(a, 0) = 0.25 * r[0] * (1 + r[1] * xi[1]);
+      g(a, 1) = 0.25 * r[1] * (1 + r[0] * xi[0]);
+    }
+    return g;
+  }
+  SOFTIK_HD static Xi quad_point(int q) {
+    const Real g = 0.57735026918962576451;  // 1/sqrt(3)
+    return Xi((q & 1) ? g : -g, (q & 2) ? g : -g);
+  }
+  SOFTIK_HD static Real quad_weight(int) { return 1.0; }
+  SOFTIK_HD static Xi center() { return Xi(0.0, 0.0); }
+};
+
+/// 4-node tetrahedron on the unit reference tetrahedron; 1-point rule.
+struct Tet4 {
+  static constexpr int dim = 3, num_nodes = 4, num_quad = 1;
+  using Xi = VecD<3>;
+  SOFTIK_HD static Real reference_measure() { return 1.0 / 6.0; }
+  SOFTIK_HD static Xi reference_node(int a) {
+    return Xi(a == 1 ? 1.0 : 0.0, a == 2 ? 1.0 : 0.0, a == 3 ? 1.0 : 0.0);
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 4, 1> N(const Xi& xi) {
+    return Eigen::Matrix<Real, 4, 1>(1 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]);
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 4, 3> dN(const Xi&) {
+    Eigen::Matrix<Real, 4, 3> g;
+    g << -1, -1, -1, 1, 0, 0, 0, 1, 0, 0, 0, 1;
+    return g;
+  }
+  SOFTIK_HD static Xi quad_point(int) { return Xi(0.25, 0.25, 0.25); }
+  SOFTIK_HD static Real quad_weight(int) { return 1.0 / 6.0; }
+  SOFTIK_HD static Xi center() { return Xi(0.25, 0.25, 0.25); }
+};
+
+/// 8-node trilinear hexahedron on [-1,1]^3, 2x2x2 Gauss rule.
+struct Hex8 {
+  static constexpr int dim = 3, num_nodes = 8, num_quad = 8;
+  using Xi = VecD<3>;
+  SOFTIK_HD static Real reference_measure() { return 8.0; }
+  SOFTIK_HD static Xi reference_node(int a) {
+    const Real s[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                          {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+    return Xi(s[a][0], s[a][1], s[a][2]);
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 8, 1> N(const Xi& xi) {
+    Eigen::Matrix<Real, 8, 1> n;
+    for (int a = 0; a < 8; ++a) {
+      const Xi r = reference_node(a);
+      n[a] = 0.125 * (1 + r[0] * xi[0]) * (1 + r[1] * xi[1]) * (1 + r[2] * xi[2]);
+    }
+    return n;
+  }
+  SOFTIK_HD static Eigen::Matrix<Real, 8, 3> dN(const Xi& xi) {
+    Eigen::Matrix<Real, 8, 3> g;
+    for (int a = 0; a < 8; ++a) {
+      const Xi r = reference_node(a);
+      const Real s0 = 1 + r[0] * xi[0], s1 = 1 + r[1] * xi[1], s2 = 1 + r[2] * xi[2];
+      g(a, 0) = 0.125 * r[0] * s1 * s2;
+      g(a, 1) = 0.125 * r[1] * s0 * s2;
+      g(a, 2) = 0.125 * r[2] * s0 * s1;
+    }
+    return g;
+  }
+  SOFTIK_HD static Xi quad_point(int q) {
+    const Real g = 0.57735026918962576451;  // 1/sqrt(3)
+    return Xi((q & 1) ? g : -g, (q & 2) ? g : -g, (q & 4) ? g : -g);
+  }
+  SOFTIK_HD static Real quad_weight(int) { return 1.0; }
+  SOFTIK_HD static Xi center() { return Xi(0.0, 0.0, 0.0); }
+};
+
+}  // namespace softik::fem

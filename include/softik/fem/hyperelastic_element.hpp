@@ -1,0 +1,56 @@
+// Total-Lagrangian element for any element trait E and any material M (also the linear
+// small-strain formulation, which is this element with M = LinearElastic).
+//
+// Energy  E_e = sum_q w_q detJ_q psi(F_q)
+// Elastic nodal force (the force the element exerts on its nodes, = -dE_e/dx):
+//   f_a,i = - sum_q w_q detJ_q sum_J P_iJ(F_q) dN_a/dX_J
+// Tangent stiffness K = d^2 E_e / dx^2 = -df/dx:
+//   K_(a i)(b k) = sum_q w_q detJ_q sum_{J,L} dN_a/dX_J dP_iJ/dF_kL dN_b/dX_L
+// F is embedded in 3D as plane/uniaxial strain for 1D and 2D elements (kinematics.hpp).
+#pragma once
+
+#include "softik/fem/kinematics.hpp"
+
+namespace softik::fem {
+
+/// Outputs of one element evaluation; a null pointer skips that output.
+template <class E>
+struct ElementOutputs {
+  Real* energy = nullptr;            ///< accumulated (+=)
+  ElementVector<E>* force = nullptr;  ///< overwritten: elastic force on the nodes, -dE/dx
+  ElementMatrix<E>* stiffness = nullptr;  ///< overwritten: d^2E/dx^2
+};
+
+template <class E, class M>
+SOFTIK_HD void hyperelastic_element(const M& material, const RestData<E>& rest, const NodeMatrix<E>& x,
+                                    ElementOutputs<E> out) {
+  constexpr int d = E::dim, n = E::num_nodes;
+  if (out.force) out.force->setZero();
+  if (out.stiffness) out.stiffness->setZero();
+  for (int q = 0; q < E::num_quad; ++q) {
+    const NodeMatrix<E>& dN_dX = rest.dN_dX[q];
+    const Real w = rest.w_detJ[q];
+    const Mat3 F = embed<d>(deformation_gradient<E>(x, dN_dX));
+    if (out.energy) *out.energy += w * material.psi(F);
+    if (out.force) {
+      const MatD<d> P = restrict_stress<d>(material.P(F));
+      const Eigen::Matrix<Real, n, d> g = dN_dX * P.transpose();  // g(a,i) = sum_J P_iJ dN_a/dX_J
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
+    }
+    if (out.stiffness) {
+      const Mat9 dPdF = material.dPdF(F);
+      for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b)
+          for (int i = 0; i < d; ++i)
+            for (int k = 0; k < d; ++k) {
+              Real s = 0;
+              for (int J = 0; J < d; ++J)
+                for (int L = 0; L < d; ++L) s += dN_dX(a, J) * tangent_entry(dPdF, i, J, k, L) * dN_dX(b, L);
+              (*out.stiffness)(a * d + i, b * d + k) += w * s;
+            }
+    }
+  }
+}
+
+}  // namespace softik::fem

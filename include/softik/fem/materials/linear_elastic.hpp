@@ -1,0 +1,104 @@
+// Linear (small-strain) isotropic elasticity. Used as the "linear small strain" formulation
+// and inside the corotational formulation (DESIGN.md section 3).
+//
+//   H = F - I,  eps = sym(H) = (H + H^T)/2
+//   psi   = mu eps:eps + lambda/2 tr(eps)^2
+//   P     = sigma = 2 mu eps + lambda tr(eps) I
+//   dP_ij/dF_kl = mu (delta_ik delta_jl + delta_il delta_jk) + lambda delta_ij delta_kl  (constant)
+// Lame parameters from Young's modulus and Poisson's ratio:
+//   mu = E / (2 (1 + nu)),  lambda = E nu / ((1 + nu)(1 - 2 nu)),  bulk K = lambda + 2 mu / 3.
+// Source: any continuum-mechanics text, e.g. Bonet & Wood, "Nonlinear Continuum Mechanics for
+// Finite Element Analysis", 2nd ed., section 6.3 (infinitesimal limit). Not frame indifferent.
+#pragma once
+
+#include <cmath>
+
+#include "softik/error.hpp"
+#include "softik/fem/tensor.hpp"
+
+namespace softik::fem {
+
+namespace detail {
+// Host-only parameter validation shared by every law (messages name the law, the parameter
+// and its valid range).
+inline void check_finite(const char* law, const char* name, Real v) {
+  SOFTIK_CHECK(std::isfinite(v), law << ": parameter " << name << " = " << v << " is not a finite number");
+}
+
+inline void check_positive(const char* law, const char* name, Real v) {
+  check_finite(law, name, v);
+  SOFTIK_CHECK(v > 0, law << ": parameter " << name << " = " << v << " is out of range; it must be > 0");
+}
+
+/// Validates (E, nu) for a compressible isotropic law: E > 0, -1 < nu < 0.5.
+inline void check_young_poisson(const char* law, Real E, Real nu) {
+  check_finite(law, "E (Young's modulus)", E);
+  check_finite(law, "nu (Poisson's ratio)", nu);
+  SOFTIK_CHECK(E > 0, law << ": Young's modulus E = " << E << " is out of range; it must be > 0");
+  SOFTIK_CHECK(nu > -1 && nu < 0.5, law << ": Poisson's ratio nu = " << nu
+                                         << " is out of range; valid range is -1 < nu < 0.5 (strictly below 0.5: "
+                                            "the law is compressible; use e.g. nu = 0.49 for rubber)");
+}
+
+/// Validates Lame parameters: mu > 0 and bulk modulus lambda + 2 mu / 3 > 0.
+inline void check_lame(const char* law, Real lambda, Real mu) {
+  check_finite(law, "lambda (first Lame parameter)", lambda);
+  check_finite(law, "mu (shear modulus)", mu);
+  SOFTIK_CHECK(mu > 0, law << ": shear modulus mu = " << mu << " is out of range; it must be > 0");
+  SOFTIK_CHECK(lambda + 2 * mu / 3 > 0, law << ": lambda = " << lambda << " with mu = " << mu
+                                            << " gives a non-positive bulk modulus lambda + 2 mu / 3; it must be > 0 "
+                                               "(lambda > -2 mu / 3)");
+}
+
+struct Lame {
+  Real lambda;
+  Real mu;
+};
+
+inline Lame lame_from_young_poisson(const char* law, Real E, Real nu) {
+  check_young_poisson(law, E, nu);
+  return {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+}
+}  // namespace detail
+
+struct LinearElastic {
+  Real lambda = 0;  ///< first Lame parameter
+  Real mu = 0;      ///< shear modulus
+
+  SOFTIK_HD Real psi(const Mat3& F) const {
+    const Mat3 eps = 0.5 * (F + F.transpose()) - Mat3::Identity();
+    const Real tr = eps.trace();
+    return mu * eps.squaredNorm() + 0.5 * lambda * tr * tr;
+  }
+
+  SOFTIK_HD Mat3 P(const Mat3& F) const {
+    const Mat3 eps = 0.5 * (F + F.transpose()) - Mat3::Identity();
+    return 2 * mu * eps + (lambda * eps.trace()) * Mat3::Identity();
+  }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& /*F*/) const { return elasticity_tensor(); }
+
+  /// The constant tangent C(i+3j, k+3l) = mu (d_ik d_jl + d_il d_jk) + lambda d_ij d_kl.
+  SOFTIK_HD Mat9 elasticity_tensor() const {
+    Mat9 C = Mat9::Zero();
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        C(flat(i, j), flat(i, j)) += mu;
+        C(flat(i, j), flat(j, i)) += mu;
+        C(flat(i, i), flat(j, j)) += lambda;
+      }
+    return C;
+  }
+
+  static LinearElastic from_lame(Real lambda, Real mu) {
+    detail::check_lame("LinearElastic", lambda, mu);
+    return LinearElastic{lambda, mu};
+  }
+
+  static LinearElastic from_young_poisson(Real E, Real nu) {
+    const detail::Lame l = detail::lame_from_young_poisson("LinearElastic", E, nu);
+    return LinearElastic{l.lambda, l.mu};
+  }
+};
+
+}  // namespace softik::fem

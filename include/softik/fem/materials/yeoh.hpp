@@ -1,0 +1,70 @@
+// Yeoh (reduced polynomial, N = 3), decoupled (Abaqus/CalculiX form):
+//   psi = C10 (Ibar1 - 3) + C20 (Ibar1 - 3)^2 + C30 (Ibar1 - 3)^3 + U(J),  Ibar1 = J^(-2/3) I1,
+//   U(J) selected by `volumetric` (volumetric.hpp; Abaqus uses D1Form, (J - 1)^2 / D1).
+//   With x = Ibar1 - 3:  W1 = C10 + 2 C20 x + 3 C30 x^2,  W11 = 2 C20 + 6 C30 x, then
+//   S  = 2 W1 J^(-2/3) (I - I1/3 C_inv) + J U' C_inv
+//   CC = 4 (W11 G1 x G1 + W1 H1) + volumetric part (formulas in volumetric.hpp);
+//   P = F S and dP/dF via pk2_to_pk1.hpp.
+//   Small strain: mu = 2 C10, K = 2 / D1.
+// Sources: O. H. Yeoh, "Some forms of the strain energy function for rubber", Rubber Chem.
+// Technol. 66 (1993); Abaqus Theory Guide, "Hyperelastic material behavior" (reduced
+// polynomial); CalculiX CrunchiX User's Manual, *HYPERELASTIC, YEOH.
+#pragma once
+
+#include "softik/fem/materials/volumetric.hpp"
+
+namespace softik::fem {
+
+struct Yeoh {
+  Real C10 = 0;
+  Real C20 = 0;
+  Real C30 = 0;
+  Real D1 = 0;  ///< = 2 / K
+  Volumetric volumetric = Volumetric::D1Form;
+
+  SOFTIK_HD Real psi(const Mat3& F) const {
+    const IsochoricKinematics k = isochoric_kinematics(F);
+    const Real x = k.I1bar - 3;
+    return x * (C10 + x * (C20 + x * C30)) + volumetric_term(volumetric, D1, k.J).U;
+  }
+
+  SOFTIK_HD Mat3 S(const Mat3& F) const {
+    const IsochoricKinematics k = isochoric_kinematics(F);
+    return decoupled_pk2(k, derivatives(k.I1bar), volumetric_term(volumetric, D1, k.J));
+  }
+
+  SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+    const IsochoricKinematics k = isochoric_kinematics(F);
+    const IsochoricDerivatives w = derivatives(k.I1bar);
+    const VolumetricTerm u = volumetric_term(volumetric, D1, k.J);
+    return dPdF_from_pk2(F, decoupled_pk2(k, w, u), decoupled_cc(k, w, u));
+  }
+
+  SOFTIK_HD IsochoricDerivatives derivatives(Real I1bar) const {
+    const Real x = I1bar - 3;
+    IsochoricDerivatives w;
+    w.W1 = C10 + x * (2 * C20 + 3 * C30 * x);
+    w.W11 = 2 * C20 + 6 * C30 * x;
+    return w;
+  }
+
+  /// Constants as Abaqus/CalculiX print them: C10 > 0, C20 and C30 any sign, D1 > 0.
+  static Yeoh from_constants(Real C10, Real C20, Real C30, Real D1, Volumetric volumetric = Volumetric::D1Form) {
+    detail::check_positive("Yeoh", "C10", C10);
+    detail::check_finite("Yeoh", "C20", C20);
+    detail::check_finite("Yeoh", "C30", C30);
+    detail::check_D1("Yeoh", D1);
+    detail::check_volumetric("Yeoh", volumetric);
+    return Yeoh{C10, C20, C30, D1, volumetric};
+  }
+
+  /// Small-strain consistent: C10 = mu / 2, C20 = C30 = 0, D1 = 2 / K.
+  static Yeoh from_young_poisson(Real E, Real nu, Volumetric volumetric = Volumetric::D1Form) {
+    const detail::ShearBulk m = detail::shear_and_D1_from_young_poisson("Yeoh", E, nu);
+    return from_constants(m.mu / 2, 0, 0, m.D1, volumetric);
+  }
+};
+
+}  // namespace softik::fem

@@ -1,0 +1,214 @@
+// Symmetric eigen-decomposition (cyclic Jacobi), SPD projection and polar decomposition.
+// Host and device (SOFTIK_HD): fixed-size Eigen only, no allocation, no exceptions.
+//
+// sym_eigen<N>(A, w, V): A = V diag(w) V^T for symmetric A (only the upper triangle is
+//   read), w ascending, V orthonormal. Cyclic Jacobi (Golub & Van Loan, "Matrix
+//   Computations", 4th ed., section 8.5; rotation formulas as in Numerical Recipes' jacobi,
+//   with the Rutishauser tau update). An off-diagonal entry that is negligible next to both
+//   diagonal entries is set to zero, so the sweeps stop when the matrix is diagonal to
+//   round-off; at most kJacobiMaxSweeps sweeps (quadratic convergence needs < 10 for N <= 30).
+// sym_eigen3(A, w, V): the N = 3 case (used by the spectral laws and the polar decomposition).
+// project_spd<N>(A, eps): A <- V diag(max(w, eps)) V^T; A is left untouched when every
+//   eigenvalue of sym(A) is already >= eps.
+// polar_decomposition(F, R, S): F = R S, R proper rotation, S symmetric (positive when
+//   det F > 0). det F > 0: Higham's scaled Newton iteration X <- (g X + X^{-T}/g)/2
+//   (N. J. Higham, "Computing the polar decomposition", SIAM J. Sci. Stat. Comput. 7, 1986),
+//   quadratically convergent to round-off for any condition number. det F <= 0 (inverted
+//   element): rotation-variant SVD F = U diag(s) V^T with U, V proper, R = U V^T, the sign
+//   carried by the smallest singular value (Irving, Teran, Fedkiw 2004), which is the rotation
+//   closest to F. S = sym(R^T F) in both cases.
+// polar_decomposition2(F, R, S): closed form in 2D, R = rotation by theta with
+//   (cos, sin) ~ (F00 + F11, F10 - F01), which makes R^T F symmetric with positive trace.
+#pragma once
+
+#include <cmath>
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>  // cross()
+#include <Eigen/LU>        // fixed-size determinant()
+
+#include "softik/fem/tensor.hpp"
+
+namespace softik::fem {
+
+constexpr int kJacobiMaxSweeps = 60;
+
+/// Eigen-decomposition of the symmetric N x N matrix A: A = V diag(w) V^T, w ascending.
+template <int N>
+SOFTIK_HD_INLINE void sym_eigen(const Eigen::Matrix<Real, N, N>& A_in, Eigen::Matrix<Real, N, 1>& w,
+                                Eigen::Matrix<Real, N, N>& V) {
+  Eigen::Matrix<Real, N, N> A;
+  for (int j = 0; j < N; ++j)
+    for (int i = 0; i <= j; ++i) {
+      A(i, j) = A_in(i, j);
+      A(j, i) = A_in(i, j);
+    }
+  V.setIdentity();
+  for (int sweep = 0; sweep < kJacobiMaxSweeps; ++sweep) {
+    Real off = 0;
+    for (int p = 0; p < N; ++p)
+      for (int q = p + 1; q < N; ++q) off += fabs(A(p, q));
+    if (off == 0) break;
+    for (int p = 0; p < N; ++p) {
+      for (int q = p + 1; q < N; ++q) {
+        const Real apq = A(p, q);
+        if (apq == 0) continue;
+        const Real g = 100 * fabs(apq);
+        const Real app = A(p, p), aqq = A(q, q);
+        // Negligible next to both diagonal entries: drop it (this is what makes the loop end).
+        if (fabs(app) + g == fabs(app) && fabs(aqq) + g == fabs(aqq)) {
+          A(p, q) = 0;
+          A(q, p) = 0;
+          continue;
+        }
+        const Real h = aqq - app;
+        Real t;  // tan of the rotation angle, the smaller root of t^2 + 2 theta t - 1 = 0
+        if (fabs(h) + g == fabs(h)) {
+          t = apq / h;
+        } else {
+          const Real theta = 0.5 * h / apq;
+          t = 1 / (fabs(theta) + sqrt(1 + theta * theta));
+          if (theta < 0) t = -t;
+        }
+        const Real c = 1 / sqrt(1 + t * t), s = t * c, tau = s / (1 + c);
+        A(p, p) = app - t * apq;
+        A(q, q) = aqq + t * apq;
+        A(p, q) = 0;
+        A(q, p) = 0;
+        for (int r = 0; r < N; ++r) {
+          if (r != p && r != q) {
+            const Real arp = A(r, p), arq = A(r, q);
+            A(r, p) = arp - s * (arq + tau * arp);
+            A(r, q) = arq + s * (arp - tau * arq);
+            A(p, r) = A(r, p);
+            A(q, r) = A(r, q);
+          }
+          const Real vrp = V(r, p), vrq = V(r, q);
+          V(r, p) = vrp - s * (vrq + tau * vrp);
+          V(r, q) = vrq + s * (vrp - tau * vrq);
+        }
+      }
+    }
+  }
+  for (int i = 0; i < N; ++i) w[i] = A(i, i);
+  // Selection sort, ascending (manual swaps: std::swap is not device code in C++17).
+  for (int i = 0; i < N - 1; ++i) {
+    int k = i;
+    for (int j = i + 1; j < N; ++j)
+      if (w[j] < w[k]) k = j;
+    if (k != i) {
+      const Real tw = w[i];
+      w[i] = w[k];
+      w[k] = tw;
+      for (int r = 0; r < N; ++r) {
+        const Real tv = V(r, i);
+        V(r, i) = V(r, k);
+        V(r, k) = tv;
+      }
+    }
+  }
+}
+
+/// Symmetric 3x3: A = V diag(w) V^T, w ascending, V orthonormal.
+SOFTIK_HD_INLINE void sym_eigen3(const Mat3& A, Vec3& w, Mat3& V) { sym_eigen<3>(A, w, V); }
+
+/// Clamps the eigenvalues of sym(A) below eps to eps. A is unchanged when sym(A) has no
+/// eigenvalue below eps.
+template <int N>
+SOFTIK_HD_INLINE void project_spd(Eigen::Matrix<Real, N, N>& A, Real eps = 0) {
+  const Eigen::Matrix<Real, N, N> As = 0.5 * (A + A.transpose());
+  Eigen::Matrix<Real, N, 1> w;
+  Eigen::Matrix<Real, N, N> V;
+  sym_eigen<N>(As, w, V);
+  if (w[0] >= eps) return;  // ascending: the smallest is w[0]
+  for (int i = 0; i < N; ++i)
+    if (w[i] < eps) w[i] = eps;
+  A = V * w.asDiagonal() * V.transpose();
+  A = 0.5 * (A + A.transpose()).eval();
+}
+
+/// Cofactor matrix cof(F) = det(F) F^{-T} (columns are cross products of F's columns).
+SOFTIK_HD_INLINE Mat3 cofactor(const Mat3& F) {
+  Mat3 G;
+  G.col(0) = F.col(1).cross(F.col(2));
+  G.col(1) = F.col(2).cross(F.col(0));
+  G.col(2) = F.col(0).cross(F.col(1));
+  return G;
+}
+
+namespace detail {
+/// Rotation-variant SVD route: R = U V^T with U, V proper (any det F, rank >= 1).
+SOFTIK_HD_INLINE Mat3 rotation_from_svd(const Mat3& F) {
+  Vec3 w;
+  Mat3 V;
+  sym_eigen3(F.transpose() * F, w, V);  // ascending: v2 has the largest singular value
+  if (V.determinant() < 0) V.col(0) = -V.col(0);
+  Mat3 U;
+  Vec3 u2 = F * V.col(2);
+  Real n2 = u2.norm();
+  if (!(n2 > 0)) return Mat3::Identity();  // F = 0: any rotation will do
+  U.col(2) = u2 / n2;
+  Vec3 u1 = F * V.col(1);
+  u1 -= U.col(2).dot(u1) * U.col(2);
+  Real n1 = u1.norm();
+  if (!(n1 > 1e-300 + 1e-15 * n2)) {  // rank 1: any unit vector orthogonal to u2
+    const Vec3 e = fabs(U(0, 2)) < 0.9 ? Vec3(1, 0, 0) : Vec3(0, 1, 0);
+    u1 = e - U.col(2).dot(e) * U.col(2);
+    n1 = u1.norm();
+  }
+  U.col(1) = u1 / n1;
+  U.col(0) = U.col(1).cross(U.col(2));  // det U = +1 (right-handed: 0 = 1 x 2)
+  return U * V.transpose();
+}
+}  // namespace detail
+
+/// Polar decomposition F = R S, R a proper rotation, S symmetric (positive for det F > 0).
+SOFTIK_HD_INLINE void polar_decomposition(const Mat3& F, Mat3& R, Mat3& S) {
+  const Real detF = F.determinant();
+  const Real scale = F.norm();
+  if (detF > 1e-12 * scale * scale * scale) {
+    Mat3 X = F;
+    Real detX = detF;
+    for (int it = 0; it < 40; ++it) {
+      const Mat3 XinvT = cofactor(X) / detX;
+      const Real nx = X.norm(), ni = XinvT.norm();
+      Mat3 Xn;
+      const Real d0 = (X - XinvT).norm();
+      if (d0 > 1e-2 * nx) {
+        const Real g = sqrt(ni / nx);  // Frobenius-norm scaling, far from convergence only
+        Xn = 0.5 * (g * X + XinvT / g);
+      } else {
+        Xn = 0.5 * (X + XinvT);
+      }
+      const Real delta = (Xn - X).norm();
+      X = Xn;
+      if (delta <= 1e-15 * sqrt(3.0)) break;
+      if (delta < 1e-8) {  // quadratic convergence: one more step reaches round-off
+        X = 0.5 * (X + cofactor(X) / X.determinant());
+        break;
+      }
+      detX = X.determinant();
+    }
+    R = X;
+  } else {
+    R = detail::rotation_from_svd(F);
+  }
+  const Mat3 RtF = R.transpose() * F;
+  S = 0.5 * (RtF + RtF.transpose());
+}
+
+/// 2D polar decomposition F = R S, R a proper rotation, S symmetric with tr S >= 0.
+SOFTIK_HD_INLINE void polar_decomposition2(const Eigen::Matrix2d& F, Eigen::Matrix2d& R, Eigen::Matrix2d& S) {
+  const Real a = F(0, 0) + F(1, 1), b = F(1, 0) - F(0, 1);
+  const Real r = sqrt(a * a + b * b);
+  Real c = 1, s = 0;
+  if (r > 0) {
+    c = a / r;
+    s = b / r;
+  }
+  R << c, -s, s, c;
+  const Eigen::Matrix2d RtF = R.transpose() * F;
+  S = 0.5 * (RtF + RtF.transpose());
+}
+
+}  // namespace softik::fem
