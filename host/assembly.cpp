@@ -12,31 +12,35 @@ namespace softik {
 
 namespace {
 
-/// Greedy colouring: cells sharing a node get different colours. Deterministic (cell order).
-void color_cells(const Mesh& mesh, std::vector<int>& color_ptr, std::vector<int>& color_cells) {
+/// Splits the cells into contiguous blocks of `block_size` and colours the blocks greedily so
+/// that blocks sharing a node get different colours. Deterministic (block order).
+void color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr, std::vector<int>& color_blocks) {
   constexpr int kMaxColors = 512;
-  const int npc = nodes_per_cell(mesh.cell_type);
+  const int npc = nodes_per_cell(mesh.cell_type), num_cells = mesh.num_cells();
+  const int num_blocks = (num_cells + block_size - 1) / block_size;
   std::vector<std::bitset<kMaxColors>> used(static_cast<size_t>(mesh.num_nodes()));
-  std::vector<int> color(static_cast<size_t>(mesh.num_cells()));
+  std::vector<int> color(static_cast<size_t>(num_blocks));
   int num_colors = 0;
-  for (int c = 0; c < mesh.num_cells(); ++c) {
+  for (int b = 0; b < num_blocks; ++b) {
+    const int begin = b * block_size, end = std::min(num_cells, begin + block_size);
     std::bitset<kMaxColors> taken;
-    const int* nodes = mesh.cell(c);
-    for (int a = 0; a < npc; ++a) taken |= used[static_cast<size_t>(nodes[a])];
+    for (int c = begin; c < end; ++c)
+      for (int a = 0; a < npc; ++a) taken |= used[static_cast<size_t>(mesh.cell(c)[a])];
     int k = 0;
     while (k < kMaxColors && taken[static_cast<size_t>(k)]) ++k;
-    SOFTIK_CHECK(k < kMaxColors, "cell " << c << " needs more than " << kMaxColors
-                                         << " colours: a node is shared by too many cells; check the mesh");
-    color[static_cast<size_t>(c)] = k;
+    SOFTIK_CHECK(k < kMaxColors, "cell block " << b << " needs more than " << kMaxColors
+                                               << " colours: nodes are shared by too many cells; check the mesh");
+    color[static_cast<size_t>(b)] = k;
     num_colors = std::max(num_colors, k + 1);
-    for (int a = 0; a < npc; ++a) used[static_cast<size_t>(nodes[a])].set(static_cast<size_t>(k));
+    for (int c = begin; c < end; ++c)
+      for (int a = 0; a < npc; ++a) used[static_cast<size_t>(mesh.cell(c)[a])].set(static_cast<size_t>(k));
   }
   color_ptr.assign(static_cast<size_t>(num_colors) + 1, 0);
   for (int k : color) ++color_ptr[static_cast<size_t>(k) + 1];
   for (int k = 0; k < num_colors; ++k) color_ptr[k + 1] += color_ptr[k];
-  color_cells.resize(color.size());
+  color_blocks.resize(color.size());
   std::vector<int> next(color_ptr.begin(), color_ptr.end() - 1);
-  for (int c = 0; c < mesh.num_cells(); ++c) color_cells[static_cast<size_t>(next[static_cast<size_t>(color[c])]++)] = c;
+  for (int b = 0; b < num_blocks; ++b) color_blocks[static_cast<size_t>(next[static_cast<size_t>(color[b])]++)] = b;
 }
 
 /// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map.
@@ -116,14 +120,15 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   for (int dof = 0; dof < num_dofs_; ++dof)
     if (fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) free_index_[static_cast<size_t>(dof)] = next++;
 
-  color_cells(mesh_, color_ptr_, color_cells_);
+  SOFTIK_CHECK(options_.block_size >= 1, "AssemblyOptions::block_size must be >= 1, got " << options_.block_size);
+  color_blocks(mesh_, options_.block_size, color_ptr_, color_blocks_);
   build_pattern(mesh_, free_index_, pattern_, slots_);
   kernels_ = make_element_kernels(mesh_, materials, options_);
 }
 
 CellLoop Assembler::cell_loop() const {
-  return CellLoop{&mesh_,         color_ptr_.data(),    color_cells_.data(),         num_colors(),
-                  slots_.data(),  options_.num_threads, options_.parallel_threshold};
+  return CellLoop{&mesh_,         color_ptr_.data(),    color_blocks_.data(), num_colors(),
+                  slots_.data(),  options_.num_threads, options_.block_size};
 }
 
 Assembler::~Assembler() = default;

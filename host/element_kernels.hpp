@@ -17,12 +17,12 @@ namespace softik {
 /// Read-only description of the cells and their colouring handed to the kernels.
 struct CellLoop {
   const Mesh* mesh = nullptr;
-  const int* color_ptr = nullptr;
-  const int* color_cells = nullptr;
+  const int* color_ptr = nullptr;     ///< blocks of colour k: color_blocks[color_ptr[k] .. color_ptr[k+1])
+  const int* color_blocks = nullptr;  ///< block b holds cells [b*block_size, (b+1)*block_size)
   int num_colors = 0;
   const int* slots = nullptr;  ///< per cell, (npc*dim)^2 entries
   int num_threads = 1;
-  int parallel_threshold = 512;  ///< loops over fewer cells run serially
+  int block_size = 1024;
 };
 
 class ElementKernels {

@@ -29,31 +29,35 @@ class ElementKernelsImpl final : public ElementKernels {
   }
 
   void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K) const override {
+    const int num_cells = loop.mesh->num_cells();
     for (int k = 0; k < loop.num_colors; ++k) {
       const int begin = loop.color_ptr[k], end = loop.color_ptr[k + 1];
-#pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (end - begin >= loop.parallel_threshold)
+#pragma omp parallel for num_threads(loop.num_threads) schedule(dynamic, 1) if (end - begin > 1)
       for (int idx = begin; idx < end; ++idx) {
-        const int c = loop.color_cells[idx];
-        const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
-        Real energy = 0;
-        fem::ElementVector<E> fe;
-        fem::ElementMatrix<E> Ke;
-        fem::ElementOutputs<E> out;
-        if (cell_energy) out.energy = &energy;
-        if (force) out.force = &fe;
-        if (K) out.stiffness = &Ke;
-        evaluate(c, xe, out);
-        if (cell_energy) cell_energy[c] = energy;
-        const int* nodes = loop.mesh->cell(c);
-        if (force)
-          for (int a = 0; a < n; ++a)
-            for (int i = 0; i < d; ++i) force[static_cast<size_t>(nodes[a]) * d + i] += fe[a * d + i];
-        if (K) {
-          if (options_.project_spd) fem::project_spd<nd>(Ke);
-          const int* slot = loop.slots + static_cast<size_t>(c) * nd * nd;
-          for (int r = 0; r < nd; ++r)
-            for (int s = 0; s < nd; ++s)
-              if (slot[r * nd + s] >= 0) K[slot[r * nd + s]] += Ke(r, s);
+        const int first = loop.color_blocks[idx] * loop.block_size;
+        const int last = std::min(num_cells, first + loop.block_size);
+        for (int c = first; c < last; ++c) {
+          const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
+          Real energy = 0;
+          fem::ElementVector<E> fe;
+          fem::ElementMatrix<E> Ke;
+          fem::ElementOutputs<E> out;
+          if (cell_energy) out.energy = &energy;
+          if (force) out.force = &fe;
+          if (K) out.stiffness = &Ke;
+          evaluate(c, xe, out);
+          if (cell_energy) cell_energy[c] = energy;
+          const int* nodes = loop.mesh->cell(c);
+          if (force)
+            for (int a = 0; a < n; ++a)
+              for (int i = 0; i < d; ++i) force[static_cast<size_t>(nodes[a]) * d + i] += fe[a * d + i];
+          if (K) {
+            if (options_.project_spd) fem::project_spd<nd>(Ke);
+            const int* slot = loop.slots + static_cast<size_t>(c) * nd * nd;
+            for (int r = 0; r < nd; ++r)
+              for (int s = 0; s < nd; ++s)
+                if (slot[r * nd + s] >= 0) K[slot[r * nd + s]] += Ke(r, s);
+          }
         }
       }
     }
@@ -61,7 +65,7 @@ class ElementKernelsImpl final : public ElementKernels {
 
   void von_mises(const CellLoop& loop, const Real* x, Real* out) const override {
     const int num_cells = loop.mesh->num_cells();
-#pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (num_cells >= loop.parallel_threshold)
+#pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (num_cells >= 2 * loop.block_size)
     for (int c = 0; c < num_cells; ++c) {
       const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
       const fem::RestData<E>& rest = rest_[static_cast<size_t>(c)];

@@ -158,7 +158,7 @@ TEST(Assembly, BitwiseIdenticalForAnyThreadCount) {
   AssemblyOptions one, two;
   one.num_threads = 1;
   two.num_threads = 2;
-  two.parallel_threshold = 1;  // every colour in parallel
+  two.block_size = one.block_size = 7;  // many blocks per colour, run in parallel
   const auto m = fem::LinearElastic::from_young_poisson(10.0, 0.3);
   const Assembler a(mesh, {m}, {}, one), b(mesh, {m}, {}, two);
   const std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.5, 2);

@@ -9,9 +9,10 @@
 //              triangles stored, columns sorted). Fixed DOFs are eliminated, not penalised.
 //              Static equilibrium is K dx = f + f_ext on the free DOFs.
 // The CSR pattern and the element -> CSR slot map are built once in the constructor; values are
-// refilled by every assemble() call. Cells are coloured so that no two cells of one colour share
-// a node; colours run one after another and cells of a colour in parallel, so the result is
-// bitwise identical for any number of threads.
+// refilled by every assemble() call. Contiguous blocks of cells are coloured so that no two blocks
+// of one colour share a node; colours run one after another and the blocks of a colour in
+// parallel, each block's cells in order, so every entry is summed in the same order and the
+// result is bitwise identical for any number of threads.
 #pragma once
 
 #include <memory>
@@ -40,9 +41,11 @@ struct AssemblyOptions {
   /// solvers on indefinite hyperelastic tangents). The unprojected tangent is the default.
   bool project_spd = false;
   int num_threads = 0;  ///< 0: all hardware threads
-  /// A colour with fewer cells than this runs serially: below it a parallel region costs more
-  /// than it saves (and oversubscribed, spinning threads cost far more).
-  int parallel_threshold = 512;
+  /// Cells per block. Contiguous blocks of cells are coloured so that blocks of one colour
+  /// share no node; colours run in sequence, the blocks of a colour in parallel, the cells of a
+  /// block in order. Large blocks keep the scatter into K cache-local; small meshes (one block)
+  /// run serially, which is cheaper than a parallel region there.
+  int block_size = 1024;
 };
 
 /// Free-DOF sparsity pattern in compressed sparse row form.
@@ -102,8 +105,8 @@ class Assembler {
   int num_dofs_ = 0;
   std::vector<int> free_index_;
   CsrPattern pattern_;
-  std::vector<int> color_ptr_;    ///< cells of colour k: color_cells_[color_ptr_[k] .. color_ptr_[k+1])
-  std::vector<int> color_cells_;
+  std::vector<int> color_ptr_;    ///< blocks of colour k: color_blocks_[color_ptr_[k] .. color_ptr_[k+1])
+  std::vector<int> color_blocks_;
   std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
   std::unique_ptr<ElementKernels> kernels_;
 };

@@ -12,6 +12,7 @@
 //              real-time method (and SOFA) uses. Not the exact derivative of f.
 //   Consistent K = d(R g^)/dx exactly: with dR = R Omega (rotation_variation),
 //              dg_a = R K0_ab R^T dx_b + R ( Omega g^_a - sum_q w C:(Omega F^_q) dN_a/dX ).
+// M is the isotropic LinearElastic law (lambda, mu).
 // For simplices with the polar rotation f = -dE/dx exactly and the consistent K is the
 // symmetric Hessian of E. For Hex8/Quad4 (rotation from the centre only) and for the QR
 // rotation, f is not the gradient of any energy (it differs from -dE/dx at second order in
@@ -47,23 +48,26 @@ SOFTIK_HD void corotational_element(const M& linear, const RestData<E>& rest, co
   }
   if (!out.stiffness) return;
 
-  // K0 from the constant elasticity tensor, then R K0_ab R^T per block.
-  const Mat9 C = linear.dPdF(Mat3::Identity());
+  // Rotated stiffness R K0_ab R^T. For the isotropic tensor C_iJkL = lambda d_iJ d_kL +
+  // mu (d_ik d_JL + d_iL d_Jk) the block contracts to, with g_a = R dN_a/dX at each q,
+  //   R K0_ab R^T = sum_q w_q detJ_q [ lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I ].
+  // All three terms are read off O = sum_q w_q detJ_q G_q G_q^T, G_q = (g_1; ...; g_n) stacked
+  // (one matrix product): K_ab(i,k) = lambda O_ab(i,k) + mu O_ab(k,i) + mu delta_ik tr(O_ab).
+  Eigen::Matrix<Real, n * d, E::num_quad> G;
+  for (int q = 0; q < E::num_quad; ++q) {
+    const Eigen::Matrix<Real, n, d> g = rest.dN_dX[q] * R.transpose();  // row a = (R dN_a/dX)^T
+    const Real sqrt_w = sqrt(rest.w_detJ[q]);                           // w_detJ > 0 for a valid cell
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) G(a * d + i, q) = sqrt_w * g(a, i);
+  }
+  const ElementMatrix<E> O = G * G.transpose();
   ElementMatrix<E>& K = *out.stiffness;
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < n; ++b) {
-      MatDd K0_ab = MatDd::Zero();
-      for (int q = 0; q < E::num_quad; ++q) {
-        const NodeMatrix<E>& dN = rest.dN_dX[q];
-        for (int i = 0; i < d; ++i)
-          for (int k = 0; k < d; ++k) {
-            Real s = 0;
-            for (int J = 0; J < d; ++J)
-              for (int L = 0; L < d; ++L) s += dN(a, J) * tangent_entry(C, i, J, k, L) * dN(b, L);
-            K0_ab(i, k) += rest.w_detJ[q] * s;
-          }
-      }
-      K.template block<d, d>(a * d, b * d) = R * K0_ab * R.transpose();
+      const MatD<d> O_ab = O.template block<d, d>(a * d, b * d);
+      MatD<d> block = linear.lambda * O_ab + linear.mu * O_ab.transpose();
+      block.diagonal().array() += linear.mu * O_ab.trace();
+      K.template block<d, d>(a * d, b * d) = block;
     }
   if (tangent == CorotationalTangent::Rotated) return;
 

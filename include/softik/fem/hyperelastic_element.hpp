@@ -39,16 +39,25 @@ SOFTIK_HD void hyperelastic_element(const M& material, const RestData<E>& rest, 
         for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
     }
     if (out.stiffness) {
+      // G_b(iJ, k) = sum_L dP_iJ/dF_kL dN_b/dX_L, then K_ab(i,k) += w sum_J dN_a/dX_J G_b(iJ, k).
       const Mat9 dPdF = material.dPdF(F);
-      for (int a = 0; a < n; ++a)
-        for (int b = 0; b < n; ++b)
+      for (int b = 0; b < n; ++b) {
+        Real G[d][d][d];  // [i][J][k]
+        for (int i = 0; i < d; ++i)
+          for (int J = 0; J < d; ++J)
+            for (int k = 0; k < d; ++k) {
+              Real s = 0;
+              for (int L = 0; L < d; ++L) s += tangent_entry(dPdF, i, J, k, L) * dN_dX(b, L);
+              G[i][J][k] = s;
+            }
+        for (int a = 0; a < n; ++a)
           for (int i = 0; i < d; ++i)
             for (int k = 0; k < d; ++k) {
               Real s = 0;
-              for (int J = 0; J < d; ++J)
-                for (int L = 0; L < d; ++L) s += dN_dX(a, J) * tangent_entry(dPdF, i, J, k, L) * dN_dX(b, L);
+              for (int J = 0; J < d; ++J) s += dN_dX(a, J) * G[i][J][k];
               (*out.stiffness)(a * d + i, b * d + k) += w * s;
             }
+      }
     }
   }
 }
