@@ -24,23 +24,25 @@ struct DeviceArray {
 };
 
 /// One thread per cell: f_e = corotational_element(...), atomically added into force.
-/// status receives 1 + the index of an inverted cell (det F <= 0 at its centre), 0 if none.
+/// `first_invalid` receives the smallest index of a cell the formulation cannot handle (inverted
+/// under the QR rotation, as on the CPU); it starts at num_cells.
 __global__ void corotational_tet4_force_kernel(int num_cells, const int* cells, const fem::RestData<Tet4>* rest,
                                                fem::LinearElastic material, fem::RotationMethod rotation,
-                                               const Real* x, Real* force, int* status) {
+                                               const Real* x, Real* force, int* first_invalid) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= num_cells) return;
   fem::NodeMatrix<Tet4> xe;
   for (int a = 0; a < 4; ++a)
     for (int i = 0; i < 3; ++i) xe(a, i) = x[3 * cells[4 * c + a] + i];
-  if (!(fem::deformation_gradient<Tet4>(xe, rest[c].dN_dX_center).determinant() > 0)) {
-    atomicCAS(status, 0, c + 1);
-    return;
-  }
   fem::ElementVector<Tet4> fe;
   fem::ElementOutputs<Tet4> out;
   out.force = &fe;
-  fem::corotational_element<Tet4>(material, rest[c], xe, rotation, fem::CorotationalTangent::Rotated, out);
+  const Real detF =
+      fem::corotational_element<Tet4>(material, rest[c], xe, rotation, fem::CorotationalTangent::Rotated, out);
+  if (!(detF > 0) && rotation == fem::RotationMethod::QR) {
+    atomicMin(first_invalid, c);
+    return;
+  }
   for (int a = 0; a < 4; ++a)
     for (int i = 0; i < 3; ++i) atomicAdd(&force[3 * cells[4 * c + a] + i], fe[3 * a + i]);
 }
@@ -83,17 +85,18 @@ std::vector<Real> corotational_tet4_forces(const Mesh& mesh, const fem::LinearEl
   SOFTIK_CUDA_CHECK(cudaMemcpy(d_rest.ptr, rest.data(), rest.size() * sizeof(rest[0]), cudaMemcpyHostToDevice));
   SOFTIK_CUDA_CHECK(cudaMemcpy(d_x.ptr, x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
   SOFTIK_CUDA_CHECK(cudaMemset(d_force.ptr, 0, x.size() * sizeof(Real)));
-  SOFTIK_CUDA_CHECK(cudaMemset(d_status.ptr, 0, sizeof(int)));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(d_status.ptr, &num_cells, sizeof(int), cudaMemcpyHostToDevice));
   const int block = 128;
   corotational_tet4_force_kernel<<<(num_cells + block - 1) / block, block>>>(
       num_cells, d_cells.ptr, d_rest.ptr, material, rotation, d_x.ptr, d_force.ptr, d_status.ptr);
   SOFTIK_CUDA_CHECK(cudaGetLastError());
   SOFTIK_CUDA_CHECK(cudaDeviceSynchronize());
-  int status = 0;
-  SOFTIK_CUDA_CHECK(cudaMemcpy(&status, d_status.ptr, sizeof(int), cudaMemcpyDeviceToHost));
-  SOFTIK_CHECK(status == 0, "cell " << status - 1
-                                    << " is inverted in the given positions (det F <= 0 at its centre): the "
-                                       "corotational rotation is undefined; reduce the load step");
+  int first_invalid = num_cells;
+  SOFTIK_CUDA_CHECK(cudaMemcpy(&first_invalid, d_status.ptr, sizeof(int), cudaMemcpyDeviceToHost));
+  SOFTIK_CHECK(first_invalid == num_cells,
+               "cell " << first_invalid
+                       << " is inverted in the current configuration (det F <= 0), where the QR corotational rotation "
+                          "is undefined: take smaller load steps, or use the polar rotation, which tolerates inversion");
   std::vector<Real> force(x.size());
   SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), d_force.ptr, x.size() * sizeof(Real), cudaMemcpyDeviceToHost));
   return force;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "element_kernels.hpp"
@@ -12,10 +13,12 @@ namespace softik {
 
 namespace {
 
+constexpr int kMaxColors = 512;
+
 /// Splits the cells into contiguous blocks of `block_size` and colours the blocks greedily so
-/// that blocks sharing a node get different colours. Deterministic (block order).
-void color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr, std::vector<int>& color_blocks) {
-  constexpr int kMaxColors = 512;
+/// that blocks sharing a node get different colours. Deterministic (block order). Returns false
+/// when more than kMaxColors colours would be needed.
+bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr, std::vector<int>& color_blocks) {
   const int npc = nodes_per_cell(mesh.cell_type), num_cells = mesh.num_cells();
   const int num_blocks = (num_cells + block_size - 1) / block_size;
   std::vector<std::bitset<kMaxColors>> used(static_cast<size_t>(mesh.num_nodes()));
@@ -28,8 +31,7 @@ void color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
       for (int a = 0; a < npc; ++a) taken |= used[static_cast<size_t>(mesh.cell(c)[a])];
     int k = 0;
     while (k < kMaxColors && taken[static_cast<size_t>(k)]) ++k;
-    SOFTIK_CHECK(k < kMaxColors, "cell block " << b << " needs more than " << kMaxColors
-                                               << " colours: nodes are shared by too many cells; check the mesh");
+    if (k == kMaxColors) return false;
     color[static_cast<size_t>(b)] = k;
     num_colors = std::max(num_colors, k + 1);
     for (int c = begin; c < end; ++c)
@@ -41,6 +43,7 @@ void color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
   color_blocks.resize(color.size());
   std::vector<int> next(color_ptr.begin(), color_ptr.end() - 1);
   for (int b = 0; b < num_blocks; ++b) color_blocks[static_cast<size_t>(next[static_cast<size_t>(color[b])]++)] = b;
+  return true;
 }
 
 /// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map.
@@ -72,6 +75,9 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, CsrPatt
           const int col = free_index[static_cast<size_t>(other) * d + k];
           if (col >= 0) pattern.col.push_back(col);
         }
+      SOFTIK_CHECK(pattern.col.size() < static_cast<size_t>(std::numeric_limits<int>::max()),
+                   "the stiffness pattern exceeds 2^31 non-zeros (" << pattern.col.size() << " at DOF row " << row
+                                                                   << "): split the model or use a coarser mesh");
       pattern.row_ptr[static_cast<size_t>(row) + 1] = static_cast<int>(pattern.col.size());
     }
   // Rows were emitted in DOF order and free indices increase with DOF order, so row_ptr is
@@ -115,13 +121,25 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
                "fixed_dofs has " << fixed_dofs.size() << " entries, expected 0 or num_dofs = " << num_dofs_);
   if (options_.num_threads <= 0) options_.num_threads = std::max(1u, std::thread::hardware_concurrency());
 
+  // Nodes no cell references carry no stiffness: their DOFs are not free (a free one would
+  // make K singular).
+  std::vector<char> referenced(static_cast<size_t>(mesh_.num_nodes()), 0);
+  for (int v : mesh_.cells) referenced[static_cast<size_t>(v)] = 1;
   free_index_.assign(static_cast<size_t>(num_dofs_), -1);
   int next = 0;
   for (int dof = 0; dof < num_dofs_; ++dof)
-    if (fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) free_index_[static_cast<size_t>(dof)] = next++;
+    if ((fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) && referenced[static_cast<size_t>(dof / mesh_.dim)])
+      free_index_[static_cast<size_t>(dof)] = next++;
 
   SOFTIK_CHECK(options_.block_size >= 1, "AssemblyOptions::block_size must be >= 1, got " << options_.block_size);
-  color_blocks(mesh_, options_.block_size, color_ptr_, color_blocks_);
+  if (!color_blocks(mesh_, options_.block_size, color_ptr_, color_blocks_)) {
+    // The cell numbering is not spatially coherent (blocks touch too many other blocks): colour
+    // single cells instead, which needs at most (cells per node) x (nodes per cell) colours.
+    options_.block_size = 1;
+    SOFTIK_CHECK(color_blocks(mesh_, 1, color_ptr_, color_blocks_),
+                 "cannot colour the cells with " << kMaxColors << " colours: some node is shared by hundreds of "
+                                                 << "cells; remesh with better-shaped cells");
+  }
   build_pattern(mesh_, free_index_, pattern_, slots_);
   kernels_ = make_element_kernels(mesh_, materials, options_);
 }

@@ -1,7 +1,8 @@
 // The per-cell loops of Assembler, instantiated once per element trait and material law.
 // Private to host/. The physics is the single-source headers in include/softik/fem/; this file
-// only loops over cells (colour by colour, cells of a colour in parallel with OpenMP) and
-// scatters element results through the precomputed element -> CSR slot map.
+// only loops over cells (colour by colour; the cell blocks of a colour in parallel with OpenMP,
+// the cells of a block in order) and scatters element results through the precomputed
+// element -> CSR slot map.
 #pragma once
 
 #include <memory>

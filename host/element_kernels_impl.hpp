@@ -2,11 +2,14 @@
 // Included only by host/element_kernels_<trait>.cpp.
 #pragma once
 
+#include <cmath>
+#include <string>
 #include <type_traits>
 #include <variant>
 
 #include "element_dispatch.hpp"
 #include "element_kernels.hpp"
+#include "softik/fem/element_stress.hpp"
 #include "softik/fem/sym_eigen3.hpp"
 
 namespace softik {
@@ -30,6 +33,7 @@ class ElementKernelsImpl final : public ElementKernels {
 
   void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K) const override {
     const int num_cells = loop.mesh->num_cells();
+    int first_inverted = num_cells;
     for (int k = 0; k < loop.num_colors; ++k) {
       const int begin = loop.color_ptr[k], end = loop.color_ptr[k + 1];
 #pragma omp parallel for num_threads(loop.num_threads) schedule(dynamic, 1) if (end - begin > 1)
@@ -45,7 +49,10 @@ class ElementKernelsImpl final : public ElementKernels {
           if (cell_energy) out.energy = &energy;
           if (force) out.force = &fe;
           if (K) out.stiffness = &Ke;
-          evaluate(c, xe, out);
+          if (!evaluate(c, xe, out)) {
+#pragma omp critical(softik_inverted_cell)
+            first_inverted = std::min(first_inverted, c);
+          }
           if (cell_energy) cell_energy[c] = energy;
           const int* nodes = loop.mesh->cell(c);
           if (force)
@@ -61,54 +68,49 @@ class ElementKernelsImpl final : public ElementKernels {
         }
       }
     }
+    SOFTIK_CHECK(first_inverted == num_cells,
+                 "cell " << first_inverted << " is inverted in the current configuration (det F <= 0), where the "
+                         << (options_.formulation == Formulation::Corotational ? "QR corotational rotation"
+                                                                              : material_name(Material(material(first_inverted))))
+                         << " formulation is undefined: take smaller load steps, or use StableNeoHookean or the polar "
+                            "corotational formulation, which tolerate inversion");
   }
 
   void von_mises(const CellLoop& loop, const Real* x, Real* out) const override {
     const int num_cells = loop.mesh->num_cells();
+    const bool corotational = options_.formulation == Formulation::Corotational;
 #pragma omp parallel for num_threads(loop.num_threads) schedule(static) if (num_cells >= 2 * loop.block_size)
-    for (int c = 0; c < num_cells; ++c) {
-      const fem::NodeMatrix<E> xe = detail::cell_coordinates<E>(*loop.mesh, x, d, c);
-      const fem::RestData<E>& rest = rest_[static_cast<size_t>(c)];
-      fem::NodeMatrix<E> x_frame = xe;  // corotational: evaluate in the element frame
-      if constexpr (std::is_same_v<M, fem::LinearElastic>) {
-        if (options_.formulation == Formulation::Corotational)
-          x_frame = xe * fem::extract_rotation<d>(fem::deformation_gradient<E>(xe, rest.dN_dX_center), options_.rotation).R;
-      }
-      Real sum = 0;
-      for (int q = 0; q < E::num_quad; ++q) {
-        const fem::Mat3 F = fem::embed<d>(fem::deformation_gradient<E>(x_frame, rest.dN_dX[q]));
-        const fem::Mat3 P = material(c).P(F);
-        const bool small_strain = std::is_same_v<M, fem::LinearElastic>;
-        sum += fem::von_mises(small_strain ? P : fem::cauchy_from_pk1(F, P));
-      }
-      out[c] = sum / E::num_quad;
-    }
+    for (int c = 0; c < num_cells; ++c)
+      out[c] = fem::element_von_mises<E>(material(c), rest_[static_cast<size_t>(c)],
+                                         detail::cell_coordinates<E>(*loop.mesh, x, d, c), corotational,
+                                         options_.rotation);
   }
 
   void lumped_mass(const CellLoop& loop, Real density, Real* out) const override {
-    const int num_cells = loop.mesh->num_cells();
-    for (int c = 0; c < num_cells; ++c) {
+    for (int c = 0; c < loop.mesh->num_cells(); ++c) {
+      const auto m = fem::element_lumped_mass<E>(rest_[static_cast<size_t>(c)], density);
       const int* nodes = loop.mesh->cell(c);
-      for (int q = 0; q < E::num_quad; ++q) {
-        const auto N = E::N(E::quad_point(q));
-        for (int a = 0; a < n; ++a)
-          for (int i = 0; i < d; ++i) out[static_cast<size_t>(nodes[a]) * d + i] += density * rest_[static_cast<size_t>(c)].w_detJ[q] * N[a];
-      }
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) out[static_cast<size_t>(nodes[a]) * d + i] += m[a];
     }
   }
 
  private:
   const M& material(int c) const { return materials_.size() == 1 ? materials_[0] : materials_[static_cast<size_t>(c)]; }
 
-  void evaluate(int c, const fem::NodeMatrix<E>& xe, fem::ElementOutputs<E> out) const {
+  /// Evaluates cell c; returns false when the cell is inverted in xe and the formulation is
+  /// undefined there (log J laws, QR corotation).
+  bool evaluate(int c, const fem::NodeMatrix<E>& xe, fem::ElementOutputs<E> out) const {
     const fem::RestData<E>& rest = rest_[static_cast<size_t>(c)];
     if constexpr (std::is_same_v<M, fem::LinearElastic>) {
       if (options_.formulation == Formulation::Corotational) {
-        fem::corotational_element<E>(material(c), rest, xe, options_.rotation, options_.corotational_tangent, out);
-        return;
+        const Real detF = fem::corotational_element<E>(material(c), rest, xe, options_.rotation,
+                                                       options_.corotational_tangent, out);
+        return detF > 0 || options_.rotation == fem::RotationMethod::Polar;
       }
     }
-    fem::hyperelastic_element<E>(material(c), rest, xe, out);
+    const Real detF = fem::hyperelastic_element<E>(material(c), rest, xe, out);
+    return detF > 0 || fem::tolerates_inversion<M>::value;
   }
 
   std::vector<fem::RestData<E>> rest_;
@@ -130,6 +132,17 @@ std::unique_ptr<ElementKernels> make_element_kernels_for(const Mesh& mesh, const
                                                  << " but material 0 is a " << material_name(materials[0])
                                                  << ": one law per mesh (per-cell parameters may differ)");
           typed.push_back(*m);
+          // The small-strain tangent of any admissible law is isotropic with shear modulus
+          // mu > 0 and bulk modulus lambda + 2 mu / 3 > 0; this also catches laws whose
+          // parameters were set directly, bypassing the checked factories.
+          const fem::Mat9 C = m->dPdF(fem::Mat3::Identity());
+          const Real mu = C(fem::flat(0, 1), fem::flat(0, 1)), lambda = C(fem::flat(0, 0), fem::flat(1, 1));
+          SOFTIK_CHECK(std::isfinite(mu) && std::isfinite(lambda) && mu > 0 && lambda + 2 * mu / 3 > 0,
+                       "material " << k << (materials.size() == 1 ? " (all cells)" : " (cell " + std::to_string(k) + ")")
+                                   << ", a " << material_name(materials[k]) << ", has a small-strain shear modulus "
+                                   << mu << " and bulk modulus " << lambda + 2 * mu / 3
+                                   << ": both must be positive and finite; build it with its from_young_poisson or "
+                                      "from_constants factory, which check the parameters");
         }
         return std::make_unique<ElementKernelsImpl<E, M>>(mesh, std::move(typed), options);
       },

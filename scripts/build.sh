@@ -4,5 +4,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SOFTIK_BUILD_DIR:-$root/build}"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+# Configure quietly but keep softik's own summary (CUDA backend, CHOLMOD) visible; on failure
+# show everything CMake said.
+if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" 2>&1); then
+  printf '%s\n' "$log" >&2
+  exit 1
+fi
+printf '%s\n' "$log" | grep -E "^-- softik:" || true
 cmake --build "$build" --parallel "$(nproc)"

@@ -24,7 +24,14 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "softik setup: missing Debian packages: ${missing[*]}" >&2
+    echo "softik setup: run this script as root, or install sudo, or install them yourself with apt-get" >&2
+    exit 1
+  fi
+  SUDO="sudo"
+fi
 echo "softik setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

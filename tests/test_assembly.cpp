@@ -2,6 +2,7 @@
 // counts, von Mises stress, lumped mass, heterogeneous parameters and clear errors on bad input.
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/SparseCholesky>
 #include <random>
 
@@ -172,24 +173,30 @@ TEST(Assembly, BitwiseIdenticalForAnyThreadCount) {
   EXPECT_GT(a.num_colors(), 1);
 }
 
-TEST(Assembly, HeterogeneousYoungsModulusScalesCellContributions) {
+// The energy is linear in each cell's Young's modulus (linear law, fixed nu): raising the
+// modulus of one cell by dE adds dE/E times that cell's own energy, which differs from cell to
+// cell under a non-uniform deformation. Checks that cell c really uses material c.
+TEST(Assembly, HeterogeneousYoungsModulusIsPerCell) {
   const Mesh mesh = testing::small_box(CellType::Hex8);
   AssemblyOptions options;
   options.formulation = Formulation::LinearSmallStrain;
-  std::vector<Material> per_cell, doubled;
-  for (int c = 0; c < mesh.num_cells(); ++c) {
-    const Real E = 10.0 * (1 + c);
-    per_cell.push_back(fem::LinearElastic::from_young_poisson(E, 0.3));
-    doubled.push_back(fem::LinearElastic::from_young_poisson(2 * E, 0.3));
-  }
-  const Assembler a(mesh, per_cell, {}, options), b(mesh, doubled, {}, options);
   const std::vector<Real> x = testing::deformed_state(mesh, 0.01, 0.0, 4);
-  EXPECT_NEAR(b.energy(x), 2 * a.energy(x), 1e-12 * a.energy(x));
-  // Energy is the sum of independent cell energies: a single stiff cell changes it.
-  std::vector<Material> one_stiff(per_cell);
-  one_stiff[0] = fem::LinearElastic::from_young_poisson(1000.0, 0.3);
-  const Assembler c(mesh, one_stiff, {}, options);
-  EXPECT_GT(c.energy(x), a.energy(x));
+  const auto energy_with = [&](int cell, Real E_cell) {
+    std::vector<Material> m(static_cast<size_t>(mesh.num_cells()), fem::LinearElastic::from_young_poisson(10.0, 0.3));
+    if (cell >= 0) m[static_cast<size_t>(cell)] = fem::LinearElastic::from_young_poisson(E_cell, 0.3);
+    return Assembler(mesh, m, {}, options).energy(x);
+  };
+  const Real base = energy_with(-1, 0);
+  const int last = mesh.num_cells() - 1;
+  const Real cell_last = energy_with(last, 20.0) - base;  // energy of the last cell at E = 10
+  const Real cell_one = energy_with(1, 20.0) - base;
+  EXPECT_GT(cell_last, 0);
+  EXPECT_NEAR(energy_with(last, 40.0) - base, 3 * cell_last, 1e-10 * base);
+  EXPECT_GT(std::abs(cell_one - cell_last), 1e-3 * cell_last);  // different cells, different energies
+  // The per-cell energies add up to the total.
+  Real sum = 0;
+  for (int c = 0; c < mesh.num_cells(); ++c) sum += energy_with(c, 20.0) - base;
+  EXPECT_NEAR(sum, base, 1e-10 * base);
 }
 
 TEST(Assembly, LumpedMassSumsToTotalMass) {
@@ -207,6 +214,63 @@ TEST(Assembly, LumpedMassSumsToTotalMass) {
     }
     EXPECT_NEAR(sum, 1200.0 * measure * mesh.dim, 1e-9) << cell_type_name(type);
   }
+}
+
+TEST(Assembly, ProjectedTangentIsPositiveSemiDefinite) {
+  // Strong compression makes the neo-Hookean tangent indefinite; projection clamps each
+  // element tangent, and leaves an already positive definite tangent (at rest) unchanged.
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  AssemblyOptions plain, projected;
+  plain.formulation = projected.formulation = Formulation::Hyperelastic;
+  projected.project_spd = true;
+  const auto m = fem::NeoHookean::from_young_poisson(100.0, 0.3);
+  const Assembler a(mesh, {m}, {}, plain), b(mesh, {m}, {}, projected);
+  std::vector<Real> x = mesh.rest_positions();
+  for (size_t k = 0; k < x.size(); k += 3) {
+    x[k] *= 0.35;  // 65% axial compression with a shear
+    x[k + 1] += 0.4 * x[k + 2];
+  }
+  const Eigen::MatrixXd Ka = Eigen::MatrixXd(a.stiffness(x)), Kb = Eigen::MatrixXd(b.stiffness(x));
+  const Eigen::VectorXd ea = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Ka).eigenvalues();
+  const Eigen::VectorXd eb = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Kb).eigenvalues();
+  EXPECT_LT(ea.minCoeff(), -1e-6 * ea.maxCoeff()) << "the test state must make the tangent indefinite";
+  EXPECT_GE(eb.minCoeff(), -1e-12 * eb.maxCoeff());
+  const std::vector<Real> X = mesh.rest_positions();
+  const Eigen::MatrixXd K0a = Eigen::MatrixXd(a.stiffness(X)), K0b = Eigen::MatrixXd(b.stiffness(X));
+  EXPECT_LE((K0a - K0b).norm(), 1e-10 * K0a.norm());
+}
+
+TEST(Assembly, VonMisesIsRotationInvariantAndUsesCauchyStress) {
+  const Mesh mesh = testing::small_box(CellType::Hex8);
+  const Real l = 1.2;  // uniaxial stretch with fixed lateral dimensions
+  std::vector<Real> x = mesh.rest_positions();
+  for (size_t k = 0; k < x.size(); k += 3) x[k] *= l;
+  std::vector<Real> rotated = x;
+  const Eigen::Matrix3d Q = testing::test_rotation(3, 0.8);
+  for (size_t k = 0; k < x.size(); k += 3) {
+    const Eigen::Vector3d y = Q * Eigen::Vector3d(x[k], x[k + 1], x[k + 2]);
+    for (int i = 0; i < 3; ++i) rotated[k + static_cast<size_t>(i)] = y[i];
+  }
+  // Neo-Hookean: sigma = mu/J (b - I) + lambda log(J)/J I with b = diag(l^2, 1, 1), J = l, so
+  // von Mises = |sigma_xx - sigma_yy| = mu (l^2 - 1) / l.
+  const Real E = 100.0, nu = 0.3, mu = E / (2 * (1 + nu));
+  AssemblyOptions hyper;
+  hyper.formulation = Formulation::Hyperelastic;
+  const Assembler nh(mesh, {fem::NeoHookean::from_young_poisson(E, nu)}, {}, hyper);
+  for (const auto& state : {x, rotated})
+    for (Real v : nh.von_mises(state)) EXPECT_NEAR(v, mu * (l * l - 1) / l, 1e-10 * mu);
+  // Corotational: the rotation is removed; linear: it is not (a rotation strains it).
+  AssemblyOptions corot, linear;
+  corot.formulation = Formulation::Corotational;
+  linear.formulation = Formulation::LinearSmallStrain;
+  const auto lin = fem::LinearElastic::from_young_poisson(E, nu);
+  const Assembler co(mesh, {lin}, {}, corot), li(mesh, {lin}, {}, linear);
+  const std::vector<Real> vx = co.von_mises(x), vr = co.von_mises(rotated);
+  for (size_t c = 0; c < vx.size(); ++c) {
+    EXPECT_NEAR(vx[c], 2 * mu * (l - 1), 1e-10 * mu);
+    EXPECT_NEAR(vr[c], vx[c], 1e-10 * mu);
+  }
+  EXPECT_GT(std::abs(li.von_mises(rotated)[0] - vx[0]), 0.1 * vx[0]);
 }
 
 TEST(Assembly, VonMisesOfUniaxialStressState) {
@@ -281,6 +345,71 @@ TEST(AssemblyErrors, MaterialMismatches) {
   mixed[3] = fem::SaintVenantKirchhoff::from_young_poisson(1, 0.3);
   EXPECT_NE(error_of([&] { Assembler(mesh, mixed, {}, hyper); }).find("material 3"), std::string::npos);
   EXPECT_NE(error_of([&] { Assembler(mesh, {mixed[0], mixed[0]}, {}, hyper); }).find("one per cell"), std::string::npos);
+}
+
+TEST(AssemblyErrors, InvertedInCurrentConfigurationNamesTheCell) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  std::vector<Real> x = mesh.rest_positions();
+  const int* nodes = mesh.cell(4);
+  // Push one node of cell 4 through its opposite face: cell 4 (the first such) inverts.
+  for (int i = 0; i < 3; ++i) {
+    const Real centroid = (x[3 * nodes[1] + i] + x[3 * nodes[2] + i] + x[3 * nodes[3] + i]) / 3;
+    x[3 * static_cast<size_t>(nodes[0]) + i] = 2 * centroid - x[3 * static_cast<size_t>(nodes[0]) + i];
+  }
+  AssemblyOptions hyper;
+  hyper.formulation = Formulation::Hyperelastic;
+  const Assembler nh(mesh, {fem::NeoHookean::from_young_poisson(10, 0.3)}, {}, hyper);
+  const std::string msg = error_of([&] { nh.force(x); });
+  EXPECT_NE(msg.find("is inverted in the current configuration"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("NeoHookean"), std::string::npos) << msg;
+  // Laws and rotations defined under inversion give finite forces.
+  const Assembler snh(mesh, {fem::StableNeoHookean::from_young_poisson(10, 0.3)}, {}, hyper);
+  for (Real f : snh.force(x)) EXPECT_TRUE(std::isfinite(f));
+  AssemblyOptions polar, qr;
+  polar.formulation = qr.formulation = Formulation::Corotational;
+  qr.rotation = fem::RotationMethod::QR;
+  const auto lin = fem::LinearElastic::from_young_poisson(10, 0.3);
+  for (Real f : Assembler(mesh, {lin}, {}, polar).force(x)) EXPECT_TRUE(std::isfinite(f));
+  EXPECT_NE(error_of([&] { Assembler(mesh, {lin}, {}, qr).force(x); }).find("QR"), std::string::npos);
+}
+
+TEST(AssemblyErrors, ConcaveQuadIsRefused) {
+  // det J is positive at all four Gauss points but negative at node 2 (folded corner).
+  Mesh mesh;
+  mesh.dim = 2;
+  mesh.cell_type = CellType::Quad4;
+  mesh.X = {0, 0, 0, 1, 0, 0, 0.4, 0.4, 0, 0, 1, 0};  // Gauss-point det J >= 0.013, node 2: -0.05
+  mesh.cells = {0, 1, 2, 3};
+  const std::string msg = error_of([&] { validate(mesh); });
+  EXPECT_NE(msg.find("cell 0"), std::string::npos) << msg;
+}
+
+TEST(AssemblyErrors, MaterialWithBadParametersNamesTheCell) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  AssemblyOptions hyper;
+  hyper.formulation = Formulation::Hyperelastic;
+  std::vector<Material> m(static_cast<size_t>(mesh.num_cells()), fem::NeoHookean::from_young_poisson(10, 0.3));
+  fem::NeoHookean bad = fem::NeoHookean::from_young_poisson(10, 0.3);
+  bad.mu = -1;  // set directly, bypassing the checked factory
+  m[7] = bad;
+  const std::string msg = error_of([&] { Assembler(mesh, m, {}, hyper); });
+  EXPECT_NE(msg.find("cell 7"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("shear modulus"), std::string::npos) << msg;
+  EXPECT_THROW(fem::NeoHookean::from_young_poisson(10, 0.5), Error);
+  EXPECT_THROW(fem::LinearElastic::from_young_poisson(-1, 0.3), Error);
+}
+
+TEST(Assembly, UnreferencedNodesAreNotFree) {
+  Mesh mesh = testing::small_box(CellType::Hex8);
+  mesh.X.insert(mesh.X.end(), {5.0, 5.0, 5.0});  // a stray node no cell uses
+  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(1, 0.3)},
+                            fix_nodes(mesh, mesh.node_groups.at("xmin")));
+  const int stray = mesh.num_nodes() - 1;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(assembler.free_dof_index()[3 * static_cast<size_t>(stray) + i], -1);
+  EXPECT_EQ(validate(mesh).unreferenced_nodes, 1);
+  // Every free row has its diagonal entry: K is not structurally singular.
+  const auto K = assembler.stiffness(mesh.rest_positions());
+  for (int r = 0; r < K.rows(); ++r) EXPECT_GT(K.coeff(r, r), 0.0);
 }
 
 TEST(AssemblyErrors, NonFinitePositions) {

@@ -56,8 +56,8 @@ struct CsrPattern {
   int nnz() const { return static_cast<int>(col.size()); }
 };
 
-/// Per-cell element evaluation behind a type-erased boundary (one instantiation per element
-/// trait and material law; see host/element_assembly.hpp).
+/// Per-cell element loops behind a type-erased boundary (one instantiation per element trait
+/// and material law; see host/element_kernels.hpp).
 class ElementKernels;
 struct CellLoop;
 
@@ -76,13 +76,14 @@ class Assembler {
   int num_free_dofs() const { return pattern_.rows; }
   int num_colors() const { return static_cast<int>(color_ptr_.size()) - 1; }
   const CsrPattern& pattern() const { return pattern_; }
-  /// DOF -> row of the free system, or -1 for a fixed DOF.
+  /// DOF -> row of the free system, or -1 for a fixed DOF or a DOF of a node no cell uses.
   const std::vector<int>& free_dof_index() const { return free_index_; }
   const AssemblyOptions& options() const { return options_; }
   const Mesh& mesh() const { return mesh_; }
 
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
-  /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf.
+  /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
+  /// is inverted in x where the formulation is undefined (laws with log J, QR corotation).
   void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
                 std::vector<Real>* K_values) const;
 

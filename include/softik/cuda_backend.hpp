@@ -19,8 +19,9 @@ bool device_available(std::string* reason = nullptr);
 /// Elastic forces f = -dE/dx (num_dofs entries) of a Tet4 mesh under the corotational
 /// formulation with a homogeneous LinearElastic material, computed on the GPU: one thread per
 /// cell calls fem::corotational_element and scatters with atomics. Equals
-/// Assembler::force() to round-off. Throws softik::Error on a CUDA failure or when a cell is
-/// inverted in x (the kernel's status flag names the first one).
+/// Assembler::force() to round-off. Throws softik::Error on a CUDA failure, or, as the CPU does,
+/// when a cell is inverted in x under the QR rotation (the kernel's status flag names the
+/// smallest such cell index).
 std::vector<Real> corotational_tet4_forces(const Mesh& mesh, const fem::LinearElastic& material,
                                            const std::vector<Real>& x,
                                            fem::RotationMethod rotation = fem::RotationMethod::Polar);

@@ -26,12 +26,18 @@ namespace softik::fem {
 
 enum class CorotationalTangent { Rotated = 0, Consistent = 1 };
 
+/// Returns det F at the element centre. With the polar rotation an inverted cell (<= 0) still
+/// gets a proper rotation (the polar decomposition falls back to the SVD) and forces that push
+/// it back; the QR rotation turns into a reflection there, so callers must refuse such cells.
 template <class E, class M>
-SOFTIK_HD void corotational_element(const M& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
+SOFTIK_HD Real corotational_element(const M& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
                                     RotationMethod method, CorotationalTangent tangent, ElementOutputs<E> out) {
+  static_assert(std::is_same<M, LinearElastic>::value, "the corotational element is isotropic linear elasticity");
   constexpr int d = E::dim, n = E::num_nodes;
   using MatDd = MatD<d>;
-  const RotationFrame<d> frame = extract_rotation<d>(deformation_gradient<E>(x, rest.dN_dX_center), method);
+  const MatDd F_center = deformation_gradient<E>(x, rest.dN_dX_center);
+  const Real detF_center = F_center.determinant();
+  const RotationFrame<d> frame = extract_rotation<d>(F_center, method);
   const MatDd& R = frame.R;
   const NodeMatrix<E> x_hat = x * R;  // row a = (R^T x_a)^T
 
@@ -46,7 +52,7 @@ SOFTIK_HD void corotational_element(const M& linear, const RestData<E>& rest, co
   if (out.force) {
     for (int a = 0; a < n; ++a) out.force->template segment<d>(a * d) = -(R * g_hat.row(a).transpose());
   }
-  if (!out.stiffness) return;
+  if (!out.stiffness) return detF_center;
 
   // Rotated stiffness R K0_ab R^T. For the isotropic tensor C_iJkL = lambda d_iJ d_kL +
   // mu (d_ik d_JL + d_iL d_Jk) the block contracts to, with g_a = R dN_a/dX at each q,
@@ -69,7 +75,7 @@ SOFTIK_HD void corotational_element(const M& linear, const RestData<E>& rest, co
       block.diagonal().array() += linear.mu * O_ab.trace();
       K.template block<d, d>(a * d, b * d) = block;
     }
-  if (tangent == CorotationalTangent::Rotated) return;
+  if (tangent == CorotationalTangent::Rotated) return detF_center;
 
   // Rotation-derivative terms: column (b,k) is the response to dx_b = e_k.
   for (int b = 0; b < n; ++b)
@@ -84,6 +90,7 @@ SOFTIK_HD void corotational_element(const M& linear, const RestData<E>& rest, co
       }
       for (int a = 0; a < n; ++a) K.template block<d, 1>(a * d, b * d + k) += R * dg.row(a).transpose();
     }
+  return detF_center;
 }
 
 }  // namespace softik::fem

@@ -9,9 +9,22 @@
 // F is embedded in 3D as plane/uniaxial strain for 1D and 2D elements (kinematics.hpp).
 #pragma once
 
+#include <type_traits>
+
 #include "softik/fem/kinematics.hpp"
+#include "softik/fem/materials/linear_elastic.hpp"
+#include "softik/fem/materials/stable_neo_hookean.hpp"
 
 namespace softik::fem {
+
+/// Whether a law is defined for det F <= 0. Laws with log J or J^(-1/3) are not; the
+/// small-strain law and the stable neo-Hookean law (Smith et al. 2018) are.
+template <class M>
+struct tolerates_inversion : std::false_type {};
+template <>
+struct tolerates_inversion<LinearElastic> : std::true_type {};
+template <>
+struct tolerates_inversion<StableNeoHookean> : std::true_type {};
 
 /// Outputs of one element evaluation; a null pointer skips that output.
 template <class E>
@@ -21,16 +34,22 @@ struct ElementOutputs {
   ElementMatrix<E>* stiffness = nullptr;  ///< overwritten: d^2E/dx^2
 };
 
+/// Returns the smallest det F over the quadrature points (<= 0: the cell is inverted in x; the
+/// caller decides whether the law tolerates that, see tolerates_inversion).
 template <class E, class M>
-SOFTIK_HD void hyperelastic_element(const M& material, const RestData<E>& rest, const NodeMatrix<E>& x,
+SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, const NodeMatrix<E>& x,
                                     ElementOutputs<E> out) {
   constexpr int d = E::dim, n = E::num_nodes;
   if (out.force) out.force->setZero();
   if (out.stiffness) out.stiffness->setZero();
+  Real min_detF = 1e300;
   for (int q = 0; q < E::num_quad; ++q) {
     const NodeMatrix<E>& dN_dX = rest.dN_dX[q];
     const Real w = rest.w_detJ[q];
     const Mat3 F = embed<d>(deformation_gradient<E>(x, dN_dX));
+    const Real detF = F.determinant();
+    if (detF < min_detF) min_detF = detF;
+    if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
     if (out.force) {
       const MatD<d> P = restrict_stress<d>(material.P(F));
@@ -60,6 +79,7 @@ SOFTIK_HD void hyperelastic_element(const M& material, const RestData<E>& rest, 
       }
     }
   }
+  return min_detF;
 }
 
 }  // namespace softik::fem

@@ -32,8 +32,8 @@ struct RestData {
   NodeMatrix<E> dN_dX_center;        ///< material gradients at E::center() (corotational frame)
 };
 
-/// Fills `r` from the rest positions X. Returns the smallest det J over the quadrature points
-/// and the centre; a non-positive value means an inverted or degenerate element, which the
+/// Fills `r` from the rest positions X. Returns the smallest det J over the quadrature points,
+/// the centre and the nodes; a non-positive value means an inverted or degenerate element, which the
 /// caller must report (device code never throws).
 template <class E>
 SOFTIK_HD Real compute_rest_data(const NodeMatrix<E>& X, RestData<E>& r) {
@@ -62,6 +62,12 @@ SOFTIK_HD Real compute_rest_data(const NodeMatrix<E>& X, RestData<E>& r) {
       r.dN_dX[q] = dN_dxi * J_inv;
       r.w_detJ[q] = E::quad_weight(q) * detJ;
     }
+  }
+  // Also at the nodes: a concave quadrilateral/hexahedron can have det J > 0 at every Gauss
+  // point and still fold over near a corner.
+  for (int a = 0; a < E::num_nodes; ++a) {
+    const Real detJ = (X.transpose() * E::dN(E::reference_node(a))).determinant();
+    if (detJ < min_detJ) min_detJ = detJ;
   }
   return min_detJ;
 }
