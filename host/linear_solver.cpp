@@ -1,0 +1,49 @@
+#include "softik/linear_solver.hpp"
+
+#include <sstream>
+
+#include "linear_solvers.hpp"
+#include "softik/error.hpp"
+
+namespace softik {
+
+bool have_cholmod() {
+#ifdef SOFTIK_HAVE_CHOLMOD
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
+  switch (kind) {
+    case LinearSolverKind::EigenLDLT: return make_eigen_ldlt_solver();
+    case LinearSolverKind::Cholmod:
+#ifdef SOFTIK_HAVE_CHOLMOD
+      return make_cholmod_solver();
+#else
+      SOFTIK_CHECK(false, "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
+                          "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
+#endif
+    case LinearSolverKind::Automatic:
+#ifdef SOFTIK_HAVE_CHOLMOD
+      return make_cholmod_solver();
+#else
+      return make_eigen_ldlt_solver();
+#endif
+  }
+  SOFTIK_CHECK(false, "unknown LinearSolverKind " << static_cast<int>(kind));
+}
+
+namespace detail {
+void throw_singular(const char* solver, double pivot_ratio, long row) {
+  std::ostringstream s;
+  s << "the stiffness matrix is singular (" << solver << ": smallest/largest pivot = " << pivot_ratio;
+  if (row >= 0) s << ", detected at free DOF row " << row;
+  s << "): the body is not held against rigid motion, or a part of it floats free. Fix enough nodes "
+       "(at least one face of every separate part), or check that every part is connected to the mesh";
+  throw Error(s.str());
+}
+}  // namespace detail
+
+}  // namespace softik
