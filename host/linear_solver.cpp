@@ -16,23 +16,18 @@ bool have_cholmod() {
 }
 
 std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
-  switch (kind) {
-    case LinearSolverKind::EigenLDLT: return make_eigen_ldlt_solver();
-    case LinearSolverKind::Cholmod:
+  SOFTIK_CHECK(kind == LinearSolverKind::Automatic || kind == LinearSolverKind::Cholmod ||
+                   kind == LinearSolverKind::EigenLDLT,
+               "unknown LinearSolverKind " << static_cast<int>(kind));
+  if (kind == LinearSolverKind::EigenLDLT) return make_eigen_ldlt_solver();
 #ifdef SOFTIK_HAVE_CHOLMOD
-      return make_cholmod_solver();
+  return make_cholmod_solver();
 #else
-      SOFTIK_CHECK(false, "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
-                          "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
+  SOFTIK_CHECK(kind == LinearSolverKind::Automatic,
+               "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
+               "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
+  return make_eigen_ldlt_solver();
 #endif
-    case LinearSolverKind::Automatic:
-#ifdef SOFTIK_HAVE_CHOLMOD
-      return make_cholmod_solver();
-#else
-      return make_eigen_ldlt_solver();
-#endif
-  }
-  SOFTIK_CHECK(false, "unknown LinearSolverKind " << static_cast<int>(kind));
 }
 
 namespace detail {
