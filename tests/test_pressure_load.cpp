@@ -68,7 +68,8 @@ Surface cube_surface(int n, Real side) {
 
 Surface octahedron(Real r) {
   Surface s;
-  s.x = {Vec3(r, 0, 0), Vec3(-r, 0, 0), Vec3(0, r, 0), Vec3(0, -r, 0), Vec3(0, 0, r), Vec3(0, 0, -r)};
+  s.x = {Vec3(r, 0, 0),  Vec3(-r, 0, 0), Vec3(0, r, 0),
+         Vec3(0, -r, 0), Vec3(0, 0, r),  Vec3(0, 0, -r)};
   s.tris = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
   return s;
 }
@@ -89,7 +90,8 @@ VecX positions(const Surface& s) {
 
 Real volume(const Surface& s, const VecX& x) {
   Real V = 0;
-  for (const Tri& t : s.tris) V += triangle_volume_contribution(at(x, t[0]), at(x, t[1]), at(x, t[2]));
+  for (const Tri& t : s.tris)
+    V += triangle_volume_contribution(at(x, t[0]), at(x, t[1]), at(x, t[2]));
   return V;
 }
 
@@ -248,8 +250,10 @@ TEST(PressureLoad, SingleTriangleStiffnessIsNotSymmetric) {
     pp[j] += h;
     pm[j] -= h;
     Vec3 fp[3], fm[3];
-    triangle_pressure_forces(P, pp.segment<3>(0), pp.segment<3>(3), pp.segment<3>(6), fp[0], fp[1], fp[2]);
-    triangle_pressure_forces(P, pm.segment<3>(0), pm.segment<3>(3), pm.segment<3>(6), fm[0], fm[1], fm[2]);
+    triangle_pressure_forces(P, pp.segment<3>(0), pp.segment<3>(3), pp.segment<3>(6), fp[0], fp[1],
+                             fp[2]);
+    triangle_pressure_forces(P, pm.segment<3>(0), pm.segment<3>(3), pm.segment<3>(6), fm[0], fm[1],
+                             fm[2]);
     for (int a = 0; a < 3; ++a)
       for (int k = 0; k < 3; ++k)
         EXPECT_NEAR(K(3 * a + k, j), (fp[a][k] - fm[a][k]) / (2 * h), 1e-8);
@@ -258,7 +262,7 @@ TEST(PressureLoad, SingleTriangleStiffnessIsNotSymmetric) {
   // zero diagonal blocks, and P*H differs from K: only the closed-surface sums agree.
   triangle_volume_hessian(p1, p2, p3, H);
   EXPECT_LE((H - H.transpose()).norm(), 1e-15);
-  EXPECT_EQ(H.block<3, 3>(0, 0).norm(), 0.0);
+  EXPECT_EQ((H.block<3, 3>(0, 0).norm()), 0.0);
   EXPECT_LE((H.block<3, 3>(0, 3) + H.block<3, 3>(0, 3).transpose()).norm(), 1e-15);
   EXPECT_GT((K - P * H).norm(), 0.1 * K.norm());
 }

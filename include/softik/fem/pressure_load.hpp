@@ -24,6 +24,8 @@
 // (seed 001, section I); the split keeps the quad's winding.
 #pragma once
 
+#include <Eigen/Geometry>  // cross(); must be visible to nvcc device code
+
 #include "softik/fem/tensor.hpp"
 
 namespace softik::fem {
