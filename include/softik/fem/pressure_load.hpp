@@ -30,17 +30,6 @@
 
 namespace softik::fem {
 
-namespace pressure_detail {
-/// Cross-product matrix: skew(a) * b = a x b.
-SOFTIK_HD_INLINE Mat3 skew(const Vec3& a) {
-  Mat3 S;
-  S << 0, -a[2], a[1],  //
-      a[2], 0, -a[0],   //
-      -a[1], a[0], 0;
-  return S;
-}
-}  // namespace pressure_detail
-
 /// Nodal forces of a uniform pressure P on triangle (p1, p2, p3) (seed 001, eq. 5):
 ///   f1 = f2 = f3 = P/6 (p2 - p1) x (p3 - p1) = P * area / 3 * unit normal.
 /// With the winding convention above (n out of the cavity), P > 0 pushes the wall outward,
@@ -65,7 +54,6 @@ SOFTIK_HD_INLINE void triangle_pressure_forces(Real P, const Vec3& p1, const Vec
 /// receives -K.
 SOFTIK_HD_INLINE void triangle_pressure_stiffness(Real P, const Vec3& p1, const Vec3& p2,
                                                   const Vec3& p3, Mat9& K) {
-  using pressure_detail::skew;
   const Real c = P / Real(6);
   const Mat3 B[3] = {c * skew(p3 - p2), c * skew(p1 - p3), c * skew(p2 - p1)};
   for (int a = 0; a < 3; ++a)
@@ -100,7 +88,6 @@ SOFTIK_HD_INLINE void triangle_volume_gradient(const Vec3& p1, const Vec3& p2, c
 /// assembly of triangle_pressure_stiffness (per triangle the two differ; only the sums agree).
 SOFTIK_HD_INLINE void triangle_volume_hessian(const Vec3& p1, const Vec3& p2, const Vec3& p3,
                                               Mat9& H) {
-  using pressure_detail::skew;
   const Real c = Real(1) / Real(6);
   const Mat3 H12 = -c * skew(p3);
   const Mat3 H13 = c * skew(p2);

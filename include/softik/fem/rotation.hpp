@@ -14,6 +14,7 @@
 
 #include "softik/fem/element_traits.hpp"
 #include "softik/fem/sym_eigen3.hpp"
+#include "softik/fem/tensor.hpp"
 
 namespace softik::fem {
 
@@ -85,7 +86,7 @@ SOFTIK_HD MatD<d> rotation_variation(const RotationFrame<d>& fr, const MatD<d>& 
       const Vec3 b(A(2, 1) - A(1, 2), A(0, 2) - A(2, 0), A(1, 0) - A(0, 1));
       const Mat3 G = fr.U.trace() * Mat3::Identity() - fr.U;
       const Vec3 w = G.inverse() * b;
-      Omega << 0, -w[2], w[1], w[2], 0, -w[0], -w[1], w[0], 0;
+      Omega = skew(w);
     }
     return Omega;
   }

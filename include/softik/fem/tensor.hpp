@@ -35,4 +35,13 @@ SOFTIK_HD_INLINE Mat3 unvec(const Vec9& v) {
   return A;
 }
 
+/// Cross-product matrix [a]_x: skew(a) * b = a x b.
+SOFTIK_HD_INLINE Mat3 skew(const Vec3& a) {
+  Mat3 S;
+  S << 0, -a[2], a[1],  //
+      a[2], 0, -a[0],   //
+      -a[1], a[0], 0;
+  return S;
+}
+
 }  // namespace softik::fem
