@@ -1,0 +1,202 @@
+// check_surface(): validation and orientation of a cavity / pressure surface (surface.hpp).
+#include "softik/surface.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "softik/error.hpp"
+#include "softik/fem/pressure_load.hpp"
+
+namespace softik {
+
+namespace {
+
+using fem::Vec3;
+
+// One face of the surface: global index f (triangles first, then quads) and its nodes.
+struct Face {
+  int size;
+  std::array<int, 4> n;
+};
+
+// "face 7 (quad 1)".
+std::string label(const SurfaceGroup& s, int f) {
+  std::ostringstream o;
+  const int nt = static_cast<int>(s.triangles.size());
+  o << "face " << f << (f < nt ? " (triangle " : " (quad ") << (f < nt ? f : f - nt) << ")";
+  return o.str();
+}
+
+// Use of an undirected edge (lo, hi) by a face: forward when the face runs lo -> hi.
+struct EdgeUse {
+  int face;
+  bool forward;
+};
+
+}  // namespace
+
+SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const std::string& name,
+                           bool require_closed, bool allow_flip, SurfaceReport* report) {
+  const std::string where = "surface '" + name + "': ";
+  const int nt = static_cast<int>(surface.triangles.size());
+  const int nq = static_cast<int>(surface.quads.size());
+  SOFTIK_CHECK(nt + nq > 0, where << "the surface has no faces; give the cavity wall as "
+                                     "triangles and/or quads (node indices into the mesh)");
+
+  std::vector<Face> faces;
+  faces.reserve(static_cast<size_t>(nt + nq));
+  for (const auto& t : surface.triangles) faces.push_back({3, {t[0], t[1], t[2], -1}});
+  for (const auto& q : surface.quads) faces.push_back({4, q});
+
+  // Node indices and the bounding box of the surface nodes.
+  const int num_nodes = mesh.num_nodes();
+  Vec3 lo = Vec3::Constant(HUGE_VAL), hi = Vec3::Constant(-HUGE_VAL);
+  auto point = [&](int n) { return Vec3(mesh.X[3 * size_t(n)], mesh.X[3 * size_t(n) + 1], mesh.X[3 * size_t(n) + 2]); };
+  for (int f = 0; f < nt + nq; ++f) {
+    const Face& F = faces[size_t(f)];
+    for (int k = 0; k < F.size; ++k) {
+      const int n = F.n[size_t(k)];
+      SOFTIK_CHECK(n >= 0 && n < num_nodes, where << label(surface, f) << " uses node " << n
+                                                  << ", outside the mesh's " << num_nodes
+                                                  << " nodes; fix the surface's node indices");
+      lo = lo.cwiseMin(point(n));
+      hi = hi.cwiseMax(point(n));
+    }
+  }
+  const double diag = (hi - lo).norm();
+  const Vec3 centre = (lo + hi) / 2;
+
+  // Degenerate faces: a repeated node or (vector) area ~0 relative to the bounding box.
+  for (int f = 0; f < nt + nq; ++f) {
+    const Face& F = faces[size_t(f)];
+    for (int a = 0; a < F.size; ++a)
+      for (int b = a + 1; b < F.size; ++b)
+        SOFTIK_CHECK(F.n[size_t(a)] != F.n[size_t(b)],
+                     where << label(surface, f) << " is degenerate: node " << F.n[size_t(a)]
+                           << " appears twice; remove the face or fix its nodes");
+    const Vec3 p0 = point(F.n[0]), p1 = point(F.n[1]), p2 = point(F.n[2]);
+    const double area = F.size == 3 ? (p1 - p0).cross(p2 - p0).norm() / 2 : (p2 - p0).cross(point(F.n[3]) - p1).norm() / 2;
+    SOFTIK_CHECK(area > 1e-14 * diag * diag,
+                 where << label(surface, f) << " is degenerate: its area is " << area
+                       << " (zero or not finite); remove the face or fix its node coordinates");
+  }
+
+  // Edges: every undirected edge with the faces that use it and in which direction.
+  std::map<std::pair<int, int>, std::vector<EdgeUse>> edges;
+  for (int f = 0; f < nt + nq; ++f) {
+    const Face& F = faces[size_t(f)];
+    for (int k = 0; k < F.size; ++k) {
+      const int u = F.n[size_t(k)], v = F.n[size_t((k + 1) % F.size)];
+      edges[{std::min(u, v), std::max(u, v)}].push_back({f, u < v});
+    }
+  }
+  int boundary = 0;
+  std::pair<int, int> first_boundary{-1, -1};
+  int first_boundary_face = -1;
+  for (const auto& [e, uses] : edges) {
+    SOFTIK_CHECK(uses.size() <= 2,
+                 where << "edge " << e.first << "-" << e.second << " is shared by " << uses.size()
+                       << " faces (" << label(surface, uses[0].face) << ", " << label(surface, uses[1].face)
+                       << ", " << label(surface, uses[2].face)
+                       << ", ...): the surface is non-manifold; a cavity wall may share each edge "
+                          "between two faces only, remove the extra faces");
+    if (uses.size() == 1 && boundary++ == 0) {
+      first_boundary = e;
+      first_boundary_face = uses[0].face;
+    }
+  }
+
+  // Consistent winding: the two faces on an edge must run it in opposite directions.
+  for (const auto& [e, uses] : edges) {
+    if (uses.size() != 2 || uses[0].forward != uses[1].forward) continue;
+    // Propagate relative orientations over the part containing the first face to find the
+    // smaller set of faces wound against the rest, and name the one of this pair in it.
+    std::vector<std::vector<std::pair<int, int>>> adj(faces.size());  // (neighbour, 1 = opposed)
+    for (const auto& [e2, u2] : edges)
+      if (u2.size() == 2) {
+        const int rel = u2[0].forward == u2[1].forward ? 1 : 0;
+        adj[size_t(u2[0].face)].push_back({u2[1].face, rel});
+        adj[size_t(u2[1].face)].push_back({u2[0].face, rel});
+      }
+    std::vector<int> o(faces.size(), -1);
+    std::queue<int> todo;
+    o[size_t(uses[0].face)] = 0;
+    todo.push(uses[0].face);
+    bool orientable = true;
+    int count[2] = {0, 0};
+    while (!todo.empty()) {
+      const int f = todo.front();
+      todo.pop();
+      ++count[o[size_t(f)]];
+      for (const auto& [g, rel] : adj[size_t(f)]) {
+        const int want = o[size_t(f)] ^ rel;
+        if (o[size_t(g)] < 0) {
+          o[size_t(g)] = want;
+          todo.push(g);
+        } else if (o[size_t(g)] != want) {
+          orientable = false;
+        }
+      }
+    }
+    if (orientable)
+      SOFTIK_CHECK(false,
+                 where << label(surface, uses[0].face) << " and " << label(surface, uses[1].face)
+                       << " both run edge " << e.first << "-" << e.second
+                       << " in the same direction (a flipped face): reverse "
+                       << label(surface, count[1] <= count[0] ? uses[1].face : uses[0].face)
+                       << " (swap its 2nd and last nodes); "
+                       << std::min(count[0], count[1]) << " face(s) are wound against their neighbours");
+    SOFTIK_CHECK(false, where << label(surface, uses[0].face) << " and " << label(surface, uses[1].face)
+                              << " both run edge " << e.first << "-" << e.second
+                              << " in the same direction, and no choice of face windings fixes it "
+                                 "(the surface is not orientable); rebuild the surface");
+  }
+
+  SurfaceReport r;
+  r.closed = boundary == 0;
+  r.boundary_edges = boundary;
+  r.num_triangles = nt + 2 * nq;
+  SOFTIK_CHECK(!require_closed || r.closed,
+               where << "the cavity surface is not closed: edge " << first_boundary.first << "-"
+                     << first_boundary.second << " is used only by " << label(surface, first_boundary_face)
+                     << " (" << boundary << " boundary edges in all); add the missing faces, or "
+                                             "do not require a closed surface");
+
+  // Signed volume about the bounding-box centre (origin-independent for a closed surface).
+  double volume = 0;
+  auto tri_volume = [&](int a, int b, int c) {
+    return fem::triangle_volume_contribution(point(a) - centre, point(b) - centre, point(c) - centre);
+  };
+  for (const Face& F : faces) {
+    volume += tri_volume(F.n[0], F.n[1], F.n[2]);
+    if (F.size == 4) volume += tri_volume(F.n[0], F.n[2], F.n[3]);
+  }
+
+  SurfaceGroup out = surface;
+  if (r.closed) {
+    SOFTIK_CHECK(std::abs(volume) >= 1e-12 * diag * diag * diag,
+                 where << "the closed surface encloses no volume (" << volume
+                       << " for a bounding-box diagonal of " << diag
+                       << "); it is flat or folded onto itself, fix the surface");
+    if (volume < 0) {
+      SOFTIK_CHECK(allow_flip, where << "the surface is wound inward (signed volume " << volume
+                                     << " < 0): face normals must point out of the cavity into the "
+                                        "material; reverse all faces or allow flipping");
+      for (auto& t : out.triangles) std::swap(t[1], t[2]);
+      for (auto& q : out.quads) std::swap(q[1], q[3]);
+      r.flipped = nt + nq;
+      volume = -volume;
+    }
+  }
+  r.volume = volume;
+  if (report) *report = r;
+  return out;
+}
+
+}  // namespace softik
