@@ -25,8 +25,9 @@ using fem::Mat9;
 
 constexpr int kLawOutputs = 1 + 9 + 81;  // psi, P, dPdF
 
+// The same function fills the outputs on the host and, through the kernels, on the device.
 template <class M>
-__global__ void evaluate_law(M material, Mat3 F, Real* out) {
+SOFTIK_HD void law_outputs(const M& material, const Mat3& F, Real* out) {
   out[0] = material.psi(F);
   const Mat3 P = material.P(F);
   const Mat9 A = material.dPdF(F);
@@ -35,7 +36,8 @@ __global__ void evaluate_law(M material, Mat3 F, Real* out) {
 }
 
 template <class E, class M>
-__global__ void evaluate_element(M material, fem::RestData<E> rest, fem::NodeMatrix<E> x, Real* out) {
+SOFTIK_HD void element_outputs(const M& material, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& x,
+                               Real* out) {
   Real energy = 0;
   fem::ElementVector<E> f;
   fem::ElementMatrix<E> K;
@@ -49,6 +51,16 @@ __global__ void evaluate_element(M material, fem::RestData<E> rest, fem::NodeMat
   for (int k = 0; k < nd; ++k) out[1 + k] = f[k];
   for (int k = 0; k < nd * nd; ++k) out[1 + nd + k] = K(k % nd, k / nd);
   out[1 + nd + nd * nd] = fem::element_von_mises<E>(material, rest, x, false, fem::RotationMethod::Polar);
+}
+
+template <class M>
+__global__ void evaluate_law(M material, Mat3 F, Real* out) {
+  law_outputs(material, F, out);
+}
+
+template <class E, class M>
+__global__ void evaluate_element(M material, fem::RestData<E> rest, fem::NodeMatrix<E> x, Real* out) {
+  element_outputs<E>(material, rest, x, out);
 }
 
 std::vector<Real> run(const std::function<void(Real*)>& launch, int count) {
@@ -77,11 +89,7 @@ void check_law(const char* name, const M& material) {
   Mat3 F;
   F << 1.2, 0.1, -0.05, 0.03, 0.9, 0.08, -0.02, 0.04, 1.1;
   std::vector<Real> host(kLawOutputs);
-  host[0] = material.psi(F);
-  const Mat3 P = material.P(F);
-  const Mat9 A = material.dPdF(F);
-  for (int k = 0; k < 9; ++k) host[1 + static_cast<size_t>(k)] = P(k % 3, k / 3);
-  for (int k = 0; k < 81; ++k) host[10 + static_cast<size_t>(k)] = A(k % 9, k / 9);
+  law_outputs(material, F, host.data());
   const std::vector<Real> device = run([&](Real* d) { evaluate_law<M><<<1, 1>>>(material, F, d); }, kLawOutputs);
   EXPECT_LE(relative_difference(device, host), 1e-12) << name;
 }
@@ -115,20 +123,7 @@ TEST(CudaFemHeaders, HyperelasticHex8MatchesTheHost) {
   const auto material = fem::MooneyRivlin::from_constants(1e4, 2e3, 1e-5);
   constexpr int nd = 24, count = 1 + nd + nd * nd + 1;
   std::vector<Real> host(count);
-  {
-    Real energy = 0;
-    fem::ElementVector<E> f;
-    fem::ElementMatrix<E> K;
-    fem::ElementOutputs<E> o;
-    o.energy = &energy;
-    o.force = &f;
-    o.stiffness = &K;
-    fem::hyperelastic_element<E>(material, rest, x, o);
-    host[0] = energy;
-    for (int k = 0; k < nd; ++k) host[1 + static_cast<size_t>(k)] = f[k];
-    for (int k = 0; k < nd * nd; ++k) host[1 + nd + static_cast<size_t>(k)] = K(k % nd, k / nd);
-    host[count - 1] = fem::element_von_mises<E>(material, rest, x, false, fem::RotationMethod::Polar);
-  }
+  element_outputs<E>(material, rest, x, host.data());
   const std::vector<Real> device =
       run([&](Real* d) { evaluate_element<E><<<1, 1>>>(material, rest, x, d); }, count);
   EXPECT_LE(relative_difference(device, host), 1e-12);
