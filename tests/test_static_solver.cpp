@@ -1,0 +1,127 @@
+// Newton-Raphson static solver: one iteration for linear elasticity, quadratic convergence on a
+// hyperelastic cantilever, load stepping, equilibrium at the solution, and clear failures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "softik/mesh_generator.hpp"
+#include "softik/static_solver.hpp"
+
+namespace softik {
+namespace {
+
+struct Cantilever {
+  Mesh mesh;
+  std::vector<Real> f_ext;
+};
+
+/// 4 x 1 x 1 beam clamped at x = 0 with a downward load on the nodes of its free end.
+Cantilever cantilever(CellType type, Real total_load) {
+  Cantilever c;
+  BoxSpec spec;
+  spec.size = {4.0, 1.0, 1.0};
+  spec.cells = {8, 2, 2};
+  c.mesh = make_box(3, type, spec);
+  c.f_ext.assign(static_cast<size_t>(c.mesh.num_dofs()), 0.0);
+  const auto& end = c.mesh.node_groups.at("xmax");
+  for (int n : end) c.f_ext[3 * static_cast<size_t>(n) + 2] = -total_load / static_cast<Real>(end.size());
+  return c;
+}
+
+TEST(StaticSolver, LinearElasticityConvergesInOneIteration) {
+  const Cantilever c = cantilever(CellType::Hex8, 1.0);
+  AssemblyOptions options;
+  options.formulation = Formulation::LinearSmallStrain;
+  const Assembler assembler(c.mesh, {fem::LinearElastic::from_young_poisson(1e3, 0.3)},
+                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  auto solver = make_linear_solver();
+  std::vector<Real> x = c.mesh.rest_positions();
+  const StaticResult r = solve_static(assembler, *solver, c.f_ext, x);
+  EXPECT_EQ(r.iterations, 1);
+  EXPECT_EQ(r.step_cuts, 0);
+  ASSERT_EQ(r.log.size(), 2u);
+  EXPECT_LE(r.log.back().residual, 1e-10 * r.log.front().residual);
+}
+
+TEST(StaticSolver, HyperelasticCantileverConvergesQuadratically) {
+  const Real load = 3.0;  // linear theory: tip deflection 0.77, about a fifth of the length
+  const Cantilever c = cantilever(CellType::Hex8, load);
+  AssemblyOptions options;
+  options.formulation = Formulation::Hyperelastic;
+  const Assembler assembler(c.mesh, {fem::NeoHookean::from_young_poisson(1e3, 0.3)},
+                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  auto solver = make_linear_solver();
+  std::vector<Real> x = c.mesh.rest_positions();
+  NewtonOptions newton;
+  newton.residual_tolerance = 1e-11;
+  const StaticResult r = solve_static(assembler, *solver, c.f_ext, x, newton);
+  for (const auto& e : r.log)
+    std::printf("step %d lambda %.2f it %d residual %.3e alpha %.3f\n", e.load_step, e.load_factor, e.iteration,
+                e.residual, e.step_length);
+  // Equilibrium: elastic force balances the load on every free DOF.
+  const std::vector<Real> f = assembler.force(x);
+  Real residual = 0;
+  for (size_t k = 0; k < x.size(); ++k)
+    if (assembler.free_dof_index()[k] >= 0) residual = std::max(residual, std::abs(f[k] + c.f_ext[k]));
+  EXPECT_LE(residual, 1e-9 * load);
+  // A real large deflection (tip moves down by more than 10% of the length).
+  const int tip = c.mesh.node_groups.at("xmax").front();
+  EXPECT_LT(x[3 * static_cast<size_t>(tip) + 2] - c.mesh.X[3 * static_cast<size_t>(tip) + 2], -0.4);
+  // Quadratic convergence: once the relative residual is below 1e-2, each iteration squares it
+  // (up to a modest constant).
+  int quadratic_checks = 0;
+  for (size_t k = 0; k + 1 < r.log.size(); ++k) {
+    const Real rk = r.log[k].residual / load, rn = r.log[k + 1].residual / load;
+    if (r.log[k].load_step != r.log[k + 1].load_step || rk > 1e-2 || rn < 1e-12) continue;
+    EXPECT_LE(rn, 10 * rk * rk) << "iteration " << k;
+    ++quadratic_checks;
+  }
+  EXPECT_GE(quadratic_checks, 1);
+}
+
+TEST(StaticSolver, LoadSteppingReachesTheSameEquilibrium) {
+  const Cantilever c = cantilever(CellType::Tet4, 3.0);
+  AssemblyOptions options;
+  options.formulation = Formulation::Hyperelastic;
+  const Assembler assembler(c.mesh, {fem::NeoHookean::from_young_poisson(1e3, 0.3)},
+                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  auto solver = make_linear_solver();
+  std::vector<Real> one = c.mesh.rest_positions(), four = one;
+  NewtonOptions newton;
+  newton.residual_tolerance = 1e-11;
+  solve_static(assembler, *solver, c.f_ext, one, newton);
+  newton.load_steps = 4;
+  const StaticResult r = solve_static(assembler, *solver, c.f_ext, four, newton);
+  EXPECT_EQ(r.log.back().load_factor, 1.0);
+  Real diff = 0;
+  for (size_t k = 0; k < one.size(); ++k) diff = std::max(diff, std::abs(one[k] - four[k]));
+  EXPECT_LE(diff, 1e-8);
+}
+
+TEST(StaticSolver, NothingFixedIsASingularStiffness) {
+  const Cantilever c = cantilever(CellType::Tet4, 1.0);
+  const Assembler assembler(c.mesh, {fem::LinearElastic::from_young_poisson(1e3, 0.3)}, {});
+  auto solver = make_linear_solver();
+  std::vector<Real> x = c.mesh.rest_positions();
+  try {
+    solve_static(assembler, *solver, c.f_ext, x);
+    ADD_FAILURE() << "a free-floating body must be reported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StaticSolver, BadInputIsAnError) {
+  const Cantilever c = cantilever(CellType::Tet4, 1.0);
+  const Assembler assembler(c.mesh, {fem::LinearElastic::from_young_poisson(1e3, 0.3)},
+                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")));
+  auto solver = make_linear_solver();
+  std::vector<Real> x = c.mesh.rest_positions();
+  std::vector<Real> nan_load = c.f_ext;
+  nan_load[5] = std::nan("");
+  EXPECT_THROW(solve_static(assembler, *solver, nan_load, x), Error);
+  EXPECT_THROW(solve_static(assembler, *solver, std::vector<Real>(4), x), Error);
+}
+
+}  // namespace
+}  // namespace softik
