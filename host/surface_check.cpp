@@ -125,20 +125,20 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
         adj[size_t(u2[1].face)].push_back({u2[0].face, rel});
       }
     std::vector<int> o(faces.size(), -1);
-    std::queue<int> todo;
+    std::queue<int> pending;
     o[size_t(uses[0].face)] = 0;
-    todo.push(uses[0].face);
+    pending.push(uses[0].face);
     bool orientable = true;
     int count[2] = {0, 0};
-    while (!todo.empty()) {
-      const int f = todo.front();
-      todo.pop();
+    while (!pending.empty()) {
+      const int f = pending.front();
+      pending.pop();
       ++count[o[size_t(f)]];
       for (const auto& [g, rel] : adj[size_t(f)]) {
         const int want = o[size_t(f)] ^ rel;
         if (o[size_t(g)] < 0) {
           o[size_t(g)] = want;
-          todo.push(g);
+          pending.push(g);
         } else if (o[size_t(g)] != want) {
           orientable = false;
         }
