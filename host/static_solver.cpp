@@ -36,12 +36,12 @@ struct Newton {
   StaticResult& result;
   Real size;
 
-  /// Potential Pi = E(x) - lambda f_ext . x over the free DOFs.
-  Real potential(const std::vector<Real>& x, Real lambda) const {
+  /// Potential Pi = E - lambda f_ext . x over the free DOFs, for a known energy E(x).
+  Real potential(Real energy, const std::vector<Real>& x, Real lambda) const {
     Real work = 0;
     for (size_t k = 0; k < x.size(); ++k)
       if (assembler.free_dof_index()[k] >= 0) work += f_ext[k] * x[k];
-    return assembler.energy(x) - lambda * work;
+    return energy - lambda * work;
   }
 
   /// Newton iterations at load factor lambda from x; true when converged.
@@ -51,7 +51,8 @@ struct Newton {
     const Real scale = std::max(lambda * free_norm(f_ext, free), 1e-300);
     std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
     for (int it = 0; it < options.max_iterations; ++it) {
-      assembler.assemble(x, nullptr, &f, &K);
+      Real energy = 0;  // needed by the line search only; assembled in the same pass as f and K
+      assembler.assemble(x, options.line_search ? &energy : nullptr, &f, &K);
       for (size_t k = 0; k < x.size(); ++k)
         if (free[k] >= 0) rhs[static_cast<size_t>(free[k])] = f[k] + lambda * f_ext[k];
       Real r = 0;
@@ -72,14 +73,14 @@ struct Newton {
       dx_norm = std::sqrt(dx_norm);
       Real alpha = 1;
       std::vector<Real> trial = x;
-      const Real pi0 = options.line_search && slope < 0 ? potential(x, lambda) : 0;
+      const Real pi0 = potential(energy, x, lambda);
       for (int cut = 0;; ++cut) {
         for (size_t k = 0; k < x.size(); ++k)
           if (free[k] >= 0) trial[k] = x[k] + alpha * dx[static_cast<size_t>(free[k])];
         if (!options.line_search || slope >= 0) break;  // no descent direction: full step
         bool accept = false;
         try {
-          accept = potential(trial, lambda) <= pi0 + 1e-4 * alpha * slope;
+          accept = potential(assembler.energy(trial), trial, lambda) <= pi0 + 1e-4 * alpha * slope;
         } catch (const Error&) {
           accept = false;  // the trial inverted a cell
         }

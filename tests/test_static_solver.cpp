@@ -28,12 +28,16 @@ Cantilever cantilever(CellType type, Real total_load) {
   return c;
 }
 
+/// The cantilever's assembler, clamped at x = 0.
+Assembler clamped(const Cantilever& c, Formulation formulation, const Material& material) {
+  AssemblyOptions options;
+  options.formulation = formulation;
+  return Assembler(c.mesh, {material}, fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+}
+
 TEST(StaticSolver, LinearElasticityConvergesInOneIteration) {
   const Cantilever c = cantilever(CellType::Hex8, 1.0);
-  AssemblyOptions options;
-  options.formulation = Formulation::LinearSmallStrain;
-  const Assembler assembler(c.mesh, {fem::LinearElastic::from_young_poisson(1e3, 0.3)},
-                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  const Assembler assembler = clamped(c, Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(1e3, 0.3));
   auto solver = make_linear_solver();
   std::vector<Real> x = c.mesh.rest_positions();
   const StaticResult r = solve_static(assembler, *solver, c.f_ext, x);
@@ -46,10 +50,7 @@ TEST(StaticSolver, LinearElasticityConvergesInOneIteration) {
 TEST(StaticSolver, HyperelasticCantileverConvergesQuadratically) {
   const Real load = 3.0;  // linear theory: tip deflection 0.77, about a fifth of the length
   const Cantilever c = cantilever(CellType::Hex8, load);
-  AssemblyOptions options;
-  options.formulation = Formulation::Hyperelastic;
-  const Assembler assembler(c.mesh, {fem::NeoHookean::from_young_poisson(1e3, 0.3)},
-                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  const Assembler assembler = clamped(c, Formulation::Hyperelastic, fem::NeoHookean::from_young_poisson(1e3, 0.3));
   auto solver = make_linear_solver();
   std::vector<Real> x = c.mesh.rest_positions();
   NewtonOptions newton;
@@ -81,10 +82,7 @@ TEST(StaticSolver, HyperelasticCantileverConvergesQuadratically) {
 
 TEST(StaticSolver, LoadSteppingReachesTheSameEquilibrium) {
   const Cantilever c = cantilever(CellType::Tet4, 3.0);
-  AssemblyOptions options;
-  options.formulation = Formulation::Hyperelastic;
-  const Assembler assembler(c.mesh, {fem::NeoHookean::from_young_poisson(1e3, 0.3)},
-                            fix_nodes(c.mesh, c.mesh.node_groups.at("xmin")), options);
+  const Assembler assembler = clamped(c, Formulation::Hyperelastic, fem::NeoHookean::from_young_poisson(1e3, 0.3));
   auto solver = make_linear_solver();
   std::vector<Real> one = c.mesh.rest_positions(), four = one;
   NewtonOptions newton;
