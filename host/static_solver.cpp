@@ -10,13 +10,6 @@ namespace softik {
 
 namespace {
 
-Real free_norm(const std::vector<Real>& v, const std::vector<int>& free_index) {
-  Real s = 0;
-  for (size_t k = 0; k < v.size(); ++k)
-    if (free_index[k] >= 0) s += v[k] * v[k];
-  return std::sqrt(s);
-}
-
 Real model_size(const Mesh& mesh) {
   Real lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
   for (int n = 0; n < mesh.num_nodes(); ++n)
@@ -31,64 +24,119 @@ Real model_size(const Mesh& mesh) {
 struct Newton {
   const Assembler& assembler;
   LinearSolver& solver;
-  const std::vector<Real>& f_ext;
+  const Loads& loads;
   const NewtonOptions& options;
+  LineSearch line_search;  ///< resolved (never Automatic)
   StaticResult& result;
   Real size;
 
-  /// Potential Pi = E - lambda f_ext . x over the free DOFs, for a known energy E(x).
+  /// External load at factor lambda and positions x: lambda (f_ext + sum_p P_p J_p(x)).
+  std::vector<Real> external(const std::vector<Real>& x, Real lambda) const {
+    std::vector<Real> f(x.size(), 0.0);
+    if (!loads.nodal.empty())
+      for (size_t k = 0; k < f.size(); ++k) f[k] = lambda * loads.nodal[k];
+    for (const PressureLoad& p : loads.pressures) add_pressure_forces(p, lambda * p.pressure, assembler.mesh(), x, f);
+    return f;
+  }
+
+  /// Potential Pi = E - lambda (f_ext . x + sum_p P_p V_p(x)) for a known energy E(x); only the
+  /// free DOFs' work counts (fixed DOFs do not move within an increment).
   Real potential(Real energy, const std::vector<Real>& x, Real lambda) const {
     Real work = 0;
-    for (size_t k = 0; k < x.size(); ++k)
-      if (assembler.free_dof_index()[k] >= 0) work += f_ext[k] * x[k];
+    if (!loads.nodal.empty())
+      for (size_t k = 0; k < x.size(); ++k)
+        if (assembler.free_dof_index()[k] >= 0) work += loads.nodal[k] * x[k];
+    for (const PressureLoad& p : loads.pressures) work += p.pressure * surface_volume(p, assembler.mesh(), x);
     return energy - lambda * work;
   }
 
+  /// Free-DOF residual r = f + f_load at x (and the scale its tolerance is relative to).
+  Real residual(const std::vector<Real>& x, Real lambda, const std::vector<Real>& f, std::vector<Real>& rhs,
+                Real* scale) const {
+    const std::vector<int>& free = assembler.free_dof_index();
+    const std::vector<Real> f_load = external(x, lambda);
+    Real r = 0, load = 0, reaction = 0;
+    for (size_t k = 0; k < x.size(); ++k) {
+      if (free[k] >= 0) {
+        const Real v = f[k] + f_load[k];
+        rhs[static_cast<size_t>(free[k])] = v;
+        r += v * v;
+        load += f_load[k] * f_load[k];
+      } else {
+        reaction += f[k] * f[k];  // the reaction forces: the scale of a displacement-driven problem
+      }
+    }
+    if (scale) *scale = std::max(std::sqrt(load), std::sqrt(reaction));
+    return std::sqrt(r);
+  }
+
+  /// Merit of a trial point for the line search; false when the trial is unusable (inverted cell).
+  bool merit(const std::vector<Real>& trial, Real lambda, Real* value) const {
+    try {
+      if (line_search == LineSearch::Energy) {
+        *value = potential(assembler.energy(trial), trial, lambda);
+      } else {
+        std::vector<Real> f, rhs(static_cast<size_t>(assembler.num_free_dofs()));
+        assembler.assemble(trial, nullptr, &f, nullptr);
+        const Real r = residual(trial, lambda, f, rhs, nullptr);
+        *value = 0.5 * r * r;
+      }
+      return std::isfinite(*value);
+    } catch (const Error&) {
+      return false;  // the trial inverted a cell
+    }
+  }
+
   /// Newton iterations at load factor lambda from x; true when converged.
-  bool equilibrate(std::vector<Real>& x, Real lambda, int step) {
+  bool equilibrate(std::vector<Real>& x, Real lambda, int step, int* iterations, Real* final_residual) {
     const std::vector<int>& free = assembler.free_dof_index();
     const int n = assembler.num_free_dofs();
-    const Real scale = std::max(lambda * free_norm(f_ext, free), 1e-300);
     std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
     for (int it = 0; it < options.max_iterations; ++it) {
-      Real energy = 0;  // needed by the line search only; assembled in the same pass as f and K
-      assembler.assemble(x, options.line_search ? &energy : nullptr, &f, &K);
-      for (size_t k = 0; k < x.size(); ++k)
-        if (free[k] >= 0) rhs[static_cast<size_t>(free[k])] = f[k] + lambda * f_ext[k];
-      Real r = 0;
-      for (Real v : rhs) r += v * v;
-      r = std::sqrt(r);
+      Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
+      assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
+      Real scale = 0;
+      const Real r = residual(x, lambda, f, rhs, &scale);
+      *final_residual = r;
       NewtonIterationLog entry{step, lambda, it, r, 0, 0};
-      if (r <= options.residual_tolerance * scale) {
+      if (r <= options.residual_tolerance * std::max(scale, 1e-300)) {
         result.log.push_back(entry);
         return true;
       }
+      if (options.pressure_stiffness)
+        for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda * p.pressure, assembler, x, -1.0, K);
       solver.factorize(K);
       solver.solve(rhs.data(), dx.data(), 1);
-      Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx
+      Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {
         slope -= rhs[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
         dx_norm += dx[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
       }
       dx_norm = std::sqrt(dx_norm);
+      Real merit0 = 0;
+      if (line_search == LineSearch::Energy) merit0 = potential(energy, x, lambda);
+      if (line_search == LineSearch::Residual) {
+        merit0 = 0.5 * r * r;
+        slope = -r * r;  // d/dalpha |r(x + alpha dx)|^2 / 2 at 0 = -|r|^2 for the Newton direction
+      }
       Real alpha = 1;
       std::vector<Real> trial = x;
-      const Real pi0 = potential(energy, x, lambda);
       for (int cut = 0;; ++cut) {
         for (size_t k = 0; k < x.size(); ++k)
           if (free[k] >= 0) trial[k] = x[k] + alpha * dx[static_cast<size_t>(free[k])];
-        if (!options.line_search || slope >= 0) break;  // no descent direction: full step
-        bool accept = false;
-        try {
-          accept = potential(assembler.energy(trial), trial, lambda) <= pi0 + 1e-4 * alpha * slope;
-        } catch (const Error&) {
-          accept = false;  // the trial inverted a cell
-        }
+        if (line_search == LineSearch::None || slope >= 0) break;  // no descent direction: full step
+        // Near the solution the predicted decrease -slope falls below the round-off of the
+        // energy sum itself and Armijo's test compares noise: take the Newton step (it is in
+        // its quadratic regime there).
+        if (line_search == LineSearch::Energy && -slope <= 1e-11 * std::abs(merit0)) break;
+        Real value = 0;
+        const bool accept = merit(trial, lambda, &value) && value <= merit0 + 1e-4 * alpha * slope;
         if (accept || cut == 10) break;
         alpha *= 0.5;
       }
       x.swap(trial);
       ++result.iterations;
+      ++*iterations;
       entry.increment = alpha * dx_norm;
       entry.step_length = alpha;
       result.log.push_back(entry);
@@ -96,32 +144,83 @@ struct Newton {
     }
     return false;
   }
+
+  LoadStepReport report(const std::vector<Real>& x, Real lambda, int step, int iterations, Real r) const {
+    LoadStepReport rep;
+    rep.step = step;
+    rep.load_factor = lambda;
+    rep.iterations = iterations;
+    rep.residual = r;
+    for (const PressureLoad& p : loads.pressures) {
+      rep.pressures.push_back(lambda * p.pressure);
+      rep.volumes.push_back(p.closed ? surface_volume(p, assembler.mesh(), x) : 0.0);
+    }
+    return rep;
+  }
 };
+
+void check_loads(const Assembler& assembler, const Loads& loads, const std::vector<Real>& x) {
+  const size_t n = static_cast<size_t>(assembler.num_dofs());
+  SOFTIK_CHECK(x.size() == n, "solve_static: x has " << x.size() << " entries, expected num_dofs = " << n);
+  SOFTIK_CHECK(loads.nodal.empty() || loads.nodal.size() == n,
+               "solve_static: the nodal load has " << loads.nodal.size() << " entries, expected num_dofs = " << n);
+  for (size_t k = 0; k < loads.nodal.size(); ++k)
+    SOFTIK_CHECK(std::isfinite(loads.nodal[k]), "external load on DOF " << k << " is " << loads.nodal[k] << ": fix the load");
+  for (const PressureLoad& p : loads.pressures) {
+    SOFTIK_CHECK(std::isfinite(p.pressure), "pressure load '" << p.name << "' is " << p.pressure << ": give a finite value");
+    surface_volume(p, assembler.mesh(), x);  // checks the surface's indices and embedding
+  }
+  for (const PrescribedDisplacement& d : loads.prescribed) {
+    SOFTIK_CHECK(d.dof >= 0 && static_cast<size_t>(d.dof) < n,
+                 "prescribed displacement on DOF " << d.dof << ": out of range [0, " << n << ")");
+    SOFTIK_CHECK(assembler.free_dof_index()[static_cast<size_t>(d.dof)] < 0,
+                 "prescribed displacement on DOF " << d.dof << " (node " << d.dof / assembler.mesh().dim
+                                                   << "): the DOF is free; fix it in the Assembler's fixed-DOF mask");
+    SOFTIK_CHECK(std::isfinite(d.value), "prescribed displacement on DOF " << d.dof << " is " << d.value);
+  }
+}
 
 }  // namespace
 
 StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const std::vector<Real>& f_ext,
                           std::vector<Real>& x, const NewtonOptions& options) {
-  SOFTIK_CHECK(f_ext.size() == static_cast<size_t>(assembler.num_dofs()) &&
-                   x.size() == static_cast<size_t>(assembler.num_dofs()),
-               "solve_static: f_ext has " << f_ext.size() << " and x " << x.size() << " entries, expected num_dofs = "
-                                          << assembler.num_dofs());
+  SOFTIK_CHECK(f_ext.size() == static_cast<size_t>(assembler.num_dofs()),
+               "solve_static: f_ext has " << f_ext.size() << " entries, expected num_dofs = " << assembler.num_dofs());
+  Loads loads;
+  loads.nodal = f_ext;
+  return solve_static(assembler, solver, loads, x, options);
+}
+
+StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
+                          const NewtonOptions& options) {
+  check_loads(assembler, loads, x);
   SOFTIK_CHECK(options.load_steps >= 1 && options.max_iterations >= 1,
                "solve_static: load_steps and max_iterations must be >= 1");
-  for (size_t k = 0; k < f_ext.size(); ++k)
-    SOFTIK_CHECK(std::isfinite(f_ext[k]), "external load on DOF " << k << " is " << f_ext[k] << ": fix the load");
+  LineSearch line_search = options.line_search;
+  if (line_search == LineSearch::Automatic) {
+    line_search = LineSearch::Energy;
+    for (const PressureLoad& p : loads.pressures)
+      if (!p.closed) line_search = LineSearch::Residual;  // an open surface's load has no potential
+  }
   StaticResult result;
-  Newton newton{assembler, solver, f_ext, options, result, model_size(assembler.mesh())};
+  Newton newton{assembler, solver, loads, options, line_search, result, model_size(assembler.mesh())};
   solver.analyze(assembler.pattern());
+  // Prescribed DOFs move from their starting value u0 to u0 + value over the ramp.
+  std::vector<Real> start(loads.prescribed.size());
+  for (size_t k = 0; k < loads.prescribed.size(); ++k) start[k] = x[static_cast<size_t>(loads.prescribed[k].dof)];
   Real lambda = 0, step = 1.0 / options.load_steps;
   int step_index = 0, cuts = 0;
   while (lambda < 1 - 1e-14) {
     const Real target = std::min(1.0, lambda + step);
     std::vector<Real> trial = x;
+    for (size_t k = 0; k < loads.prescribed.size(); ++k)
+      trial[static_cast<size_t>(loads.prescribed[k].dof)] = start[k] + target * loads.prescribed[k].value;
     bool ok = false;
+    int iterations = 0;
+    Real r = 0;
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
-      ok = newton.equilibrate(trial, target, step_index);
+      ok = newton.equilibrate(trial, target, step_index, &iterations, &r);
     } catch (const Error& e) {
       failure = e.what();
       if (failure.find("singular") != std::string::npos) throw;  // cutting the load cannot help
@@ -130,6 +229,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       x.swap(trial);
       lambda = target;
       ++step_index;
+      if (options.on_step) options.on_step(newton.report(x, lambda, step_index, iterations, r), x);
       continue;
     }
     ++cuts;

@@ -174,8 +174,11 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
     return fem::triangle_volume_contribution(point(a) - centre, point(b) - centre, point(c) - centre);
   };
   for (const Face& F : faces) {
-    volume += tri_volume(F.n[0], F.n[1], F.n[2]);
-    if (F.size == 4) volume += tri_volume(F.n[0], F.n[2], F.n[3]);
+    if (F.size == 3)
+      volume += tri_volume(F.n[0], F.n[1], F.n[2]);
+    else  // the same quad rule as the pressure loads (fem/pressure_load.hpp)
+      volume += fem::quad_volume_contribution(point(F.n[0]) - centre, point(F.n[1]) - centre, point(F.n[2]) - centre,
+                                              point(F.n[3]) - centre);
   }
 
   SurfaceGroup out = surface;

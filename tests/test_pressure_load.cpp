@@ -291,14 +291,15 @@ TEST(PressureLoad, PositivePressurePushesOutwardFromCavity) {
   EXPECT_GT(volume(s, x + 1e-3 * f), volume(s, x));
 }
 
-TEST(PressureLoad, QuadSplitMatchesDirectTriangulation) {
+TEST(PressureLoad, QuadIsTheMeanOfItsTwoDiagonalSplits) {
   const Real P = 1.25;
   const Surface s = perturbed(cube_surface(2, 1.0), 0.1, 31);
   const VecX x = positions(s);
   Real Vq = 0;
   VecX fq = VecX::Zero(s.dofs()), gq = VecX::Zero(s.dofs());
-  Surface split = s;
-  split.tris.clear();
+  Surface ac = s, bd = s;  // the two triangulations of the quads
+  ac.tris.clear();
+  bd.tris.clear();
   for (const Quad& q : s.quads) {
     Vec3 fa, fb, fc, fd, ga, gb, gc, gd;
     quad_pressure_forces(P, at(x, q[0]), at(x, q[1]), at(x, q[2]), at(x, q[3]), fa, fb, fc, fd);
@@ -311,20 +312,52 @@ TEST(PressureLoad, QuadSplitMatchesDirectTriangulation) {
     }
     Tri t0, t1;
     split_quad(q[0], q[1], q[2], q[3], t0.data(), t1.data());
-    split.tris.push_back(t0);
-    split.tris.push_back(t1);
+    ac.tris.push_back(t0);
+    ac.tris.push_back(t1);
+    bd.tris.push_back({q[1], q[2], q[3]});
+    bd.tris.push_back({q[1], q[3], q[0]});
     for (int t = 0; t < 2; ++t)
-      for (int v = 0; v < 3; ++v) EXPECT_EQ(q[quad_split_vertex(t, v)], (t == 0 ? t0 : t1)[v]);
+      for (int v = 0; v < 3; ++v) {
+        EXPECT_EQ(q[quad_split_vertex(t, v)], (t == 0 ? t0 : t1)[v]);
+        EXPECT_EQ(q[quad_split_vertex(t + 2, v)], bd.tris[bd.tris.size() - 2 + t][v]);
+      }
   }
-  const Real Vt = volume(s, x);
-  const VecX ft = forces(s, x, P);
-  EXPECT_NEAR(Vq, Vt, 1e-14);
-  EXPECT_NEAR(volume(split, x), Vt, 1e-14);
-  EXPECT_LE((fq - ft).norm(), 1e-14 * ft.norm());
-  EXPECT_LE((forces(split, x, P) - ft).norm(), 1e-14 * ft.norm());
-  EXPECT_LE((gq - volume_gradient(s, x)).norm(), 1e-14 * gq.norm());
+  EXPECT_NEAR(Vq, 0.5 * (volume(ac, x) + volume(bd, x)), 1e-14);
+  // A closed surface: both triangulations enclose the same volume up to the quads' warp, and the
+  // mean of their forces is the quad load.
+  EXPECT_NEAR(volume(ac, x), volume(bd, x), 0.05);
+  const VecX mean_f = 0.5 * (forces(ac, x, P) + forces(bd, x, P));
+  EXPECT_LE((fq - mean_f).norm(), 1e-14 * fq.norm());
+  EXPECT_LE((gq - 0.5 * (volume_gradient(ac, x) + volume_gradient(bd, x))).norm(), 1e-14 * gq.norm());
   const Surface unperturbed = cube_surface(2, 1.0);
   EXPECT_NEAR(volume(unperturbed, positions(unperturbed)), 1.0, 1e-14);
+}
+
+TEST(PressureLoad, QuadLoadIsTheConsistentLoadOfTheBilinearFace) {
+  // f_a = P integral over the bilinear face of N_a (x_xi x x_eta) dxi deta: the integrand is
+  // of degree <= 2 in each of xi, eta, so 2x2 Gauss integrates it exactly. Checked on a warped
+  // (non-planar) quad; on a flat square each node carries P A / 4.
+  const Vec3 p[4] = {Vec3(0, 0, 0), Vec3(1.2, 0.1, 0.2), Vec3(1.0, 0.9, -0.3), Vec3(-0.1, 1.1, 0.1)};
+  const Real P = 3.0;
+  Vec3 f[4];
+  quad_pressure_forces(P, p[0], p[1], p[2], p[3], f[0], f[1], f[2], f[3]);
+  const Real xi_a[4] = {-1, 1, 1, -1}, eta_a[4] = {-1, -1, 1, 1};
+  const Real g = 1 / std::sqrt(3.0);
+  Vec3 exact[4] = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  for (Real xi : {-g, g})
+    for (Real eta : {-g, g}) {
+      Vec3 x_xi = Vec3::Zero(), x_eta = Vec3::Zero();
+      for (int a = 0; a < 4; ++a) {
+        x_xi += 0.25 * xi_a[a] * (1 + eta_a[a] * eta) * p[a];
+        x_eta += 0.25 * eta_a[a] * (1 + xi_a[a] * xi) * p[a];
+      }
+      const Vec3 n = x_xi.cross(x_eta);
+      for (int a = 0; a < 4; ++a) exact[a] += P * 0.25 * (1 + xi_a[a] * xi) * (1 + eta_a[a] * eta) * n;
+    }
+  for (int a = 0; a < 4; ++a) EXPECT_LE((f[a] - exact[a]).norm(), 1e-14) << "node " << a;
+  const Vec3 sq[4] = {Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(2, 2, 0), Vec3(0, 2, 0)};
+  quad_pressure_forces(P, sq[0], sq[1], sq[2], sq[3], f[0], f[1], f[2], f[3]);
+  for (int a = 0; a < 4; ++a) EXPECT_LE((f[a] - Vec3(0, 0, P * 4 / 4)).norm(), 1e-14) << "node " << a;
 }
 
 }  // namespace

@@ -1,27 +1,57 @@
-// Static equilibrium by Newton-Raphson on the free DOFs (issue 3 groundwork):
-//   find x with  f(x) + lambda f_ext = 0  on the free DOFs,
-// f = -dE/dx the elastic force (Assembler), f_ext a conservative external load (nodal forces,
-// gravity) ramped by the load factor lambda from 0 to 1 in `load_steps` increments. Each
-// iteration solves K dx = f + lambda f_ext with K = d^2E/dx^2 and takes x += alpha dx, alpha
-// from a backtracking line search on the potential Pi(x) = E(x) - lambda f_ext . x (Armijo).
-// An increment that does not converge (or inverts a cell) is cut in half, at most
-// max_step_cuts times; then softik::Error reports the load factor and the residual history.
+// Static equilibrium by Newton-Raphson on the free DOFs (issue 3):
+//   find x with  r(x) = f(x) + lambda (f_ext + sum_p P_p J_p(x)) = 0  on the free DOFs,
+// f = -dE/dx the elastic force (Assembler), f_ext nodal loads (gravity included), P_p the
+// pressures of the Loads' cavity surfaces with their follower forces P J_p(x) (seed 001,
+// J_p = dV_p/dx for a closed surface), prescribed displacements of fixed DOFs ramped the same
+// way. The load factor lambda goes from 0 to 1 in `load_steps` increments. Each iteration solves
+//   (K - lambda sum_p P_p dJ_p/dx) dx = r       (the load stiffness only with pressure_stiffness)
+// and takes x += alpha dx, alpha from a backtracking line search (Armijo) on the potential
+//   Pi(x) = E(x) - lambda (f_ext . x + sum_p P_p V_p(x))      (LineSearch::Energy), or on
+// |r|^2 (LineSearch::Residual, for non-conservative loads: open pressure surfaces).
+// Converged when |r_free| <= residual_tolerance * |lambda * load_free| or the increment is below
+// increment_tolerance * model size. An increment that does not converge (or inverts a cell) is
+// cut in half, at most max_step_cuts times; then softik::Error reports the load factor and the
+// residual history.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "softik/assembly.hpp"
 #include "softik/linear_solver.hpp"
+#include "softik/loads.hpp"
 
 namespace softik {
+
+enum class LineSearch {
+  None,       ///< full Newton steps
+  Energy,     ///< Armijo on the potential (conservative loads)
+  Residual,   ///< Armijo on |r|^2 / 2
+  Automatic,  ///< Energy unless an open pressure surface makes the load non-conservative
+};
+
+/// What one converged load increment produced (passed to NewtonOptions::on_step).
+struct LoadStepReport {
+  int step = 0;              ///< converged increments so far, from 1
+  Real load_factor = 0;      ///< lambda
+  int iterations = 0;        ///< Newton iterations of this increment
+  Real residual = 0;         ///< final |r_free|
+  std::vector<Real> pressures;  ///< lambda * P per pressure load
+  std::vector<Real> volumes;    ///< cavity volume per pressure load (0 for open surfaces)
+};
 
 struct NewtonOptions {
   int max_iterations = 30;          ///< per load increment
   Real residual_tolerance = 1e-8;   ///< converged when |r_free| <= tol * |lambda f_ext_free|
   Real increment_tolerance = 1e-12; ///< or when |dx| <= tol * (bounding-box diagonal of the mesh)
-  bool line_search = true;
+  LineSearch line_search = LineSearch::Automatic;
+  /// Add the follower-load stiffness -lambda P dJ/dx to the tangent (quadratic convergence under
+  /// pressure). Entries that fall outside the elastic pattern (embedded surfaces) are dropped.
+  bool pressure_stiffness = true;
   int load_steps = 1;
   int max_step_cuts = 6;
+  /// Called after every converged increment with the report and the positions.
+  std::function<void(const LoadStepReport&, const std::vector<Real>& x)> on_step;
 };
 
 /// One Newton iteration, for logs and convergence checks.
@@ -44,6 +74,12 @@ struct StaticResult {
 /// their values, i.e. prescribed positions). f_ext: num_dofs entries (entries on fixed DOFs are
 /// ignored). The solver is analysed on the assembler's pattern here.
 StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const std::vector<Real>& f_ext,
+                          std::vector<Real>& x, const NewtonOptions& options = {});
+
+/// The general form: nodal loads, pressures and prescribed displacements (all ramped).
+/// Prescribed DOFs must be fixed in the assembler; x holds the starting positions (fixed DOFs at
+/// their rest values plus any displacement already applied).
+StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
                           std::vector<Real>& x, const NewtonOptions& options = {});
 
 }  // namespace softik

@@ -1,0 +1,82 @@
+// External loads of a static problem (issue 3): nodal forces (gravity included), uniform
+// pressures on cavity walls (follower loads, seed 001) and prescribed displacements of fixed
+// DOFs. Every load is scaled by the load factor lambda in [0, 1] while Newton ramps it.
+//
+// Pressure conventions are those of fem/pressure_load.hpp: a cavity surface is wound with its
+// normals OUT of the cavity (into the material); P > 0 inflates. check_surface() returns a
+// surface in that winding; the actuator generators produce it directly.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "softik/assembly.hpp"
+#include "softik/mesh.hpp"
+
+namespace softik {
+
+/// Where the vertices of a pressure surface sit in the volume mesh. Empty (the default): the
+/// surface's indices ARE mesh nodes. Otherwise vertex v of the surface is the point
+/// x_v = sum_k weights[v*npv + k] * x[nodes[v*npv + k]] (barycentric/trilinear weights in the
+/// cell that contains it, npv = nodes_per_vertex), and its forces are spread back with the same
+/// weights (a separately drawn cavity mapped into the volume, as in seed 000's example).
+struct SurfaceEmbedding {
+  int nodes_per_vertex = 0;
+  std::vector<int> nodes;
+  std::vector<Real> weights;
+  std::vector<Real> vertex_X;  ///< rest positions of the vertices (3 per vertex), for reports
+  bool empty() const { return nodes_per_vertex == 0; }
+  int num_vertices() const { return nodes_per_vertex ? static_cast<int>(nodes.size()) / nodes_per_vertex : 0; }
+};
+
+/// A uniform pressure on a surface. `pressure` is the value at load factor 1 (force per area,
+/// e.g. Pa). For a closed cavity the load is conservative, f = P dV/dx.
+struct PressureLoad {
+  std::string name;
+  SurfaceGroup surface;        ///< wound out of the cavity
+  SurfaceEmbedding embedding;  ///< empty: surface indices are mesh nodes
+  Real pressure = 0;
+  bool closed = true;          ///< a closed cavity: its volume is meaningful, its load conservative
+};
+
+/// Displacement of one fixed DOF (its node's position becomes X + lambda * value).
+struct PrescribedDisplacement {
+  int dof = 0;
+  Real value = 0;
+};
+
+struct Loads {
+  std::vector<Real> nodal;                          ///< num_dofs entries, or empty
+  std::vector<PressureLoad> pressures;
+  std::vector<PrescribedDisplacement> prescribed;   ///< DOFs must be fixed in the Assembler
+};
+
+/// Nodal gravity load f = M g with the row-sum lumped mass of density rho (num_dofs entries;
+/// only the first `dim` components of g are used).
+std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g);
+
+/// Enclosed volume of a (closed, outward-wound) surface at positions x (divergence theorem,
+/// sum p1.(p2 x p3)/6 over its triangles; quads by both diagonal splits, the exact volume under
+/// the bilinear face, fem/pressure_load.hpp). dim must be 3.
+Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
+
+/// Adds the nodal forces of pressure P on the load's surface at positions x to f (num_dofs).
+void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x,
+                         std::vector<Real>& f);
+
+/// The actuator Jacobian column of the surface at x: dV/dx per DOF (num_dofs entries), i.e.
+/// the pressure forces per unit pressure, J_i = sum_t n_t a_t / 3 (seed 000).
+std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
+
+/// Adds scale * (symmetric part of d f_p / dx) of pressure P to the free-DOF stiffness values
+/// K_values (in assembler.pattern()). Newton passes scale = -1: the tangent of the residual
+/// f_int + f_p is -(K - d f_p/dx). The per-triangle matrices (pressure_load.hpp) are symmetrised
+/// before assembly; over a closed cavity their sum is already symmetric (= P d2V/dx2), so this is
+/// exact there and the symmetric part of the load stiffness for an open surface. Couplings that
+/// are not in the elastic pattern (vertices embedded in different cells) are dropped; returns how
+/// many non-zero contributions were dropped.
+long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
+                            Real scale, std::vector<Real>& K_values);
+
+}  // namespace softik

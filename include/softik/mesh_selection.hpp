@@ -1,0 +1,28 @@
+// Selecting nodes for boundary conditions, probes and loads (issue 3): by named group, by an
+// axis-aligned box, by a plane, or by a list; and turning a selection into fixed DOFs.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "softik/mesh.hpp"
+
+namespace softik {
+
+/// Nodes with lo[i] - tol <= X[i] <= hi[i] + tol for every i < mesh.dim (tol absolute).
+std::vector<int> nodes_in_box(const Mesh& mesh, const std::array<Real, 3>& lo, const std::array<Real, 3>& hi,
+                              Real tol = 0);
+
+/// Nodes within distance tol of the plane through `point` with normal `normal` (need not be unit).
+std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& point, const std::array<Real, 3>& normal,
+                                Real tol);
+
+/// Marks the given components (components[i] true fixes component i) of `nodes` in the fixed-DOF
+/// mask `fixed` (num_dofs entries; created zero-filled when empty). Throws on an out-of-range node.
+void fix_components(const Mesh& mesh, const std::vector<int>& nodes, const std::array<bool, 3>& components,
+                    std::vector<char>& fixed);
+
+/// The node closest to point p (ties: smallest index).
+int closest_node(const Mesh& mesh, const std::array<Real, 3>& p);
+
+}  // namespace softik
