@@ -1,6 +1,8 @@
 #include "softik/mesh_generator.hpp"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "softik/error.hpp"
 
@@ -49,43 +51,59 @@ void add_face_groups(Mesh& m, const BoxSpec& spec) {
 
 }  // namespace
 
-Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
-  SOFTIK_CHECK(dim >= 1 && dim <= 3, "make_box: dim must be 1, 2 or 3, got " << dim);
-  SOFTIK_CHECK(cell_dimension(type) == dim, "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
-                                                         << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8 (3D)");
-  for (int i = 0; i < dim; ++i) {
-    SOFTIK_CHECK(spec.cells[i] >= 1, "make_box: cells[" << i << "] = " << spec.cells[i] << ", need >= 1");
-    SOFTIK_CHECK(spec.size[i] > 0 && std::isfinite(spec.size[i]),
-                 "make_box: size[" << i << "] = " << spec.size[i] << ", need a positive finite length");
+Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType type, const std::vector<char>& keep) {
+  SOFTIK_CHECK(type == CellType::Hex8 || type == CellType::Tet4,
+               "make_tensor_grid: " << cell_type_name(type) << " cells do not fill a 3D grid; use Hex8 or Tet4");
+  int n[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    const auto& c = coords[axis];
+    SOFTIK_CHECK(c.size() >= 2, "make_tensor_grid: coords[" << axis << "] has " << c.size()
+                                                            << " entries, need at least 2 (one cell)");
+    for (size_t i = 0; i < c.size(); ++i) {
+      SOFTIK_CHECK(std::isfinite(c[i]), "make_tensor_grid: coords[" << axis << "][" << i << "] = " << c[i]
+                                                                    << " is not finite");
+      SOFTIK_CHECK(i == 0 || c[i] > c[i - 1], "make_tensor_grid: coords[" << axis << "] is not strictly increasing at entry "
+                                                                          << i << " (" << c[i - 1] << ", " << c[i] << ")");
+    }
+    n[axis] = static_cast<int>(c.size()) - 1;
   }
+  const size_t num_grid_cells = static_cast<size_t>(n[0]) * n[1] * n[2];
+  SOFTIK_CHECK(keep.empty() || keep.size() == num_grid_cells, "make_tensor_grid: keep has " << keep.size()
+                                                                  << " entries, need 0 (all) or one per grid cell ("
+                                                                  << num_grid_cells << ")");
+  const auto kept = [&](int i, int j, int k) {
+    return keep.empty() || keep[static_cast<size_t>(i) + static_cast<size_t>(n[0]) * (j + static_cast<size_t>(n[1]) * k)];
+  };
+  // Grid node (i, j, k) -> mesh node, -1 while unused; filled in grid order so that the
+  // numbering follows the grid.
+  const auto gid = [&](int i, int j, int k) {
+    return static_cast<size_t>(i) + static_cast<size_t>(n[0] + 1) * (j + static_cast<size_t>(n[1] + 1) * k);
+  };
+  std::vector<int> node_of(static_cast<size_t>(n[0] + 1) * (n[1] + 1) * (n[2] + 1), -1);
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        if (kept(i, j, k))
+          for (int corner = 0; corner < 8; ++corner)
+            node_of[gid(i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1))] = 0;
   Mesh m;
-  m.dim = dim;
+  m.dim = 3;
   m.cell_type = type;
-  const int nx = spec.cells[0], ny = dim > 1 ? spec.cells[1] : 0, nz = dim > 2 ? spec.cells[2] : 0;
-  const auto id = [&](int i, int j, int k) { return i + (nx + 1) * (j + (ny + 1) * k); };
-  for (int k = 0; k <= nz; ++k)
-    for (int j = 0; j <= ny; ++j)
-      for (int i = 0; i <= nx; ++i) {
-        m.X.push_back(spec.origin[0] + spec.size[0] * i / nx);
-        m.X.push_back(dim > 1 ? spec.origin[1] + spec.size[1] * j / ny : 0.0);
-        m.X.push_back(dim > 2 ? spec.origin[2] + spec.size[2] * k / nz : 0.0);
+  int next = 0;
+  for (int k = 0; k <= n[2]; ++k)
+    for (int j = 0; j <= n[1]; ++j)
+      for (int i = 0; i <= n[0]; ++i) {
+        int& id = node_of[gid(i, j, k)];
+        if (id < 0) continue;
+        id = next++;
+        m.X.insert(m.X.end(), {coords[0][static_cast<size_t>(i)], coords[1][static_cast<size_t>(j)],
+                               coords[2][static_cast<size_t>(k)]});
       }
-  for (int k = 0; k < (dim > 2 ? nz : 1); ++k)
-    for (int j = 0; j < (dim > 1 ? ny : 1); ++j)
-      for (int i = 0; i < nx; ++i) {
-        if (dim == 1) {
-          m.cells.insert(m.cells.end(), {id(i, 0, 0), id(i + 1, 0, 0)});
-          continue;
-        }
-        if (dim == 2) {
-          const int q[4] = {id(i, j, 0), id(i + 1, j, 0), id(i + 1, j + 1, 0), id(i, j + 1, 0)};
-          if (type == CellType::Quad4) {
-            m.cells.insert(m.cells.end(), {q[0], q[1], q[2], q[3]});
-          } else {
-            m.cells.insert(m.cells.end(), {q[0], q[1], q[2], q[0], q[2], q[3]});
-          }
-          continue;
-        }
+  const auto id = [&](int i, int j, int k) { return node_of[gid(i, j, k)]; };
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        if (!kept(i, j, k)) continue;
         // VTK hexahedron corners.
         const int h[8] = {id(i, j, k),         id(i + 1, j, k),         id(i + 1, j + 1, k),     id(i, j + 1, k),
                           id(i, j, k + 1),     id(i + 1, j, k + 1),     id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
@@ -107,6 +125,51 @@ Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
           m.cells.insert(m.cells.end(), t.begin(), t.end());
         }
       }
+  return m;
+}
+
+Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
+  SOFTIK_CHECK(dim >= 1 && dim <= 3, "make_box: dim must be 1, 2 or 3, got " << dim);
+  SOFTIK_CHECK(cell_dimension(type) == dim, "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
+                                                         << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8 (3D)");
+  for (int i = 0; i < dim; ++i) {
+    SOFTIK_CHECK(spec.cells[i] >= 1, "make_box: cells[" << i << "] = " << spec.cells[i] << ", need >= 1");
+    SOFTIK_CHECK(spec.size[i] > 0 && std::isfinite(spec.size[i]),
+                 "make_box: size[" << i << "] = " << spec.size[i] << ", need a positive finite length");
+  }
+  if (dim == 3) {
+    std::array<std::vector<Real>, 3> coords;
+    for (int axis = 0; axis < 3; ++axis)
+      for (int i = 0; i <= spec.cells[axis]; ++i)
+        coords[axis].push_back(spec.origin[axis] + spec.size[axis] * i / spec.cells[axis]);
+    Mesh m = make_tensor_grid(coords, type);
+    add_face_groups(m, spec);
+    return m;
+  }
+  Mesh m;
+  m.dim = dim;
+  m.cell_type = type;
+  const int nx = spec.cells[0], ny = dim > 1 ? spec.cells[1] : 0;
+  const auto id = [&](int i, int j) { return i + (nx + 1) * j; };
+  for (int j = 0; j <= ny; ++j)
+    for (int i = 0; i <= nx; ++i) {
+      m.X.push_back(spec.origin[0] + spec.size[0] * i / nx);
+      m.X.push_back(dim > 1 ? spec.origin[1] + spec.size[1] * j / ny : 0.0);
+      m.X.push_back(0.0);
+    }
+  for (int j = 0; j < (dim > 1 ? ny : 1); ++j)
+    for (int i = 0; i < nx; ++i) {
+      if (dim == 1) {
+        m.cells.insert(m.cells.end(), {id(i, 0), id(i + 1, 0)});
+        continue;
+      }
+      const int q[4] = {id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)};
+      if (type == CellType::Quad4) {
+        m.cells.insert(m.cells.end(), {q[0], q[1], q[2], q[3]});
+      } else {
+        m.cells.insert(m.cells.end(), {q[0], q[1], q[2], q[0], q[2], q[3]});
+      }
+    }
   add_face_groups(m, spec);
   return m;
 }

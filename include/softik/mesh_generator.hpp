@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 
 #include "softik/mesh.hpp"
 
@@ -21,5 +22,16 @@ struct BoxSpec {
 /// subdivision: neighbouring hexes share face diagonals, so the tet mesh is conforming), all
 /// with positive orientation.
 Mesh make_box(int dim, CellType type, const BoxSpec& spec);
+
+/// A 3D structured mesh on the tensor-product grid coords[0] x coords[1] x coords[2] (each list
+/// strictly increasing, at least 2 entries; spacings may differ). Grid cell (i, j, k) spans
+/// [coords[0][i], coords[0][i+1]] x [coords[1][j], ..] x [coords[2][k], ..] and is kept when
+/// `keep` is empty or keep[i + nx*(j + ny*k)] != 0 (nx, ny = cells along x, y). Each kept cell is
+/// one Hex8 or six Tet4 (Kuhn subdivision around the diagonal from its min to its max corner: a
+/// shared face is split along the same diagonal from both sides, so the tet mesh is conforming),
+/// all positively oriented. Grid nodes used by no kept cell are dropped; the others keep grid
+/// order (i fastest, then j, then k). Cells are numbered in grid order too. No groups are added.
+Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType type,
+                      const std::vector<char>& keep = {});
 
 }  // namespace softik
