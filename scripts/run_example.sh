@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs softik's main example: a generated cantilever beam, assembled with
-# the corotational and neo-Hookean formulations; prints energy, force norm and timing.
+# Sets up, builds and runs softik's main example: the generated pneumatic finger of
+# examples/finger/finger.yaml (neo-Hookean silicone, base clamped, cavity inflated in 10 load
+# steps). Prints one line per load step, then the cavity volume growth and the tip displacement;
+# writes finger.csv, finger.pvd and the .vtu files into <build>/finger_out.
+# Extra arguments go to `softik run` (e.g. --quiet).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 build="${SOFTIK_BUILD_DIR:-$root/build}"
-"$build/examples/beam_assembly" "$@"
+"$build/softik" run "$root/examples/finger/finger.yaml" --out "$build/finger_out" "$@"

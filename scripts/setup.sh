@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev libopenblas0-pthread  # OpenBLAS: CHOLMOD is ~4x slower on reference BLAS
   libgtest-dev             # unit tests
   libbenchmark-dev         # bench/
+  libyaml-cpp-dev          # scene files (YAML)
 )
 
 missing=()

@@ -1,0 +1,268 @@
+// Scene -> mesh, one material per cell, fixed DOFs, Loads, solver options, probes.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/error.hpp"
+#include "softik/mesh_generator.hpp"
+#include "softik/mesh_io.hpp"
+#include "softik/mesh_selection.hpp"
+#include "softik/point_location.hpp"
+#include "softik/scene.hpp"
+#include "softik/surface.hpp"
+
+namespace softik {
+
+namespace {
+
+[[noreturn]] void fail(const SceneLocation& where, const std::string& message) {
+  throw Error(where.str() + ": " + message);
+}
+
+/// Runs f(); a softik::Error it throws is re-thrown prefixed with the scene location and `what`.
+template <typename F>
+auto located(const SceneLocation& where, const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    fail(where, what + ": " + e.what());
+  }
+}
+
+template <typename Map>
+std::string keys_of(const Map& groups) {
+  if (groups.empty()) return "(none)";
+  std::string s;
+  for (const auto& g : groups) s += (s.empty() ? "" : ", ") + g.first;
+  return s;
+}
+
+Real bounding_diagonal(const Mesh& mesh) {
+  Real lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    for (int i = 0; i < 3; ++i) {
+      lo[i] = std::min(lo[i], mesh.X[3 * static_cast<size_t>(n) + i]);
+      hi[i] = std::max(hi[i], mesh.X[3 * static_cast<size_t>(n) + i]);
+    }
+  Real d = 0;
+  for (int i = 0; i < 3; ++i) d += (hi[i] - lo[i]) * (hi[i] - lo[i]);
+  return std::sqrt(d);
+}
+
+Mesh make_mesh(const SceneMesh& spec) {
+  switch (spec.source) {
+    case SceneMesh::Source::Box:
+      return located(spec.where, "mesh.generator (box)", [&] { return make_box(3, spec.box_cell_type, spec.box); });
+    case SceneMesh::Source::Finger:
+      return located(spec.where, "mesh.generator (finger)", [&] { return make_finger(spec.finger); });
+    case SceneMesh::Source::Bellows:
+      return located(spec.where, "mesh.generator (bellows)", [&] { return make_bellows(spec.bellows); });
+    case SceneMesh::Source::MultiCavity:
+      return located(spec.where, "mesh.generator (multi_cavity)",
+                     [&] { return make_multi_cavity_block(spec.multi_cavity); });
+    case SceneMesh::Source::File:
+      break;
+  }
+  Mesh mesh = located(spec.where, "mesh.file", [&] { return read_mesh(spec.file); });
+  for (Real& x : mesh.X) x *= spec.scale;
+  return mesh;
+}
+
+struct Builder {
+  const Scene& scene;
+  BuiltScene& out;
+  Real diagonal = 0;
+
+  Real tolerance(Real given) const { return given >= 0 ? given : 1e-6 * diagonal; }
+
+  std::vector<int> select(const SceneSelection& s, const std::string& what) const {
+    const Mesh& mesh = out.mesh;
+    std::vector<int> nodes;
+    switch (s.kind) {
+      case SceneSelection::Kind::Group: {
+        const auto it = mesh.node_groups.find(s.group);
+        if (it == mesh.node_groups.end())
+          fail(s.where, what + ": the mesh has no node group '" + s.group + "'; its node groups: " +
+                            keys_of(mesh.node_groups));
+        nodes = it->second;
+        break;
+      }
+      case SceneSelection::Kind::Box:
+        nodes = located(s.where, what, [&] { return nodes_in_box(mesh, s.min, s.max, tolerance(s.tolerance)); });
+        break;
+      case SceneSelection::Kind::Plane:
+        nodes = located(s.where, what,
+                        [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
+        break;
+      case SceneSelection::Kind::Nodes:
+        for (int n : s.nodes)
+          if (n >= mesh.num_nodes())
+            fail(s.where, what + ": node " + std::to_string(n) + " is out of range (the mesh has " +
+                              std::to_string(mesh.num_nodes()) + " nodes, numbered from 0)");
+        nodes = s.nodes;
+        break;
+    }
+    if (nodes.empty())
+      fail(s.where, what + ": selects no node; check the coordinates against the mesh (bounding-box diagonal " +
+                        std::to_string(diagonal) + ") or widen 'tolerance'");
+    return nodes;
+  }
+
+  void materials() {
+    const Mesh& mesh = out.mesh;
+    std::vector<int> owner(static_cast<size_t>(mesh.num_cells()), -1);
+    for (size_t i = 0; i < scene.materials.size(); ++i) {
+      const SceneMaterial& m = scene.materials[i];
+      if (m.region.empty()) {
+        std::fill(owner.begin(), owner.end(), static_cast<int>(i));
+        continue;
+      }
+      const auto it = mesh.cell_groups.find(m.region);
+      if (it == mesh.cell_groups.end())
+        fail(m.where, "materials[" + std::to_string(i) + "]: the mesh has no cell group '" + m.region +
+                          "'; its cell groups: " + keys_of(mesh.cell_groups));
+      for (int c : it->second) owner[static_cast<size_t>(c)] = static_cast<int>(i);
+    }
+    const auto missing = std::find(owner.begin(), owner.end(), -1);
+    if (missing != owner.end())
+      fail(scene.materials.front().where,
+           "materials: cell " + std::to_string(missing - owner.begin()) +
+               " is in no material region; put a material without 'region' (all cells) first, or regions that "
+               "cover every cell");
+    out.materials.reserve(owner.size());
+    for (int i : owner) out.materials.push_back(scene.materials[static_cast<size_t>(i)].material);
+  }
+
+  void boundary_conditions() {
+    const Mesh& mesh = out.mesh;
+    out.fixed_dofs.assign(static_cast<size_t>(mesh.num_dofs()), 0);
+    for (size_t i = 0; i < scene.fixed.size(); ++i) {
+      const SceneSelection& s = scene.fixed[i];
+      fix_components(mesh, select(s, "fixed[" + std::to_string(i) + "]"), s.components, out.fixed_dofs);
+    }
+    std::map<int, Real> prescribed;  // DOF -> displacement; a later entry overrides an earlier one
+    for (size_t i = 0; i < scene.prescribed.size(); ++i) {
+      const ScenePrescribed& p = scene.prescribed[i];
+      const std::vector<int> nodes = select(p.selection, "prescribed[" + std::to_string(i) + "]");
+      fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
+      for (int n : nodes)
+        for (int c = 0; c < mesh.dim; ++c)
+          if (p.selection.components[static_cast<size_t>(c)]) prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
+    }
+    for (const auto& [dof, value] : prescribed) out.loads.prescribed.push_back({dof, value});
+  }
+
+  void nodal_loads() {
+    const Mesh& mesh = out.mesh;
+    if (scene.forces.empty() && !scene.gravity.enabled) return;
+    out.loads.nodal.assign(static_cast<size_t>(mesh.num_dofs()), 0);
+    for (size_t i = 0; i < scene.forces.size(); ++i) {
+      const SceneForce& f = scene.forces[i];
+      const std::vector<int> nodes = select(f.selection, "loads.forces[" + std::to_string(i) + "]");
+      const Real share = 1.0 / static_cast<Real>(nodes.size());
+      for (int n : nodes)
+        for (int c = 0; c < mesh.dim; ++c)
+          if (f.selection.components[static_cast<size_t>(c)])
+            out.loads.nodal[static_cast<size_t>(n) * mesh.dim + c] += share * f.force[static_cast<size_t>(c)];
+    }
+    if (scene.gravity.enabled) {
+      const std::vector<Real> g = located(scene.gravity.where, "loads.gravity", [&] {
+        return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
+      });
+      for (size_t k = 0; k < g.size(); ++k) out.loads.nodal[k] += g[k];
+    }
+  }
+
+  PressureLoad pressure(const ScenePressure& p, size_t i) {
+    const Mesh& mesh = out.mesh;
+    const std::string what = "loads.pressure[" + std::to_string(i) + "] '" + p.name + "'";
+    if (mesh.dim != 3) fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
+    PressureLoad load;
+    load.name = p.name;
+    load.pressure = p.value;
+    load.closed = p.closed;
+    SurfaceReport report;
+    if (!p.surface.empty()) {
+      const auto it = mesh.surface_groups.find(p.surface);
+      if (it == mesh.surface_groups.end())
+        fail(p.where, what + ": the mesh has no surface group '" + p.surface + "'; its surface groups: " +
+                          keys_of(mesh.surface_groups));
+      load.surface = located(p.where, what, [&] {
+        return check_surface(mesh, it->second, p.name, p.closed, p.allow_flip, &report);
+      });
+    } else {
+      SurfaceMesh cavity = located(p.where, what, [&] { return read_surface(p.file); });
+      for (Real& x : cavity.X) x *= p.scale;
+      Mesh vertices;  // the cavity's own vertices, for check_surface
+      vertices.dim = 3;
+      vertices.X = cavity.X;
+      SurfaceGroup surface;
+      surface.triangles = cavity.triangles;
+      load.surface = located(p.where, what, [&] {
+        return check_surface(vertices, surface, p.name, p.closed, p.allow_flip, &report);
+      });
+      load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)", [&] {
+        return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance));
+      });
+    }
+    if (report.flipped > 0)
+      out.warnings.push_back(p.where.str() + ": " + what + ": the surface was wound into the cavity; reversed " +
+                             std::to_string(report.flipped) +
+                             " faces so that a positive pressure inflates it (allow_flip: false makes this an error)");
+    return load;
+  }
+
+  void probes() {
+    const Mesh& mesh = out.mesh;
+    for (const SceneProbe& p : scene.outputs.probes) {
+      const std::string what = "outputs.probes '" + p.name + "'";
+      const Real tol = tolerance(p.tolerance);
+      // locate_point throws (naming the point and its distance) when p is farther than tol from the mesh
+      const PointLocation loc = located(p.where, what, [&] { return locate_point(mesh, p.point, tol); });
+      BuiltProbe probe;
+      probe.name = p.name;
+      probe.point = p.point;
+      probe.cell = loc.cell;
+      for (int k = 0; k < loc.num_weights; ++k) {
+        probe.nodes.push_back(loc.nodes[k]);
+        probe.weights.push_back(loc.weights[k]);
+      }
+      out.probes.push_back(probe);
+    }
+  }
+};
+
+}  // namespace
+
+BuiltScene build_scene(const Scene& scene) {
+  SOFTIK_CHECK(!scene.materials.empty(), "build_scene: the scene has no material; add a 'materials' entry");
+  BuiltScene out;
+  out.mesh = make_mesh(scene.mesh);
+  Builder b{scene, out, bounding_diagonal(out.mesh)};
+  b.materials();
+  b.boundary_conditions();
+
+  AssemblyOptions assembly;
+  assembly.formulation = scene.formulation;
+  assembly.num_threads = scene.solver.threads;
+  out.assembler = located(scene.mesh.where, "the model", [&] {
+    return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
+  });
+  b.nodal_loads();
+  for (size_t i = 0; i < scene.pressures.size(); ++i) out.loads.pressures.push_back(b.pressure(scene.pressures[i], i));
+  b.probes();
+
+  const SceneSolver& s = scene.solver;
+  out.newton.load_steps = s.load_steps;
+  out.newton.max_iterations = s.max_iterations;
+  out.newton.residual_tolerance = s.residual_tolerance;
+  out.newton.increment_tolerance = s.increment_tolerance;
+  out.newton.max_step_cuts = s.max_step_cuts;
+  out.newton.line_search = s.line_search;
+  out.newton.pressure_stiffness = s.pressure_stiffness;
+  out.linear_solver = s.linear_solver;
+  return out;
+}
+
+}  // namespace softik

@@ -1,0 +1,222 @@
+// Scenes: a YAML file describing one static problem (mesh, formulation, materials, boundary
+// conditions, loads, solver settings, outputs), read strictly, built into the library's
+// objects and run (issue 3). The format is documented key by key in docs/scene-format.md.
+//
+//   Scene scene = parse_scene("examples/finger/finger.yaml");   // YAML -> Scene   (scene_parse.cpp)
+//   BuiltScene built = build_scene(scene);                       // Scene -> Assembler, Loads (scene_build.cpp)
+//   SceneRunResult r = run_scene(scene, {"out", &std::cerr});    // solve + outputs        (scene_run.cpp)
+//
+// Every error is a softik::Error. Errors about the scene's content start with
+// "<scene path>:<line>:<column>: " (1-based) and say what was expected there: the allowed keys
+// for an unknown key, the expected type for a wrong one, the missing key for an incomplete map.
+// Lengths, forces and pressures are in the scene's units (SI recommended: m, N, Pa, kg/m^3).
+#pragma once
+
+#include <array>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/assembly.hpp"
+#include "softik/linear_solver.hpp"
+#include "softik/loads.hpp"
+#include "softik/material.hpp"
+#include "softik/mesh.hpp"
+#include "softik/mesh_generator.hpp"
+#include "softik/static_solver.hpp"
+
+namespace softik {
+
+/// A place in the scene file, for messages: "<path>:<line>:<column>" (1-based).
+struct SceneLocation {
+  std::string path;
+  int line = 0;
+  int column = 0;
+  std::string str() const;  ///< "path:line:column"
+};
+
+/// Where the mesh comes from: a file, or one of the generators.
+struct SceneMesh {
+  enum class Source { File, Box, Finger, Bellows, MultiCavity };
+  Source source = Source::File;
+  std::string file;  ///< resolved against the scene file's folder
+  Real scale = 1;    ///< applied to the coordinates read from `file`
+  BoxSpec box;
+  CellType box_cell_type = CellType::Tet4;
+  FingerSpec finger;
+  BellowsSpec bellows;
+  MultiCavitySpec multi_cavity;
+  SceneLocation where;
+};
+
+/// A set of nodes: a named node group, an axis-aligned box, a plane or an explicit list.
+struct SceneSelection {
+  enum class Kind { Group, Box, Plane, Nodes };
+  Kind kind = Kind::Group;
+  std::string group;
+  std::array<Real, 3> min{0, 0, 0}, max{0, 0, 0};      ///< box corners
+  std::array<Real, 3> point{0, 0, 0}, normal{0, 0, 1};  ///< plane
+  Real tolerance = -1;  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
+  std::vector<int> nodes;
+  std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
+  SceneLocation where;
+};
+
+/// One region's material: `region` is a cell group ("" = all cells). Later entries override
+/// earlier ones on the cells they share.
+struct SceneMaterial {
+  std::string region;
+  std::string law;  ///< the scene's law name (linear, neo_hookean, ...)
+  Material material;
+  SceneLocation where;
+};
+
+struct ScenePrescribed {
+  SceneSelection selection;
+  std::array<Real, 3> displacement{0, 0, 0};  ///< at load factor 1
+};
+
+struct SceneForce {
+  SceneSelection selection;
+  std::array<Real, 3> force{0, 0, 0};  ///< total at load factor 1, split evenly over the nodes
+};
+
+struct ScenePressure {
+  std::string name;     ///< unique; names the CSV columns p_<name>, volume_<name>, ...
+  std::string surface;  ///< a surface group of the mesh, or
+  std::string file;     ///< an OBJ/STL cavity embedded in the mesh (resolved path)
+  Real scale = 1;       ///< applied to the file's coordinates
+  Real embed_tolerance = -1;  ///< < 0: 1e-6 x the mesh's bounding-box diagonal
+  Real value = 0;       ///< pressure at load factor 1
+  bool closed = true;
+  bool allow_flip = true;
+  SceneLocation where;
+};
+
+struct SceneGravity {
+  bool enabled = false;
+  Real density = 0;
+  std::array<Real, 3> g{0, 0, -9.81};
+  SceneLocation where;
+};
+
+struct SceneProbe {
+  std::string name;
+  std::array<Real, 3> point{0, 0, 0};
+  Real tolerance = -1;  ///< how far outside the mesh the point may be; < 0: 1e-6 x diagonal
+  SceneLocation where;
+};
+
+struct SceneSolver {
+  int load_steps = 10;
+  int max_iterations = 30;
+  Real residual_tolerance = 1e-8;
+  Real increment_tolerance = 1e-12;
+  int max_step_cuts = 6;
+  LineSearch line_search = LineSearch::Automatic;
+  bool pressure_stiffness = true;
+  LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  int threads = 0;  ///< 0: all hardware threads
+};
+
+struct SceneOutputs {
+  bool vtu = true;
+  int every = 1;  ///< write a .vtu every N converged load steps (the rest state and the last always)
+  std::vector<SceneProbe> probes;
+};
+
+struct Scene {
+  std::string path;       ///< the scene file (as given)
+  std::string name;       ///< `name:` or the file's stem; names the outputs
+  std::string description;
+  SceneMesh mesh;
+  Formulation formulation = Formulation::Hyperelastic;
+  SceneLocation formulation_where;
+  std::vector<SceneMaterial> materials;
+  std::vector<SceneSelection> fixed;
+  std::vector<ScenePrescribed> prescribed;
+  std::vector<ScenePressure> pressures;
+  SceneGravity gravity;
+  std::vector<SceneForce> forces;
+  SceneSolver solver;
+  SceneOutputs outputs;
+};
+
+/// Reads and checks a scene file (strict: unknown keys, wrong types, missing required keys and
+/// invalid material parameters are errors naming the line and column).
+Scene parse_scene(const std::string& path);
+/// The same from YAML text; `path` is used in messages and to resolve relative file names.
+Scene parse_scene_string(const std::string& yaml, const std::string& path);
+
+/// A probe located in the mesh: its displacement is sum_k weights[k] * u[nodes[k]].
+struct BuiltProbe {
+  std::string name;
+  std::array<Real, 3> point{0, 0, 0};
+  int cell = -1;
+  std::vector<int> nodes;
+  std::vector<Real> weights;
+};
+
+/// A scene turned into the objects the solver takes.
+struct BuiltScene {
+  Mesh mesh;
+  std::vector<Material> materials;  ///< one per cell
+  std::vector<char> fixed_dofs;     ///< num_dofs entries, fixed and prescribed DOFs non-zero
+  std::unique_ptr<Assembler> assembler;
+  Loads loads;                      ///< nodal (forces + gravity), pressures, prescribed
+  NewtonOptions newton;             ///< without on_step (run_scene sets it)
+  LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  std::vector<BuiltProbe> probes;
+  std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
+};
+
+/// Builds the mesh (file or generator), one material per cell, the fixed-DOF mask, the loads
+/// and the solver options. Errors name the scene location of the offending entry.
+BuiltScene build_scene(const Scene& scene);
+
+struct SceneRunOptions {
+  std::string out_dir;                 ///< created if missing
+  std::ostream* progress = nullptr;    ///< one line per converged load step (null: quiet)
+  std::ostream* warnings = nullptr;    ///< "softik: warning: ..." lines (null: dropped)
+};
+
+struct PressureSummary {
+  std::string name;
+  Real pressure = 0;  ///< at the last converged step
+  Real volume0 = 0;   ///< rest volume (0 for open surfaces)
+  Real volume = 0;
+};
+
+struct ProbeSummary {
+  std::string name;
+  std::array<Real, 3> point{0, 0, 0};
+  std::array<Real, 3> displacement{0, 0, 0};
+};
+
+struct SceneRunResult {
+  std::string name;
+  int num_dofs = 0, num_free_dofs = 0, num_cells = 0;
+  int load_steps = 0;         ///< converged increments
+  int newton_iterations = 0;  ///< over all increments, cut ones included
+  int step_cuts = 0;
+  Real load_factor = 0;       ///< of the last converged increment (1 on success)
+  double seconds = 0;         ///< wall time of the solve (outputs included)
+  std::vector<PressureSummary> pressures;
+  std::vector<ProbeSummary> probes;
+  std::string csv_path, pvd_path;
+  int vtu_files = 0;
+  std::vector<std::string> warnings;
+};
+
+/// Builds and solves the scene, writing into options.out_dir: <name>.csv (one row for the rest
+/// state and one per converged load step), and with outputs.vtu <name>_NNNN.vtu per output step
+/// plus <name>.pvd. Rows and files are flushed as the steps converge, so a failed run leaves what
+/// it had. Throws softik::Error (the Newton solver's report on non-convergence).
+SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options);
+
+/// A human-readable summary of a run (the CLI prints it at the end).
+void write_summary(const SceneRunResult& result, std::ostream& out);
+
+}  // namespace softik
