@@ -1,0 +1,134 @@
+// A full static solve of the pneumatic finger (make_finger, Tet4, neo-Hookean silicone, base
+// fixed, cavity inflated to 20 kPa in 4 load steps, follower-load stiffness on) at three
+// resolutions, and its phases measured at the inflated equilibrium: assembly of f and K,
+// numeric factorisation and one solve, CHOLMOD vs Eigen SimplicialLDLT on the same matrices.
+// Counters: cells, free DOFs, Newton iterations (full solve), nnz(L).
+//
+//   ./build/bench/bench_finger_static --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/loads.hpp"
+#include "softik/static_solver.hpp"
+
+namespace {
+
+using softik::Real;
+
+constexpr Real kPressure = 20e3;  // Pa
+
+struct Finger {
+  softik::Mesh mesh;
+  std::unique_ptr<softik::Assembler> assembler;
+  softik::Loads loads;
+  std::vector<Real> x;  ///< inflated equilibrium
+  std::vector<Real> K;  ///< tangent there (elastic + load stiffness)
+  int iterations = 0;
+};
+
+softik::NewtonOptions newton_options() {
+  softik::NewtonOptions o;
+  o.load_steps = 4;
+  return o;
+}
+
+/// The finger at resolution level 0, 1, 2: grid cells of 3, 2 and 1.4 mm.
+const Finger& finger(int level) {
+  static std::map<int, std::unique_ptr<Finger>> cache;
+  auto& slot = cache[level];
+  if (!slot) {
+    slot = std::make_unique<Finger>();
+    softik::FingerSpec spec;
+    const Real cell[] = {0.003, 0.002, 0.0014};
+    spec.cell_size = cell[level];
+    slot->mesh = softik::make_finger(spec);
+    softik::AssemblyOptions options;
+    options.formulation = softik::Formulation::Hyperelastic;
+    slot->assembler = std::make_unique<softik::Assembler>(
+        slot->mesh, std::vector<softik::Material>{softik::fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+        softik::fix_nodes(slot->mesh, slot->mesh.node_groups.at("xmin")), options);
+    softik::PressureLoad p;
+    p.name = "cavity";
+    p.surface = slot->mesh.surface_groups.at("cavity");
+    p.pressure = kPressure;
+    slot->loads.pressures.push_back(p);
+    slot->x = slot->mesh.rest_positions();
+    auto solver = softik::make_linear_solver();
+    slot->iterations = softik::solve_static(*slot->assembler, *solver, slot->loads, slot->x, newton_options()).iterations;
+    slot->assembler->assemble(slot->x, nullptr, nullptr, &slot->K);
+    softik::add_pressure_stiffness(p, kPressure, *slot->assembler, slot->x, -1.0, slot->K);
+  }
+  return *slot;
+}
+
+void common_counters(benchmark::State& state, const Finger& f) {
+  state.counters["cells"] = f.mesh.num_cells();
+  state.counters["free_dofs"] = f.assembler->num_free_dofs();
+}
+
+void BM_FingerStaticSolve(benchmark::State& state) {
+  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
+  const Finger& f = finger(static_cast<int>(state.range(1)));
+  auto solver = softik::make_linear_solver(kind);
+  int iterations = 0;
+  for (auto _ : state) {
+    std::vector<Real> x = f.mesh.rest_positions();
+    iterations = softik::solve_static(*f.assembler, *solver, f.loads, x, newton_options()).iterations;
+  }
+  state.SetLabel(solver->name());
+  common_counters(state, f);
+  state.counters["newton_iterations"] = iterations;
+}
+
+void BM_FingerAssembly(benchmark::State& state) {
+  const Finger& f = finger(static_cast<int>(state.range(0)));
+  std::vector<Real> force, K;
+  for (auto _ : state) {
+    f.assembler->assemble(f.x, nullptr, &force, &K);
+    softik::add_pressure_forces(f.loads.pressures[0], kPressure, f.mesh, f.x, force);
+    softik::add_pressure_stiffness(f.loads.pressures[0], kPressure, *f.assembler, f.x, -1.0, K);
+  }
+  common_counters(state, f);
+}
+
+void BM_FingerFactorize(benchmark::State& state) {
+  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
+  const Finger& f = finger(static_cast<int>(state.range(1)));
+  auto solver = softik::make_linear_solver(kind);
+  solver->analyze(f.assembler->pattern());
+  for (auto _ : state) solver->factorize(f.K);
+  state.SetLabel(solver->name());
+  common_counters(state, f);
+  state.counters["nnz_L"] = static_cast<double>(solver->info().factor_nnz);
+}
+
+void BM_FingerSolve(benchmark::State& state) {
+  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
+  const Finger& f = finger(static_cast<int>(state.range(1)));
+  auto solver = softik::make_linear_solver(kind);
+  solver->analyze(f.assembler->pattern());
+  solver->factorize(f.K);
+  std::vector<Real> rhs(static_cast<size_t>(f.assembler->num_free_dofs()), 1.0), x(rhs.size());
+  for (auto _ : state) solver->solve(rhs.data(), x.data(), 1);
+  state.SetLabel(solver->name());
+  common_counters(state, f);
+}
+
+void SolverLevels(benchmark::internal::Benchmark* bm) {
+  std::vector<int> kinds{static_cast<int>(softik::LinearSolverKind::EigenLDLT)};
+  if (softik::have_cholmod()) kinds.push_back(static_cast<int>(softik::LinearSolverKind::Cholmod));
+  for (int level : {0, 1, 2})
+    for (int kind : kinds) bm->Args({kind, level});
+}
+
+BENCHMARK(BM_FingerAssembly)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FingerFactorize)->Apply(SolverLevels)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FingerSolve)->Apply(SolverLevels)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FingerStaticSolve)->Apply(SolverLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
