@@ -113,6 +113,13 @@ std::string_view TextFile::peek_token() const {
   return std::string_view(text_).substr(start, p - start);
 }
 
+std::string_view trim(std::string_view line) {
+  size_t begin = 0, end = line.size();
+  while (begin < end && is_space(line[begin])) ++begin;
+  while (end > begin && is_space(line[end - 1])) --end;
+  return line.substr(begin, end - begin);
+}
+
 void split(std::string_view line, std::vector<std::string_view>* tokens) {
   tokens->clear();
   size_t p = 0;

@@ -62,6 +62,8 @@ class TextFile {
   long num_lines_ = 1;
 };
 
+/// The line without leading and trailing whitespace.
+std::string_view trim(std::string_view line);
 /// Splits a line at whitespace into `tokens` (cleared first).
 void split(std::string_view line, std::vector<std::string_view>* tokens);
 
@@ -109,6 +111,20 @@ struct RawElements {
 /// (node_lines[n]) whose unused coordinates are not 0 (`plane_hint` is appended there).
 std::vector<int> assemble_cells(const RawElements& raw, const std::vector<long>& node_lines, const Where& none_where,
                                 const char* plane_hint, Mesh* mesh);
+
+/// VTK cells as read (legacy .vtk and .vtu): cell c has VTK type types[c] and the points
+/// conn[offsets[c] .. offsets[c+1]) (offsets has one entry more than types, offsets[0] = 0,
+/// non-decreasing, offsets.back() == conn.size()). The *_lines give the line of each entry.
+struct VtkCells {
+  std::vector<long long> types, offsets{0}, conn;
+  std::vector<long> type_lines, cell_lines, conn_lines;
+};
+
+/// The mesh of VTK points (X, 3 per point) and cells (mesh_io_vtk.cpp): refuses unsupported
+/// types, wrong node counts and out-of-range point indices at their lines; in 3D, triangles and
+/// quads go to surface_groups["vtk_faces"]. cell_of[c] is the Mesh cell of VTK cell c or -1.
+Mesh build_vtk_mesh(const std::string& path, std::vector<Real> X, const std::vector<long>& point_lines,
+                    const VtkCells& cells, std::vector<int>* cell_of);
 
 // The format readers (each in its own file); read_mesh_data() dispatches on the extension.
 Mesh read_gmsh(const std::string& path);

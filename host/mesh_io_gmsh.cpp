@@ -1,277 +1,442 @@
-// Gmsh .msh reader, versions 2.2 and 4.1, ASCII (mesh_io.hpp). Sections: $MeshFormat,
-// $PhysicalNames, $Entities (4.1: entity -> physical tags), $Nodes, $Elements; others skipped.
-// Element types: 1 line2, 2 tri3, 3 quad4, 4 tet4, 5 hex8, 15 point (Gmsh's node order of these
-// linear elements is VTK's). Physical groups become groups named by $PhysicalNames (else
-// "physical_<tag>"): cells of the mesh's dimension -> cell_groups, faces of dimension dim-1 ->
-// surface_groups (file winding), every group -> node_groups (all nodes of its elements).
+// Gmsh .msh reader, formats 2.2 and 4.1 ASCII (mesh_io.hpp). Sections: $MeshFormat,
+// $PhysicalNames, $Entities (4.1: entity -> physical tags), $Nodes, $Elements; others are skipped
+// to their $End line. Element types 1 line, 2 triangle, 3 quadrangle, 4 tetrahedron, 5 hexahedron,
+// 15 point (Gmsh's node order of these linear elements is VTK's). The file is read line by line:
+// Gmsh writes one node, element or entity per line, so a wrong count is caught on its own line.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
-#include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "mesh_io_common.hpp"
 
 namespace softik::mesh_io {
-
 namespace {
 
-int element_kind(int gmsh_type, const Where& where) {
-  switch (gmsh_type) {
-    case 1: return static_cast<int>(CellType::Edge2);
-    case 2: return static_cast<int>(CellType::Tri3);
-    case 3: return static_cast<int>(CellType::Quad4);
-    case 4: return static_cast<int>(CellType::Tet4);
-    case 5: return static_cast<int>(CellType::Hex8);
-    case 15: return RawElements::kPoint;
-    default:
-      SOFTIK_PARSE_FAIL(where, "unsupported Gmsh element type " << gmsh_type
-                                                               << ": softik reads 1 (2-node line), 2 (3-node triangle), "
-                                                                  "3 (4-node quadrangle), 4 (4-node tetrahedron), 5 "
-                                                                  "(8-node hexahedron) and 15 (point); re-mesh with "
-                                                                  "first-order elements (Gmsh: -order 1)");
+struct GmshType {
+  int type;
+  int kind;  // CellType value or RawElements::kPoint
+  int nodes;
+  const char* name;
+};
+
+constexpr GmshType kSupportedTypes[] = {
+    {1, static_cast<int>(CellType::Edge2), 2, "line"},      {2, static_cast<int>(CellType::Tri3), 3, "triangle"},
+    {3, static_cast<int>(CellType::Quad4), 4, "quadrangle"}, {4, static_cast<int>(CellType::Tet4), 4, "tetrahedron"},
+    {5, static_cast<int>(CellType::Hex8), 8, "hexahedron"},  {15, RawElements::kPoint, 1, "point"}};
+
+// Other Gmsh types, named in the error that refuses them.
+const char* unsupported_type_name(long long type) {
+  switch (type) {
+    case 6: return "6-node prism";
+    case 7: return "5-node pyramid";
+    case 8: return "3-node line";
+    case 9: return "6-node triangle";
+    case 10: return "9-node quadrangle";
+    case 11: return "10-node tetrahedron";
+    case 12: return "27-node hexahedron";
+    case 13: return "18-node prism";
+    case 14: return "14-node pyramid";
+    case 16: return "8-node quadrangle";
+    case 17: return "20-node hexahedron";
+    case 18: return "15-node prism";
+    case 19: return "13-node pyramid";
+    default: return "unknown to softik";
   }
 }
 
-int kind_nodes(int kind) { return kind == RawElements::kPoint ? 1 : nodes_per_cell(static_cast<CellType>(kind)); }
+const GmshType& lookup_type(long long type, const Where& where) {
+  for (const GmshType& t : kSupportedTypes)
+    if (t.type == type) return t;
+  SOFTIK_PARSE_FAIL(where, "element type " << type << " (" << unsupported_type_name(type)
+                                           << ") is not supported: softik reads Gmsh element types 1 (line), 2 "
+                                              "(triangle), 3 (quadrangle), 4 (tetrahedron), 5 (hexahedron) and 15 "
+                                              "(point); re-mesh with first-order tetrahedra or hexahedra only "
+                                              "(Mesh.ElementOrder = 1, no prisms or pyramids)");
+}
 
-struct GmshFile {
-  TextFile file;
-  double version = 0;
-  std::map<std::pair<int, int>, std::string> names;                 // (dim, physical tag) -> name
-  std::map<std::pair<int, int>, std::vector<int>> entity_physicals;  // (dim, entity tag) -> physical tags
-  std::unordered_map<long long, int> node_index;                     // Gmsh node tag -> 0-based index
-  std::vector<long> node_lines;
-  Mesh mesh;
-  RawElements raw;
-  std::vector<std::vector<int>> physicals;  // per element: its physical tags
-  std::vector<int> element_dim;
+class GmshReader {
+ public:
+  explicit GmshReader(const std::string& path) : file_(path) {}
 
-  explicit GmshFile(const std::string& path) : file(path) {}
+  Mesh read() {
+    std::string_view line;
+    while (file_.next_line(&line) && trim(line).empty()) {
+    }
+    SOFTIK_PARSE_CHECK(trim(line) == "$MeshFormat", file_.where(),
+                       "expected $MeshFormat at the start of a Gmsh .msh file, found '"
+                           << trim(line).substr(0, 40) << "'");
+    read_format();
+    while (file_.next_line(&line)) {
+      const std::string_view section = trim(line);
+      if (section.empty()) continue;
+      SOFTIK_PARSE_CHECK(section[0] == '$', file_.where(),
+                         "expected the start of a section ($Nodes, $Elements, ...), found '" << section.substr(0, 40)
+                                                                                             << "'");
+      if (section == "$PhysicalNames") {
+        read_physical_names();
+      } else if (section == "$Entities" && version_ == 4) {
+        read_entities();
+      } else if (section == "$Nodes") {
+        SOFTIK_PARSE_CHECK(!have_nodes_, file_.where(), "a second $Nodes section: softik reads one");
+        version_ == 4 ? read_nodes41() : read_nodes22();
+        have_nodes_ = true;
+      } else if (section == "$Elements") {
+        SOFTIK_PARSE_CHECK(!have_elements_, file_.where(), "a second $Elements section: softik reads one");
+        SOFTIK_PARSE_CHECK(have_nodes_, file_.where(), "$Elements before $Nodes: the nodes must come first");
+        elements_line_ = file_.where().line;
+        version_ == 4 ? read_elements41() : read_elements22();
+        have_elements_ = true;
+      } else {
+        skip_section(section);
+      }
+    }
+    SOFTIK_PARSE_CHECK(have_nodes_, file_.eof_where(), "no $Nodes section in the file");
+    SOFTIK_PARSE_CHECK(have_elements_, file_.eof_where(), "no $Elements section in the file");
+    return build();
+  }
 
-  void expect_end(const char* section) {
-    const std::string end = std::string("$End") + section;
-    const std::string_view token = file.expect_token(("before " + end).c_str());
-    SOFTIK_PARSE_CHECK(token == end, file.where(), "expected " << end << ", found '" << token << "' (wrong counts in $"
-                                                               << section << "?)");
+ private:
+  // The next line, which must not start a section ("$..."), split into tokens_.
+  void next_record(const char* context, long declared, long read) {
+    const std::string_view line = file_.expect_line(context);
+    split(line, &tokens_);
+    SOFTIK_PARSE_CHECK(tokens_.empty() || tokens_[0][0] != '$', file_.where(),
+                       "expected " << declared << " entries " << context << " as its header declares, found "
+                                   << tokens_[0] << " after " << read);
+  }
+
+  void expect_end(const char* end, long declared) {
+    std::string_view line;
+    while (file_.next_line(&line) && trim(line).empty()) {
+    }
+    SOFTIK_PARSE_CHECK(!file_.at_end() || trim(line) == end, file_.eof_where(),
+                       "unexpected end of file: expected " << end << " (is the file truncated?)");
+    SOFTIK_PARSE_CHECK(trim(line) == end, file_.where(),
+                       "expected " << end << " after the " << declared << " entries the section header declares, found '"
+                                   << trim(line).substr(0, 40) << "' (is the count in the header wrong?)");
+  }
+
+  void skip_section(std::string_view section) {
+    const long start = file_.where().line;
+    const std::string end = "$End" + std::string(section.substr(1));
+    std::string_view line;
+    while (file_.next_line(&line))
+      if (trim(line) == end) return;
+    SOFTIK_PARSE_FAIL(file_.eof_where(), "unexpected end of file: section " << section << " (line " << start
+                                                                            << ") has no " << end);
   }
 
   void read_format() {
-    version = next_real(file, "in $MeshFormat", "the format version");
-    const Where w = file.where();
-    SOFTIK_PARSE_CHECK(version == 2.2 || (version >= 4.1 && version < 4.2) || version == 2.0 || version == 2.1, w,
-                       "unsupported Gmsh format version " << version << ": softik reads 2.2 and 4.1 (Gmsh: File > "
-                                                                        "Export, Version 4 ASCII or 2 ASCII)");
-    const int binary = next_count(file, "in $MeshFormat", "the file type");
-    SOFTIK_PARSE_CHECK(binary == 0, file.where(), "binary .msh files are not read: re-save the mesh as ASCII (Gmsh: "
-                                                  "File > Export, format 'Version 4 ASCII')");
-    next_count(file, "in $MeshFormat", "the data size");
-    expect_end("MeshFormat");
+    split(file_.expect_line("in $MeshFormat"), &tokens_);
+    const Where at = file_.where();
+    SOFTIK_PARSE_CHECK(tokens_.size() == 3, at,
+                       "expected 'version file-type data-size' in $MeshFormat, found " << tokens_.size() << " fields");
+    const std::string_view version = tokens_[0];
+    if (version == "4.1") {
+      version_ = 4;
+    } else if (version == "2.2" || version == "2.1" || version == "2" || version == "2.0") {
+      version_ = 2;
+    } else {
+      SOFTIK_PARSE_FAIL(at, "Gmsh file format " << version.substr(0, 20)
+                                                << " is not supported: re-save the mesh as version 4.1 or 2.2 ASCII "
+                                                   "(Gmsh: File > Export, or set Mesh.MshFileVersion = 4.1)");
+    }
+    const long long file_type = parse_int(tokens_[1], at, "the file type (0 = ASCII)");
+    SOFTIK_PARSE_CHECK(file_type == 0, at,
+                       "this is a binary .msh file (file type " << file_type
+                                                                << "), which softik does not read: re-save it as "
+                                                                   "ASCII (Gmsh: File > Export without 'Save in "
+                                                                   "binary format', or set Mesh.Binary = 0)");
+    expect_end("$EndMeshFormat", 1);
   }
 
   void read_physical_names() {
-    const int n = next_count(file, "in $PhysicalNames", "the number of physical names");
-    for (int k = 0; k < n; ++k) {
-      const int dim = next_count(file, "in $PhysicalNames", "a physical group dimension");
-      const int tag = next_count(file, "in $PhysicalNames", "a physical tag");
-      std::string_view line = file.expect_line("in $PhysicalNames");
-      const size_t q0 = line.find('"'), q1 = line.rfind('"');
-      SOFTIK_PARSE_CHECK(q0 != std::string_view::npos && q1 > q0, file.where(),
-                         "expected a quoted physical group name after '" << dim << " " << tag << "'");
-      names[{dim, tag}] = std::string(line.substr(q0 + 1, q1 - q0 - 1));
+    split(file_.expect_line("in $PhysicalNames"), &tokens_);
+    SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of physical names, found "
+                                                               << tokens_.size() << " fields");
+    const int n = parse_count(tokens_[0], file_.where(), "the number of physical names");
+    for (int i = 0; i < n; ++i) {
+      const std::string_view line = file_.expect_line("in $PhysicalNames");
+      split(line, &tokens_);
+      const Where at = file_.where();
+      SOFTIK_PARSE_CHECK(tokens_.empty() || tokens_[0][0] != '$', at,
+                         "expected " << n << " physical names as the header declares, found " << tokens_[0]
+                                     << " after " << i);
+      SOFTIK_PARSE_CHECK(tokens_.size() >= 3, at, "expected 'dimension tag \"name\"', found " << tokens_.size()
+                                                                                            << " fields");
+      const long long dim = parse_int(tokens_[0], at, "the dimension of a physical group");
+      SOFTIK_PARSE_CHECK(dim >= 0 && dim <= 3, at, "physical group dimension " << dim << " is not in 0..3");
+      const long long tag = parse_int(tokens_[1], at, "a physical tag");
+      const std::string_view rest = trim(line.substr(static_cast<size_t>(tokens_[1].data() + tokens_[1].size() - line.data())));
+      SOFTIK_PARSE_CHECK(rest.size() >= 2 && rest.front() == '"' && rest.back() == '"', at,
+                         "expected the physical group name in double quotes, found '" << rest.substr(0, 40) << "'");
+      names_[{static_cast<int>(dim), tag}] = std::string(rest.substr(1, rest.size() - 2));
     }
-    expect_end("PhysicalNames");
+    expect_end("$EndPhysicalNames", n);
   }
 
   void read_entities() {
+    split(file_.expect_line("in $Entities"), &tokens_);
+    SOFTIK_PARSE_CHECK(tokens_.size() == 4, file_.where(),
+                       "expected 'numPoints numCurves numSurfaces numVolumes', found " << tokens_.size() << " fields");
     int counts[4];
-    for (int& c : counts) c = next_count(file, "in $Entities", "a number of entities");
-    for (int dim = 0; dim < 4; ++dim)
-      for (int k = 0; k < counts[dim]; ++k) {
-        const int tag = next_count(file, "in $Entities", "an entity tag");
-        for (int j = 0; j < (dim == 0 ? 3 : 6); ++j) next_real(file, "in $Entities", "a bound");
-        const int np = next_count(file, "in $Entities", "a number of physical tags");
-        std::vector<int>& phys = entity_physicals[{dim, tag}];
-        for (int j = 0; j < np; ++j)
-          phys.push_back(static_cast<int>(std::abs(next_int(file, "in $Entities", "a physical tag"))));
-        if (dim > 0) {
-          const int nb = next_count(file, "in $Entities", "a number of bounding entities");
-          for (int j = 0; j < nb; ++j) next_int(file, "in $Entities", "a bounding entity tag");
+    for (int d = 0; d < 4; ++d) counts[d] = parse_count(tokens_[d], file_.where(), "a number of entities");
+    long total = 0;
+    for (int d = 0; d < 4; ++d)
+      for (int i = 0; i < counts[d]; ++i) {
+        next_record("in $Entities", static_cast<long>(counts[0]) + counts[1] + counts[2] + counts[3], total++);
+        const Where at = file_.where();
+        // Points: tag x y z numPhysicals physicals...; others: tag box(6) numPhysicals physicals...
+        // numBounding bounding...
+        const size_t phys_at = d == 0 ? 4 : 7;
+        SOFTIK_PARSE_CHECK(tokens_.size() > phys_at, at,
+                           "expected " << (d == 0 ? "'tag x y z numPhysicalTags ...'" : "'tag minX minY minZ maxX "
+                                                                                         "maxY maxZ numPhysicalTags ...'")
+                                       << " for an entity of dimension " << d << ", found " << tokens_.size()
+                                       << " fields");
+        const long long tag = parse_int(tokens_[0], at, "an entity tag");
+        const int num_phys = parse_count(tokens_[phys_at], at, "the number of physical tags");
+        const size_t after = phys_at + 1 + static_cast<size_t>(num_phys);
+        size_t expected = after;
+        if (d > 0) {
+          SOFTIK_PARSE_CHECK(tokens_.size() > after, at,
+                             "expected " << num_phys << " physical tags and the number of bounding entities, found "
+                                         << tokens_.size() - phys_at - 1 << " values");
+          expected = after + 1 + static_cast<size_t>(parse_count(tokens_[after], at, "the number of bounding entities"));
+        }
+        SOFTIK_PARSE_CHECK(tokens_.size() == expected, at,
+                           "expected " << expected << " fields for this entity of dimension " << d << ", found "
+                                       << tokens_.size());
+        std::vector<long long>& phys = entity_physicals_[{d, tag}];
+        for (size_t k = phys_at + 1; k < after; ++k) phys.push_back(std::llabs(parse_int(tokens_[k], at, "a physical tag")));
+      }
+    expect_end("$EndEntities", total);
+  }
+
+  void add_node(long long tag, size_t first_coordinate, const Where& at) {
+    const auto [it, inserted] = node_index_.emplace(tag, mesh_.num_nodes());
+    SOFTIK_PARSE_CHECK(inserted, at, "node tag " << tag << " is defined twice (first at line "
+                                                 << node_lines_[static_cast<size_t>(it->second)] << ")");
+    static const char* const what[3] = {"the x coordinate", "the y coordinate", "the z coordinate"};
+    for (int i = 0; i < 3; ++i) mesh_.X.push_back(parse_coordinate(tokens_[first_coordinate + i], at, what[i]));
+    node_lines_.push_back(at.line);
+  }
+
+  void read_nodes22() {
+    split(file_.expect_line("in $Nodes"), &tokens_);
+    SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of nodes, found " << tokens_.size()
+                                                                                                << " fields");
+    const int n = parse_count(tokens_[0], file_.where(), "the number of nodes");
+    for (int i = 0; i < n; ++i) {
+      next_record("in $Nodes", n, i);
+      SOFTIK_PARSE_CHECK(tokens_.size() == 4, file_.where(),
+                         "expected a node as 'tag x y z' (4 numbers), found " << tokens_.size());
+      add_node(parse_int(tokens_[0], file_.where(), "a node tag"), 1, file_.where());
+    }
+    expect_end("$EndNodes", n);
+  }
+
+  void read_nodes41() {
+    split(file_.expect_line("in $Nodes"), &tokens_);
+    const Where header = file_.where();
+    SOFTIK_PARSE_CHECK(tokens_.size() == 4, header,
+                       "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found " << tokens_.size()
+                                                                                          << " fields");
+    const int blocks = parse_count(tokens_[0], header, "the number of node blocks");
+    const int n = parse_count(tokens_[1], header, "the number of nodes");
+    for (int b = 0; b < blocks; ++b) {
+      next_record("in $Nodes (node block headers)", blocks, b);
+      const Where at = file_.where();
+      SOFTIK_PARSE_CHECK(tokens_.size() == 4, at,
+                         "expected a node block header 'entityDim entityTag parametric numNodesInBlock', found "
+                             << tokens_.size() << " fields");
+      const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
+      SOFTIK_PARSE_CHECK(entity_dim >= 0 && entity_dim <= 3, at, "entity dimension " << entity_dim << " is not in 0..3");
+      const long long parametric = parse_int(tokens_[2], at, "the parametric flag (0 or 1)");
+      SOFTIK_PARSE_CHECK(parametric == 0 || parametric == 1, at, "the parametric flag is " << parametric
+                                                                                         << ", expected 0 or 1");
+      const int count = parse_count(tokens_[3], at, "the number of nodes in the block");
+      SOFTIK_PARSE_CHECK(count <= n - mesh_.num_nodes(), at,
+                         "this block holds " << count << " nodes, more than the " << n - mesh_.num_nodes()
+                                             << " left of the " << n << " the $Nodes header declares");
+      std::vector<long long> tags;
+      std::vector<long> tag_lines;
+      while (static_cast<int>(tags.size()) < count) {
+        next_record("in $Nodes (node tags)", count, static_cast<long>(tags.size()));
+        SOFTIK_PARSE_CHECK(static_cast<int>(tags.size() + tokens_.size()) <= count, file_.where(),
+                           "more node tags than the " << count << " the block header declares");
+        for (std::string_view t : tokens_) {
+          tags.push_back(parse_int(t, file_.where(), "a node tag"));
+          tag_lines.push_back(file_.where().line);
         }
       }
-    expect_end("Entities");
-  }
-
-  void add_node(long long tag, const Where& where) {
-    SOFTIK_PARSE_CHECK(node_index.emplace(tag, static_cast<int>(node_lines.size())).second, where,
-                       "node tag " << tag << " is defined twice");
-    node_lines.push_back(where.line);
-  }
-
-  void read_coordinates() {
-    for (int i = 0; i < 3; ++i)
-      mesh.X.push_back(next_coordinate(file, "in $Nodes", "a node coordinate"));
-  }
-
-  void read_nodes() {
-    if (version < 4) {
-      const int n = next_count(file, "in $Nodes", "the number of nodes");
-      for (int k = 0; k < n; ++k) {
-        const long long tag = next_int(file, "in $Nodes", "a node tag");
-        add_node(tag, file.where());
-        read_coordinates();
-      }
-    } else {
-      const int blocks = next_count(file, "in $Nodes", "the number of node blocks");
-      next_count(file, "in $Nodes", "the number of nodes");
-      next_int(file, "in $Nodes", "the minimum node tag");
-      next_int(file, "in $Nodes", "the maximum node tag");
-      for (int b = 0; b < blocks; ++b) {
-        next_count(file, "in $Nodes", "an entity dimension");
-        next_int(file, "in $Nodes", "an entity tag");
-        const int parametric = next_count(file, "in $Nodes", "the parametric flag");
-        SOFTIK_PARSE_CHECK(parametric == 0, file.where(), "parametric node coordinates are not read; export without "
-                                                          "'Save parametric coordinates'");
-        const int n = next_count(file, "in $Nodes", "the number of nodes in the block");
-        const size_t first = node_lines.size();
-        for (int k = 0; k < n; ++k) add_node(next_int(file, "in $Nodes", "a node tag"), file.where());
-        for (int k = 0; k < n; ++k) {
-          read_coordinates();
-          node_lines[first + static_cast<size_t>(k)] = file.where().line;
-        }
+      const size_t values = 3 + (parametric ? static_cast<size_t>(entity_dim) : 0);
+      for (int i = 0; i < count; ++i) {
+        next_record("in $Nodes (node coordinates)", count, i);
+        SOFTIK_PARSE_CHECK(tokens_.size() == values, file_.where(),
+                           "expected " << values << " coordinates for node tag " << tags[static_cast<size_t>(i)]
+                                       << " (declared at line " << tag_lines[static_cast<size_t>(i)] << "), found "
+                                       << tokens_.size());
+        add_node(tags[static_cast<size_t>(i)], 0, file_.where());
       }
     }
-    expect_end("Nodes");
+    SOFTIK_PARSE_CHECK(mesh_.num_nodes() == n, header, "the $Nodes header declares " << n << " nodes but its "
+                                                                                   << blocks << " blocks hold "
+                                                                                   << mesh_.num_nodes());
+    expect_end("$EndNodes", n);
   }
 
-  void read_element_nodes(int kind, const char* context) {
-    for (int a = 0; a < kind_nodes(kind); ++a) {
-      const long long tag = next_int(file, context, "a node tag");
-      const auto it = node_index.find(tag);
-      SOFTIK_PARSE_CHECK(it != node_index.end(), file.where(),
-                         "element uses node tag " << tag << ", which $Nodes does not define");
-      raw.nodes.push_back(it->second);
+  // An element whose node tags are tokens_[first..]; `physicals` are its physical tags.
+  void add_element(long long tag, const GmshType& type, size_t first, const long long* physicals, size_t num_physicals) {
+    const Where at = file_.where();
+    const size_t found = tokens_.size() - first;
+    SOFTIK_PARSE_CHECK(found == static_cast<size_t>(type.nodes), at,
+                       "expected " << type.nodes << " node tags for a " << type.name << " (type " << type.type
+                                   << "), found " << found);
+    const int e = raw_.size();
+    raw_.add(type.kind, at.line);
+    for (size_t k = first; k < tokens_.size(); ++k) {
+      const long long node_tag = parse_int(tokens_[k], at, "a node tag");
+      const auto it = node_index_.find(node_tag);
+      SOFTIK_PARSE_CHECK(it != node_index_.end(), at,
+                         "element " << tag << " refers to node tag " << node_tag << ", which $Nodes does not define");
+      raw_.nodes.push_back(it->second);
     }
-    raw.close();
+    raw_.close();
+    int owner = e;
+    // Gmsh 2.2 writes an element once per physical group it belongs to: the same element.
+    const auto [it, inserted] = version_ == 2 ? element_index_.emplace(tag, e) : std::make_pair(element_index_.end(), true);
+    if (!inserted) {
+      owner = it->second;
+      const bool same = raw_.kind[owner] == type.kind &&
+                        std::equal(raw_.nodes.begin() + raw_.offsets[owner], raw_.nodes.begin() + raw_.offsets[owner + 1],
+                                   raw_.nodes.begin() + raw_.offsets[e]);
+      SOFTIK_PARSE_CHECK(same, at, "element tag " << tag << " is defined twice with different types or nodes (first at line "
+                                                  << raw_.line[owner] << ")");
+      raw_.kind.pop_back();
+      raw_.line.pop_back();
+      raw_.offsets.pop_back();
+      raw_.nodes.resize(static_cast<size_t>(raw_.offsets.back()));
+    }
+    for (size_t k = 0; k < num_physicals; ++k)
+      if (physicals[k] != 0) memberships_.emplace_back(owner, physicals[k]);
   }
 
-  void read_elements() {
-    if (version < 4) {
-      const int n = next_count(file, "in $Elements", "the number of elements");
-      for (int k = 0; k < n; ++k) {
-        next_int(file, "in $Elements", "an element tag");
-        const long line = file.where().line;
-        const int type = next_count(file, "in $Elements", "an element type");
-        const int kind = element_kind(type, file.where());
-        const int ntags = next_count(file, "in $Elements", "the number of tags");
-        std::vector<int> tags;
-        for (int j = 0; j < ntags; ++j)
-          tags.push_back(static_cast<int>(next_int(file, "in $Elements", "an element tag value")));
-        raw.add(kind, line);
-        physicals.push_back(ntags > 0 && tags[0] != 0 ? std::vector<int>{std::abs(tags[0])} : std::vector<int>{});
-        read_element_nodes(kind, "in $Elements");
-        SOFTIK_PARSE_CHECK(file.where().line == line, file.where(),
-                           "element " << k + 1 << " of type " << type << " continues onto the next line: expected "
-                                      << kind_nodes(kind) << " node tags on line " << line);
+  void read_elements22() {
+    split(file_.expect_line("in $Elements"), &tokens_);
+    SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of elements, found "
+                                                               << tokens_.size() << " fields");
+    const int n = parse_count(tokens_[0], file_.where(), "the number of elements");
+    for (int i = 0; i < n; ++i) {
+      next_record("in $Elements", n, i);
+      const Where at = file_.where();
+      SOFTIK_PARSE_CHECK(tokens_.size() >= 3, at,
+                         "expected an element as 'tag type numTags tags... nodes...', found " << tokens_.size()
+                                                                                             << " fields");
+      const long long tag = parse_int(tokens_[0], at, "an element tag");
+      const GmshType& type = lookup_type(parse_int(tokens_[1], at, "an element type"), at);
+      const int num_tags = parse_count(tokens_[2], at, "the number of element tags");
+      SOFTIK_PARSE_CHECK(tokens_.size() >= 3 + static_cast<size_t>(num_tags), at,
+                         "element " << tag << " declares " << num_tags << " tags but the line has only "
+                                    << tokens_.size() - 3 << " values after them");
+      long long physical = 0;
+      if (num_tags > 0) physical = parse_int(tokens_[3], at, "a physical tag");
+      for (int k = 1; k < num_tags; ++k) parse_int(tokens_[3 + static_cast<size_t>(k)], at, "an element tag");
+      add_element(tag, type, 3 + static_cast<size_t>(num_tags), &physical, 1);
+    }
+    expect_end("$EndElements", n);
+  }
+
+  void read_elements41() {
+    split(file_.expect_line("in $Elements"), &tokens_);
+    const Where header = file_.where();
+    SOFTIK_PARSE_CHECK(tokens_.size() == 4, header,
+                       "expected 'numEntityBlocks numElements minElementTag maxElementTag', found " << tokens_.size()
+                                                                                                  << " fields");
+    const int blocks = parse_count(tokens_[0], header, "the number of element blocks");
+    const int n = parse_count(tokens_[1], header, "the number of elements");
+    long read = 0;
+    for (int b = 0; b < blocks; ++b) {
+      next_record("in $Elements (element block headers)", blocks, b);
+      const Where at = file_.where();
+      SOFTIK_PARSE_CHECK(tokens_.size() == 4, at,
+                         "expected an element block header 'entityDim entityTag elementType numElementsInBlock', "
+                         "found " << tokens_.size() << " fields");
+      const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
+      const long long entity_tag = parse_int(tokens_[1], at, "the entity tag");
+      const GmshType& type = lookup_type(parse_int(tokens_[2], at, "an element type"), at);
+      const int count = parse_count(tokens_[3], at, "the number of elements in the block");
+      SOFTIK_PARSE_CHECK(count <= n - read, at,
+                         "this block holds " << count << " elements, more than the " << n - read << " left of the "
+                                             << n << " the $Elements header declares");
+      std::vector<long long> physicals;
+      if (entity_dim >= 0 && entity_dim <= 3) {
+        const auto it = entity_physicals_.find({static_cast<int>(entity_dim), entity_tag});
+        if (it != entity_physicals_.end()) physicals = it->second;
       }
-    } else {
-      const int blocks = next_count(file, "in $Elements", "the number of element blocks");
-      next_count(file, "in $Elements", "the number of elements");
-      next_int(file, "in $Elements", "the minimum element tag");
-      next_int(file, "in $Elements", "the maximum element tag");
-      for (int b = 0; b < blocks; ++b) {
-        const int dim = next_count(file, "in $Elements", "an entity dimension");
-        const int entity = static_cast<int>(next_int(file, "in $Elements", "an entity tag"));
-        const int type = next_count(file, "in $Elements", "an element type");
-        const int kind = element_kind(type, file.where());
-        const int n = next_count(file, "in $Elements", "the number of elements in the block");
-        const auto phys_it = entity_physicals.find({dim, entity});
-        const std::vector<int> phys = phys_it == entity_physicals.end() ? std::vector<int>{} : phys_it->second;
-        for (int k = 0; k < n; ++k) {
-          next_int(file, "in $Elements", "an element tag");
-          const long line = file.where().line;
-          raw.add(kind, line);
-          physicals.push_back(phys);
-          read_element_nodes(kind, "in $Elements");
-          SOFTIK_PARSE_CHECK(file.where().line == line, file.where(),
-                             "an element of type " << type << " continues onto the next line: expected "
-                                                   << kind_nodes(kind) << " node tags on line " << line
-                                                   << " (wrong number of nodes for the element type?)");
-        }
+      for (int i = 0; i < count; ++i, ++read) {
+        next_record("in $Elements", count, i);
+        add_element(parse_int(tokens_[0], file_.where(), "an element tag"), type, 1, physicals.data(),
+                    physicals.size());
       }
     }
-    expect_end("Elements");
+    SOFTIK_PARSE_CHECK(read == n, header, "the $Elements header declares " << n << " elements but its " << blocks
+                                                                         << " blocks hold " << read);
+    expect_end("$EndElements", n);
   }
 
-  std::string group_name(int dim, int tag) const {
-    const auto it = names.find({dim, tag});
-    return it != names.end() ? it->second : "physical_" + std::to_string(tag);
-  }
-
-  Mesh finish() {
-    SOFTIK_PARSE_CHECK(version != 0, file.where(1), "no $MeshFormat section: this is not a Gmsh .msh file");
-    SOFTIK_PARSE_CHECK(!node_lines.empty(), file.eof_where(), "no $Nodes section (or no nodes)");
-    const std::vector<int> cell_of = assemble_cells(raw, node_lines, file.eof_where(), "", &mesh);
-    const int dim = mesh.dim;
-    std::map<std::string, std::set<int>> node_sets;
-    for (int e = 0; e < raw.size(); ++e) {
-      const int edim = raw.dimension(e);
-      for (int tag : physicals[static_cast<size_t>(e)]) {
-        const std::string name = group_name(edim, tag);
-        for (int k = raw.offsets[e]; k < raw.offsets[e + 1]; ++k) node_sets[name].insert(raw.nodes[static_cast<size_t>(k)]);
-        if (edim == dim) {
-          mesh.cell_groups[name].push_back(cell_of[static_cast<size_t>(e)]);
-        } else if (edim == dim - 1 && dim == 3) {
-          const int* v = raw.nodes.data() + raw.offsets[e];
-          if (raw.kind[e] == static_cast<int>(CellType::Tri3))
-            mesh.surface_groups[name].triangles.push_back({v[0], v[1], v[2]});
-          else if (raw.kind[e] == static_cast<int>(CellType::Quad4))
-            mesh.surface_groups[name].quads.push_back({v[0], v[1], v[2], v[3]});
-        }
+  Mesh build() {
+    const std::vector<int> cell_of =
+        assemble_cells(raw_, node_lines_, file_.where(elements_line_),
+                       "; if the body is 3D, Gmsh saved only the physical groups defined: add a Physical Volume "
+                       "(or set Mesh.SaveAll = 1)",
+                       &mesh_);
+    std::sort(memberships_.begin(), memberships_.end());
+    memberships_.erase(std::unique(memberships_.begin(), memberships_.end()), memberships_.end());
+    for (const auto& [e, tag] : memberships_) {
+      const int d = raw_.dimension(e);
+      const auto named = names_.find({d, tag});
+      const std::string name = named != names_.end() ? named->second : "physical_" + std::to_string(tag);
+      const auto first = raw_.nodes.begin() + raw_.offsets[e], last = raw_.nodes.begin() + raw_.offsets[e + 1];
+      std::vector<int>& nodes = mesh_.node_groups[name];
+      nodes.insert(nodes.end(), first, last);
+      if (d == mesh_.dim) {
+        mesh_.cell_groups[name].push_back(cell_of[static_cast<size_t>(e)]);
+      } else if (mesh_.dim == 3 && d == 2) {
+        SurfaceGroup& surface = mesh_.surface_groups[name];
+        if (last - first == 3)
+          surface.triangles.push_back({first[0], first[1], first[2]});
+        else
+          surface.quads.push_back({first[0], first[1], first[2], first[3]});
       }
     }
-    for (auto& [name, set] : node_sets) mesh.node_groups[name].assign(set.begin(), set.end());
-    return std::move(mesh);
+    for (auto* groups : {&mesh_.node_groups, &mesh_.cell_groups})
+      for (auto& [name, ids] : *groups) {
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      }
+    return std::move(mesh_);
   }
+
+  TextFile file_;
+  std::vector<std::string_view> tokens_;
+  int version_ = 0;
+  bool have_nodes_ = false, have_elements_ = false;
+  long elements_line_ = 0;
+  std::map<std::pair<int, long long>, std::string> names_;
+  std::map<std::pair<int, long long>, std::vector<long long>> entity_physicals_;
+  std::unordered_map<long long, int> node_index_;
+  std::unordered_map<long long, int> element_index_;  // 2.2: element tag -> element
+  std::vector<long> node_lines_;
+  Mesh mesh_;
+  RawElements raw_;
+  std::vector<std::pair<int, long long>> memberships_;  // (element, physical tag)
 };
 
 }  // namespace
 
-Mesh read_gmsh(const std::string& path) {
-  GmshFile g(path);
-  std::string_view token;
-  bool nodes = false;
-  while (g.file.next_token(&token)) {
-    if (token == "$MeshFormat") {
-      g.read_format();
-    } else if (token == "$PhysicalNames") {
-      g.read_physical_names();
-    } else if (token == "$Entities") {
-      SOFTIK_PARSE_CHECK(g.version >= 4, g.file.where(), "$Entities in a version " << g.version << " file");
-      g.read_entities();
-    } else if (token == "$Nodes") {
-      SOFTIK_PARSE_CHECK(g.version != 0, g.file.where(), "$Nodes before $MeshFormat: this is not a Gmsh .msh file");
-      g.read_nodes();
-      nodes = true;
-    } else if (token == "$Elements") {
-      SOFTIK_PARSE_CHECK(nodes, g.file.where(), "$Elements before $Nodes");
-      g.read_elements();
-    } else if (!token.empty() && token[0] == '$') {
-      // An unknown section ($NodeData, $Periodic, ...): skip to its $End line.
-      const std::string end = "$End" + std::string(token.substr(1));
-      std::string_view t;
-      bool closed = false;
-      while (g.file.next_token(&t))
-        if (t == end) {
-          closed = true;
-          break;
-        }
-      SOFTIK_PARSE_CHECK(closed, g.file.eof_where(), "section " << token << " is not closed by " << end);
-    } else {
-      SOFTIK_PARSE_FAIL(g.file.where(), "expected a section header such as $Nodes, found '"
-                                            << std::string(token.substr(0, 40)) << "'");
-    }
-  }
-  return g.finish();
-}
+Mesh read_gmsh(const std::string& path) { return GmshReader(path).read(); }
 
 }  // namespace softik::mesh_io

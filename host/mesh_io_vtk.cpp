@@ -1,17 +1,42 @@
-// VTK readers (mesh_io.hpp): legacy ASCII UNSTRUCTURED_GRID (.vtk, versions up to 4.2 with
-// "CELLS n size" and 5.1 with OFFSETS/CONNECTIVITY) and XML UnstructuredGrid with ASCII
-// DataArrays (.vtu). Cell types: 10 tetra, 12 hexahedron, 5 triangle, 9 quad, 3 line, 1 vertex
-// (skipped). Cells of the highest dimension become Mesh::cells; in a 3D mesh the triangles and
-// quads are kept in surface_groups["vtk_faces"].
-#include <algorithm>
+// VTK legacy reader (mesh_io.hpp): ASCII DATASET UNSTRUCTURED_GRID, file versions up to 4.2
+// ("CELLS n size", each cell "k i0 .. ik-1") and 5.1 ("CELLS numOffsets numConnectivity" then
+// OFFSETS and CONNECTIVITY arrays). The format is free-form (numbers may wrap lines), so it is
+// read token by token; METADATA blocks and dataset FIELD arrays are skipped, and reading stops
+// at POINT_DATA / CELL_DATA. Also the VTK-cells -> Mesh step shared with the .vtu reader.
 #include <cctype>
-#include <cmath>
+#include <string>
 
 #include "mesh_io_common.hpp"
 
 namespace softik::mesh_io {
 
 namespace {
+
+const char* vtk_type_name(long long type) {
+  switch (type) {
+    case 1: return "vertex";
+    case 2: return "poly-vertex";
+    case 3: return "line";
+    case 4: return "poly-line";
+    case 5: return "triangle";
+    case 6: return "triangle strip";
+    case 7: return "polygon";
+    case 8: return "pixel";
+    case 9: return "quad";
+    case 10: return "tetra";
+    case 11: return "voxel";
+    case 12: return "hexahedron";
+    case 13: return "wedge";
+    case 14: return "pyramid";
+    case 21: return "quadratic edge";
+    case 22: return "quadratic triangle";
+    case 23: return "quadratic quad";
+    case 24: return "quadratic tetra";
+    case 25: return "quadratic hexahedron";
+    case 42: return "polyhedron";
+    default: return "unknown to softik";
+  }
+}
 
 int vtk_kind(long long type, const Where& where) {
   switch (type) {
@@ -22,262 +47,201 @@ int vtk_kind(long long type, const Where& where) {
     case 10: return static_cast<int>(CellType::Tet4);
     case 12: return static_cast<int>(CellType::Hex8);
     default:
-      SOFTIK_PARSE_FAIL(where, "unsupported VTK cell type " << type
-                                                           << ": softik reads 1 (vertex), 3 (line), 5 (triangle), 9 "
-                                                              "(quad), 10 (tetra) and 12 (hexahedron); convert higher-order "
-                                                              "or polyhedral cells to these");
+      SOFTIK_PARSE_FAIL(where, "VTK cell type " << type << " (" << vtk_type_name(type)
+                                                << ") is not supported: softik reads VTK cell types 1 (vertex, "
+                                                   "skipped), 3 (line), 5 (triangle), 9 (quad), 10 (tetra) and 12 "
+                                                   "(hexahedron); re-mesh with linear tetrahedra or hexahedra");
   }
 }
 
 int kind_nodes(int kind) { return kind == RawElements::kPoint ? 1 : nodes_per_cell(static_cast<CellType>(kind)); }
 
-/// Builds the mesh from points, per-cell connectivity (offsets into conn) and types.
-MeshData build(const std::string& path, std::vector<Real> X, const std::vector<long>& point_lines,
-               const std::vector<long long>& conn, const std::vector<long long>& offsets, const std::vector<long long>& types,
-               const std::vector<long>& cell_lines, const std::vector<long>& type_lines) {
-  MeshData data;
-  data.mesh.X = std::move(X);
-  const long long num_points = static_cast<long long>(data.mesh.X.size() / 3);
+// METADATA (VTK >= 9): lines up to the next blank line.
+void skip_metadata(TextFile& file) {
+  std::string_view line;
+  file.next_line(&line);  // the rest of the METADATA line
+  while (file.next_line(&line))
+    if (trim(line).empty()) return;
+}
+
+// FIELD name numArrays, then per array "name numComponents numTuples type" and its values.
+void skip_field(TextFile& file) {
+  file.expect_token("after FIELD (its name)");
+  const int arrays = next_count(file, "after FIELD", "the number of FIELD arrays");
+  for (int a = 0; a < arrays; ++a) {
+    const std::string_view name = file.expect_token("in FIELD (an array name)");
+    if (name == "NULL_ARRAY") continue;
+    const long long components = next_count(file, "in FIELD", "the number of components of a FIELD array");
+    const long long tuples = next_count(file, "in FIELD", "the number of tuples of a FIELD array");
+    file.expect_token("in FIELD (the data type)");
+    for (long long k = 0; k < components * tuples; ++k) file.expect_token("in a FIELD array's values");
+    if (iequals(file.peek_token(), "METADATA")) {
+      file.expect_token("at METADATA");
+      skip_metadata(file);
+    }
+  }
+}
+
+// Legacy (<= 4.2) CELLS body: per cell "k i0 .. ik-1", `size` numbers in all.
+void read_cells_legacy(TextFile& file, int num_cells, int size, VtkCells* cells) {
+  long long used = 0;
+  for (int c = 0; c < num_cells; ++c) {
+    const int k = next_count(file, "in CELLS", "the number of points of a cell");
+    cells->cell_lines.push_back(file.where().line);
+    used += static_cast<long long>(k) + 1;
+    SOFTIK_PARSE_CHECK(used <= size, file.where(),
+                       "the CELLS list is longer than the size " << size << " its header declares (cell " << c << ")");
+    for (int j = 0; j < k; ++j) {
+      cells->conn.push_back(next_int(file, "in CELLS", "a point index"));
+      cells->conn_lines.push_back(file.where().line);
+    }
+    cells->offsets.push_back(static_cast<long long>(cells->conn.size()));
+  }
+  SOFTIK_PARSE_CHECK(used == size, file.where(), "CELLS declares a list size of " << size << ", but its " << num_cells
+                                                                                 << " cells hold " << used << " numbers");
+}
+
+// 5.1 CELLS body: "OFFSETS type" with num_offsets entries, "CONNECTIVITY type" with num_conn.
+void read_cells_51(TextFile& file, int num_offsets, int num_conn, VtkCells* cells) {
+  SOFTIK_PARSE_CHECK(num_offsets >= 1, file.where(), "CELLS declares " << num_offsets
+                                                                       << " offsets; a 5.1 file needs at least 1");
+  file.expect_token("at OFFSETS");
+  file.expect_token("after OFFSETS (the data type)");
+  for (int k = 0; k < num_offsets; ++k) {
+    const long long offset = next_int(file, "in OFFSETS", "an offset");
+    if (k == 0) {
+      SOFTIK_PARSE_CHECK(offset == 0, file.where(), "the first offset is " << offset << ", expected 0");
+      continue;
+    }
+    SOFTIK_PARSE_CHECK(offset >= cells->offsets.back() && offset <= num_conn, file.where(),
+                       "offset " << offset << " decreases or exceeds the connectivity size " << num_conn);
+    cells->offsets.push_back(offset);
+    cells->cell_lines.push_back(file.where().line);
+  }
+  SOFTIK_PARSE_CHECK(cells->offsets.back() == num_conn, file.where(),
+                     "the last offset is " << cells->offsets.back() << ", expected the connectivity size " << num_conn);
+  const std::string_view keyword = file.expect_token("at CONNECTIVITY");
+  SOFTIK_PARSE_CHECK(iequals(keyword, "CONNECTIVITY"), file.where(), "expected CONNECTIVITY, found '"
+                                                                         << keyword.substr(0, 40) << "'");
+  file.expect_token("after CONNECTIVITY (the data type)");
+  for (int k = 0; k < num_conn; ++k) {
+    cells->conn.push_back(next_int(file, "in CONNECTIVITY", "a point index"));
+    cells->conn_lines.push_back(file.where().line);
+  }
+}
+
+}  // namespace
+
+Mesh build_vtk_mesh(const std::string& path, std::vector<Real> X, const std::vector<long>& point_lines,
+                    const VtkCells& cells, std::vector<int>* cell_of) {
+  Mesh mesh;
+  mesh.X = std::move(X);
+  const long long num_points = mesh.num_nodes();
   RawElements raw;
-  for (size_t c = 0; c < types.size(); ++c) {
-    const Where where{path, cell_lines[c]};
-    const int kind = vtk_kind(types[c], Where{path, type_lines[c]});
-    const long long begin = c == 0 ? 0 : offsets[c - 1], end = offsets[c];
-    SOFTIK_PARSE_CHECK(end - begin == kind_nodes(kind), where,
-                       "cell " << c << " of VTK type " << types[c] << " has " << end - begin << " nodes, expected "
-                               << kind_nodes(kind));
-    raw.add(kind, cell_lines[c]);
+  for (size_t c = 0; c < cells.types.size(); ++c) {
+    const int kind = vtk_kind(cells.types[c], Where{path, cells.type_lines[c]});
+    const long long begin = cells.offsets[c], end = cells.offsets[c + 1];
+    SOFTIK_PARSE_CHECK(end - begin == kind_nodes(kind), (Where{path, cells.cell_lines[c]}),
+                       "cell " << c << " (VTK type " << cells.types[c] << ", " << vtk_type_name(cells.types[c])
+                               << ") has " << end - begin << " points, expected " << kind_nodes(kind));
+    raw.add(kind, cells.type_lines[c]);
     for (long long k = begin; k < end; ++k) {
-      SOFTIK_PARSE_CHECK(conn[static_cast<size_t>(k)] >= 0 && conn[static_cast<size_t>(k)] < num_points, where,
-                         "cell " << c << " uses point " << conn[static_cast<size_t>(k)] << ", outside [0, " << num_points
-                                 << ")");
-      raw.nodes.push_back(static_cast<int>(conn[static_cast<size_t>(k)]));
+      const long long p = cells.conn[static_cast<size_t>(k)];
+      SOFTIK_PARSE_CHECK(p >= 0 && p < num_points, (Where{path, cells.conn_lines[static_cast<size_t>(k)]}),
+                         "cell " << c << " refers to point " << p << ", outside [0, " << num_points << ") (the file has "
+                                 << num_points << " points)");
+      raw.nodes.push_back(static_cast<int>(p));
     }
     raw.close();
   }
-  const std::vector<int> cell_of = assemble_cells(raw, point_lines, Where{path, 0}, "", &data.mesh);
-  if (data.mesh.dim == 3)
+  const Where none{path, cells.type_lines.empty() ? 0 : cells.type_lines.front()};
+  *cell_of = assemble_cells(raw, point_lines, none, "", &mesh);
+  if (mesh.dim == 3)
     for (int e = 0; e < raw.size(); ++e) {
       const int* v = raw.nodes.data() + raw.offsets[e];
-      if (raw.kind[e] == static_cast<int>(CellType::Tri3)) data.mesh.surface_groups["vtk_faces"].triangles.push_back({v[0], v[1], v[2]});
-      if (raw.kind[e] == static_cast<int>(CellType::Quad4))
-        data.mesh.surface_groups["vtk_faces"].quads.push_back({v[0], v[1], v[2], v[3]});
+      if (raw.kind[e] == static_cast<int>(CellType::Tri3))
+        mesh.surface_groups["vtk_faces"].triangles.push_back({v[0], v[1], v[2]});
+      else if (raw.kind[e] == static_cast<int>(CellType::Quad4))
+        mesh.surface_groups["vtk_faces"].quads.push_back({v[0], v[1], v[2], v[3]});
     }
-  (void)cell_of;
-  return data;
+  return mesh;
 }
-
-// ---- legacy ------------------------------------------------------------------------------
-
-std::string upper(std::string_view s) {
-  std::string u(s);
-  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return u;
-}
-
-}  // namespace
 
 MeshData read_vtk_legacy(const std::string& path) {
   TextFile file(path);
-  std::string_view line = file.expect_line("at the header");
-  SOFTIK_PARSE_CHECK(line.find("vtk DataFile Version") != std::string_view::npos, file.where(),
-                     "expected '# vtk DataFile Version x.y': this is not a VTK legacy file");
-  const bool v5 = line.find("Version 5") != std::string_view::npos;
-  file.expect_line("at the title");
-  line = file.expect_line("at the encoding");
-  SOFTIK_PARSE_CHECK(upper(line).find("ASCII") != std::string::npos, file.where(),
-                     "only ASCII VTK files are read, found '" << std::string(line.substr(0, 40))
-                                                              << "': re-save the file as ASCII");
+  std::string header(file.expect_line("at the '# vtk DataFile Version' header"));
+  for (char& c : header) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  SOFTIK_PARSE_CHECK(header.find("vtk datafile") != std::string::npos, file.where(),
+                     "expected '# vtk DataFile Version x.y' on the first line: this is not a VTK legacy file");
+  file.expect_line("at the title line");
+  const std::string_view encoding = trim(file.expect_line("at the ASCII/BINARY line"));
+  SOFTIK_PARSE_CHECK(!iequals(encoding, "BINARY"), file.where(),
+                     "binary VTK legacy files are not read: re-save the mesh as ASCII (ParaView: File > Save Data, "
+                     "Legacy VTK, File Type 'Ascii')");
+  SOFTIK_PARSE_CHECK(iequals(encoding, "ASCII"), file.where(),
+                     "expected ASCII or BINARY on the third line, found '" << encoding.substr(0, 40) << "'");
   std::string_view token = file.expect_token("at DATASET");
-  SOFTIK_PARSE_CHECK(upper(token) == "DATASET", file.where(), "expected DATASET, found '" << token << "'");
-  token = file.expect_token("at DATASET");
-  SOFTIK_PARSE_CHECK(upper(token) == "UNSTRUCTURED_GRID", file.where(),
-                     "dataset " << token << " is not read: softik reads UNSTRUCTURED_GRID meshes");
+  SOFTIK_PARSE_CHECK(iequals(token, "DATASET"), file.where(), "expected DATASET, found '" << token.substr(0, 40) << "'");
+  token = file.expect_token("after DATASET");
+  SOFTIK_PARSE_CHECK(iequals(token, "UNSTRUCTURED_GRID"), file.where(),
+                     "DATASET " << token.substr(0, 40)
+                                << " is not read: softik reads UNSTRUCTURED_GRID volume meshes (for a POLYDATA "
+                                   "surface, export STL or OBJ and use read_surface)");
   std::vector<Real> X;
   std::vector<long> point_lines;
-  std::vector<long long> conn, offsets, types;
-  std::vector<long> cell_lines, type_lines;
-  long long num_cells = -1;
+  VtkCells cells;
+  bool have_points = false, have_cells = false, have_types = false;
+  long types_line = 0;
   while (file.next_token(&token)) {
-    const std::string key = upper(token);
-    if (key == "POINTS") {
+    if (iequals(token, "POINTS")) {
+      SOFTIK_PARSE_CHECK(!have_points, file.where(), "a second POINTS section");
       const int n = next_count(file, "after POINTS", "the number of points");
-      file.expect_token("after POINTS");  // data type
-      for (int k = 0; k < 3 * n; ++k) {
-        X.push_back(next_coordinate(file, "in POINTS", "a point coordinate"));
-        if (k % 3 == 0) point_lines.push_back(file.where().line);
-      }
-    } else if (key == "CELLS" && !v5) {
-      num_cells = next_count(file, "after CELLS", "the number of cells");
-      const int size = next_count(file, "after CELLS", "the CELLS list size");
-      long long read = 0;
-      for (long long c = 0; c < num_cells; ++c) {
-        const int k = next_count(file, "in CELLS", "a cell's node count");
-        cell_lines.push_back(file.where().line);
-        read += k + 1;
-        SOFTIK_PARSE_CHECK(read <= size, file.where(), "the CELLS list is longer than its declared size " << size);
-        for (int j = 0; j < k; ++j) conn.push_back(next_int(file, "in CELLS", "a point index"));
-        offsets.push_back(static_cast<long long>(conn.size()));
-      }
-      SOFTIK_PARSE_CHECK(read == size, file.where(), "the CELLS list has " << read << " numbers, declared " << size);
-    } else if (key == "CELLS") {  // 5.1: CELLS n_offsets n_connectivity, then OFFSETS and CONNECTIVITY
-      const int n_off = next_count(file, "after CELLS", "the number of offsets");
-      const int n_conn = next_count(file, "after CELLS", "the connectivity size");
-      SOFTIK_PARSE_CHECK(n_off >= 1, file.where(), "CELLS needs at least one offset");
-      num_cells = n_off - 1;
-      SOFTIK_PARSE_CHECK(upper(file.expect_token("at OFFSETS")) == "OFFSETS", file.where(), "expected OFFSETS");
-      file.expect_token("after OFFSETS");
-      std::vector<long long> all;
-      for (int k = 0; k < n_off; ++k) {
-        all.push_back(next_int(file, "in OFFSETS", "an offset"));
-        if (k > 0) cell_lines.push_back(file.where().line);
-        SOFTIK_PARSE_CHECK(k == 0 ? all[0] == 0 : all[static_cast<size_t>(k)] >= all[static_cast<size_t>(k) - 1],
-                           file.where(), "offsets must start at 0 and not decrease");
-      }
-      SOFTIK_PARSE_CHECK(all.back() == n_conn, file.where(), "the last offset " << all.back() << " differs from the connectivity size " << n_conn);
-      offsets.assign(all.begin() + 1, all.end());
-      SOFTIK_PARSE_CHECK(upper(file.expect_token("at CONNECTIVITY")) == "CONNECTIVITY", file.where(), "expected CONNECTIVITY");
-      file.expect_token("after CONNECTIVITY");
-      for (int k = 0; k < n_conn; ++k) conn.push_back(next_int(file, "in CONNECTIVITY", "a point index"));
-    } else if (key == "CELL_TYPES") {
+      file.expect_token("after POINTS (the data type)");
+      static const char* const what[3] = {"the x coordinate", "the y coordinate", "the z coordinate"};
+      for (int k = 0; k < n; ++k)
+        for (int i = 0; i < 3; ++i) {
+          X.push_back(next_coordinate(file, "in POINTS", what[i]));
+          if (i == 0) point_lines.push_back(file.where().line);
+        }
+      have_points = true;
+    } else if (iequals(token, "CELLS")) {
+      SOFTIK_PARSE_CHECK(!have_cells, file.where(), "a second CELLS section");
+      const int a = next_count(file, "after CELLS", "the number of cells (or offsets)");
+      const int b = next_count(file, "after CELLS", "the CELLS list size (or connectivity size)");
+      if (iequals(file.peek_token(), "OFFSETS"))
+        read_cells_51(file, a, b, &cells);
+      else
+        read_cells_legacy(file, a, b, &cells);
+      have_cells = true;
+    } else if (iequals(token, "CELL_TYPES")) {
+      SOFTIK_PARSE_CHECK(!have_types, file.where(), "a second CELL_TYPES section");
+      types_line = file.where().line;
       const int n = next_count(file, "after CELL_TYPES", "the number of cell types");
-      SOFTIK_PARSE_CHECK(n == num_cells, file.where(), "CELL_TYPES lists " << n << " cells, CELLS " << num_cells);
       for (int k = 0; k < n; ++k) {
-        types.push_back(next_int(file, "in CELL_TYPES", "a cell type"));
-        type_lines.push_back(file.where().line);
+        cells.types.push_back(next_int(file, "in CELL_TYPES", "a cell type"));
+        cells.type_lines.push_back(file.where().line);
       }
-    } else if (key == "POINT_DATA" || key == "CELL_DATA" || key == "FIELD" || key == "METADATA") {
-      break;  // data arrays are not read
+      have_types = true;
+    } else if (iequals(token, "METADATA")) {
+      skip_metadata(file);
+    } else if (iequals(token, "FIELD")) {
+      skip_field(file);
+    } else if (iequals(token, "POINT_DATA") || iequals(token, "CELL_DATA")) {
+      break;
     } else {
-      SOFTIK_PARSE_FAIL(file.where(), "unexpected keyword '" << std::string(token.substr(0, 40))
-                                                             << "' (expected POINTS, CELLS or CELL_TYPES)");
+      SOFTIK_PARSE_FAIL(file.where(), "unexpected keyword '" << token.substr(0, 40)
+                                                             << "': expected POINTS, CELLS, CELL_TYPES, FIELD, "
+                                                                "METADATA, POINT_DATA or CELL_DATA");
     }
   }
-  SOFTIK_PARSE_CHECK(!X.empty(), file.eof_where(), "no POINTS section");
-  SOFTIK_PARSE_CHECK(num_cells >= 0, file.eof_where(), "no CELLS section");
-  SOFTIK_PARSE_CHECK(types.size() == static_cast<size_t>(num_cells), file.eof_where(), "no CELL_TYPES section");
-  return build(path, std::move(X), point_lines, conn, offsets, types, cell_lines, type_lines);
-}
-
-// ---- XML .vtu ----------------------------------------------------------------------------
-
-namespace {
-
-struct XmlArray {
-  std::string section;  ///< Points, Cells, PointData, CellData
-  std::string name;
-  int components = 1;
-  std::vector<Real> values;
-  std::vector<long> lines;  ///< line of each value
-  long line = 0;            ///< of the <DataArray tag
-};
-
-std::string attribute(std::string_view tag, const char* name) {
-  const std::string key = std::string(" ") + name + "=\"";
-  const size_t p = tag.find(key);
-  if (p == std::string_view::npos) return {};
-  const size_t start = p + key.size(), end = tag.find('"', start);
-  return end == std::string_view::npos ? std::string() : std::string(tag.substr(start, end - start));
-}
-
-}  // namespace
-
-MeshData read_vtu(const std::string& path) {
-  TextFile file(path);
-  const std::string& text = file.text();
-  auto line_of = [&](size_t pos) { return static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n') + 1); };
-  SOFTIK_PARSE_CHECK(text.find("<VTKFile") != std::string::npos && text.find("UnstructuredGrid") != std::string::npos,
-                     file.where(1), "not a VTK XML UnstructuredGrid file (no <VTKFile type=\"UnstructuredGrid\">)");
-  SOFTIK_PARSE_CHECK(text.find("<AppendedData") == std::string::npos, file.where(line_of(text.find("<AppendedData"))),
-                     "appended (raw/binary) data is not read: re-save the .vtu with ASCII data (ParaView: Save Data, "
-                     "Data Mode 'Ascii')");
-  std::vector<XmlArray> arrays;
-  const char* sections[] = {"Points", "Cells", "PointData", "CellData"};
-  size_t pos = 0;
-  while ((pos = text.find("<DataArray", pos)) != std::string::npos) {
-    const size_t close = text.find('>', pos);
-    SOFTIK_PARSE_CHECK(close != std::string::npos, file.where(line_of(pos)), "unterminated <DataArray tag");
-    const std::string_view tag(text.data() + pos, close - pos);
-    XmlArray a;
-    a.line = line_of(pos);
-    size_t best = 0;
-    for (const char* s : sections) {
-      const size_t open = text.rfind(std::string("<") + s, pos);
-      const size_t shut = text.rfind(std::string("</") + s, pos);
-      if (open != std::string::npos && (shut == std::string::npos || shut < open) && open + 1 > best) {
-        best = open + 1;
-        a.section = s;
-      }
-    }
-    a.name = attribute(tag, "Name");
-    const std::string format = attribute(tag, "format");
-    SOFTIK_PARSE_CHECK(format == "ascii", file.where(a.line),
-                       "DataArray '" << a.name << "' has format \"" << format
-                                     << "\": only ascii is read; re-save the .vtu with ASCII data (ParaView: Save "
-                                        "Data, Data Mode 'Ascii')");
-    const std::string nc = attribute(tag, "NumberOfComponents");
-    if (!nc.empty()) a.components = parse_count(nc, file.where(a.line), "NumberOfComponents");
-    const size_t end = text.find("</DataArray>", close);
-    SOFTIK_PARSE_CHECK(end != std::string::npos, file.where(a.line), "DataArray '" << a.name << "' is not closed by </DataArray>");
-    TextFile body(path, text.substr(close + 1, end - close - 1));
-    std::string_view token;
-    const long base = line_of(close) - 1;
-    while (body.next_token(&token)) {
-      const Where where{path, base + body.where().line};
-      a.values.push_back(parse_real(token, where, ("a value of DataArray '" + a.name + "'").c_str()));
-      a.lines.push_back(where.line);
-    }
-    arrays.push_back(std::move(a));
-    pos = end;
-  }
-  auto find = [&](const char* section, const char* name) -> const XmlArray* {
-    for (const XmlArray& a : arrays)
-      if (a.section == section && (name == nullptr || a.name == name)) return &a;
-    return nullptr;
-  };
-  const XmlArray* points = find("Points", nullptr);
-  const XmlArray* conn = find("Cells", "connectivity");
-  const XmlArray* offs = find("Cells", "offsets");
-  const XmlArray* types = find("Cells", "types");
-  SOFTIK_PARSE_CHECK(points && conn && offs && types, file.eof_where(),
-                     "the file needs a Points DataArray and Cells DataArrays named connectivity, offsets and types");
-  SOFTIK_PARSE_CHECK(points->components == 3 && points->values.size() % 3 == 0, file.where(points->line),
-                     "Points must have 3 components");
-  for (size_t k = 0; k < points->values.size(); ++k)
-    SOFTIK_PARSE_CHECK(std::isfinite(points->values[k]), file.where(points->lines[k]),
-                       "a point coordinate is not a finite number: fix the NaN/inf coordinates");
-  SOFTIK_PARSE_CHECK(offs->values.size() == types->values.size(), file.where(types->line),
-                     "types lists " << types->values.size() << " cells, offsets " << offs->values.size());
-  std::vector<long> point_lines;
-  for (size_t k = 0; k < points->values.size(); k += 3) point_lines.push_back(points->lines[k]);
-  auto ints = [&](const XmlArray& a) {
-    std::vector<long long> out;
-    for (size_t k = 0; k < a.values.size(); ++k) {
-      SOFTIK_PARSE_CHECK(a.values[k] == static_cast<Real>(static_cast<long long>(a.values[k])), file.where(a.lines[k]),
-                         "DataArray '" << a.name << "' holds " << a.values[k] << ", expected an integer");
-      out.push_back(static_cast<long long>(a.values[k]));
-    }
-    return out;
-  };
-  const std::vector<long long> offsets = ints(*offs);
-  for (size_t c = 0; c < offsets.size(); ++c)
-    SOFTIK_PARSE_CHECK(offsets[c] >= (c ? offsets[c - 1] : 0) && offsets[c] <= static_cast<long long>(conn->values.size()),
-                       file.where(offs->lines[c]), "offset " << offsets[c] << " of cell " << c
-                                                             << " is decreasing or beyond the connectivity's "
-                                                             << conn->values.size() << " entries");
-  MeshData data = build(path, points->values, point_lines, ints(*conn), offsets, ints(*types), offs->lines, types->lines);
-  // Point and cell data (cell data of the kept cells, in order: all cells when one type).
-  for (const XmlArray& a : arrays) {
-    if (a.section != "PointData" && a.section != "CellData") continue;
-    const bool point = a.section == "PointData";
-    const size_t count = point ? static_cast<size_t>(data.mesh.num_nodes()) : offsets.size();
-    SOFTIK_PARSE_CHECK(a.values.size() == count * static_cast<size_t>(a.components), file.where(a.line),
-                       (point ? "PointData" : "CellData") << " array '" << a.name << "' has " << a.values.size()
-                                                          << " values, expected " << count << " x " << a.components);
-    VtuField f{a.name, a.components, a.values};
-    if (!point && static_cast<int>(count) != data.mesh.num_cells()) continue;  // mixed-dimension file: not mappable
-    (point ? data.point_fields : data.cell_fields).push_back(std::move(f));
-  }
+  SOFTIK_PARSE_CHECK(have_points, file.eof_where(), "no POINTS section in the file");
+  SOFTIK_PARSE_CHECK(have_cells, file.eof_where(), "no CELLS section in the file");
+  SOFTIK_PARSE_CHECK(have_types, file.eof_where(), "no CELL_TYPES section in the file");
+  SOFTIK_PARSE_CHECK(cells.types.size() + 1 == cells.offsets.size(), file.where(types_line),
+                     "CELL_TYPES lists " << cells.types.size() << " cells, but CELLS holds " << cells.offsets.size() - 1);
+  MeshData data;
+  std::vector<int> cell_of;
+  data.mesh = build_vtk_mesh(path, std::move(X), point_lines, cells, &cell_of);
   return data;
 }
 
