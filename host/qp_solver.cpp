@@ -1,0 +1,336 @@
+// solve_qp (qp.hpp): input checks, the least-violation answer of infeasible problems, KKT
+// residuals and messages. The active-set iteration itself is in qp_dual_active_set.cpp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "softik/error.hpp"
+#include "softik/qp.hpp"
+
+namespace softik {
+
+namespace {
+
+constexpr Real kInf = std::numeric_limits<Real>::infinity();
+constexpr Real kTiny = std::numeric_limits<Real>::min();
+
+Real lower_of(const QpProblem& p, Eigen::Index i) { return p.lower.size() ? p.lower(i) : -kInf; }
+Real upper_of(const QpProblem& p, Eigen::Index i) { return p.upper.size() ? p.upper(i) : kInf; }
+
+std::string variable_name(const QpProblem& p, Eigen::Index i) {
+  return static_cast<size_t>(i) < p.variable_names.size() ? p.variable_names[static_cast<size_t>(i)]
+                                                          : "x[" + std::to_string(i) + "]";
+}
+std::string row_name(const QpProblem& p, Eigen::Index r) {
+  return static_cast<size_t>(r) < p.row_names.size() ? p.row_names[static_cast<size_t>(r)] : "row " + std::to_string(r);
+}
+
+/// Checks sizes and values (qp.hpp lists the errors) and returns the problem with H symmetrised.
+QpProblem checked(const QpProblem& p) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
+  SOFTIK_CHECK(n >= 1 && p.H.cols() == n && p.g.size() == n,
+               "QP: H must be n x n and g have n entries (n >= 1); got H " << p.H.rows() << " x " << p.H.cols()
+                                                                            << " and g of " << p.g.size());
+  SOFTIK_CHECK((p.lower.size() == 0 || p.lower.size() == n) && (p.upper.size() == 0 || p.upper.size() == n),
+               "QP: lower and upper must have n = " << n << " entries or none; got " << p.lower.size() << " and "
+                                                   << p.upper.size());
+  SOFTIK_CHECK((m == 0 || p.A.cols() == n) && p.a_lower.size() == m && p.a_upper.size() == m,
+               "QP: A must be m x n (n = " << n << ") with m entries in a_lower and a_upper; got A " << p.A.rows()
+                                            << " x " << p.A.cols() << ", " << p.a_lower.size() << " and "
+                                            << p.a_upper.size());
+  SOFTIK_CHECK(p.variable_names.empty() || p.variable_names.size() == static_cast<size_t>(n),
+               "QP: give no variable names or n = " << n << " of them, got " << p.variable_names.size());
+  SOFTIK_CHECK(p.row_names.empty() || p.row_names.size() == static_cast<size_t>(m),
+               "QP: give no row names or m = " << m << " of them, got " << p.row_names.size());
+  SOFTIK_CHECK(p.H.allFinite(), "QP: the Hessian H holds NaN or infinity");
+  SOFTIK_CHECK(p.g.allFinite(), "QP: the linear term g holds NaN or infinity");
+  SOFTIK_CHECK(m == 0 || p.A.allFinite(), "QP: the constraint matrix A holds NaN or infinity");
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Real lo = lower_of(p, i), hi = upper_of(p, i);
+    SOFTIK_CHECK(!std::isnan(lo) && !std::isnan(hi) && lo < kInf && hi > -kInf,
+                 "QP: the bounds of " << variable_name(p, i) << " are [" << lo << ", " << hi
+                                      << "]: NaN, a lower bound of +inf or an upper bound of -inf");
+    SOFTIK_CHECK(lo <= hi, "QP: the bounds of " << variable_name(p, i) << " are empty: lower " << lo << " > upper "
+                                                << hi << "; give lower <= upper");
+  }
+  for (Eigen::Index r = 0; r < m; ++r)
+    SOFTIK_CHECK(!std::isnan(p.a_lower(r)) && !std::isnan(p.a_upper(r)) && p.a_lower(r) < kInf && p.a_upper(r) > -kInf,
+                 "QP: the bounds of " << row_name(p, r) << " are [" << p.a_lower(r) << ", " << p.a_upper(r)
+                                      << "]: NaN, a lower bound of +inf or an upper bound of -inf");
+  const Real hmax = p.H.cwiseAbs().maxCoeff();
+  SOFTIK_CHECK((p.H - p.H.transpose()).cwiseAbs().maxCoeff() <= 1e-8 * hmax,
+               "QP: the Hessian H is not symmetric (|H - H^T| = " << (p.H - p.H.transpose()).cwiseAbs().maxCoeff()
+                                                                  << ", |H| = " << hmax << ")");
+  QpProblem out = p;
+  out.H = 0.5 * (p.H + p.H.transpose());
+  if (m == 0) out.A.resize(0, n);
+  // Positive definite to working precision: a Cholesky pivot L_ii^2 below 1e-14 H_ii means H is
+  // singular up to round-off (e.g. W_ea^T W_ea alone, epsilon = 0). The ratio does not change
+  // when variables are rescaled (units), unlike a comparison with the largest entry.
+  const Eigen::LLT<Eigen::MatrixXd> llt(out.H);
+  const Real pivot = llt.info() == Eigen::Success
+                         ? llt.matrixLLT().diagonal().cwiseAbs2().cwiseQuotient(out.H.diagonal()).minCoeff()
+                         : 0.0;
+  SOFTIK_CHECK(llt.info() == Eigen::Success && pivot > 1e-14,
+               "QP: the Hessian H is not positive definite (Cholesky "
+                   << (llt.info() == Eigen::Success ? "pivot at round-off level" : "failed")
+                   << "); in the inverse problem the energy weight epsilon must be > 0, which makes the QP strictly "
+                      "convex");
+  return out;
+}
+
+/// Signed violation of each row: a_r.x minus the nearest point of its range (qp.hpp).
+Eigen::VectorXd row_violations(const QpProblem& p, const Eigen::VectorXd& x) {
+  const Eigen::VectorXd Ax = p.A * x;
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(p.A.rows());
+  for (Eigen::Index r = 0; r < Ax.size(); ++r) {
+    const Real below = p.a_lower(r) - Ax(r), above = Ax(r) - p.a_upper(r);
+    if (below > 0 && below >= above) v(r) = -below;
+    else if (above > 0) v(r) = above;
+  }
+  return v;
+}
+
+/// KKT residuals of (x, mu_x, mu_a) for problem p (definitions in qp.hpp, QpKkt).
+QpKkt kkt_residuals(const QpProblem& p, const QpResult& res) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
+  const Eigen::VectorXd& x = res.x;
+  const Eigen::VectorXd Hx = p.H * x, Ax = p.A * x;
+  const Eigen::VectorXd stat = Hx + p.g - res.mu_x - p.A.transpose() * res.mu_a;
+  const Eigen::VectorXd scale = p.H.cwiseAbs() * x.cwiseAbs() + p.g.cwiseAbs() + res.mu_x.cwiseAbs() +
+                                p.A.cwiseAbs().transpose() * res.mu_a.cwiseAbs();
+  QpKkt k;
+  k.stationarity = stat.cwiseAbs().maxCoeff() / std::max(scale.maxCoeff(), kTiny);
+  const Eigen::VectorXd terms = p.A.cwiseAbs() * x.cwiseAbs();
+  Real G = std::max({Hx.cwiseAbs().maxCoeff(), p.g.cwiseAbs().maxCoeff(), res.mu_x.cwiseAbs().maxCoeff(), kTiny});
+  for (Eigen::Index r = 0; r < m; ++r) G = std::max(G, std::abs(res.mu_a(r)) * p.A.row(r).lpNorm<Eigen::Infinity>());
+  auto check = [&](Real v, Real lo, Real hi, Real terms, Real mu, Real ainf) {
+    k.primal = std::max(k.primal, qp_detail::relative_violation(v, lo, hi, terms));
+    const Real nu = std::abs(mu) * ainf / G;
+    if (mu == 0) return;
+    const Real bound = mu > 0 ? lo : hi;
+    if (!std::isfinite(bound)) k.dual = std::max(k.dual, nu);
+    else k.complementarity = std::max(k.complementarity, nu * std::abs(v - bound) / std::max(std::abs(bound) + terms, kTiny));
+  };
+  for (Eigen::Index i = 0; i < n; ++i) check(x(i), lower_of(p, i), upper_of(p, i), std::abs(x(i)), res.mu_x(i), 1.0);
+  for (Eigen::Index r = 0; r < m; ++r)
+    check(Ax(r), p.a_lower(r), p.a_upper(r), terms(r), res.mu_a(r), p.A.row(r).lpNorm<Eigen::Infinity>());
+  return k;
+}
+
+std::string describe_range(Real lo, Real hi) {
+  std::ostringstream s;
+  s << "[" << lo << ", " << hi << "]";
+  return s.str();
+}
+
+/// Least-violation answer of an infeasible problem (qp.hpp). `used`: iterations spent so far;
+/// `stage2`: set to the stage-2 problem that the answer solves.
+QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpProblem& stage2) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
+  // Stage 1 in y = (x, w): minimise 1/2 |w|^2 subject to the variable bounds and
+  // a_lower_r <= a_r.x - w_k <= a_upper_r, one free slack w_k per row with a finite side; a row
+  // with an empty range gets two slack rows, one per side. Its Hessian in x is 0, so it is solved
+  // by proximal-point iterations (Rockafellar 1976): the k-th QP adds delta/2 |x - x_k|_H^2 and
+  // is strictly convex; x_k converges to a minimiser (for a polyhedral problem, in few steps,
+  // each warm-started from the previous active set) and the violations to the unique optimum.
+  struct SlackRow {
+    Eigen::Index row;
+    Real lo, hi;
+  };
+  std::vector<SlackRow> srows;
+  for (Eigen::Index r = 0; r < m; ++r) {
+    const Real lo = p.a_lower(r), hi = p.a_upper(r);
+    if (lo > hi) {
+      srows.push_back({r, lo, kInf});
+      srows.push_back({r, -kInf, hi});
+    } else if (std::isfinite(lo) || std::isfinite(hi)) {
+      srows.push_back({r, lo, hi});
+    }
+  }
+  const Eigen::Index k = static_cast<Eigen::Index>(srows.size()), N = n + k;
+  Real amax = 0;
+  for (Eigen::Index r = 0; r < m; ++r) amax = std::max(amax, p.A.row(r).squaredNorm());
+  Real delta = 1e-3 * (amax > 0 ? amax : 1.0) / std::max(p.H.diagonal().maxCoeff(), kTiny);
+  QpProblem s1;
+  s1.H = Eigen::MatrixXd::Identity(N, N);
+  s1.lower = Eigen::VectorXd::Constant(N, -kInf);
+  s1.upper = Eigen::VectorXd::Constant(N, kInf);
+  if (p.lower.size()) s1.lower.head(n) = p.lower;
+  if (p.upper.size()) s1.upper.head(n) = p.upper;
+  s1.A = Eigen::MatrixXd::Zero(k, N);
+  s1.a_lower.resize(k);
+  s1.a_upper.resize(k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    s1.A.row(j).head(n) = p.A.row(srows[static_cast<size_t>(j)].row);
+    s1.A(j, n + j) = -1;
+    s1.a_lower(j) = srows[static_cast<size_t>(j)].lo;
+    s1.a_upper(j) = srows[static_cast<size_t>(j)].hi;
+  }
+  Eigen::VectorXd xk = Eigen::VectorXd::Zero(n).cwiseMax(s1.lower.head(n)).cwiseMin(s1.upper.head(n));
+  QpResult r1;
+  QpActiveSet warm1;
+  Real step_prev = kInf;
+  const Real delta_min = 1e-8 * delta;
+  for (int it = 0; it < 100; ++it) {
+    s1.H.topLeftCorner(n, n) = delta * p.H;
+    s1.g = Eigen::VectorXd::Zero(N);
+    s1.g.head(n) = -delta * (p.H * xk);
+    r1 = qp_detail::dual_active_set(s1, it ? &warm1 : nullptr, o.max_iterations - used, o.feasibility_tolerance);
+    used += r1.iterations;
+    if (r1.status != QpStatus::Optimal) break;  // IterationLimit (stage 1 is always feasible)
+    const Real step = (r1.x.head(n) - xk).cwiseAbs().maxCoeff();
+    const Real size = std::max(r1.x.head(n).cwiseAbs().maxCoeff(), xk.cwiseAbs().maxCoeff());
+    const bool same_set = it > 0 && r1.active_set.variables == warm1.variables && r1.active_set.rows == warm1.rows;
+    xk = r1.x.head(n);
+    warm1 = r1.active_set;
+    if (step <= 1e-14 * size) break;          // converged
+    if (same_set && step >= step_prev) break;  // at the round-off floor
+    if (same_set && step > 0.1 * step_prev && delta > delta_min) {
+      delta = std::max(delta_min, 1e-2 * delta);  // slow (weak rows): longer proximal steps
+      step_prev = kInf;
+    } else {
+      step_prev = step;
+    }
+  }
+  QpResult res;
+  res.iterations = used;
+  if (r1.status != QpStatus::Optimal) {
+    res.status = QpStatus::IterationLimit;
+    res.x = xk;
+    res.mu_x = Eigen::VectorXd::Zero(n);
+    res.mu_a = Eigen::VectorXd::Zero(m);
+    res.message = "QP: the constraints are infeasible and the search for the least-violation answer reached the "
+                  "iteration limit (" + std::to_string(o.max_iterations) + "); x is not that answer";
+    return res;
+  }
+  // Rows left violated (pinned at their least-violation value in stage 2) and the variable
+  // bounds that block them (non-zero stage-1 multipliers, relative to the row terms they balance).
+  const Eigen::VectorXd Ax = p.A * xk;
+  const Eigen::VectorXd terms = p.A.cwiseAbs() * xk.cwiseAbs();
+  QpProblem s2 = p;
+  QpActiveSet warm2;
+  warm2.variables = r1.active_set.variables;
+  warm2.rows.assign(static_cast<size_t>(m), QpActiveSet::kInactive);
+  for (Eigen::Index j = 0; j < k; ++j)
+    if (r1.active_set.rows[static_cast<size_t>(j)] != QpActiveSet::kInactive)
+      warm2.rows[static_cast<size_t>(srows[static_cast<size_t>(j)].row)] = r1.active_set.rows[static_cast<size_t>(j)];
+  std::vector<int> rows, variables;
+  for (Eigen::Index r = 0; r < m; ++r) {
+    if (qp_detail::relative_violation(Ax(r), p.a_lower(r), p.a_upper(r), terms(r)) <= o.feasibility_tolerance) continue;
+    rows.push_back(static_cast<int>(r));
+    s2.a_lower(r) = s2.a_upper(r) = Ax(r);
+    warm2.rows[static_cast<size_t>(r)] = QpActiveSet::kAtLower;
+  }
+  const Eigen::VectorXd push = s1.A.leftCols(n).cwiseAbs().transpose() * r1.mu_a.cwiseAbs();
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (r1.mu_x(i) != 0 && std::abs(r1.mu_x(i)) > 1e-8 * push(i)) variables.push_back(static_cast<int>(i));
+  // Stage 2: the objective over the least-violation points.
+  const QpResult r2 = qp_detail::dual_active_set(s2, &warm2, o.max_iterations - used, o.feasibility_tolerance);
+  used += r2.iterations;
+  if (r2.status == QpStatus::Optimal) {
+    res = r2;
+    stage2 = s2;
+    for (int r : rows)  // a pinned row reads the side it violates
+      res.active_set.rows[static_cast<size_t>(r)] = Ax(r) < p.a_lower(r) ? QpActiveSet::kAtLower : QpActiveSet::kAtUpper;
+    // A blocking bound holds at every least-violation point: set it exactly (a bound whose
+    // stage-1 multiplier was round-off, left by stage 2, is not blocking and is not listed).
+    std::vector<int> blocking;
+    for (int i : variables) {
+      const Real bound = r1.mu_x(i) > 0 ? lower_of(p, i) : upper_of(p, i);
+      if (std::abs(res.x(i) - bound) > 1e-9 * (std::abs(bound) + std::abs(res.x(i)))) continue;
+      res.x(i) = bound;
+      blocking.push_back(i);
+    }
+    variables = blocking;
+    if (rows.empty()) {  // round-off had made a feasible problem look infeasible: it is optimal
+      res.iterations = used;
+      res.warm_started = false;
+      return res;
+    }
+  } else {
+    res.x = xk;
+    res.mu_x = Eigen::VectorXd::Zero(n);
+    res.mu_a = Eigen::VectorXd::Zero(m);
+    res.active_set = warm2;
+  }
+  res.iterations = used;
+  res.warm_started = false;
+  res.conflicting_rows = rows;
+  res.conflicting_variables = variables;
+  std::ostringstream msg;
+  if (r2.status == QpStatus::IterationLimit) {
+    res.status = QpStatus::IterationLimit;
+    msg << "QP: the constraints are infeasible; the least violation was found but minimising the objective among "
+           "those points reached the iteration limit (" << o.max_iterations << ")";
+    res.message = msg.str();
+    return res;
+  }
+  res.status = QpStatus::Infeasible;
+  msg << "QP infeasible: the constraints cannot all be met. Returned the least-violation answer (smallest sum of "
+         "squared row violations within the variable bounds, then the smallest objective).";
+  if (!res.conflicting_rows.empty()) {
+    msg << " Violated: ";
+    for (size_t j = 0; j < res.conflicting_rows.size(); ++j) {
+      const Eigen::Index r = res.conflicting_rows[j];
+      msg << (j ? "; " : "") << row_name(p, r) << " = " << (p.A.row(r) * res.x) << " outside "
+          << describe_range(p.a_lower(r), p.a_upper(r)) << (p.a_lower(r) > p.a_upper(r) ? " (an empty range)" : "");
+    }
+    msg << ".";
+  } else {
+    msg << " The violations are at round-off level: the constraints are degenerate (nearly dependent).";
+  }
+  if (!res.conflicting_variables.empty()) {
+    msg << " Held back by the bounds: ";
+    for (size_t j = 0; j < res.conflicting_variables.size(); ++j) {
+      const Eigen::Index i = res.conflicting_variables[j];
+      msg << (j ? "; " : "") << variable_name(p, i) << (r1.mu_x(i) > 0 ? " lower bound " : " upper bound ")
+          << (r1.mu_x(i) > 0 ? lower_of(p, i) : upper_of(p, i));
+    }
+    msg << ".";
+  }
+  msg << " Relax these bounds or move the goals.";
+  if (r2.status != QpStatus::Optimal) msg << " (The objective could not be minimised among those points.)";
+  res.message = msg.str();
+  return res;
+}
+
+}  // namespace
+
+const char* qp_status_name(QpStatus s) {
+  switch (s) {
+    case QpStatus::Optimal: return "optimal";
+    case QpStatus::Infeasible: return "infeasible";
+    case QpStatus::IterationLimit: return "iteration limit";
+  }
+  return "unknown";
+}
+
+Real QpKkt::max() const { return std::max({stationarity, primal, complementarity, dual}); }
+
+QpResult solve_qp(const QpProblem& problem, const QpOptions& options, const QpActiveSet* warm) {
+  SOFTIK_CHECK(options.max_iterations >= 0 && options.feasibility_tolerance >= 0,
+               "QP: max_iterations and feasibility_tolerance must be >= 0");
+  const QpProblem p = checked(problem);
+  QpResult res = qp_detail::dual_active_set(p, warm, options.max_iterations, options.feasibility_tolerance);
+  QpProblem kkt_problem = p;  // the problem x solves: p, or the stage-2 problem when infeasible
+  if (res.status == QpStatus::Infeasible) {
+    const bool warm_started = res.warm_started;
+    res = least_violation(p, options, res.iterations, kkt_problem);
+    res.warm_started = warm_started;
+  } else {
+    if (res.status == QpStatus::IterationLimit)
+      res.message = "QP: iteration limit (" + std::to_string(options.max_iterations) +
+                    " active-set changes) reached before the optimum; x is not optimal";
+  }
+  // x within the variable bounds exactly: this moves an optimal or least-violation x by no more
+  // than the feasibility tolerance, and an iterate cut off by the iteration limit into the box.
+  if (p.lower.size()) res.x = res.x.cwiseMax(p.lower);
+  if (p.upper.size()) res.x = res.x.cwiseMin(p.upper);
+  res.kkt = kkt_residuals(kkt_problem, res);
+  res.row_violation = row_violations(p, res.x);
+  return res;
+}
+
+}  // namespace softik
