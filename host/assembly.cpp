@@ -142,6 +142,7 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   }
   build_pattern(mesh_, free_index_, pattern_, slots_);
   kernels_ = make_element_kernels(mesh_, materials, options_);
+  materials_ = std::move(materials);
 }
 
 CellLoop Assembler::cell_loop() const {

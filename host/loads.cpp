@@ -76,14 +76,6 @@ void for_each_triangle(const SurfaceGroup& s, Body&& body) {
            q[static_cast<size_t>(fem::quad_split_vertex(t, 2))], 0.5);
 }
 
-/// Row-sorted CSR lookup: slot of (row, col) or -1.
-int find_slot(const CsrPattern& p, int row, int col) {
-  const auto begin = p.col.begin() + p.row_ptr[static_cast<size_t>(row)];
-  const auto end = p.col.begin() + p.row_ptr[static_cast<size_t>(row) + 1];
-  const auto it = std::lower_bound(begin, end, col);
-  return (it != end && *it == col) ? static_cast<int>(it - p.col.begin()) : -1;
-}
-
 }  // namespace
 
 std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g) {
@@ -157,7 +149,7 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
                 const int col = free[3 * static_cast<size_t>(nb) + j];
                 if (col < 0) continue;
                 const Real value = w * Ks(3 * va + i, 3 * vb + j);
-                const int slot = find_slot(pattern, row, col);
+                const int slot = pattern.slot(row, col);
                 if (slot >= 0)
                   K_values[static_cast<size_t>(slot)] += value;
                 else if (value != 0)

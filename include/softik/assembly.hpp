@@ -15,6 +15,7 @@
 // result is bitwise identical for any number of threads.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -54,6 +55,13 @@ struct CsrPattern {
   std::vector<int> row_ptr;  ///< rows + 1 entries
   std::vector<int> col;      ///< column indices, sorted within each row
   int nnz() const { return static_cast<int>(col.size()); }
+  /// Index into the values of entry (row, col), or -1 when it is not in the pattern.
+  int slot(int row, int column) const {
+    const auto begin = col.begin() + row_ptr[static_cast<size_t>(row)];
+    const auto end = col.begin() + row_ptr[static_cast<size_t>(row) + 1];
+    const auto it = std::lower_bound(begin, end, column);
+    return (it != end && *it == column) ? static_cast<int>(it - col.begin()) : -1;
+  }
 };
 
 /// Per-cell element loops behind a type-erased boundary (one instantiation per element trait
@@ -80,6 +88,12 @@ class Assembler {
   const std::vector<int>& free_dof_index() const { return free_index_; }
   const AssemblyOptions& options() const { return options_; }
   const Mesh& mesh() const { return mesh_; }
+  /// The materials given to the constructor (one for all cells, or one per cell; one law).
+  const std::vector<Material>& materials() const { return materials_; }
+  /// Element -> CSR slot map: per cell c, (npc*dim)^2 entries at c*(npc*dim)^2, row-major over
+  /// the local DOFs (a*dim + i, b*dim + k); each is the index into K_values, or -1 where either
+  /// DOF is not free.
+  const std::vector<int>& slots() const { return slots_; }
 
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
   /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
@@ -109,6 +123,7 @@ class Assembler {
   std::vector<int> color_ptr_;    ///< blocks of colour k: color_blocks_[color_ptr_[k] .. color_ptr_[k+1])
   std::vector<int> color_blocks_;
   std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
+  std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
 };
 

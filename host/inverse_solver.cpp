@@ -1,0 +1,297 @@
+// The inverse step and the converged inverse solve (inverse.hpp; seed 002 Steps I-III).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "softik/error.hpp"
+#include "softik/inverse.hpp"
+
+namespace softik {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+Real seconds_since(Clock::time_point t0) { return std::chrono::duration<Real>(Clock::now() - t0).count(); }
+
+/// The rows of every constraint at x, grouped by role, with their free-DOF Jacobian as dense
+/// columns (n_free x m, column-major: J^T).
+struct RowSet {
+  std::vector<ConstraintRow> rows;
+  std::vector<int> actuators, effectors, sensors;  ///< row indices by role
+  std::vector<int> owner;                          ///< constraint of each row
+  Eigen::MatrixXd Jt;                              ///< n_free x m
+};
+
+}  // namespace
+
+InverseSolver::InverseSolver(const Assembler& assembler, LinearSolver& solver, Loads external, InverseOptions options)
+    : assembler_(assembler), solver_(solver), external_(std::move(external)), options_(options) {
+  SOFTIK_CHECK(assembler_.mesh().dim == 3, "InverseSolver: the inverse problem needs a 3D mesh");
+  SOFTIK_CHECK(external_.prescribed.empty(),
+               "InverseSolver: prescribed displacements are not supported; put the fixed DOFs at their positions in x");
+  SOFTIK_CHECK(external_.nodal.empty() || external_.nodal.size() == static_cast<size_t>(assembler_.num_dofs()),
+               "InverseSolver: the nodal load has " << external_.nodal.size() << " entries, expected "
+                                                    << assembler_.num_dofs());
+  SOFTIK_CHECK(options_.epsilon > 0 && options_.epsilon_min > 0,
+               "InverseSolver: the energy weights epsilon and epsilon_min must be > 0 (they make the QP strictly convex)");
+}
+
+void InverseSolver::add(std::shared_ptr<Constraint> constraint) {
+  SOFTIK_CHECK(constraint, "InverseSolver::add: null constraint");
+  for (const auto& c : constraints_)
+    SOFTIK_CHECK(c->name() != constraint->name(), "InverseSolver::add: two constraints are named '"
+                                                      << c->name() << "'; give each a unique name");
+  if (constraint->role() == ConstraintRole::Actuator) lambda_.insert(lambda_.end(), constraint->num_rows(), 0.0);
+  constraints_.push_back(std::move(constraint));
+  warm_ = QpActiveSet{};
+}
+
+InverseStepReport InverseSolver::step(std::vector<Real>& x) {
+  return step_with(x, options_.epsilon, options_.actuator_stiffness);
+}
+
+InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness) {
+  const Mesh& mesh = assembler_.mesh();
+  const std::vector<int>& free = assembler_.free_dof_index();
+  const size_t ndof = static_cast<size_t>(assembler_.num_dofs());
+  const Eigen::Index nf = assembler_.num_free_dofs();
+  SOFTIK_CHECK(x.size() == ndof, "InverseSolver::step: x has " << x.size() << " entries, expected " << ndof);
+  InverseStepReport rep;
+
+  // Assembly: f, K, external load, constraint rows.
+  auto t0 = Clock::now();
+  std::vector<Real> f, K;
+  assembler_.assemble(x, nullptr, &f, &K);
+  std::vector<Real> f_ext = external_.nodal.empty() ? std::vector<Real>(ndof, 0.0) : external_.nodal;
+  for (const PressureLoad& p : external_.pressures) add_pressure_forces(p, p.pressure, mesh, x, f_ext);
+  RowSet rs;
+  for (size_t c = 0; c < constraints_.size(); ++c) {
+    const size_t before = rs.rows.size();
+    constraints_[c]->rows(mesh, x, rs.rows);
+    SOFTIK_CHECK(rs.rows.size() - before == static_cast<size_t>(constraints_[c]->num_rows()),
+                 "constraint '" << constraints_[c]->name() << "' returned a wrong number of rows");
+    for (size_t r = before; r < rs.rows.size(); ++r) {
+      rs.owner.push_back(static_cast<int>(c));
+      const int ri = static_cast<int>(r);
+      switch (constraints_[c]->role()) {
+        case ConstraintRole::Actuator: rs.actuators.push_back(ri); break;
+        case ConstraintRole::Effector: rs.effectors.push_back(ri); break;
+        case ConstraintRole::Sensor: rs.sensors.push_back(ri); break;
+      }
+    }
+  }
+  const Eigen::Index m = static_cast<Eigen::Index>(rs.rows.size());
+  rs.Jt = Eigen::MatrixXd::Zero(nf, m);
+  for (Eigen::Index r = 0; r < m; ++r)
+    for (const auto& [dof, v] : rs.rows[static_cast<size_t>(r)].J) {
+      const int row = free[static_cast<size_t>(dof)];
+      if (row >= 0) rs.Jt(row, r) += v;
+    }
+  Eigen::VectorXd rhs(nf);
+  for (size_t k = 0; k < ndof; ++k)
+    if (free[k] >= 0) rhs(free[k]) = f[k] + f_ext[k];
+  // Equilibrium residual with the current actuation (what solve() drives to zero).
+  {
+    Eigen::VectorXd eq = rhs;
+    Real applied = 0;
+    for (size_t a = 0; a < rs.actuators.size(); ++a) {
+      eq += rs.Jt.col(rs.actuators[a]) * lambda_[a];
+      applied += (rs.Jt.col(rs.actuators[a]) * lambda_[a]).squaredNorm();
+    }
+    Real ext = 0, reaction = 0;
+    for (size_t k = 0; k < ndof; ++k) {
+      if (free[k] >= 0)
+        ext += f_ext[k] * f_ext[k];
+      else
+        reaction += f[k] * f[k];
+    }
+    rep.equilibrium_residual = eq.norm();
+    rep.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
+  }
+  if (actuator_stiffness) {
+    size_t a = 0;
+    for (const auto& c : constraints_)
+      if (c->role() == ConstraintRole::Actuator) {
+        c->add_stiffness(assembler_, x, lambda_.data() + a, K);
+        a += static_cast<size_t>(c->num_rows());
+      }
+  }
+  rep.t_assembly = seconds_since(t0);
+
+  // Factorisation (once per step) and the solves: dx_free and Y = K^-1 J^T in one call.
+  t0 = Clock::now();
+  if (!analyzed_) {
+    solver_.analyze(assembler_.pattern());
+    analyzed_ = true;
+  }
+  solver_.factorize(K);
+  rep.t_factorization = seconds_since(t0);
+  t0 = Clock::now();
+  Eigen::MatrixXd B(nf, m + 1), Z(nf, m + 1);
+  B.col(0) = rhs;
+  B.rightCols(m) = rs.Jt;
+  solver_.solve(B.data(), Z.data(), static_cast<int>(m + 1));
+  const Eigen::VectorXd dx_free = Z.col(0);
+  const Eigen::MatrixXd Y = Z.rightCols(m);
+  rep.t_solves = seconds_since(t0);
+
+  // Constraint space: W = J Y, delta_free = delta + J dx_free.
+  t0 = Clock::now();
+  const Eigen::MatrixXd W = rs.Jt.transpose() * Y;
+  Eigen::VectorXd delta_free = rs.Jt.transpose() * dx_free;
+  for (Eigen::Index r = 0; r < m; ++r) delta_free(r) += rs.rows[static_cast<size_t>(r)].delta;
+  const Eigen::Index na = static_cast<Eigen::Index>(rs.actuators.size());
+  const Eigen::Index ne = static_cast<Eigen::Index>(rs.effectors.size());
+  auto pick = [&](const std::vector<int>& rows_i, const std::vector<int>& cols_j) {
+    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows_i.size()), static_cast<Eigen::Index>(cols_j.size()));
+    for (size_t i = 0; i < rows_i.size(); ++i)
+      for (size_t j = 0; j < cols_j.size(); ++j) out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = W(rows_i[i], cols_j[j]);
+    return out;
+  };
+  const Eigen::MatrixXd W_ea = pick(rs.effectors, rs.actuators);
+  const Eigen::MatrixXd W_aa = pick(rs.actuators, rs.actuators);
+  Eigen::VectorXd de_free(ne), da_free(na);
+  for (Eigen::Index i = 0; i < ne; ++i) de_free(i) = delta_free(rs.effectors[static_cast<size_t>(i)]);
+  for (Eigen::Index i = 0; i < na; ++i) da_free(i) = delta_free(rs.actuators[static_cast<size_t>(i)]);
+  std::vector<Interval> lambda_bounds, delta_bounds;
+  for (int r : rs.actuators) {
+    lambda_bounds.push_back(rs.rows[static_cast<size_t>(r)].lambda_bounds);
+    delta_bounds.push_back(rs.rows[static_cast<size_t>(r)].delta_bounds);
+  }
+  Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(lambda_.data(), na);
+  if (na > 0) {
+    if (options_.method == InverseMethod::GaussSeidel) {
+      for (Eigen::Index j = 0; j < na; ++j)
+        lambda(j) = std::clamp(lambda(j), lambda_bounds[static_cast<size_t>(j)].lo, lambda_bounds[static_cast<size_t>(j)].hi);
+      rep.solver_iterations = gauss_seidel_inverse(W_ea, de_free, W_aa, da_free, lambda_bounds, delta_bounds, lambda,
+                                                   options_.gauss_seidel_iterations, options_.gauss_seidel_tolerance);
+      rep.status = rep.solver_iterations > options_.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
+    } else {
+      // QP of seed 002 eq. 5 with the relative energy weight.
+      QpProblem qp;
+      const Eigen::MatrixXd EtE = W_ea.transpose() * W_ea;
+      const Real waa = W_aa.norm();
+      const Real eps_abs = (ne > 0 && EtE.norm() > 0 && waa > 0) ? epsilon * EtE.norm() / waa : 1.0;
+      qp.H = EtE + eps_abs * W_aa;
+      qp.g = W_ea.transpose() * de_free;
+      qp.lower.resize(na);
+      qp.upper.resize(na);
+      qp.A = W_aa;
+      qp.a_lower.resize(na);
+      qp.a_upper.resize(na);
+      for (Eigen::Index j = 0; j < na; ++j) {
+        const auto& lb = lambda_bounds[static_cast<size_t>(j)];
+        const auto& db = delta_bounds[static_cast<size_t>(j)];
+        qp.lower(j) = lb.lo;
+        qp.upper(j) = lb.hi;
+        qp.a_lower(j) = db.lo - da_free(j);
+        qp.a_upper(j) = db.hi - da_free(j);
+        const std::string& who = constraints_[static_cast<size_t>(rs.owner[static_cast<size_t>(rs.actuators[static_cast<size_t>(j)])])]->name();
+        qp.variable_names.push_back(who + " force/pressure");
+        qp.row_names.push_back(who + " displacement/volume growth");
+      }
+      QpOptions qo;
+      qo.max_iterations = options_.qp_max_iterations;
+      const QpResult res = solve_qp(qp, qo, &warm_);
+      lambda = res.x;
+      warm_ = res.active_set;
+      rep.status = res.status;
+      rep.solver_iterations = res.iterations;
+      rep.kkt_residual = res.kkt.max();
+      rep.message = res.message;
+    }
+  }
+  rep.t_constraint_solve = seconds_since(t0);
+
+  // Step III: x <- x + dx_free + Y_a lambda_a.
+  t0 = Clock::now();
+  Eigen::VectorXd dx = dx_free;
+  for (Eigen::Index j = 0; j < na; ++j) dx += Y.col(rs.actuators[static_cast<size_t>(j)]) * lambda(j);
+  for (size_t k = 0; k < ndof; ++k)
+    if (free[k] >= 0) x[k] += dx(free[k]);
+  for (Eigen::Index j = 0; j < na; ++j) lambda_[static_cast<size_t>(j)] = lambda(j);
+  rep.lambda = lambda_;
+  rep.effector_error = (de_free + W_ea * lambda).norm();
+  const Eigen::VectorXd delta_a = da_free + W_aa * lambda;
+  rep.actuator_delta.assign(delta_a.data(), delta_a.data() + na);
+  accept_all(x);  // outputs and rate windows re-centre on the new state
+  rep.t_update = seconds_since(t0);
+  return rep;
+}
+
+void InverseSolver::accept_all(const std::vector<Real>& x) {
+  size_t a = 0;
+  for (const auto& c : constraints_) {
+    if (c->role() == ConstraintRole::Actuator) {
+      c->accept(assembler_.mesh(), x, lambda_.data() + a);
+      a += static_cast<size_t>(c->num_rows());
+    } else {
+      c->accept(assembler_.mesh(), x, nullptr);
+    }
+  }
+}
+
+bool InverseSolver::admissible(const std::vector<Real>& x) const {
+  try {
+    assembler_.energy(x);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
+  InverseSolveReport out;
+  Real epsilon = options_.epsilon;
+  std::vector<Real> previous = lambda_;
+  std::vector<Real> x_last = x, lambda_last = lambda_;  // the state before the last accepted step
+  int failures = 0;
+  for (int it = 0; it < options_.max_iterations; ++it) {
+    const std::vector<Real> x_old = x, lambda_old = lambda_;
+    InverseStepReport rep;
+    try {
+      rep = step_with(x, epsilon, true);
+    } catch (const Error&) {
+      // The state reached by the last step admits no step (e.g. a tangent made indefinite by
+      // a too large linearised step, so W_aa is not positive): go back halfway along it.
+      if (it == 0 || ++failures > 20) throw;
+      x = x_old;
+      lambda_ = lambda_old;
+      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_last[k] + x[k]);
+      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_last[j] + lambda_[j]);
+      accept_all(x);
+      continue;
+    }
+    x_last = x_old;
+    lambda_last = lambda_old;
+    // Far from the solution the linearised step can invert cells (a law with log J is then
+    // undefined): go back along the step, halving it, until the state is admissible.
+    for (int cut = 0; cut < 20 && !admissible(x); ++cut) {
+      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_old[k] + x[k]);
+      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_old[j] + lambda_[j]);
+      rep.lambda = lambda_;
+    }
+    accept_all(x);
+    ++out.iterations;
+    Real change = 0, scale = 0;
+    for (size_t j = 0; j < lambda_.size(); ++j) {
+      change = std::max(change, std::abs(lambda_[j] - previous[j]));
+      scale = std::max(scale, std::abs(lambda_[j]));
+    }
+    previous = lambda_;
+    const bool at_floor = epsilon <= options_.epsilon_min;
+    const bool equilibrium = rep.equilibrium_residual <= options_.residual_tolerance * std::max(rep.force_scale, 1e-300);
+    const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
+    const bool solved = rep.status == QpStatus::Optimal;
+    out.steps.push_back(std::move(rep));
+    if (at_floor && equilibrium && settled && solved && it > 0) {
+      out.converged = true;
+      break;
+    }
+    epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
+  }
+  return out;
+}
+
+}  // namespace softik

@@ -1,0 +1,125 @@
+// The inverse problem (issue 4; seed 002, DESIGN.md sections 1 and 6): find the actuator inputs
+// lambda_a (pressures, cable tensions, point forces) that bring the effectors to their goals,
+// within the actuators' bounds.
+//
+// One step at positions x (seed 002, Steps I-III):
+//   assemble f(x) = -dE/dx and K(x) on the free DOFs; factor K once;
+//   Step I    dx_free = K^-1 (f + f_ext)                    (no actuation)
+//             delta_free = delta(x) + J dx_free              (every constraint row)
+//   Step II   Y = K^-1 J^T (all rows in one multi-RHS solve), W = J Y:
+//             effectors  delta_e = delta_e_free + W_ea lambda_a
+//             actuators  delta_a = delta_a_free + W_aa lambda_a
+//             QP (eq. 5): min 1/2 lambda^T (W_ea^T W_ea + eps_abs W_aa) lambda + lambda^T W_ea^T delta_e_free
+//                 s.t. lambda bounds, delta_a bounds (rate windows included),
+//             eps_abs = eps ||W_ea^T W_ea||_F / ||W_aa||_F   (eps: InverseOptions::epsilon)
+//             or the Gauss-Seidel iteration of eqs. 6-10.
+//   Step III  x <- x + dx_free + Y_a lambda_a.
+// lambda is the physical actuation (Pa, N), the total value at x, never an impulse: nothing
+// depends on a time step. Sensors' rows are evaluated and reported, never solved for.
+//
+// Modes: step() is the real-time mode (one linearisation per call, goals may move between
+// calls); solve() repeats steps until equilibrium f + f_ext + J_a^T lambda_a = 0 and the
+// constraint-space solution both meet their tolerances. Forward re-simulation: give actuators
+// equal lambda bounds (imposed pressure) or equal delta bounds (imposed volume growth).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "softik/assembly.hpp"
+#include "softik/constraints.hpp"
+#include "softik/linear_solver.hpp"
+#include "softik/loads.hpp"
+#include "softik/qp.hpp"
+
+namespace softik {
+
+enum class InverseMethod { QP, GaussSeidel };
+
+struct InverseOptions {
+  InverseMethod method = InverseMethod::QP;
+  /// Relative weight of the deformation energy in the QP (seed 002, eq. 5).
+  Real epsilon = 1e-3;
+  /// solve() lowers the energy weight by 10x per iteration down to this value, so that its
+  /// answer is the effector optimum itself (the minimal-energy one among equal optima) rather
+  /// than the eps-biased one of a single real-time step.
+  Real epsilon_min = 1e-10;
+  /// Add the actuators' own stiffness (cavity follower load P d2V/dx2) at the current lambda to
+  /// K in real-time steps. Off by default there, as in the reference method; solve() always adds
+  /// it, which makes its iterations Newton steps on the equilibrium (quadratic convergence).
+  bool actuator_stiffness = false;
+  int gauss_seidel_iterations = 10000;
+  Real gauss_seidel_tolerance = 1e-13;  ///< relative change of lambda
+  int qp_max_iterations = 500;
+  // solve():
+  int max_iterations = 50;
+  Real residual_tolerance = 1e-9;  ///< |f + f_ext + J_a^T lambda|_free <= tol * force scale
+  Real lambda_tolerance = 1e-9;    ///< |lambda_k - lambda_k-1| <= tol * max(|lambda|, tiny)
+};
+
+/// What one step did.
+struct InverseStepReport {
+  QpStatus status = QpStatus::Optimal;  ///< of the constraint-space solve (GS: Optimal or IterationLimit)
+  int solver_iterations = 0;            ///< QP or Gauss-Seidel iterations
+  Real kkt_residual = 0;                ///< QP only
+  std::string message;                  ///< infeasibility explanation, when any
+  Real equilibrium_residual = 0;        ///< |f + f_ext + J_a^T lambda_prev| on the free DOFs at the step's start
+  Real force_scale = 0;                 ///< the force its tolerance is relative to
+  std::vector<Real> lambda;             ///< per actuator row, after the step
+  std::vector<Real> actuator_delta;     ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
+                                        ///< displacements (volume growth, cable shortening) after the step
+  Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
+  // seconds per phase
+  Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
+};
+
+struct InverseSolveReport {
+  bool converged = false;
+  int iterations = 0;
+  std::vector<InverseStepReport> steps;
+};
+
+class InverseSolver {
+ public:
+  /// `external`: nodal loads (gravity) and imposed pressures applied at full value; prescribed
+  /// displacements are not supported here (fix the DOFs at their positions in x instead).
+  InverseSolver(const Assembler& assembler, LinearSolver& solver, Loads external = {}, InverseOptions options = {});
+
+  void add(std::shared_ptr<Constraint> constraint);
+  const std::vector<std::shared_ptr<Constraint>>& constraints() const { return constraints_; }
+  InverseOptions& options() { return options_; }
+
+  /// One real-time step from x (updated in place).
+  InverseStepReport step(std::vector<Real>& x);
+  /// Steps until converged (or max_iterations); x updated in place.
+  InverseSolveReport solve(std::vector<Real>& x);
+
+  /// Current actuation, per actuator row in the order the actuators were added.
+  const std::vector<Real>& lambda() const { return lambda_; }
+
+ private:
+  InverseStepReport step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness);
+  void accept_all(const std::vector<Real>& x);
+  bool admissible(const std::vector<Real>& x) const;  ///< no cell inverted where the law is undefined
+
+  const Assembler& assembler_;
+  LinearSolver& solver_;
+  Loads external_;
+  InverseOptions options_;
+  std::vector<std::shared_ptr<Constraint>> constraints_;
+  std::vector<Real> lambda_;
+  QpActiveSet warm_;  ///< the previous step's active set
+  bool analyzed_ = false;
+};
+
+/// Gauss-Seidel in constraint space (seed 002, eqs. 6-10): per actuator j, the change
+///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea,
+/// clamped to the lambda bounds and to the lambda interval keeping delta_a_j in its bounds;
+/// delta_e += w_*j d lambda_j. Sweeps until the largest change is below tol * max |lambda|.
+/// Returns the number of sweeps (max_sweeps + 1 when it did not converge).
+int gauss_seidel_inverse(const Eigen::MatrixXd& W_ea, const Eigen::VectorXd& delta_e_free, const Eigen::MatrixXd& W_aa,
+                         const Eigen::VectorXd& delta_a_free, const std::vector<Interval>& lambda_bounds,
+                         const std::vector<Interval>& delta_bounds, Eigen::VectorXd& lambda, int max_sweeps, Real tol);
+
+}  // namespace softik

@@ -1,0 +1,265 @@
+// The inverse problem (issue 4): round trips through the forward solver, unreachable targets
+// against a search over the input, Gauss-Seidel vs QP, the minimal-energy choice among redundant
+// actuators, bounds and rate limits at every step, infeasible bounds, and the cable Jacobian.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/inverse.hpp"
+#include "softik/static_solver.hpp"
+
+namespace softik {
+namespace {
+
+constexpr Real kSize = 0.1;  // the finger's length: "model size" of the tolerances
+
+/// A coarse Hex8 pneumatic finger (about 500 cells), neo-Hookean, base fixed.
+struct Finger {
+  Mesh mesh;
+  Assembler assembler;
+  PressureLoad cavity;
+  static Mesh make() {
+    FingerSpec spec;
+    spec.cell_size = 0.004;
+    spec.cell_type = CellType::Hex8;
+    return make_finger(spec);
+  }
+  Finger()
+      : mesh(make()),
+        assembler(mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)}, fix_nodes(mesh, mesh.node_groups.at("xmin")),
+                  AssemblyOptions{Formulation::Hyperelastic}) {
+    cavity.name = "cavity";
+    cavity.surface = mesh.surface_groups.at("cavity");
+  }
+  AttachedPoint tip() const { return AttachedPoint::at(mesh, {0.1, 0.01, 0.02}, 1e-9); }
+
+  /// Forward equilibrium under pressure P.
+  std::vector<Real> inflate(Real P) const {
+    Loads loads;
+    PressureLoad p = cavity;
+    p.pressure = P;
+    loads.pressures.push_back(p);
+    auto solver = make_linear_solver();
+    std::vector<Real> x = mesh.rest_positions();
+    NewtonOptions o;
+    o.load_steps = 4;
+    o.residual_tolerance = 1e-11;
+    solve_static(assembler, *solver, loads, x, o);
+    return x;
+  }
+
+  std::shared_ptr<Constraint> actuator(Interval pressure, Interval growth = {}, Real rate = kInf) const {
+    SurfacePressureActuatorSpec s;
+    s.name = "cavity";
+    s.cavity = cavity;
+    s.pressure = pressure;
+    s.volume_growth = growth;
+    s.max_volume_growth_variation = rate;
+    return make_surface_pressure_actuator(mesh, s);
+  }
+
+  std::shared_ptr<PositionEffector> effector(const std::array<Real, 3>& goal) const {
+    PositionEffectorSpec s;
+    s.name = "tip";
+    s.point = tip();
+    s.goal = goal;
+    s.axes = {true, false, true};  // the bending plane
+    return make_position_effector(mesh, s);
+  }
+};
+
+Real distance(const std::array<Real, 3>& a, const std::array<Real, 3>& b, const std::array<bool, 3>& axes) {
+  Real d = 0;
+  for (size_t i = 0; i < 3; ++i)
+    if (axes[i]) d += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(d);
+}
+
+TEST(Inverse, ReachableTargetRoundTripsThroughTheForwardSolver) {
+  const Finger f;
+  const Real P_true = 20e3;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(P_true));
+  // A real bend: the tip moves by several millimetres.
+  EXPECT_GT(distance(goal, f.tip().position(f.mesh.rest_positions()), {true, true, true}), 0.002);
+  for (InverseMethod method : {InverseMethod::QP, InverseMethod::GaussSeidel}) {
+    auto solver = make_linear_solver();
+    InverseOptions options;
+    options.method = method;
+    InverseSolver inverse(f.assembler, *solver, {}, options);
+    inverse.add(f.actuator({0, 50e3}));
+    auto tip = f.effector(goal);
+    inverse.add(tip);
+    std::vector<Real> x = f.mesh.rest_positions();
+    const InverseSolveReport r = inverse.solve(x);
+    ASSERT_TRUE(r.converged) << "iterations " << r.iterations;
+    std::printf("method %d: %d iterations, pressure %.9g\n", static_cast<int>(method), r.iterations, inverse.lambda()[0]);
+    EXPECT_NEAR(inverse.lambda()[0], P_true, 1e-6 * P_true);
+    EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
+    // Forward re-simulation with the found pressure lands on the target.
+    const std::vector<Real> x_fwd = f.inflate(inverse.lambda()[0]);
+    EXPECT_LE(distance(f.tip().position(x_fwd), goal, {true, false, true}), 1e-6 * kSize);
+  }
+}
+
+TEST(Inverse, UnreachableTargetSaturatesTheInputAndMinimisesTheError) {
+  const Finger f;
+  const Real P_max = 10e3;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(25e3));
+  auto solver = make_linear_solver();
+  InverseSolver inverse(f.assembler, *solver);
+  inverse.add(f.actuator({0, P_max}));
+  auto tip = f.effector(goal);
+  inverse.add(tip);
+  std::vector<Real> x = f.mesh.rest_positions();
+  ASSERT_TRUE(inverse.solve(x).converged);
+  EXPECT_DOUBLE_EQ(inverse.lambda()[0], P_max);
+  const Real error = distance(tip->position(x), goal, {true, false, true});
+  // A search over the admissible pressures: none does better than the inverse answer.
+  Real best = kInf;
+  for (int k = 0; k <= 10; ++k) best = std::min(best, distance(f.tip().position(f.inflate(k * P_max / 10)), goal, {true, false, true}));
+  // The best sample is the bound itself: equal up to the two solvers' tolerances.
+  EXPECT_LE(error, best + 1e-9 * kSize);
+}
+
+TEST(Inverse, BoundsAndRateLimitsHoldAtEveryRealTimeStep) {
+  const Finger f;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(25e3));
+  auto solver = make_linear_solver();
+  InverseSolver inverse(f.assembler, *solver);
+  const Real V0 = surface_volume(f.cavity, f.mesh, f.mesh.rest_positions());
+  const Real max_growth = 0.3 * V0, rate = 0.04 * V0, P_max = 40e3;
+  auto act = f.actuator({0, P_max}, {-kInf, max_growth}, rate);
+  inverse.add(act);
+  inverse.add(f.effector(goal));
+  std::vector<Real> x = f.mesh.rest_positions();
+  Real previous_growth = 0;
+  bool limited_by_growth = false;
+  for (int s = 0; s < 30; ++s) {
+    const InverseStepReport rep = inverse.step(x);
+    ASSERT_EQ(rep.status, QpStatus::Optimal) << rep.message;
+    const Real P = inverse.lambda()[0];
+    EXPECT_GE(P, 0.0);
+    EXPECT_LE(P, P_max);
+    // The constraint holds on the linearisation the step solved: the predicted growth change.
+    EXPECT_LE(std::abs(rep.actuator_delta[0] - previous_growth), rate * (1 + 1e-9)) << "step " << s;
+    EXPECT_LE(rep.actuator_delta[0], max_growth * (1 + 1e-9)) << "step " << s;
+    // The nonlinear state after the step follows it to first order.
+    const Real growth = surface_volume(f.cavity, f.mesh, x) - V0;
+    EXPECT_NEAR(growth, rep.actuator_delta[0], 0.05 * rate) << "step " << s;
+    previous_growth = growth;
+    limited_by_growth = limited_by_growth || std::abs(rep.actuator_delta[0] - max_growth) < 1e-9 * V0;
+  }
+  EXPECT_TRUE(limited_by_growth) << "the goal needs more volume than allowed: the growth bound must become active";
+}
+
+TEST(Inverse, EnergyTermSplitsRedundantSymmetricActuatorsEvenly) {
+  // Two identical cavities symmetric about y = 0.015, one effector row (z of a point on the
+  // symmetry plane): infinitely many pressure pairs reach it; the minimal-energy one is even.
+  MultiCavitySpec spec;
+  spec.size = {0.06, 0.03, 0.03};
+  spec.cavities = {{0.012, 0.004, 0.008, 0.036, 0.008, 0.008}, {0.012, 0.018, 0.008, 0.036, 0.008, 0.008}};
+  spec.cell_size = 0.004;
+  spec.cell_type = CellType::Hex8;
+  const Mesh mesh = make_multi_cavity_block(spec);
+  const Assembler assembler(mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                            fix_nodes(mesh, mesh.node_groups.at("zmin")), AssemblyOptions{Formulation::Hyperelastic});
+  auto solver = make_linear_solver();
+  InverseSolver inverse(assembler, *solver);
+  for (const char* name : {"cavity0", "cavity1"}) {
+    SurfacePressureActuatorSpec s;
+    s.name = name;
+    s.cavity.name = name;
+    s.cavity.surface = mesh.surface_groups.at(name);
+    s.pressure = {0, 1e5};
+    inverse.add(make_surface_pressure_actuator(mesh, s));
+  }
+  PositionEffectorSpec e;
+  e.name = "top";
+  e.point = AttachedPoint::at(mesh, {0.03, 0.015, 0.03}, 1e-9);
+  e.goal = {0.03, 0.015, 0.0305};
+  e.axes = {false, false, true};
+  auto top = make_position_effector(mesh, e);
+  inverse.add(top);
+  std::vector<Real> x = mesh.rest_positions();
+  ASSERT_TRUE(inverse.solve(x).converged);
+  const Real p0 = inverse.lambda()[0], p1 = inverse.lambda()[1];
+  EXPECT_GT(p0, 0.0);
+  EXPECT_NEAR(p0, p1, 1e-6 * p0);
+  EXPECT_NEAR(top->position(x)[2], 0.0305, 1e-6 * 0.06);
+}
+
+TEST(Inverse, InfeasibleBoundsAreReportedWithTheConflictingActuator) {
+  // Minimum pressure 5 kPa, yet no volume growth allowed: no input satisfies both.
+  const Finger f;
+  auto solver = make_linear_solver();
+  InverseSolver inverse(f.assembler, *solver);
+  inverse.add(f.actuator({5e3, 20e3}, {-kInf, 0.0}));
+  inverse.add(f.effector(f.tip().position(f.mesh.rest_positions())));
+  std::vector<Real> x = f.mesh.rest_positions();
+  const InverseStepReport rep = inverse.step(x);
+  EXPECT_EQ(rep.status, QpStatus::Infeasible);
+  EXPECT_NE(rep.message.find("cavity"), std::string::npos) << rep.message;
+}
+
+TEST(Inverse, CableJacobianIsTheDerivativeOfItsShortening) {
+  const Finger f;
+  CableActuatorSpec s;
+  s.name = "cable";
+  s.pull_point = {-0.01, 0.01, 0.002};
+  for (Real xi : {0.02, 0.05, 0.098}) s.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
+  auto cable = make_cable_actuator(f.mesh, s);
+  std::vector<Real> x = f.inflate(5e3);
+  std::vector<ConstraintRow> rows;
+  cable->rows(f.mesh, x, rows);
+  ASSERT_EQ(rows.size(), 1u);
+  std::vector<Real> J(x.size(), 0.0);
+  for (const auto& [dof, v] : rows[0].J) J[static_cast<size_t>(dof)] += v;
+  const Real h = 1e-7;
+  Real err = 0, scale = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    std::vector<Real> xp = x, xm = x;
+    xp[k] += h;
+    xm[k] -= h;
+    std::vector<ConstraintRow> rp, rm;
+    cable->rows(f.mesh, xp, rp);
+    cable->rows(f.mesh, xm, rm);
+    err = std::max(err, std::abs((rp[0].delta - rm[0].delta) / (2 * h) - J[k]));
+    scale = std::max(scale, std::abs(J[k]));
+  }
+  EXPECT_GT(scale, 0.1);
+  EXPECT_LE(err, 1e-7 * scale);
+}
+
+TEST(Inverse, CableDrivenFingerReachesItsTarget) {
+  // A cable along the bottom of the finger, anchored at the tip, pulled from behind the base:
+  // pulling bends the finger down. The target is the tip under a known tension.
+  const Finger f;
+  CableActuatorSpec s;
+  s.name = "cable";
+  s.pull_point = {-0.01, 0.01, 0.002};
+  for (Real xi : {0.0, 0.03, 0.06, 0.1}) s.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
+  s.force = {0, 50};
+  // The forward case: the cable with its tension imposed (equal bounds) and no effector.
+  auto forward_solver = make_linear_solver();
+  InverseSolver forward(f.assembler, *forward_solver);
+  CableActuatorSpec imposed = s;
+  imposed.force = {0.5, 0.5};
+  forward.add(make_cable_actuator(f.mesh, imposed));
+  std::vector<Real> x_fwd = f.mesh.rest_positions();
+  ASSERT_TRUE(forward.solve(x_fwd).converged);
+  const std::array<Real, 3> goal = f.tip().position(x_fwd);
+  EXPECT_LT(goal[2], 0.02 - 0.001);  // it bends down by more than a millimetre
+  auto solver = make_linear_solver();
+  InverseSolver inverse(f.assembler, *solver);
+  inverse.add(make_cable_actuator(f.mesh, s));
+  auto tip = f.effector(goal);
+  inverse.add(tip);
+  std::vector<Real> x = f.mesh.rest_positions();
+  ASSERT_TRUE(inverse.solve(x).converged);
+  EXPECT_NEAR(inverse.lambda()[0], 0.5, 1e-6 * 0.5);
+  EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
+}
+
+}  // namespace
+}  // namespace softik
