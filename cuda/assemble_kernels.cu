@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "device_array.hpp"
 #include "softik/cuda_backend.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
@@ -12,16 +13,6 @@ namespace softik::cuda {
 namespace {
 
 using fem::Tet4;
-
-/// Device buffer owning its memory (RAII so that an exception frees it).
-template <class T>
-struct DeviceArray {
-  T* ptr = nullptr;
-  explicit DeviceArray(size_t count) { SOFTIK_CUDA_CHECK(cudaMalloc(&ptr, count * sizeof(T) + 1)); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() { cudaFree(ptr); }
-};
 
 /// One thread per cell: f_e = corotational_element(...), atomically added into force.
 /// `first_invalid` receives the smallest index of a cell the formulation cannot handle (inverted
@@ -81,24 +72,24 @@ std::vector<Real> corotational_tet4_forces(const Mesh& mesh, const fem::LinearEl
   DeviceArray<fem::RestData<Tet4>> d_rest(rest.size());
   DeviceArray<Real> d_x(x.size()), d_force(x.size());
   DeviceArray<int> d_status(1);
-  SOFTIK_CUDA_CHECK(cudaMemcpy(d_cells.ptr, mesh.cells.data(), mesh.cells.size() * sizeof(int), cudaMemcpyHostToDevice));
-  SOFTIK_CUDA_CHECK(cudaMemcpy(d_rest.ptr, rest.data(), rest.size() * sizeof(rest[0]), cudaMemcpyHostToDevice));
-  SOFTIK_CUDA_CHECK(cudaMemcpy(d_x.ptr, x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
-  SOFTIK_CUDA_CHECK(cudaMemset(d_force.ptr, 0, x.size() * sizeof(Real)));
-  SOFTIK_CUDA_CHECK(cudaMemcpy(d_status.ptr, &num_cells, sizeof(int), cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(d_cells.get(), mesh.cells.data(), mesh.cells.size() * sizeof(int), cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(d_rest.get(), rest.data(), rest.size() * sizeof(rest[0]), cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(cudaMemset(d_force.get(), 0, x.size() * sizeof(Real)));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(d_status.get(), &num_cells, sizeof(int), cudaMemcpyHostToDevice));
   const int block = 128;
   corotational_tet4_force_kernel<<<(num_cells + block - 1) / block, block>>>(
-      num_cells, d_cells.ptr, d_rest.ptr, material, rotation, d_x.ptr, d_force.ptr, d_status.ptr);
+      num_cells, d_cells.get(), d_rest.get(), material, rotation, d_x.get(), d_force.get(), d_status.get());
   SOFTIK_CUDA_CHECK(cudaGetLastError());
   SOFTIK_CUDA_CHECK(cudaDeviceSynchronize());
   int first_invalid = num_cells;
-  SOFTIK_CUDA_CHECK(cudaMemcpy(&first_invalid, d_status.ptr, sizeof(int), cudaMemcpyDeviceToHost));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(&first_invalid, d_status.get(), sizeof(int), cudaMemcpyDeviceToHost));
   SOFTIK_CHECK(first_invalid == num_cells,
                "cell " << first_invalid
                        << " is inverted in the current configuration (det F <= 0), where the QR corotational rotation "
                           "is undefined: take smaller load steps, or use the polar rotation, which tolerates inversion");
   std::vector<Real> force(x.size());
-  SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), d_force.ptr, x.size() * sizeof(Real), cudaMemcpyDeviceToHost));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), d_force.get(), x.size() * sizeof(Real), cudaMemcpyDeviceToHost));
   return force;
 }
 

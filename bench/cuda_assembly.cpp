@@ -1,0 +1,193 @@
+// Force + tangent stiffness assembly throughput (cells/s) on the GPU (softik::cuda::DeviceAssembler),
+// with the CPU Assembler on the same meshes as the baseline (up to ~1M cells; all hardware threads).
+// Cases: {corotational (polar, rotated tangent), neo-Hookean} Tet4 x boxes of ~10k, 100k, 1M and
+// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched).
+//
+// GPU timing: wall clock of one synchronous DeviceAssembler::assemble(d_x) call, x already on
+// the device (memset of the outputs, the kernel, the 16-byte status read-back). Counters:
+// cells_per_second, roofline_fraction = cells_per_second / 4e9 (the ~4 G tets/s HBM roofline of
+// an H100, DESIGN.md section 12; the target is 0.5), device_GB (what the assembler holds).
+// A size whose host or device memory does not fit is skipped with the reason.
+//
+//   ./build-gpu/bench/bench_cuda_assembly --benchmark_counters_tabular=true
+//
+// Results: bench/RESULTS.md (note the device: H100 or H200).
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "softik/assembly.hpp"
+#include "softik/cuda_assembly.hpp"
+#include "softik/cuda_backend.hpp"
+#include "softik/mesh_generator.hpp"
+
+namespace {
+
+using softik::Real;
+
+constexpr double kRooflineCellsPerSecond = 4e9;
+constexpr int kCpuMaxCells = 1200000;
+/// Host bytes per Tet4 cell while a problem is alive (mesh, slot map, rest data, CSR pattern,
+/// the pattern build's adjacency lists): about 1.1 kB, with a margin.
+constexpr double kHostBytesPerCell = 3000;
+
+enum Law { Corotational = 0, NeoHookean = 1 };
+
+struct Problem {
+  Law law = Corotational;
+  int target = 0;
+  softik::Mesh mesh;
+  std::vector<Real> x;
+  std::unique_ptr<softik::Assembler> cpu;
+  std::unique_ptr<softik::cuda::DeviceAssembler> gpu;
+  std::string skip;  ///< why this size cannot run (memory), empty when it can
+  std::string gpu_skip;
+};
+
+int cubes_per_side(int target) { return std::max(1, static_cast<int>(std::lround(std::cbrt(target / (4.0 * 6.0))))); }
+
+double available_host_bytes() {
+  return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
+/// One problem alive at a time: a 10M-cell one holds ~11 GB of host and ~10 GB of device memory.
+/// Benchmarks are registered so that both backends of one (law, size) run back to back.
+Problem& problem(Law law, int target) {
+  static std::unique_ptr<Problem> current;
+  if (current && current->law == law && current->target == target) return *current;
+  current.reset();
+  current = std::make_unique<Problem>();
+  Problem& p = *current;
+  p.law = law;
+  p.target = target;
+  const int n = cubes_per_side(target);
+  const double cells = 4.0 * 6.0 * n * n * n;
+  if (cells * kHostBytesPerCell > available_host_bytes()) {
+    p.skip = "skipped: " + std::to_string(static_cast<long long>(cells)) + " cells need about " +
+             std::to_string(cells * kHostBytesPerCell / 1e9) + " GB of host memory, " +
+             std::to_string(available_host_bytes() / 1e9) + " GB available";
+    return p;
+  }
+  softik::BoxSpec spec;
+  spec.size = {4.0, 1.0, 1.0};
+  spec.cells = {4 * n, n, n};
+  p.mesh = softik::make_box(3, softik::CellType::Tet4, spec);
+  p.x = p.mesh.rest_positions();
+  for (int k = 0; k < p.mesh.num_nodes(); ++k) {
+    const Real X = p.mesh.X[3 * k];
+    p.x[3 * k + 0] *= 1.02;
+    p.x[3 * k + 2] += 0.05 * X * X;
+  }
+  softik::AssemblyOptions options;
+  options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
+  const softik::Material material = law == Corotational
+                                        ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
+                                        : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
+  p.cpu = std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
+                                              softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
+  return p;
+}
+
+/// The problem's GPU assembler, built on first use (nullptr, with p.gpu_skip set, when it does
+/// not fit on the device).
+softik::cuda::DeviceAssembler* gpu_assembler(Problem& p) {
+  if (!p.gpu && p.gpu_skip.empty()) {
+    try {
+      p.gpu = std::make_unique<softik::cuda::DeviceAssembler>(*p.cpu);  // throws when the device is too small
+      p.gpu->assemble(p.x);                                               // uploads x, warms up
+    } catch (const softik::Error& e) {
+      p.gpu.reset();
+      p.gpu_skip = std::string("skipped: ") + e.what();
+    }
+  }
+  return p.gpu.get();
+}
+
+void set_common_counters(benchmark::State& state, const Problem& p) {
+  const double cells = p.mesh.num_cells();
+  state.SetLabel(p.law == Corotational ? "Tet4 corotational" : "Tet4 neo-Hookean");
+  state.counters["cells"] = cells;
+  state.counters["free_dofs"] = p.cpu->num_free_dofs();
+  state.counters["nnz"] = p.cpu->pattern().nnz();
+  state.counters["cells_per_second"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
+  std::string reason;
+  if (!softik::cuda::device_available(&reason)) {
+    state.SkipWithError(("no usable CUDA device: " + reason).c_str());
+    return;
+  }
+  Problem& p = problem(law, target);
+  if (!p.skip.empty()) {
+    state.SkipWithError(p.skip.c_str());
+    return;
+  }
+  softik::cuda::DeviceAssembler* gpu = gpu_assembler(p);
+  if (!gpu) {
+    state.SkipWithError(p.gpu_skip.c_str());
+    return;
+  }
+  const Real* d_x = gpu->device_positions();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    gpu->assemble(d_x);  // synchronous: returns when force and K values are on the device
+    const auto stop = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
+  }
+  set_common_counters(state, p);
+  // cells_per_second / 4e9 (a rate counter: cells / 4e9 per second).
+  state.counters["roofline_fraction"] =
+      benchmark::Counter(p.mesh.num_cells() / kRooflineCellsPerSecond, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["device_GB"] = softik::cuda::DeviceAssembler::required_device_bytes(*p.cpu) / 1e9;
+}
+
+void BM_CpuAssembly(benchmark::State& state, Law law, int target) {
+  Problem& p = problem(law, target);
+  if (!p.skip.empty()) {
+    state.SkipWithError(p.skip.c_str());
+    return;
+  }
+  std::vector<Real> force, K;
+  p.cpu->assemble(p.x, nullptr, &force, &K);
+  for (auto _ : state) {
+    p.cpu->assemble(p.x, nullptr, &force, &K);
+    benchmark::DoNotOptimize(K.data());
+    benchmark::ClobberMemory();
+  }
+  set_common_counters(state, p);
+  state.counters["threads"] = p.cpu->options().num_threads;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Registered (and so run) law by law, size by size, GPU then CPU: one problem alive at a time.
+  for (Law law : {Corotational, NeoHookean})
+    for (int target : {10000, 100000, 1000000, 10000000}) {
+      const std::string suffix = std::string(law == Corotational ? "Tet4Corotational" : "Tet4NeoHookean") +
+                                 "/cells:" + std::to_string(target);
+      benchmark::RegisterBenchmark(("GPU/" + suffix).c_str(), BM_GpuAssembly, law, target)
+          ->Unit(benchmark::kMillisecond)
+          ->UseManualTime()
+          ->MinTime(0.5);
+      const int n = cubes_per_side(target);
+      if (4 * 6 * n * n * n <= kCpuMaxCells)
+        benchmark::RegisterBenchmark(("CPU/" + suffix).c_str(), BM_CpuAssembly, law, target)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->MinTime(0.5);
+    }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,251 @@
+// DeviceAssembler: uploads a host Assembler's cells, rest data, materials and slot map once,
+// then assembles force and K values on the GPU (the kernels: device_assembly_kernel.cuh).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "device_array.hpp"
+#include "device_assembly_launch.hpp"
+#include "softik/cuda_assembly.hpp"
+#include "softik/cuda_backend.hpp"
+
+namespace softik::cuda {
+
+namespace {
+
+// assemble() resets both status indices with one memset.
+static_assert(offsetof(DeviceStatus, first_nonfinite_dof) == offsetof(DeviceStatus, first_invalid_cell) + sizeof(int),
+              "DeviceStatus indices must be adjacent");
+
+/// The element trait's entry points, or an Error naming what is supported.
+DeviceElement device_element(CellType type) {
+  switch (type) {
+    case CellType::Tet4: return device_element_tet4();
+    case CellType::Hex8: return device_element_hex8();
+    default: break;
+  }
+  SOFTIK_CHECK(false, "the GPU assembly (softik::cuda::DeviceAssembler) supports Tet4 and Hex8 meshes, got "
+                          << cell_type_name(type) << ": assemble this mesh with the CPU Assembler");
+}
+
+/// Uploads num_cells records of `words` entries each (record of cell c filled by fill(c, T*))
+/// into the structure-of-arrays layout dst[w * num_cells + c], in chunks of about 32 MB so
+/// that the host never holds a second copy of a whole array.
+template <class T, class Fill>
+void upload_transposed(T* dst, int num_cells, int words, Fill&& fill) {
+  const std::size_t chunk_cells =
+      std::max<std::size_t>(1, (std::size_t{32} << 20) / (sizeof(T) * static_cast<std::size_t>(words)));
+  std::vector<T> record(static_cast<std::size_t>(words));
+  std::vector<T> columns;
+  for (std::size_t first = 0; first < static_cast<std::size_t>(num_cells); first += chunk_cells) {
+    const std::size_t count = std::min(chunk_cells, static_cast<std::size_t>(num_cells) - first);
+    columns.resize(count * static_cast<std::size_t>(words));
+    for (std::size_t j = 0; j < count; ++j) {
+      fill(static_cast<int>(first + j), record.data());
+      for (int w = 0; w < words; ++w) columns[static_cast<std::size_t>(w) * count + j] = record[static_cast<std::size_t>(w)];
+    }
+    SOFTIK_CUDA_CHECK(cudaMemcpy2D(dst + first, static_cast<std::size_t>(num_cells) * sizeof(T), columns.data(),
+                                   count * sizeof(T), count * sizeof(T), static_cast<std::size_t>(words),
+                                   cudaMemcpyHostToDevice));
+  }
+}
+
+std::size_t material_bytes(const std::vector<Material>& materials) {
+  return std::visit([](const auto& m) { return sizeof(m); }, materials.front()) * materials.size();
+}
+
+}  // namespace
+
+struct DeviceAssembler::Impl {
+  int num_cells = 0, num_dofs = 0, num_free_dofs = 0, nnz = 0, dim = 3;
+  DeviceElement element;
+  std::size_t law = 0;
+  std::string law_name;
+  AssemblyOptions options;
+  int material_stride = 0;
+  DeviceArray<int> cells, slots;
+  DeviceArray<Real> rest, x, force, K;
+  DeviceArray<unsigned char> materials;
+  DeviceArray<DeviceStatus> status;
+  Real energy = 0;
+};
+
+std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
+  const Mesh& mesh = host.mesh();
+  const DeviceElement element = device_element(mesh.cell_type);
+  const std::size_t cells = static_cast<std::size_t>(mesh.num_cells());
+  const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(mesh.cell_type));
+  const std::size_t nd = npc * static_cast<std::size_t>(mesh.dim);
+  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words) * sizeof(Real) + nd * nd * sizeof(int)) +
+         material_bytes(host.materials()) + 3 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
+         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(DeviceStatus);
+}
+
+DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique<Impl>()) {
+  const Mesh& mesh = host.mesh();
+  Impl& p = *impl_;
+  p.element = device_element(mesh.cell_type);
+  std::string reason;
+  SOFTIK_CHECK(device_available(&reason), "DeviceAssembler needs a usable CUDA device: " << reason);
+  // Buffers, plus the local memory the driver reserves for the kernel's stack frames.
+  int device = 0, sms = 0, threads_per_sm = 0;
+  SOFTIK_CUDA_CHECK(cudaGetDevice(&device));
+  SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  const std::size_t buffers = required_device_bytes(host);
+  const std::size_t stacks = p.element.local_bytes_per_thread(host.materials().front().index()) *
+                             static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  SOFTIK_CHECK(buffers + stacks <= free_bytes,
+               "the GPU assembly of " << mesh.num_cells() << " " << cell_type_name(mesh.cell_type) << " cells needs "
+                                      << buffers / 1e9 << " GB of device memory for its buffers and up to " << stacks / 1e9
+                                      << " GB for the kernel's stack frames; " << free_bytes / 1e9 << " GB of "
+                                      << total_bytes / 1e9 << " GB are free: use a smaller mesh or free device memory");
+  SOFTIK_CHECK(mesh.num_cells() < kNoIndex && host.num_dofs() < kNoIndex,
+               "the GPU assembly indexes cells and DOFs below " << kNoIndex << ", got " << mesh.num_cells() << " cells and "
+                                                                << host.num_dofs() << " DOFs: split the model");
+  p.num_cells = mesh.num_cells();
+  p.num_dofs = host.num_dofs();
+  p.num_free_dofs = host.num_free_dofs();
+  p.nnz = host.pattern().nnz();
+  p.dim = mesh.dim;
+  p.options = host.options();
+  const std::vector<Material>& materials = host.materials();
+  p.law = materials.front().index();
+  p.law_name = material_name(materials.front());
+  p.material_stride = materials.size() == 1 ? 0 : 1;
+
+  const int npc = nodes_per_cell(mesh.cell_type), nd = npc * mesh.dim, slot_words = nd * nd;
+  const std::size_t num_cells = static_cast<std::size_t>(p.num_cells);
+  p.cells = DeviceArray<int>(num_cells * static_cast<std::size_t>(npc));
+  upload_transposed(p.cells.get(), p.num_cells, npc,
+                    [&](int c, int* record) { std::memcpy(record, mesh.cell(c), sizeof(int) * static_cast<std::size_t>(npc)); });
+  p.rest = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.rest_words));
+  upload_transposed(p.rest.get(), p.num_cells, p.element.rest_words,
+                    [&](int c, Real* record) { p.element.pack_rest(mesh, c, record); });
+  const int* slots = host.slots().data();
+  p.slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
+  upload_transposed(p.slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
+    std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words, sizeof(int) * static_cast<std::size_t>(slot_words));
+  });
+  std::visit(
+      [&](const auto& first) {
+        using M = std::decay_t<decltype(first)>;
+        static_assert(std::is_trivially_copyable<M>::value, "material laws are copied to the device bytewise");
+        std::vector<M> typed;
+        typed.reserve(materials.size());
+        for (const Material& m : materials) typed.push_back(std::get<M>(m));  // one law: Assembler checked it
+        p.materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        SOFTIK_CUDA_CHECK(cudaMemcpy(p.materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+      },
+      materials.front());
+
+  p.x = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
+  p.force = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
+  p.K = DeviceArray<Real>(static_cast<std::size_t>(p.nnz));
+  p.status = DeviceArray<DeviceStatus>(1);
+  SOFTIK_CUDA_CHECK(cudaMemset(p.x.get(), 0, p.x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.force.get(), 0, p.force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.K.get(), 0, p.K.bytes()));
+}
+
+DeviceAssembler::~DeviceAssembler() = default;
+DeviceAssembler::DeviceAssembler(DeviceAssembler&&) noexcept = default;
+DeviceAssembler& DeviceAssembler::operator=(DeviceAssembler&&) noexcept = default;
+
+int DeviceAssembler::num_cells() const { return impl_->num_cells; }
+int DeviceAssembler::num_dofs() const { return impl_->num_dofs; }
+int DeviceAssembler::num_free_dofs() const { return impl_->num_free_dofs; }
+int DeviceAssembler::nnz() const { return impl_->nnz; }
+Real* DeviceAssembler::device_positions() { return impl_->x.get(); }
+const Real* DeviceAssembler::device_force() const { return impl_->force.get(); }
+const Real* DeviceAssembler::device_K_values() const { return impl_->K.get(); }
+Real DeviceAssembler::energy() const { return impl_->energy; }
+
+void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(x.size() == static_cast<std::size_t>(p.num_dofs),
+               "positions have " << x.size() << " entries, expected num_dofs = " << p.num_dofs);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    SOFTIK_CHECK(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
+                                                          << ": the state diverged or was not initialised");
+  SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  assemble(p.x.get(), request);
+}
+
+void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(d_x != nullptr, "DeviceAssembler::assemble: the device position pointer is null");
+  DeviceStatus* status = p.status.get();
+  SOFTIK_CUDA_CHECK(cudaMemsetAsync(&status->energy, 0, sizeof(Real)));
+  SOFTIK_CUDA_CHECK(cudaMemsetAsync(&status->first_invalid_cell, 0x7f, 2 * sizeof(int)));  // kNoIndex, both
+  if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.force.get(), 0, p.force.bytes()));
+  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
+
+  AssemblyLaunch l;
+  l.num_cells = p.num_cells;
+  l.material_stride = p.material_stride;
+  l.cells = p.cells.get();
+  l.rest = p.rest.get();
+  l.materials = p.materials.get();
+  l.slots = p.slots.get();
+  l.corotational = p.options.formulation == Formulation::Corotational;
+  l.rotation = p.options.rotation;
+  l.tangent = p.options.corotational_tangent;
+  l.project_spd = p.options.project_spd;
+  l.energy = request.energy;
+  l.x = d_x;
+  l.force = request.force ? p.force.get() : nullptr;
+  l.K = request.stiffness ? p.K.get() : nullptr;
+  l.status = status;
+  p.element.launch(l, p.law);
+
+  DeviceStatus result;
+  SOFTIK_CUDA_CHECK(cudaMemcpy(&result, status, sizeof(DeviceStatus), cudaMemcpyDeviceToHost));  // waits
+  if (result.first_nonfinite_dof != kNoIndex) {
+    const int dof = result.first_nonfinite_dof;
+    Real value = 0;
+    SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+    SOFTIK_CHECK(false, "position of node " << dof / p.dim << " component " << dof % p.dim << " is " << value
+                                            << ": the state diverged or was not initialised");
+  }
+  // The CPU Assembler's message (host/element_kernels_impl.hpp), with the GPU's smallest index.
+  SOFTIK_CHECK(result.first_invalid_cell == kNoIndex,
+               "cell " << result.first_invalid_cell << " is inverted in the current configuration (det F <= 0), where the "
+                       << (l.corotational ? std::string("QR corotational rotation") : p.law_name)
+                       << " formulation is undefined: take smaller load steps, or use StableNeoHookean or the polar "
+                          "corotational formulation, which tolerate inversion");
+  if (request.energy) p.energy = result.energy;
+}
+
+void DeviceAssembler::download_force(std::vector<Real>& force) const {
+  force.resize(static_cast<std::size_t>(impl_->num_dofs));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), impl_->force.get(), impl_->force.bytes(), cudaMemcpyDeviceToHost));
+}
+
+void DeviceAssembler::download_K_values(std::vector<Real>& K_values) const {
+  K_values.resize(static_cast<std::size_t>(impl_->nnz));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(K_values.data(), impl_->K.get(), impl_->K.bytes(), cudaMemcpyDeviceToHost));
+}
+
+std::vector<Real> DeviceAssembler::force() const {
+  std::vector<Real> f;
+  download_force(f);
+  return f;
+}
+
+std::vector<Real> DeviceAssembler::K_values() const {
+  std::vector<Real> K;
+  download_K_values(K);
+  return K;
+}
+
+}  // namespace softik::cuda

@@ -1,0 +1,89 @@
+// GPU assembly of the elastic energy, nodal forces and tangent stiffness (CUDA backend; built
+// when SOFTIK_CUDA is on, link softik::cuda). Produces the CPU Assembler's numbers to round-off:
+// one thread per cell calls the same include/softik/fem/ element functions and scatters with
+// double atomics (so sums are not bitwise reproducible from run to run; they agree to
+// round-off).
+//
+// Conventions are Assembler's (assembly.hpp):
+//   x          current nodal positions, num_dofs entries, x[n*dim + i].
+//   force      f = -dE/dx on ALL DOFs (fixed ones included), num_dofs entries.
+//   K values   d^2E/dx^2 over the free DOFs, nnz entries in the host Assembler's pattern()
+//              (CSR, both triangles, sorted columns): K_values[k] is the entry (row, col[k]).
+//   energy     sum of the cell energies.
+// Supported: Tet4 and Hex8 meshes; every formulation of AssemblyOptions (corotational with the
+// polar or QR rotation and the rotated or consistent tangent, linear small strain, total
+// Lagrangian hyperelastic) and every law of softik::Material, homogeneous or per cell; the
+// optional element SPD projection (AssemblyOptions::project_spd). Other cell types throw.
+//
+// Device memory (uploaded once in the constructor; structure of arrays over the cells):
+//   connectivity (npc ints/cell), rest data (fem::RestData<E> words/cell: 25 Tet4, 224 Hex8),
+//   the element -> CSR slot map ((npc*dim)^2 ints/cell: 144 Tet4, 576 Hex8), the materials,
+//   and the x, force and K-value buffers reused by every assemble() (no per-call allocation).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "softik/assembly.hpp"
+
+namespace softik::cuda {
+
+/// Which outputs assemble() computes (the others keep their previous contents).
+struct AssemblyRequest {
+  bool energy = false;
+  bool force = true;
+  bool stiffness = true;
+};
+
+class DeviceAssembler {
+ public:
+  /// Uploads the mesh, rest data, materials and slot map of `host` (which may be destroyed
+  /// afterwards: everything needed is copied). Throws softik::Error for an unsupported cell type, when no
+  /// CUDA device is usable, or when the device lacks the memory (required_device_bytes(), plus
+  /// the local memory the driver reserves for the kernel's per-thread stack frames).
+  explicit DeviceAssembler(const Assembler& host);
+  ~DeviceAssembler();
+  DeviceAssembler(DeviceAssembler&&) noexcept;
+  DeviceAssembler& operator=(DeviceAssembler&&) noexcept;
+  DeviceAssembler(const DeviceAssembler&) = delete;
+  DeviceAssembler& operator=(const DeviceAssembler&) = delete;
+
+  /// Device memory the buffers of a DeviceAssembler for `host` take, in bytes (host-side
+  /// arithmetic; no device needed).
+  static std::size_t required_device_bytes(const Assembler& host);
+
+  int num_cells() const;
+  int num_dofs() const;
+  int num_free_dofs() const;
+  int nnz() const;
+
+  /// Copies x (num_dofs entries; checked finite as the CPU does) into device_positions() and
+  /// assembles from there. Synchronous.
+  void assemble(const std::vector<Real>& x, AssemblyRequest request = {});
+  /// Assembles from positions already on the device: d_x points to num_dofs doubles in device
+  /// memory (device_positions() or any other buffer), written before this call on the default
+  /// stream or synchronised. Synchronous: on return the requested outputs are in
+  /// device_force() / device_K_values() / energy(). Throws softik::Error naming the smallest
+  /// DOF with a NaN/inf position, or, as the CPU does, the smallest cell inverted in x where the
+  /// formulation is undefined (laws with log J, QR corotation).
+  void assemble(const Real* d_x, AssemblyRequest request = {});
+
+  /// Device buffer of num_dofs positions owned by this object (for assemble(const Real*)).
+  Real* device_positions();
+  const Real* device_force() const;     ///< num_dofs entries
+  const Real* device_K_values() const;  ///< nnz entries
+
+  /// Results of the last assemble() that requested them.
+  Real energy() const;
+  std::vector<Real> force() const;
+  std::vector<Real> K_values() const;
+  void download_force(std::vector<Real>& force) const;        ///< resized to num_dofs
+  void download_K_values(std::vector<Real>& K_values) const;  ///< resized to nnz
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace softik::cuda
