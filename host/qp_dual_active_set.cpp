@@ -17,11 +17,13 @@
 // the same columns of J. Each is O(n^2).
 //
 // Numerical safeguards: after each completed addition x and u are recomputed from the factors
-// (x = x0 + J1 R^-T (b - N^T x0), u = R^-1 R^-T (b - N^T x0), x0 = -H^-1 g) so no drift builds up
-// over many iterations; inequality multipliers that come out slightly negative are clamped, and
-// clearly negative ones dropped (the S-pair is kept). A normal counts as dependent on the active
-// set when |d2| <= 1e-12 |d|, and an entry of r counts as positive when r_j |n_j| exceeds 1e-11
-// of the largest such term.
+// (x = x0 + J1 R^-T (b - N^T x0), u = R^-1 R^-T (b - N^T x0), x0 = -H^-1 g) plus one step of
+// iterative refinement, and active bounds are set exactly, so no drift builds up over many
+// iterations and |x0| >> |x| costs no accuracy; inequality multipliers that come out slightly
+// negative are clamped, clearly negative ones dropped (the S-pair is kept). A constraint is
+// violated when its slack is below -tol (|bound| + sum_k |a_k x_k|). A normal counts as
+// dependent on the active set when |d2| <= 1e-12 |d|, and an entry of r counts as positive when
+// r_j |n_j| exceeds 1e-11 of the largest such term.
 // Anti-cycling: ties in the choice of the constraint to add (most violated, relative to |n_j|)
 // and to drop (smallest ratio u_j / r_j) go to the lowest index, and the iteration budget bounds
 // the work; the dual objective increases strictly on every non-degenerate step (paper, Thm 2).

@@ -423,14 +423,14 @@ Real fista_least_violation(const QpProblem& p) {
 /// Returns the largest relative residual of (1) and (2).
 Real least_violation_certificate(const QpProblem& p, const QpResult& r) {
   const Eigen::VectorXd Ax = p.A * r.x;
-  Eigen::VectorXd v = Eigen::VectorXd::Zero(Ax.size());
+  Eigen::VectorXd v = Eigen::VectorXd::Zero(Ax.size()), vabs = v;  // vabs: sizes of the terms of v
   QpProblem pinned = p;
   for (Eigen::Index j = 0; j < Ax.size(); ++j) {
-    if (Ax(j) < p.a_lower(j)) v(j) += Ax(j) - p.a_lower(j);
-    if (Ax(j) > p.a_upper(j)) v(j) += Ax(j) - p.a_upper(j);
-    if (v(j) != 0) pinned.a_lower(j) = pinned.a_upper(j) = Ax(j);
+    if (Ax(j) < p.a_lower(j)) v(j) += Ax(j) - p.a_lower(j), vabs(j) += p.a_lower(j) - Ax(j);
+    if (Ax(j) > p.a_upper(j)) v(j) += Ax(j) - p.a_upper(j), vabs(j) += Ax(j) - p.a_upper(j);
+    if (Ax(j) < p.a_lower(j) || Ax(j) > p.a_upper(j)) pinned.a_lower(j) = pinned.a_upper(j) = Ax(j);
   }
-  const Eigen::VectorXd grad = p.A.transpose() * v, scale = p.A.cwiseAbs().transpose() * v.cwiseAbs();
+  const Eigen::VectorXd grad = p.A.transpose() * v, scale = p.A.cwiseAbs().transpose() * vabs;
   Real worst = 0;
   for (Eigen::Index i = 0; i < r.x.size(); ++i) {
     const Real rel = grad(i) / std::max(scale(i), 1e-300);
@@ -833,6 +833,15 @@ TEST(Qp, BadInputIsAnError) {
   q = p;
   q.lower(0) = std::nan("");
   EXPECT_NE(message(q).find("cavity0 pressure"), std::string::npos);
+  q = p;
+  q.variable_names = {"only one"};
+  EXPECT_NE(message(q).find("variable names"), std::string::npos);
+  q = p;
+  q.A = Eigen::MatrixXd::Ones(1, 2);
+  q.a_lower = Eigen::VectorXd::Constant(1, kInf);  // a lower bound of +inf
+  q.a_upper = Eigen::VectorXd::Constant(1, kInf);
+  q.row_names = {"cavity0 volume growth"};
+  EXPECT_NE(message(q).find("cavity0 volume growth"), std::string::npos);
 }
 
 }  // namespace
