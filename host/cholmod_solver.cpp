@@ -1,11 +1,17 @@
 // SuiteSparse CHOLMOD behind LinearSolver (DESIGN.md section 5): supernodal L L^T with CHOLMOD's
 // default ordering strategy (AMD, and METIS when CHOLMOD was built with it), symbolic analysis
 // once per pattern; an indefinite matrix is refactored as a simplicial L D L^T.
+// Half solves on the L L^T factor P K P^T = L L^T (cholmod_solve2 systems, no refactoring):
+//   solve_forward   z = L^-1 P b     (CHOLMOD_P, then CHOLMOD_L)
+//   solve_backward  x = P^T L^-T z   (CHOLMOD_Lt, then CHOLMOD_Pt)
+// Every solve keeps its cholmod_solve2 result and workspace, so repeated solves with the same
+// number of columns allocate nothing.
 #ifdef SOFTIK_HAVE_CHOLMOD
 #include <cholmod.h>
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "linear_solvers.hpp"
 #include "softik/error.hpp"
@@ -52,6 +58,7 @@ class CholmodSolver final : public LinearSolver {
                  "factorize got " << values.size() << " values for a pattern of " << nnz_);
     std::memcpy(A_->x, values.data(), sizeof(Real) * values.size());
     info_ = FactorizationInfo{};
+    factored_ = false;
     if (!L_->is_super) {  // an indefinite matrix last time left a simplicial factor: back to supernodal
       cholmod_free_factor(&L_, &common_);
       L_ = cholmod_analyze(A_, &common_);
@@ -77,22 +84,29 @@ class CholmodSolver final : public LinearSolver {
     info_.pivot_ratio = cholmod_rcond(L_, &common_);
     info_.factor_nnz = static_cast<long long>(common_.lnz);
     if (!(info_.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), info_.pivot_ratio, -1);
+    factored_ = true;
   }
 
   void solve(const Real* b, Real* x, int nrhs) const override {
-    cholmod_dense B;
-    B.nrow = static_cast<size_t>(n_);
-    B.ncol = static_cast<size_t>(nrhs);
-    B.nzmax = B.nrow * B.ncol;
-    B.d = B.nrow;
-    B.x = const_cast<Real*>(b);
-    B.z = nullptr;
-    B.xtype = CHOLMOD_REAL;
-    B.dtype = CHOLMOD_DOUBLE;
-    cholmod_dense* X = cholmod_solve(CHOLMOD_A, L_, &B, &common_);
-    SOFTIK_CHECK(X != nullptr && common_.status >= CHOLMOD_OK, "cholmod_solve failed (status " << common_.status << ")");
-    std::memcpy(x, X->x, sizeof(Real) * B.nzmax);
-    cholmod_free_dense(&X, &common_);
+    cholmod_dense B = wrap(b, nrhs);
+    copy_out(run(CHOLMOD_A, &B, &full_.X, full_), x);  // x = P^T L^-T D^-1 L^-1 P b
+  }
+
+  // The supernodal factorisation is always L L^T; the indefinite fallback leaves L D L^T.
+  bool has_cholesky_factor() const override { return factored_ && L_ != nullptr && L_->is_ll; }
+
+  void solve_forward(const Real* b, Real* z, int nrhs) const override {
+    require_cholesky_factor("solve_forward");
+    cholmod_dense B = wrap(b, nrhs);
+    cholmod_dense* Pb = run(CHOLMOD_P, &B, &forward_.mid, forward_);  // P b
+    copy_out(run(CHOLMOD_L, Pb, &forward_.X, forward_), z);           // z = L^-1 (P b)
+  }
+
+  void solve_backward(const Real* z, Real* x, int nrhs) const override {
+    require_cholesky_factor("solve_backward");
+    cholmod_dense Z = wrap(z, nrhs);
+    cholmod_dense* LtZ = run(CHOLMOD_Lt, &Z, &backward_.mid, backward_);  // L^-T z
+    copy_out(run(CHOLMOD_Pt, LtZ, &backward_.X, backward_), x);           // x = P^T (L^-T z)
   }
 
   const FactorizationInfo& info() const override { return info_; }
@@ -104,10 +118,48 @@ class CholmodSolver final : public LinearSolver {
                                                             ? ": out of memory; use a coarser mesh"
                                                             : ": the matrix pattern is invalid"));
   }
+  /// cholmod_solve2's result and workspace for one kind of solve, reused between calls
+  /// (reallocated by CHOLMOD only when the number of columns changes).
+  struct SolveBuffers {
+    cholmod_dense* mid = nullptr;  ///< first stage of a half solve (P b, or L^-T z)
+    cholmod_dense* X = nullptr;    ///< result
+    cholmod_dense* Y = nullptr;    ///< workspace
+    cholmod_dense* E = nullptr;    ///< workspace
+  };
+  /// n x nrhs column-major caller memory seen as a cholmod_dense (read only by CHOLMOD).
+  cholmod_dense wrap(const Real* b, int nrhs) const {
+    cholmod_dense B;
+    B.nrow = static_cast<size_t>(n_);
+    B.ncol = static_cast<size_t>(nrhs);
+    B.nzmax = B.nrow * B.ncol;
+    B.d = B.nrow;
+    B.x = const_cast<Real*>(b);
+    B.z = nullptr;
+    B.xtype = CHOLMOD_REAL;
+    B.dtype = CHOLMOD_DOUBLE;
+    return B;
+  }
+  /// *X = system `sys` applied to B (cholmod_solve2); returns *X, owned by `buffers`.
+  cholmod_dense* run(int sys, cholmod_dense* B, cholmod_dense** X, SolveBuffers& buffers) const {
+    SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
+    const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
+    SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
+                 "cholmod_solve2 failed (system " << sys << ", status " << common_.status << ")");
+    return *X;
+  }
+  static void copy_out(const cholmod_dense* X, Real* out) {
+    std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol);
+  }
+  void free_buffers(SolveBuffers& buffers) {
+    for (cholmod_dense** d : {&buffers.mid, &buffers.X, &buffers.Y, &buffers.E})
+      if (*d) cholmod_free_dense(d, &common_);
+  }
   long permuted_row(size_t column) const {
     return column < static_cast<size_t>(n_) ? static_cast<const int*>(L_->Perm)[column] : -1;
   }
   void release() {
+    factored_ = false;
+    for (SolveBuffers* b : {&full_, &forward_, &backward_}) free_buffers(*b);
     if (L_) cholmod_free_factor(&L_, &common_);
     if (A_) cholmod_free_sparse(&A_, &common_);
   }
@@ -117,7 +169,9 @@ class CholmodSolver final : public LinearSolver {
   cholmod_factor* L_ = nullptr;
   int n_ = 0;
   int nnz_ = 0;
+  bool factored_ = false;  ///< the last factorize() succeeded
   FactorizationInfo info_;
+  mutable SolveBuffers full_, forward_, backward_;
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Eigen SimplicialLDLT behind LinearSolver: the fallback when softik is built without CHOLMOD,
 // and a baseline for benchmarks.
+// K = P^T L D L^T P with unit lower L. When every pivot is positive, L D^1/2 is a Cholesky
+// factor, K = P^T (L D^1/2)(L D^1/2)^T P, which gives the half solves
+//   solve_forward   z = D^-1/2 L^-1 P b      solve_backward  x = P^T L^-T D^-1/2 z.
 #include <Eigen/SparseCholesky>
 #include <cmath>
 
@@ -16,6 +19,7 @@ class EigenLdltSolver final : public LinearSolver {
 
   void analyze(const CsrPattern& pattern) override {
     pattern_ = pattern;
+    factored_ = false;
     std::vector<Real> ones(static_cast<size_t>(pattern.nnz()), 1.0);
     ldlt_.analyzePattern(upper(ones));
     analysed_ = true;
@@ -28,6 +32,7 @@ class EigenLdltSolver final : public LinearSolver {
     ldlt_.factorize(upper(values));
     const Eigen::VectorXd D = ldlt_.vectorD();
     info_ = FactorizationInfo{};
+    factored_ = false;
     if (D.size() == 0) return;
     const double max_abs = D.cwiseAbs().maxCoeff();
     Eigen::Index row = 0;
@@ -37,6 +42,8 @@ class EigenLdltSolver final : public LinearSolver {
     info_.factor_nnz = static_cast<long long>(ldlt_.matrixL().nestedExpression().nonZeros()) + D.size();
     if (ldlt_.info() != Eigen::Success || !(info_.pivot_ratio >= singular_threshold))
       detail::throw_singular(name(), info_.pivot_ratio, static_cast<long>(ldlt_.permutationPinv().indices()[row]));
+    factored_ = true;
+    if (!info_.indefinite) inv_sqrt_D_ = D.cwiseSqrt().cwiseInverse();
   }
 
   void solve(const Real* b, Real* x, int nrhs) const override {
@@ -47,6 +54,28 @@ class EigenLdltSolver final : public LinearSolver {
   }
 
   const FactorizationInfo& info() const override { return info_; }
+
+  bool has_cholesky_factor() const override { return factored_ && !info_.indefinite; }
+
+  void solve_forward(const Real* b, Real* z, int nrhs) const override {
+    require_cholesky_factor("solve_forward");
+    const Eigen::Index n = pattern_.rows;
+    Eigen::Map<const Eigen::MatrixXd> B(b, n, nrhs);
+    Eigen::Map<Eigen::MatrixXd> Z(z, n, nrhs);
+    Z = ldlt_.permutationP() * B;         // P b
+    ldlt_.matrixL().solveInPlace(Z);      // L^-1 P b
+    Z = inv_sqrt_D_.asDiagonal() * Z;     // z = D^-1/2 L^-1 P b
+  }
+
+  void solve_backward(const Real* z, Real* x, int nrhs) const override {
+    require_cholesky_factor("solve_backward");
+    const Eigen::Index n = pattern_.rows;
+    Eigen::Map<const Eigen::MatrixXd> Z(z, n, nrhs);
+    Eigen::Map<Eigen::MatrixXd> X(x, n, nrhs);
+    X = inv_sqrt_D_.asDiagonal() * Z;     // D^-1/2 z
+    ldlt_.matrixU().solveInPlace(X);      // L^-T D^-1/2 z
+    X = ldlt_.permutationPinv() * X;      // x = P^T L^-T D^-1/2 z
+  }
 
  private:
   /// The upper triangle of the CSR matrix (row-major) as the lower triangle of a column-major
@@ -59,6 +88,8 @@ class EigenLdltSolver final : public LinearSolver {
 
   CsrPattern pattern_;
   bool analysed_ = false;
+  bool factored_ = false;     ///< the last factorize() succeeded
+  Eigen::VectorXd inv_sqrt_D_;  ///< D^-1/2 of a positive definite factorisation
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<Real>, Eigen::Lower> ldlt_;
   FactorizationInfo info_;
 };

@@ -30,6 +30,17 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
 #endif
 }
 
+void LinearSolver::require_cholesky_factor(const char* call) const {
+  SOFTIK_CHECK(has_cholesky_factor(),
+               name() << "::" << call << " needs a Cholesky factor K = P^T L L^T P, but the last factorisation is not "
+                      << "one (no successful factorisation yet, an indefinite K factored as L D L^T, or a solver "
+                      << "without half solves): check has_cholesky_factor() first and use solve() otherwise");
+}
+
+// Default for solvers without half solves: has_cholesky_factor() is false, so these throw.
+void LinearSolver::solve_forward(const Real*, Real*, int) const { require_cholesky_factor("solve_forward"); }
+void LinearSolver::solve_backward(const Real*, Real*, int) const { require_cholesky_factor("solve_backward"); }
+
 namespace detail {
 void throw_singular(const char* solver, double pivot_ratio, long row) {
   std::ostringstream s;

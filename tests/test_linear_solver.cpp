@@ -1,5 +1,6 @@
 // Sparse solvers on assembled stiffness matrices: residuals, agreement between CHOLMOD and
-// Eigen, many right-hand sides, the indefinite (L D L^T) path, and singular K reported.
+// Eigen, many right-hand sides, the indefinite (L D L^T) path, singular K reported, and the
+// half solves of a Cholesky factor K = P^T L L^T P (z = L^-1 P b, x = P^T L^-T z).
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
@@ -129,6 +130,124 @@ TEST(LinearSolver, MisuseIsAnError) {
     solver->analyze(s.assembler->pattern());
     EXPECT_THROW(solver->factorize(std::vector<Real>(3, 1.0)), Error);
   }
+}
+
+Eigen::MatrixXd random_columns(int n, int nrhs, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<Real> g;
+  Eigen::MatrixXd B(n, nrhs);
+  for (int j = 0; j < nrhs; ++j)
+    for (int i = 0; i < n; ++i) B(i, j) = g(rng);
+  return B;
+}
+
+TEST(LinearSolver, HalfSolvesComposeToTheFullSolveAndGiveTheCompliance) {
+  const System s = beam(true, Formulation::Corotational);
+  const int n = s.assembler->num_free_dofs(), nrhs = 4;
+  const Eigen::MatrixXd B = random_columns(n, nrhs, 7);
+  for (LinearSolverKind kind : kinds()) {
+    auto solver = make_linear_solver(kind);
+    EXPECT_FALSE(solver->has_cholesky_factor()) << solver->name() << ": nothing factored yet";
+    solver->analyze(s.assembler->pattern());
+    solver->factorize(s.K);
+    ASSERT_TRUE(solver->has_cholesky_factor()) << solver->name() << ": the clamped beam's K is SPD";
+    Eigen::MatrixXd X(n, nrhs), Z(n, nrhs), X_half(n, nrhs);
+    solver->solve(B.data(), X.data(), nrhs);
+    solver->solve_forward(B.data(), Z.data(), nrhs);    // Z = L^-1 P B
+    solver->solve_backward(Z.data(), X_half.data(), nrhs);  // P^T L^-T Z = K^-1 B
+    EXPECT_LE((X_half - X).norm() / X.norm(), 1e-12) << solver->name();
+    // Z^T Z = B^T P^T L^-T L^-1 P B = B^T K^-1 B (the compliance W from forward solves only).
+    const Eigen::MatrixXd BtKinvB = B.transpose() * X;
+    EXPECT_LE((Z.transpose() * Z - BtKinvB).norm() / BtKinvB.norm(), 1e-12) << solver->name();
+    // One column at a time gives the same columns as the multi-RHS call.
+    Eigen::VectorXd z1(n);
+    solver->solve_forward(B.col(2).data(), z1.data(), 1);
+    EXPECT_LE((z1 - Z.col(2)).norm() / Z.col(2).norm(), 1e-12) << solver->name();
+  }
+}
+
+TEST(LinearSolver, HalfSolvesAfterAnIndefiniteFactorisationThrow) {
+  const System indefinite = beam(true, Formulation::Hyperelastic, 0.4);
+  const System definite = beam(true, Formulation::Hyperelastic, 1.0);
+  const int n = indefinite.assembler->num_free_dofs();
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 1.0);
+  Eigen::VectorXd z(n), x(n);
+  for (LinearSolverKind kind : kinds()) {
+    auto solver = make_linear_solver(kind);
+    solver->analyze(indefinite.assembler->pattern());
+    EXPECT_THROW(solver->solve_forward(b.data(), z.data(), 1), Error) << solver->name() << ": before factorize";
+    solver->factorize(indefinite.K);
+    ASSERT_TRUE(solver->info().indefinite) << solver->name();
+    EXPECT_FALSE(solver->has_cholesky_factor()) << solver->name();
+    EXPECT_THROW(solver->solve_forward(b.data(), z.data(), 1), Error) << solver->name();
+    try {
+      solver->solve_backward(b.data(), x.data(), 1);
+      ADD_FAILURE() << solver->name() << " ran a backward half solve on an L D L^T factor";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("has_cholesky_factor"), std::string::npos) << e.what();
+    }
+    // Back to a definite tangent: the capability returns with the L L^T factor.
+    solver->factorize(definite.K);
+    ASSERT_TRUE(solver->has_cholesky_factor()) << solver->name();
+    solver->solve_forward(b.data(), z.data(), 1);
+    solver->solve_backward(z.data(), x.data(), 1);
+    EXPECT_LE(relative_residual(definite, x, b), 1e-12) << solver->name();
+  }
+}
+
+/// A solver without half solves: forwards the full solve to Eigen and keeps the defaults.
+class FullSolvesOnly final : public LinearSolver {
+ public:
+  const char* name() const override { return "full solves only"; }
+  void analyze(const CsrPattern& pattern) override { inner_->analyze(pattern); }
+  void factorize(const std::vector<Real>& values) override { inner_->factorize(values); }
+  void solve(const Real* b, Real* x, int nrhs) const override { inner_->solve(b, x, nrhs); }
+  const FactorizationInfo& info() const override { return inner_->info(); }
+
+ private:
+  std::unique_ptr<LinearSolver> inner_ = make_linear_solver(LinearSolverKind::EigenLDLT);
+};
+
+TEST(LinearSolver, HalfSolvesOfASolverWithoutThemThrow) {
+  const System s = beam(true, Formulation::Corotational);
+  const int n = s.assembler->num_free_dofs();
+  FullSolvesOnly solver;
+  solver.analyze(s.assembler->pattern());
+  solver.factorize(s.K);
+  EXPECT_FALSE(solver.has_cholesky_factor());
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(n);
+  Eigen::VectorXd z(n);
+  EXPECT_THROW(solver.solve_forward(b.data(), z.data(), 1), Error);
+  EXPECT_THROW(solver.solve_backward(b.data(), z.data(), 1), Error);
+}
+
+TEST(LinearSolver, CholmodHalfSolvesReuseTheirBuffersAcrossSizesAndRefactorisations) {
+  if (!have_cholmod()) GTEST_SKIP() << "built without CHOLMOD (SOFTIK_WITH_CHOLMOD=OFF)";
+  const System s = beam(true, Formulation::Corotational);
+  const int n = s.assembler->num_free_dofs();
+  const Eigen::MatrixXd B = random_columns(n, 3, 11);
+  auto solver = make_linear_solver(LinearSolverKind::Cholmod);
+  solver->analyze(s.assembler->pattern());
+  solver->factorize(s.K);
+  Eigen::MatrixXd Z3(n, 3), X3(n, 3), X(n, 3);
+  solver->solve_forward(B.data(), Z3.data(), 3);
+  solver->solve_backward(Z3.data(), X3.data(), 3);
+  solver->solve(B.data(), X.data(), 3);
+  // 3 columns, then 1 column, then 3 again: CHOLMOD resizes its kept buffers each time.
+  Eigen::VectorXd z1(n), x1(n);
+  solver->solve_forward(B.col(1).data(), z1.data(), 1);
+  solver->solve_backward(z1.data(), x1.data(), 1);
+  EXPECT_LE((x1 - X.col(1)).norm() / X.col(1).norm(), 1e-12);
+  // K doubled: L scales by sqrt(2), so z scales by 1/sqrt(2) and x by 1/2.
+  std::vector<Real> doubled = s.K;
+  for (Real& v : doubled) v *= 2;
+  solver->factorize(doubled);
+  Eigen::MatrixXd Z3b(n, 3), X3b(n, 3);
+  solver->solve_forward(B.data(), Z3b.data(), 3);
+  solver->solve_backward(Z3b.data(), X3b.data(), 3);
+  EXPECT_LE((std::sqrt(2.0) * Z3b - Z3).norm() / Z3.norm(), 1e-12);
+  EXPECT_LE((2 * X3b - X3).norm() / X3.norm(), 1e-12);
+  EXPECT_LE((X3 - X).norm() / X.norm(), 1e-12);
 }
 
 }  // namespace
