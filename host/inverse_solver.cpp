@@ -1,4 +1,5 @@
-// The inverse step and the converged inverse solve (inverse.hpp; seed 002 Steps I-III).
+// The real-time inverse step (inverse.hpp; seed 002 Steps I-III); the converged solve is in
+// inverse_converged_solve.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,7 +52,8 @@ InverseStepReport InverseSolver::step(std::vector<Real>& x) {
   return step_with(x, options_.epsilon, options_.actuator_stiffness);
 }
 
-InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness) {
+InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness,
+                                           const Continuation* path) {
   const Mesh& mesh = assembler_.mesh();
   const std::vector<int>& free = assembler_.free_dof_index();
   const size_t ndof = static_cast<size_t>(assembler_.num_dofs());
@@ -79,6 +81,21 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
         case ConstraintRole::Effector: rs.effectors.push_back(ri); break;
         case ConstraintRole::Sensor: rs.sensors.push_back(ri); break;
       }
+    }
+  }
+  if (path && path->s < 1) {  // solve()'s continuation: the problem at s (inverse.hpp)
+    SOFTIK_CHECK(path->delta_start.size() == rs.rows.size() && path->lambda_start.size() == rs.actuators.size(),
+                 "InverseSolver: the constraint rows changed during solve()");
+    const Real s = path->s;
+    auto draw = [s](Interval& i, Real start) {
+      if (std::isfinite(i.lo)) i.lo = start + s * (i.lo - start);
+      if (std::isfinite(i.hi)) i.hi = start + s * (i.hi - start);
+    };
+    for (int r : rs.effectors) rs.rows[static_cast<size_t>(r)].delta -= (1 - s) * path->delta_start[static_cast<size_t>(r)];
+    for (size_t a = 0; a < rs.actuators.size(); ++a) {
+      ConstraintRow& row = rs.rows[static_cast<size_t>(rs.actuators[a])];
+      draw(row.lambda_bounds, path->lambda_start[a]);
+      draw(row.delta_bounds, path->delta_start[static_cast<size_t>(rs.actuators[a])]);
     }
   }
   const Eigen::Index m = static_cast<Eigen::Index>(rs.rows.size());
@@ -119,7 +136,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   rep.t_assembly = seconds_since(t0);
 
-  // Factorisation (once per step) and the solves: dx_free and Y = K^-1 J^T in one call.
+  // Factorisation (once per step) and the solves of Steps I-II, all columns in one call.
   t0 = Clock::now();
   if (!analyzed_) {
     solver_.analyze(assembler_.pattern());
@@ -127,19 +144,35 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   solver_.factorize(K);
   rep.t_factorization = seconds_since(t0);
+  // half: K = P^T L L^T P and Z = L^-1 P [rhs, J^T] = [Z0, Z_J]  (forward solves only);
+  // full: Z = K^-1 [rhs, J^T] = [dx_free, Y].
+  const bool half = options_.half_solves && solver_.has_cholesky_factor();
+  rep.half_solves = half;
   t0 = Clock::now();
   Eigen::MatrixXd B(nf, m + 1), Z(nf, m + 1);
   B.col(0) = rhs;
   B.rightCols(m) = rs.Jt;
-  solver_.solve(B.data(), Z.data(), static_cast<int>(m + 1));
-  const Eigen::VectorXd dx_free = Z.col(0);
-  const Eigen::MatrixXd Y = Z.rightCols(m);
+  if (half)
+    solver_.solve_forward(B.data(), Z.data(), static_cast<int>(m + 1));
+  else
+    solver_.solve(B.data(), Z.data(), static_cast<int>(m + 1));
   rep.t_solves = seconds_since(t0);
 
-  // Constraint space: W = J Y, delta_free = delta + J dx_free.
+  // Constraint space: W = J K^-1 J^T, delta_free = delta + J K^-1 rhs:
+  //   half  W = Z_J^T Z_J (symmetric rank-nf update),  J dx_free = Z_J^T Z0;
+  //   full  W = J Y,                                    J dx_free.
   t0 = Clock::now();
-  const Eigen::MatrixXd W = rs.Jt.transpose() * Y;
-  Eigen::VectorXd delta_free = rs.Jt.transpose() * dx_free;
+  Eigen::MatrixXd W;
+  Eigen::VectorXd delta_free;
+  if (half) {
+    W = Eigen::MatrixXd::Zero(m, m);
+    W.selfadjointView<Eigen::Lower>().rankUpdate(Z.rightCols(m).transpose());
+    W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+    delta_free = Z.rightCols(m).transpose() * Z.col(0);
+  } else {
+    W = rs.Jt.transpose() * Z.rightCols(m);
+    delta_free = rs.Jt.transpose() * Z.col(0);
+  }
   for (Eigen::Index r = 0; r < m; ++r) delta_free(r) += rs.rows[static_cast<size_t>(r)].delta;
   const Eigen::Index na = static_cast<Eigen::Index>(rs.actuators.size());
   const Eigen::Index ne = static_cast<Eigen::Index>(rs.effectors.size());
@@ -167,6 +200,20 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       rep.solver_iterations = gauss_seidel_inverse(W_ea, de_free, W_aa, da_free, lambda_bounds, delta_bounds, lambda,
                                                    options_.gauss_seidel_iterations, options_.gauss_seidel_tolerance);
       rep.status = rep.solver_iterations > options_.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
+    } else if (std::all_of(lambda_bounds.begin(), lambda_bounds.end(), [](const Interval& b) { return b.lo == b.hi; })) {
+      // Every input imposed (forward mode): nothing to optimise; only the delta bounds to check.
+      for (Eigen::Index j = 0; j < na; ++j) lambda(j) = lambda_bounds[static_cast<size_t>(j)].lo;
+      const Eigen::VectorXd delta_a = da_free + W_aa * lambda;
+      for (Eigen::Index j = 0; j < na; ++j) {
+        const Interval& db = delta_bounds[static_cast<size_t>(j)];
+        if (db.contains(delta_a(j))) continue;
+        std::ostringstream msg;
+        msg << "actuator '" << constraints_[static_cast<size_t>(rs.owner[static_cast<size_t>(rs.actuators[static_cast<size_t>(j)])])]->name()
+            << "': its imposed force/pressure " << lambda(j) << " gives displacement/volume growth " << delta_a(j)
+            << ", outside its bounds [" << db.lo << ", " << db.hi << "] (rate window included)";
+        rep.status = QpStatus::Infeasible;
+        rep.message += (rep.message.empty() ? "" : "; ") + msg.str();
+      }
     } else {
       // QP of seed 002 eq. 5 with the relative energy weight.
       QpProblem qp;
@@ -193,7 +240,20 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       }
       QpOptions qo;
       qo.max_iterations = options_.qp_max_iterations;
-      const QpResult res = solve_qp(qp, qo, &warm_);
+      QpResult res;
+      try {
+        res = solve_qp(qp, qo, &warm_);
+      } catch (const Error& e) {
+        // W_aa = J_a K^-1 J_a^T is positive definite when K is; an indefinite tangent (a state
+        // far from equilibrium, or past a limit point) can make it indefinite.
+        SOFTIK_CHECK(!solver_.info().indefinite,
+                     "InverseSolver: the tangent stiffness at this state is indefinite, so the constraint-space QP "
+                     "is not convex ("
+                         << e.what()
+                         << "); approach the goals in smaller steps (effector max_shift, actuator rate limits) or "
+                            "use the converged solve(), which follows a continuation path");
+        throw;
+      }
       lambda = res.x;
       warm_ = res.active_set;
       rep.status = res.status;
@@ -204,10 +264,15 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   rep.t_constraint_solve = seconds_since(t0);
 
-  // Step III: x <- x + dx_free + Y_a lambda_a.
+  // Step III: x <- x + dx_free + Y_a lambda_a, i.e. dx = Z0 + Z_a lambda_a on the full path and
+  // dx = P^T L^-T (Z0 + Z_J,a lambda_a) on the half path (one backward solve of one column).
   t0 = Clock::now();
-  Eigen::VectorXd dx = dx_free;
-  for (Eigen::Index j = 0; j < na; ++j) dx += Y.col(rs.actuators[static_cast<size_t>(j)]) * lambda(j);
+  Eigen::VectorXd dx = Z.col(0);
+  for (Eigen::Index j = 0; j < na; ++j) dx += Z.col(1 + rs.actuators[static_cast<size_t>(j)]) * lambda(j);
+  if (half) {
+    const Eigen::VectorXd z = dx;
+    solver_.solve_backward(z.data(), dx.data(), 1);
+  }
   for (size_t k = 0; k < ndof; ++k)
     if (free[k] >= 0) x[k] += dx(free[k]);
   for (Eigen::Index j = 0; j < na; ++j) lambda_[static_cast<size_t>(j)] = lambda(j);
@@ -230,68 +295,6 @@ void InverseSolver::accept_all(const std::vector<Real>& x) {
       c->accept(assembler_.mesh(), x, nullptr);
     }
   }
-}
-
-bool InverseSolver::admissible(const std::vector<Real>& x) const {
-  try {
-    assembler_.energy(x);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
-  InverseSolveReport out;
-  Real epsilon = options_.epsilon;
-  std::vector<Real> previous = lambda_;
-  std::vector<Real> x_last = x, lambda_last = lambda_;  // the state before the last accepted step
-  int failures = 0;
-  for (int it = 0; it < options_.max_iterations; ++it) {
-    const std::vector<Real> x_old = x, lambda_old = lambda_;
-    InverseStepReport rep;
-    try {
-      rep = step_with(x, epsilon, true);
-    } catch (const Error&) {
-      // The state reached by the last step admits no step (e.g. a tangent made indefinite by
-      // a too large linearised step, so W_aa is not positive): go back halfway along it.
-      if (it == 0 || ++failures > 20) throw;
-      x = x_old;
-      lambda_ = lambda_old;
-      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_last[k] + x[k]);
-      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_last[j] + lambda_[j]);
-      accept_all(x);
-      continue;
-    }
-    x_last = x_old;
-    lambda_last = lambda_old;
-    // Far from the solution the linearised step can invert cells (a law with log J is then
-    // undefined): go back along the step, halving it, until the state is admissible.
-    for (int cut = 0; cut < 20 && !admissible(x); ++cut) {
-      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_old[k] + x[k]);
-      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_old[j] + lambda_[j]);
-      rep.lambda = lambda_;
-    }
-    accept_all(x);
-    ++out.iterations;
-    Real change = 0, scale = 0;
-    for (size_t j = 0; j < lambda_.size(); ++j) {
-      change = std::max(change, std::abs(lambda_[j] - previous[j]));
-      scale = std::max(scale, std::abs(lambda_[j]));
-    }
-    previous = lambda_;
-    const bool at_floor = epsilon <= options_.epsilon_min;
-    const bool equilibrium = rep.equilibrium_residual <= options_.residual_tolerance * std::max(rep.force_scale, 1e-300);
-    const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
-    const bool solved = rep.status == QpStatus::Optimal;
-    out.steps.push_back(std::move(rep));
-    if (at_floor && equilibrium && settled && solved && it > 0) {
-      out.converged = true;
-      break;
-    }
-    epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
-  }
-  return out;
 }
 
 }  // namespace softik

@@ -1,6 +1,7 @@
 // The inverse problem (issue 4): round trips through the forward solver, unreachable targets
 // against a search over the input, Gauss-Seidel vs QP, the minimal-energy choice among redundant
-// actuators, bounds and rate limits at every step, infeasible bounds, and the cable Jacobian.
+// actuators, bounds and rate limits at every step, infeasible bounds, the cable Jacobian, and the
+// forward-solve-only step (W = Z_J^T Z_J with Z_J = L^-1 P J^T) against the full solves.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -259,6 +260,58 @@ TEST(Inverse, CableDrivenFingerReachesItsTarget) {
   ASSERT_TRUE(inverse.solve(x).converged);
   EXPECT_NEAR(inverse.lambda()[0], 0.5, 1e-6 * 0.5);
   EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
+}
+
+TEST(Inverse, ForwardSolvesOnlyGiveTheSameStepAsFullSolves) {
+  // Two actuators (cavity, cable) and the tip: three real-time steps with the half path
+  //   Z = L^-1 P [rhs, J^T], W = Z_J^T Z_J, delta_free = delta + Z_J^T Z0, dx = P^T L^-T (Z0 + Z_J,a lambda_a)
+  // and with full solves Z = K^-1 [rhs, J^T], for every linear solver with a Cholesky factor.
+  const Finger f;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(20e3));
+  CableActuatorSpec cable;
+  cable.name = "cable";
+  cable.pull_point = {-0.01, 0.01, 0.002};
+  for (Real xi : {0.0, 0.03, 0.06, 0.1}) cable.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
+  cable.force = {0, 50};
+  std::vector<LinearSolverKind> kinds{LinearSolverKind::EigenLDLT};
+  if (have_cholmod()) kinds.push_back(LinearSolverKind::Cholmod);
+  const std::vector<Real> rest = f.mesh.rest_positions();
+  constexpr int kSteps = 3;
+  for (LinearSolverKind kind : kinds) {
+    std::vector<std::vector<Real>> lambda[2], x_after[2];
+    std::vector<Real> effector_error[2];
+    for (int half = 0; half < 2; ++half) {
+      auto solver = make_linear_solver(kind);
+      InverseOptions options;
+      options.half_solves = half == 1;
+      InverseSolver inverse(f.assembler, *solver, {}, options);
+      inverse.add(f.actuator({0, 50e3}));
+      inverse.add(make_cable_actuator(f.mesh, cable));
+      inverse.add(f.effector(goal));
+      std::vector<Real> x = rest;
+      for (int s = 0; s < kSteps; ++s) {
+        const InverseStepReport rep = inverse.step(x);
+        ASSERT_EQ(rep.status, QpStatus::Optimal) << rep.message;
+        EXPECT_EQ(rep.half_solves, half == 1) << solver->name() << " step " << s;
+        lambda[half].push_back(rep.lambda);
+        x_after[half].push_back(x);
+        effector_error[half].push_back(rep.effector_error);
+      }
+    }
+    for (int s = 0; s < kSteps; ++s) {
+      const Eigen::Map<const Eigen::VectorXd> l_half(lambda[1][s].data(), 2), l_full(lambda[0][s].data(), 2);
+      EXPECT_LE((l_half - l_full).norm(), 1e-10 * l_full.norm()) << "step " << s << ": " << l_half.transpose()
+                                                                 << " vs " << l_full.transpose();
+      Real dx = 0, u = 0;  // |x_half - x_full| relative to the displacement |x_full - X|
+      for (size_t k = 0; k < rest.size(); ++k) {
+        dx += std::pow(x_after[1][s][k] - x_after[0][s][k], 2);
+        u += std::pow(x_after[0][s][k] - rest[k], 2);
+      }
+      EXPECT_LE(std::sqrt(dx), 1e-10 * std::sqrt(u)) << "step " << s;
+      EXPECT_NEAR(effector_error[1][s], effector_error[0][s], 1e-10 * kSize) << "step " << s;
+    }
+    EXPECT_GT(lambda[0].back()[0], 0.0) << "the cavity must work for the comparison to mean something";
+  }
 }
 
 }  // namespace

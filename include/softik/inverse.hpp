@@ -14,12 +14,25 @@
 //             eps_abs = eps ||W_ea^T W_ea||_F / ||W_aa||_F   (eps: InverseOptions::epsilon)
 //             or the Gauss-Seidel iteration of eqs. 6-10.
 //   Step III  x <- x + dx_free + Y_a lambda_a.
+// With a Cholesky factor K = P^T L L^T P (LinearSolver::has_cholesky_factor) Steps I-II need
+// forward solves only (DESIGN.md section 5):
+//   Z0 = L^-1 P (f + f_ext),  Z_J = L^-1 P J^T,  W = Z_J^T Z_J,  delta_free = delta + Z_J^T Z0,
+//   Step III  dx = P^T L^-T (Z0 + Z_J,a lambda_a)   (one backward solve of one column);
+// an indefinite K (L D L^T) takes the full solves above.
 // lambda is the physical actuation (Pa, N), the total value at x, never an impulse: nothing
 // depends on a time step. Sensors' rows are evaluated and reported, never solved for.
 //
 // Modes: step() is the real-time mode (one linearisation per call, goals may move between
 // calls); solve() repeats steps until equilibrium f + f_ext + J_a^T lambda_a = 0 and the
-// constraint-space solution both meet their tolerances. Forward re-simulation: give actuators
+// constraint-space solution both meet their tolerances. solve() follows a continuation path
+// when the whole problem is too far for Newton from the starting state: the problem at
+// s in (0, 1] has every effector goal moved from its offset at the start toward the goal,
+//   delta_e(x; s) = delta_e(x) - (1 - s) delta_e(x_start),
+// and every finite bound of an actuator's lambda and delta drawn toward its value at the start,
+//   lo(s) = v_start + s (lo - v_start),  hi(s) = v_start + s (hi - v_start)
+// (an imposed pressure is then ramped as in load stepping). It tries s = 1 first; a failed
+// increment (no convergence within max_iterations, an unfactorable tangent, an inverted state)
+// is undone and halved, a converged one doubles the next, as the load steps of solve_static. Forward re-simulation: give actuators
 // equal lambda bounds (imposed pressure) or equal delta bounds (imposed volume growth).
 #pragma once
 
@@ -49,11 +62,16 @@ struct InverseOptions {
   /// K in real-time steps. Off by default there, as in the reference method; solve() always adds
   /// it, which makes its iterations Newton steps on the equilibrium (quadratic convergence).
   bool actuator_stiffness = false;
+  /// Use the forward-solve-only path when the linear solver holds a Cholesky factor (same
+  /// answer to round-off, m backward solves fewer); false always takes the full solves.
+  bool half_solves = true;
   int gauss_seidel_iterations = 10000;
   Real gauss_seidel_tolerance = 1e-13;  ///< relative change of lambda
   int qp_max_iterations = 500;
   // solve():
-  int max_iterations = 50;
+  int max_iterations = 50;  ///< per continuation increment
+  /// The smallest continuation increment before solve() gives up (reports not converged).
+  Real min_increment = 1.0 / 256;
   Real residual_tolerance = 1e-9;  ///< |f + f_ext + J_a^T lambda|_free <= tol * force scale
   Real lambda_tolerance = 1e-9;    ///< |lambda_k - lambda_k-1| <= tol * max(|lambda|, tiny)
 };
@@ -70,13 +88,17 @@ struct InverseStepReport {
   std::vector<Real> actuator_delta;     ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
                                         ///< displacements (volume growth, cable shortening) after the step
   Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
-  // seconds per phase
+  bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
+  // seconds per phase; t_solves: the solves of Steps I-II (forward only on the half path),
+  // t_update: Step III, including the half path's backward solve
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
 };
 
 struct InverseSolveReport {
   bool converged = false;
-  int iterations = 0;
+  int iterations = 0;   ///< steps taken, those of undone increments included
+  int increments = 0;   ///< converged continuation increments (1 when the whole problem converged at once)
+  int cuts = 0;         ///< increments undone and halved
   std::vector<InverseStepReport> steps;
 };
 
@@ -92,14 +114,25 @@ class InverseSolver {
 
   /// One real-time step from x (updated in place).
   InverseStepReport step(std::vector<Real>& x);
-  /// Steps until converged (or max_iterations); x updated in place.
+  /// Steps until converged, along the continuation path when needed; x updated in place. When
+  /// it fails, x and lambda are left at the last converged increment.
   InverseSolveReport solve(std::vector<Real>& x);
 
   /// Current actuation, per actuator row in the order the actuators were added.
   const std::vector<Real>& lambda() const { return lambda_; }
 
  private:
-  InverseStepReport step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness);
+  /// A point s of solve()'s continuation path: the start values delta_start (every row, in row
+  /// order) and lambda_start (every actuator row).
+  struct Continuation {
+    Real s = 1;
+    std::vector<Real> delta_start, lambda_start;
+  };
+  InverseStepReport step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness,
+                              const Continuation* path = nullptr);
+  /// Steps until the problem at path.s is solved (the energy weight is lowered to epsilon_min
+  /// when s = 1); false when it fails (see solve()). Appends the step reports to out.
+  bool converge(std::vector<Real>& x, const Continuation& path, InverseSolveReport& out);
   void accept_all(const std::vector<Real>& x);
   bool admissible(const std::vector<Real>& x) const;  ///< no cell inverted where the law is undefined
 

@@ -1,0 +1,108 @@
+// The converged inverse solve (inverse.hpp, InverseSolver::solve): Newton iterations on the
+// equilibrium with the constraint-space solve in each (the actuators' own stiffness included,
+// so convergence is quadratic near the solution), along a continuation path when the whole
+// problem is too far from the starting state.
+#include <algorithm>
+#include <cmath>
+
+#include "softik/error.hpp"
+#include "softik/inverse.hpp"
+
+namespace softik {
+
+bool InverseSolver::admissible(const std::vector<Real>& x) const {
+  try {
+    assembler_.energy(x);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, InverseSolveReport& out) {
+  const bool final = path.s >= 1;
+  // At the end of the path the energy weight is lowered by 10x per iteration down to
+  // epsilon_min, so that the answer is the effector optimum itself (the minimal-energy one among
+  // equal optima); intermediate points of the path keep the real-time weight.
+  Real epsilon = options_.epsilon;
+  std::vector<Real> previous = lambda_;
+  for (int it = 0; it < options_.max_iterations; ++it) {
+    const std::vector<Real> x_old = x, lambda_old = lambda_;
+    InverseStepReport rep;
+    try {
+      rep = step_with(x, epsilon, true, &path);
+    } catch (const Error&) {
+      // No step from this state (e.g. a tangent made indefinite by the previous step, so W_aa
+      // is not positive): the increment fails and solve() takes a shorter one.
+      return false;
+    }
+    ++out.iterations;
+    // Far from the solution the linearised step can invert cells (a law with log J is then
+    // undefined): go back along the step, halving it, until the state is admissible.
+    int cut = 0;
+    for (; cut < 20 && !admissible(x); ++cut) {
+      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_old[k] + x[k]);
+      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_old[j] + lambda_[j]);
+      rep.lambda = lambda_;
+    }
+    if (cut == 20) return false;
+    accept_all(x);
+    Real change = 0, scale = 0;
+    for (size_t j = 0; j < lambda_.size(); ++j) {
+      change = std::max(change, std::abs(lambda_[j] - previous[j]));
+      scale = std::max(scale, std::abs(lambda_[j]));
+    }
+    previous = lambda_;
+    const bool at_floor = !final || epsilon <= options_.epsilon_min;
+    const bool equilibrium = rep.equilibrium_residual <= options_.residual_tolerance * std::max(rep.force_scale, 1e-300);
+    const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
+    const bool solved = rep.status == QpStatus::Optimal;
+    const bool finite = std::isfinite(rep.equilibrium_residual);
+    out.steps.push_back(std::move(rep));
+    if (!finite) return false;
+    if (at_floor && equilibrium && settled && solved && it > 0) return true;
+    if (final) epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
+  }
+  return false;
+}
+
+InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
+  SOFTIK_CHECK(options_.min_increment > 0 && options_.min_increment <= 1,
+               "InverseSolver::solve: min_increment must be in (0, 1], got " << options_.min_increment);
+  InverseSolveReport out;
+  // The start of the continuation path: every row's value and the actuation at x.
+  Continuation path;
+  {
+    std::vector<ConstraintRow> rows;
+    for (const auto& c : constraints_) c->rows(assembler_.mesh(), x, rows);
+    for (const ConstraintRow& r : rows) path.delta_start.push_back(r.delta);
+    path.lambda_start = lambda_;
+  }
+  Real s = 0, ds = 1;
+  while (true) {
+    path.s = std::min<Real>(1, s + ds);
+    const std::vector<Real> x_start = x, lambda_start = lambda_;
+    const QpActiveSet warm_start = warm_;
+    if (converge(x, path, out)) {
+      ++out.increments;
+      s = path.s;
+      if (s >= 1) {
+        out.converged = true;
+        break;
+      }
+      ds *= 2;
+    } else {
+      // Undo the increment (rate windows and outputs re-centre on the restored state) and halve it.
+      x = x_start;
+      lambda_ = lambda_start;
+      warm_ = warm_start;
+      accept_all(x);
+      ++out.cuts;
+      ds *= 0.5;
+      if (ds < options_.min_increment) break;
+    }
+  }
+  return out;
+}
+
+}  // namespace softik
