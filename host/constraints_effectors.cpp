@@ -84,42 +84,38 @@ std::shared_ptr<PositionEffector> make_position_effector(const Mesh& mesh, Posit
   return std::make_shared<PositionEffector>(mesh, std::move(spec));
 }
 
-namespace {
+VolumeEffector::VolumeEffector(const Mesh& mesh, VolumeEffectorSpec spec)
+    : Constraint(spec.name, ConstraintRole::Effector), spec_(std::move(spec)) {
+  set_target(spec_.target);
+  V0_ = V_ = surface_volume(spec_.cavity, mesh, mesh.rest_positions());
+  SOFTIK_CHECK(V_ > 0, name() << ": the cavity's rest volume is " << V_
+                              << "; the surface must be closed and wound out of the cavity");
+}
 
-class VolumeEffector : public Constraint {
- public:
-  VolumeEffector(const Mesh& mesh, VolumeEffectorSpec spec)
-      : Constraint(spec.name, ConstraintRole::Effector), spec_(std::move(spec)) {
-    SOFTIK_CHECK(std::isfinite(spec_.target) && spec_.target > 0,
-                 name() << ": target volume " << spec_.target << " must be positive and finite");
-    V_ = surface_volume(spec_.cavity, mesh, mesh.rest_positions());
-    SOFTIK_CHECK(V_ > 0, name() << ": the cavity's rest volume is " << V_
-                                << "; the surface must be closed and wound out of the cavity");
-  }
-  int num_rows() const override { return 1; }
-  void rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const override {
-    ConstraintRow r;
-    const std::vector<Real> J = pressure_jacobian(spec_.cavity, mesh, x);
-    for (size_t k = 0; k < J.size(); ++k)
-      if (J[k] != 0) r.J.emplace_back(static_cast<int>(k), J[k]);
-    r.delta = surface_volume(spec_.cavity, mesh, x) - spec_.target;
-    out.push_back(std::move(r));
-  }
-  void accept(const Mesh& mesh, const std::vector<Real>& x, const Real*) override {
-    V_ = surface_volume(spec_.cavity, mesh, x);
-  }
-  std::vector<std::pair<std::string, Real>> outputs() const override {
-    return {{"volume", V_}, {"target", spec_.target}, {"error", V_ - spec_.target}};
-  }
+void VolumeEffector::set_target(Real volume) {
+  SOFTIK_CHECK(std::isfinite(volume) && volume > 0,
+               name() << ": target volume " << volume << " must be positive and finite");
+  spec_.target = volume;
+}
 
- private:
-  VolumeEffectorSpec spec_;
-  Real V_ = 0;
-};
+void VolumeEffector::rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const {
+  ConstraintRow r;
+  const std::vector<Real> J = pressure_jacobian(spec_.cavity, mesh, x);
+  for (size_t k = 0; k < J.size(); ++k)
+    if (J[k] != 0) r.J.emplace_back(static_cast<int>(k), J[k]);
+  r.delta = surface_volume(spec_.cavity, mesh, x) - spec_.target;
+  out.push_back(std::move(r));
+}
 
-}  // namespace
+void VolumeEffector::accept(const Mesh& mesh, const std::vector<Real>& x, const Real*) {
+  V_ = surface_volume(spec_.cavity, mesh, x);
+}
 
-std::shared_ptr<Constraint> make_volume_effector(const Mesh& mesh, VolumeEffectorSpec spec) {
+std::vector<std::pair<std::string, Real>> VolumeEffector::outputs() const {
+  return {{"volume", V_}, {"target", spec_.target}, {"error", V_ - spec_.target}};
+}
+
+std::shared_ptr<VolumeEffector> make_volume_effector(const Mesh& mesh, VolumeEffectorSpec spec) {
   return std::make_shared<VolumeEffector>(mesh, std::move(spec));
 }
 

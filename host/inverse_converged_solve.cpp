@@ -10,6 +10,11 @@
 
 namespace softik {
 
+namespace {
+/// An increment is abandoned when its residual exceeds this multiple of its best so far.
+constexpr Real kDivergence = 4;
+}  // namespace
+
 bool InverseSolver::admissible(const std::vector<Real>& x) const {
   try {
     assembler_.energy(x);
@@ -26,6 +31,10 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
   // equal optima); intermediate points of the path keep the real-time weight.
   Real epsilon = options_.epsilon;
   std::vector<Real> previous = lambda_;
+  // Divergence test: the relative equilibrium residual of a Newton iteration that is on its way
+  // grows by at most a small factor over its best so far (its value at the increment's first
+  // step is that of the previous, converged state, and does not count).
+  Real best = kInf;
   for (int it = 0; it < options_.max_iterations; ++it) {
     const std::vector<Real> x_old = x, lambda_old = lambda_;
     InverseStepReport rep;
@@ -57,9 +66,13 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
     const bool equilibrium = rep.equilibrium_residual <= options_.residual_tolerance * std::max(rep.force_scale, 1e-300);
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
     const bool solved = rep.status == QpStatus::Optimal;
-    const bool finite = std::isfinite(rep.equilibrium_residual);
+    const Real relative = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
     out.steps.push_back(std::move(rep));
-    if (!finite) return false;
+    if (!std::isfinite(relative)) return false;
+    if (it > 0) {
+      if (relative > kDivergence * best) return false;
+      best = std::min(best, relative);
+    }
     if (at_floor && equilibrium && settled && solved && it > 0) return true;
     if (final) epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
   }
@@ -90,7 +103,7 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
         out.converged = true;
         break;
       }
-      ds *= 2;
+      ds = std::min(2 * ds, 1 - s);  // a failure then halves the remaining distance, never retries it
     } else {
       // Undo the increment (rate windows and outputs re-centre on the restored state) and halve it.
       x = x_start;

@@ -18,7 +18,7 @@ constexpr const char* kUsage =
     "       softik --version\n";
 
 constexpr const char* kHelp =
-    "softik: forward finite-element simulation of soft robots from a YAML scene.\n"
+    "softik: forward and inverse finite-element simulation of soft robots from a YAML scene.\n"
     "\n"
     "commands:\n"
     "  run SCENE.yaml --out DIR   build the scene (mesh, materials, boundary conditions, loads),\n"
@@ -30,6 +30,12 @@ constexpr const char* kHelp =
     "                               <scene>.pvd        the .vtu series, for ParaView\n"
     "                             Progress goes to stderr, one line per load step; a summary\n"
     "                             (volumes, probe displacements) to stdout at the end.\n"
+    "                             A scene with an 'inverse:' section instead finds the actuator\n"
+    "                             inputs (pressures, cable tensions, forces) that bring its\n"
+    "                             effectors to their goals (real-time steps or converged solves)\n"
+    "                             and writes one CSV row per step: actuator values, effector\n"
+    "                             positions and errors, QP status and iterations, phase times;\n"
+    "                             the summary says whether each effector reached its goals.\n"
     "options:\n"
     "  --out DIR     output folder (created if missing)\n"
     "  --quiet       no per-step progress (warnings, errors and the summary still print)\n"

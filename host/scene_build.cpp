@@ -174,9 +174,10 @@ struct Builder {
     }
   }
 
-  PressureLoad pressure(const ScenePressure& p, size_t i) {
+  /// A checked cavity wall (surface group, or an OBJ/STL file embedded in the mesh); `what`
+  /// names the scene entry in messages.
+  PressureLoad pressure(const ScenePressure& p, const std::string& what) {
     const Mesh& mesh = out.mesh;
-    const std::string what = "loads.pressure[" + std::to_string(i) + "] '" + p.name + "'";
     if (mesh.dim != 3) fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
     PressureLoad load;
     load.name = p.name;
@@ -211,6 +212,79 @@ struct Builder {
                              std::to_string(report.flipped) +
                              " faces so that a positive pressure inflates it (allow_flip: false makes this an error)");
     return load;
+  }
+
+  AttachedPoint attach(const std::array<Real, 3>& p, Real given_tolerance, const SceneLocation& where,
+                       const std::string& what) const {
+    return located(where, what, [&] { return AttachedPoint::at(out.mesh, p, tolerance(given_tolerance)); });
+  }
+
+  /// The inverse problem's constraints (scene.inverse), with their reach tolerances.
+  void inverse() {
+    const Mesh& mesh = out.mesh;
+    const SceneInverse& inv = scene.inverse;
+    if (mesh.dim != 3) fail(inv.where, "inverse: the inverse problem needs a 3D mesh");
+    if (!scene.prescribed.empty())
+      fail(scene.prescribed.front().selection.where,
+           "prescribed: displacements cannot be prescribed in an inverse scene (the inverse step keeps fixed DOFs at "
+           "their rest positions); fix those nodes instead, or drive them with a force actuator");
+    for (size_t i = 0; i < inv.actuators.size(); ++i) {
+      const SceneActuator& a = inv.actuators[i];
+      const std::string what = "inverse.actuators[" + std::to_string(i) + "] '" + a.name + "'";
+      std::shared_ptr<Constraint> c;
+      if (a.type == SceneActuator::Type::Pressure) {
+        SurfacePressureActuatorSpec spec;
+        spec.name = a.name;
+        spec.cavity = pressure(a.cavity, what);
+        spec.pressure = a.force;
+        spec.volume_growth = a.displacement;
+        spec.max_volume_growth_variation = a.max_variation;
+        spec.sensor = a.sensor;
+        c = located(a.where, what, [&] { return make_surface_pressure_actuator(mesh, spec); });
+      } else if (a.type == SceneActuator::Type::Cable) {
+        CableActuatorSpec spec;
+        spec.name = a.name;
+        spec.pull_point = a.pull_point;
+        for (size_t k = 0; k < a.points.size(); ++k)
+          spec.points.push_back(attach(a.points[k], a.tolerance, a.where, what + " point " + std::to_string(k)));
+        spec.force = a.force;
+        spec.displacement = a.displacement;
+        spec.max_displacement_variation = a.max_variation;
+        spec.sensor = a.sensor;
+        c = located(a.where, what, [&] { return make_cable_actuator(mesh, spec); });
+      } else {
+        ForcePointActuatorSpec spec;
+        spec.name = a.name;
+        spec.point = attach(a.points.front(), a.tolerance, a.where, what + " point");
+        spec.direction = a.direction;
+        spec.force = a.force;
+        c = located(a.where, what, [&] { return make_force_point_actuator(mesh, spec); });
+      }
+      out.actuators.push_back(c);
+    }
+    for (size_t i = 0; i < inv.effectors.size(); ++i) {
+      const SceneEffector& e = inv.effectors[i];
+      const std::string what = "inverse.effectors[" + std::to_string(i) + "] '" + e.name + "'";
+      if (e.type == SceneEffector::Type::Position) {
+        PositionEffectorSpec spec;
+        spec.name = e.name;
+        spec.point = attach(e.point, e.locate_tolerance, e.where, what + " point");
+        spec.goal = e.goals.front();
+        spec.axes = e.axes;
+        spec.weights = e.weights;
+        spec.max_shift = e.max_shift;
+        out.effectors.push_back(located(e.where, what, [&] { return make_position_effector(mesh, spec); }));
+        out.effector_tolerances.push_back(e.tolerance >= 0 ? e.tolerance : 1e-3 * diagonal);
+      } else {
+        VolumeEffectorSpec spec;
+        spec.name = e.name;
+        spec.cavity = pressure(e.cavity, what);
+        spec.target = e.volumes.front();
+        auto v = located(e.where, what, [&] { return make_volume_effector(mesh, spec); });
+        out.effector_tolerances.push_back(e.tolerance >= 0 ? e.tolerance : 1e-3 * v->rest_volume());
+        out.effectors.push_back(v);
+      }
+    }
   }
 
   void probes() {
@@ -250,8 +324,10 @@ BuiltScene build_scene(const Scene& scene) {
     return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
   });
   b.nodal_loads();
-  for (size_t i = 0; i < scene.pressures.size(); ++i) out.loads.pressures.push_back(b.pressure(scene.pressures[i], i));
+  for (size_t i = 0; i < scene.pressures.size(); ++i) out.loads.pressures.push_back(
+        b.pressure(scene.pressures[i], "loads.pressure[" + std::to_string(i) + "] '" + scene.pressures[i].name + "'"));
   b.probes();
+  if (scene.inverse.enabled) b.inverse();
 
   const SceneSolver& s = scene.solver;
   out.newton.load_steps = s.load_steps;

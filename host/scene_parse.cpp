@@ -10,9 +10,9 @@ namespace softik {
 
 using namespace scene_detail;
 
-namespace {
-
 namespace fs = std::filesystem;
+
+namespace scene_detail {
 
 std::string resolve(const std::string& scene_path, const std::string& file) {
   const fs::path p(file);
@@ -21,6 +21,39 @@ std::string resolve(const std::string& scene_path, const std::string& file) {
 }
 
 std::string stem(const std::string& path) { return fs::path(path).stem().string(); }
+
+std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
+}
+
+std::string item(const std::string& what, size_t i) { return what + "[" + std::to_string(i) + "]"; }
+
+const std::vector<std::string> kCavityKeys = {"surface", "file", "scale", "embed_tolerance", "allow_flip"};
+
+ScenePressure parse_cavity(const Map& m) {
+  m.exclusive({"surface", "file"}, true,
+              "name a surface group of the mesh (surface: cavity) or an OBJ/STL cavity file (file: cavity.stl)");
+  ScenePressure p;
+  p.where = m.where();
+  if (m.has("surface")) {
+    p.surface = m.string("surface", "");
+    if (m.has("scale") || m.has("embed_tolerance"))
+      fail(m.key_where(m.has("scale") ? "scale" : "embed_tolerance"),
+           m.what() + ": 'scale' and 'embed_tolerance' apply to a cavity 'file' only");
+  } else {
+    p.file = resolve(m.path(), m.string("file", ""));
+    p.scale = m.number("scale", 1.0);
+    if (!(p.scale > 0)) fail(m.where("scale"), m.name("scale") + ": must be > 0");
+    p.embed_tolerance = m.number("embed_tolerance", -1.0);
+  }
+  p.allow_flip = m.boolean("allow_flip", true);
+  return p;
+}
+
+}  // namespace scene_detail
+
+namespace {
 
 CellType cell_type(const Map& m) {
   return m.choice("cell_type", {"tet4", "hex8"}, 0) == 0 ? CellType::Tet4 : CellType::Hex8;
@@ -176,36 +209,15 @@ SceneSelection parse_selection(const Map& m) {
 
 const std::vector<std::string> kSelectionKeys = {"group", "box", "plane", "nodes", "components"};
 
-std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
-  keys.insert(keys.end(), more.begin(), more.end());
-  return keys;
-}
-
-std::string item(const std::string& what, size_t i) { return what + "[" + std::to_string(i) + "]"; }
-
 ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
+  // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
   const Map m(node, path, what,
               {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip"});
-  m.exclusive({"surface", "file"}, true,
-              "name a surface group of the mesh (surface: cavity) or an OBJ/STL cavity file (file: cavity.stl)");
-  ScenePressure p;
-  p.where = m.where();
-  if (m.has("surface")) {
-    p.surface = m.string("surface", "");
-    if (m.has("scale") || m.has("embed_tolerance"))
-      fail(m.key_where(m.has("scale") ? "scale" : "embed_tolerance"),
-           what + ": 'scale' and 'embed_tolerance' apply to a cavity 'file' only");
-  } else {
-    p.file = resolve(path, m.string("file", ""));
-    p.scale = m.number("scale", 1.0);
-    check_positive(m, "scale", p.scale);
-    p.embed_tolerance = m.number("embed_tolerance", -1.0);
-  }
+  ScenePressure p = parse_cavity(m);
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
   p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
   p.closed = m.boolean("closed", true);
-  p.allow_flip = m.boolean("allow_flip", true);
   return p;
 }
 
@@ -312,7 +324,7 @@ void check_laws(const Scene& scene) {
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs"});
+               "outputs", "inverse"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -349,6 +361,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("loads")) parse_loads(m.at("loads"), path, scene);
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
+  if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   return scene;
 }
 

@@ -11,24 +11,35 @@
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/scene.hpp"
+#include "scene_run_common.hpp"
 
 namespace softik {
 
-namespace {
+namespace scene_detail {
 
-namespace fs = std::filesystem;
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-/// A per-node DOF vector (dim components) as a 3-component point field.
 std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs) {
   std::vector<Real> v(3 * static_cast<size_t>(mesh.num_nodes()), 0);
   for (int n = 0; n < mesh.num_nodes(); ++n)
     for (int i = 0; i < mesh.dim; ++i) v[3 * static_cast<size_t>(n) + i] = dofs[static_cast<size_t>(n) * mesh.dim + i];
   return v;
 }
+
+std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x) {
+  std::array<Real, 3> u{0, 0, 0};
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    for (int i = 0; i < mesh.dim; ++i) {
+      const size_t n = static_cast<size_t>(p.nodes[k]);
+      u[static_cast<size_t>(i)] += p.weights[k] * (x[n * mesh.dim + i] - mesh.X[3 * n + i]);
+    }
+  return u;
+}
+
+}  // namespace scene_detail
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scene_detail;
 
 /// Everything one run writes, step by step.
 struct Recorder {
@@ -66,17 +77,6 @@ struct Recorder {
     record(0, 0, 0, 0, X, true);
   }
 
-  std::array<Real, 3> probe_displacement(const BuiltProbe& p, const std::vector<Real>& x) const {
-    const Mesh& mesh = built.mesh;
-    std::array<Real, 3> u{0, 0, 0};
-    for (size_t k = 0; k < p.nodes.size(); ++k)
-      for (int i = 0; i < mesh.dim; ++i) {
-        const size_t n = static_cast<size_t>(p.nodes[k]);
-        u[static_cast<size_t>(i)] += p.weights[k] * (x[n * mesh.dim + i] - mesh.X[3 * n + i]);
-      }
-    return u;
-  }
-
   void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
     const Mesh& mesh = built.mesh;
     std::vector<Real> u(x.size()), f_pressure(x.size(), 0);
@@ -109,7 +109,7 @@ struct Recorder {
     }
     result.probes.clear();
     for (const BuiltProbe& p : built.probes) {
-      const std::array<Real, 3> u = probe_displacement(p, x);
+      const std::array<Real, 3> u = probe_displacement(mesh, p, x);
       csv << "," << u[0] << "," << u[1] << "," << u[2];
       result.probes.push_back({p.name, p.point, u});
     }
@@ -155,6 +155,11 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
   SOFTIK_CHECK(!ec && fs::is_directory(options.out_dir),
                "cannot create the output folder '" << options.out_dir << "': " << ec.message());
 
+  if (scene.inverse.enabled) {
+    run_inverse(scene, built, options, t0, result);
+    result.seconds = since(t0);
+    return result;
+  }
   Recorder recorder{scene, built, options, t0, {}, nullptr, {}, result};
   recorder.open();
   std::vector<Real> x = built.mesh.rest_positions();
@@ -168,9 +173,11 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
   return result;
 }
 
-void write_summary(const SceneRunResult& r, std::ostream& out) {
+namespace {
+
+/// The forward run's first lines: load steps, Newton iterations, cavity pressures and volumes.
+void write_forward_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();
-  const std::streamsize precision = out.precision();
   out << std::setprecision(4);
   out << "softik: " << r.name << ": " << r.load_steps << " load steps (load factor " << r.load_factor << "), "
       << r.newton_iterations << " Newton iterations, " << r.step_cuts << " step cuts, " << std::fixed
@@ -185,6 +192,47 @@ void write_summary(const SceneRunResult& r, std::ostream& out) {
           << std::showpos << 100 * (p.volume - p.volume0) / p.volume0 << std::noshowpos << " %)";
     out << "\n";
   }
+}
+
+/// The inverse run's lines of the summary: actuators, effectors (reached or not), phase times.
+void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
+  const InverseRunSummary& s = r.inverse;
+  out << std::setprecision(4);
+  out << "softik: " << r.name << ": inverse problem (" << s.mode << ", " << s.method << "): " << s.goals
+      << (s.goals == 1 ? " goal, " : " goals, ") << s.steps << (s.mode == "realtime" ? " steps, " : " iterations, ")
+      << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs
+      << " DOFs (" << r.num_free_dofs << " free)\n";
+  out.unsetf(std::ios::floatfield);
+  out << std::setprecision(6);
+  for (const ActuatorSummary& a : s.actuators) {
+    out << "  actuator " << a.name << ":";
+    for (size_t k = 0; k < a.outputs.size(); ++k) out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
+    out << "\n";
+  }
+  for (const EffectorSummary& e : s.effectors)
+    out << "  effector " << e.name << ": " << (e.reached == e.goals ? "reached" : "NOT reached") << " " << e.reached
+        << "/" << e.goals << " goals; final error " << std::setprecision(3) << e.final_error << ", worst "
+        << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n" << std::setprecision(6);
+  if (s.not_optimal > 0)
+    out << "  warning: " << s.not_optimal << " step(s) without an optimal constraint-space solution; last: "
+        << s.last_message << "\n";
+  if (s.unconverged > 0) out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge\n";
+  out << std::fixed << std::setprecision(3) << "  mean time per step (ms): assembly " << 1e3 * s.t_assembly
+      << ", factorisation " << 1e3 * s.t_factorization << ", solves " << 1e3 * s.t_solves << ", QP "
+      << 1e3 * s.t_constraint_solve << ", update " << 1e3 * s.t_update << "\n";
+  out.unsetf(std::ios::floatfield);
+}
+
+}  // namespace
+
+void write_summary(const SceneRunResult& r, std::ostream& out) {
+  const std::ios::fmtflags flags = out.flags();
+  const std::streamsize precision = out.precision();
+  if (r.inverse.enabled)
+    write_inverse_summary(r, out);
+  else
+    write_forward_summary(r, out);
+  out << std::setprecision(6);
   for (const ProbeSummary& p : r.probes) {
     const auto& u = p.displacement;
     out << "  probe " << p.name << " at (" << p.point[0] << ", " << p.point[1] << ", " << p.point[2]

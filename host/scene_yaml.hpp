@@ -41,6 +41,15 @@ std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& path,
 /// the law's own constants) and its region; the Material is built and validated here.
 SceneMaterial parse_material(const YAML::Node& node, const std::string& path, const std::string& what);
 
+/// `file` relative to the scene file's folder (absolute paths unchanged).
+std::string resolve(const std::string& scene_path, const std::string& file);
+/// The file name without folder and extension.
+std::string stem(const std::string& path);
+/// keys + more.
+std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more);
+/// "what[i]".
+std::string item(const std::string& what, size_t i);
+
 /// Names used in output columns and file names: letters, digits, '_', '-', '.'.
 void check_name(const YAML::Node& node, const std::string& path, const std::string& what, const std::string& name);
 
@@ -82,5 +91,14 @@ class Map {
   };
   std::vector<Entry> entries_;
 };
+
+/// The keys of a cavity wall: surface | file (+ scale, embed_tolerance), allow_flip.
+extern const std::vector<std::string> kCavityKeys;
+/// A cavity wall from a map opened with kCavityKeys among its keys (scene_parse.cpp); the
+/// returned ScenePressure has no name and no value.
+ScenePressure parse_cavity(const Map& m);
+
+/// The `inverse:` section (scene_parse_inverse.cpp).
+SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 
 }  // namespace softik::scene_detail

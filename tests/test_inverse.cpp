@@ -1,7 +1,8 @@
 // The inverse problem (issue 4): round trips through the forward solver, unreachable targets
 // against a search over the input, Gauss-Seidel vs QP, the minimal-energy choice among redundant
 // actuators, bounds and rate limits at every step, infeasible bounds, the cable Jacobian, and the
-// forward-solve-only step (W = Z_J^T Z_J with Z_J = L^-1 P J^T) against the full solves.
+// forward-solve-only step (W = Z_J^T Z_J with Z_J = L^-1 P J^T) against the full solves, and
+// the continuation path of the converged solve toward a far target.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -312,6 +313,49 @@ TEST(Inverse, ForwardSolvesOnlyGiveTheSameStepAsFullSolves) {
     }
     EXPECT_GT(lambda[0].back()[0], 0.0) << "the cavity must work for the comparison to mean something";
   }
+}
+
+}  // namespace
+}  // namespace softik
+
+namespace softik {
+namespace {
+
+TEST(Inverse, ConvergedSolveFollowsAContinuationPathToAFarTarget) {
+  // A target (and an imposed pressure) far enough that Newton from rest does not converge in one
+  // go: solve() halves the path until it does, then lands on the same answer as the forward
+  // static solver with its load steps.
+  const Finger f;
+  const Real P_true = 30e3;
+  const std::vector<Real> x_static = f.inflate(P_true);
+  const std::array<Real, 3> goal = f.tip().position(x_static);
+  auto solver = make_linear_solver();
+  InverseSolver inverse(f.assembler, *solver);
+  inverse.add(f.actuator({0, 60e3}));
+  auto tip = f.effector(goal);
+  inverse.add(tip);
+  std::vector<Real> x = f.mesh.rest_positions();
+  const InverseSolveReport r = inverse.solve(x);
+  std::printf("inverse: %d iterations, %d increments, %d cuts\n", r.iterations, r.increments, r.cuts);
+  ASSERT_TRUE(r.converged);
+  EXPECT_GT(r.cuts, 0);  // the path was needed
+  EXPECT_NEAR(inverse.lambda()[0], P_true, 1e-6 * P_true);
+  EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
+
+  // Forward mode: the same pressure imposed (equal bounds) gives the static solver's state.
+  auto solver2 = make_linear_solver();
+  InverseSolver forward(f.assembler, *solver2);
+  forward.add(f.actuator({P_true, P_true}));
+  std::vector<Real> x_fwd = f.mesh.rest_positions();
+  const InverseSolveReport rf = forward.solve(x_fwd);
+  std::printf("forward: %d iterations, %d increments, %d cuts\n", rf.iterations, rf.increments, rf.cuts);
+  ASSERT_TRUE(rf.converged);
+  Real diff = 0, scale = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    diff = std::max(diff, std::abs(x_fwd[k] - x_static[k]));
+    scale = std::max(scale, std::abs(x_static[k] - f.mesh.X[k]));
+  }
+  EXPECT_LE(diff, 1e-8 * scale);
 }
 
 }  // namespace

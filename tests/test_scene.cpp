@@ -17,40 +17,10 @@
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/scene.hpp"
+#include "scene_test_support.hpp"
 
 namespace softik {
 namespace {
-
-namespace fs = std::filesystem;
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("softik_scene_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// "line:column" (1-based) of the first occurrence of `token` in `text`.
-std::string position_of(const std::string& text, const std::string& token) {
-  const size_t pos = text.find(token);
-  if (pos == std::string::npos) return "token '" + token + "' not in the scene text";
-  const size_t line_start = text.rfind('\n', pos);
-  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
-  const size_t column = line_start == std::string::npos ? pos + 1 : pos - line_start;
-  return std::to_string(line) + ":" + std::to_string(column);
-}
 
 // A box [0, 0.04] x [0, 0.01] x [0, 0.01] of 4 x 1 x 1 Hex8: 20 nodes, x planes of 4 nodes.
 const std::string kFull = R"(name: full_scene
@@ -361,18 +331,6 @@ TEST(Scene, MalformedMaterialsAndDocuments) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("scene.yaml:1:1: the scene: missing required key 'mesh'", 0), 0u) << e.what();
   }
-}
-
-std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
 }
 
 TEST(Scene, RunWritesCsvPvdAndVtu) {

@@ -159,6 +159,24 @@ struct VolumeEffectorSpec {
   PressureLoad cavity;
   Real target = 0;
 };
-std::shared_ptr<Constraint> make_volume_effector(const Mesh& mesh, VolumeEffectorSpec spec);
+class VolumeEffector;
+std::shared_ptr<VolumeEffector> make_volume_effector(const Mesh& mesh, VolumeEffectorSpec spec);
+
+class VolumeEffector : public Constraint {
+ public:
+  VolumeEffector(const Mesh& mesh, VolumeEffectorSpec spec);
+  int num_rows() const override { return 1; }
+  void rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const override;
+  void accept(const Mesh& mesh, const std::vector<Real>& x, const Real* lambda) override;
+  std::vector<std::pair<std::string, Real>> outputs() const override;
+  void set_target(Real volume);  ///< > 0
+  Real target() const { return spec_.target; }
+  Real volume() const { return V_; }  ///< at the last accepted state
+  Real rest_volume() const { return V0_; }
+
+ private:
+  VolumeEffectorSpec spec_;
+  Real V0_ = 0, V_ = 0;
+};
 
 }  // namespace softik

@@ -20,6 +20,8 @@
 
 #include "softik/actuator_generator.hpp"
 #include "softik/assembly.hpp"
+#include "softik/constraints.hpp"
+#include "softik/inverse.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
 #include "softik/material.hpp"
@@ -127,6 +129,60 @@ struct SceneOutputs {
   std::vector<SceneProbe> probes;
 };
 
+/// An actuator or sensor of the inverse problem (`inverse.actuators`, constraints.hpp): a
+/// pressurised cavity, a cable or a point force. Equal bounds impose the value (forward mode).
+struct SceneActuator {
+  enum class Type { Pressure, Cable, Force };
+  Type type = Type::Pressure;
+  std::string name;
+  bool sensor = false;           ///< report its displacement only, never actuate
+  ScenePressure cavity;          ///< Pressure: the cavity wall (surface group or file); `value` unused
+  Interval force;                ///< bounds on lambda: pressure (Pa) or force (N)
+  Interval displacement;         ///< bounds on delta: volume growth (m^3) or cable displacement (m)
+  Real max_variation = kInf;     ///< per step, of the volume growth or cable displacement
+  std::array<Real, 3> pull_point{0, 0, 0};          ///< Cable
+  std::vector<std::array<Real, 3>> points;          ///< Cable: points on the body; Force: one point
+  std::array<Real, 3> direction{0, 0, 0};           ///< Force: unit direction, or 0 (free in 3D)
+  Real tolerance = -1;  ///< how far outside the mesh a point may be; < 0: 1e-6 x diagonal
+  SceneLocation where;
+};
+
+/// An effector (`inverse.effectors`): a point of the body that should reach a goal, or a cavity
+/// that should reach a volume. Goals form a sequence (one fixed goal, waypoints, or the rows of
+/// a CSV trajectory); the run visits them in order.
+struct SceneEffector {
+  enum class Type { Position, Volume };
+  Type type = Type::Position;
+  std::string name;
+  std::array<Real, 3> point{0, 0, 0};       ///< Position: rest position of the point
+  std::array<bool, 3> axes{true, true, true};
+  std::array<Real, 3> weights{1, 1, 1};
+  Real max_shift = 0;                       ///< per step; 0: no limit
+  Real locate_tolerance = -1;               ///< < 0: 1e-6 x diagonal
+  std::vector<std::array<Real, 3>> goals;   ///< Position: at least one
+  ScenePressure cavity;                     ///< Volume: the cavity wall
+  std::vector<Real> volumes;                ///< Volume: target volumes, at least one
+  /// Reached when the error (distance over the selected axes, or |V - target|) is at most this;
+  /// < 0: 1e-3 x the mesh's bounding-box diagonal (position) or 1e-3 x the rest volume (volume).
+  Real tolerance = -1;
+  SceneLocation where;
+};
+
+/// The inverse problem of a scene (`inverse:`); absent: the scene is a forward static solve.
+struct SceneInverse {
+  enum class Mode { RealTime, Converged };
+  bool enabled = false;
+  Mode mode = Mode::RealTime;
+  InverseMethod method = InverseMethod::QP;
+  Real epsilon = 1e-3;
+  int steps_per_target = 20;   ///< real-time steps per goal of the sequence
+  int max_iterations = 50;     ///< converged: iterations per goal
+  bool actuator_stiffness = false;  ///< real-time: add the actuators' own stiffness to K
+  std::vector<SceneActuator> actuators;
+  std::vector<SceneEffector> effectors;
+  SceneLocation where;
+};
+
 struct Scene {
   std::string path;       ///< the scene file (as given)
   std::string name;       ///< `name:` or the file's stem; names the outputs
@@ -142,6 +198,7 @@ struct Scene {
   std::vector<SceneForce> forces;
   SceneSolver solver;
   SceneOutputs outputs;
+  SceneInverse inverse;
 };
 
 /// Reads and checks a scene file (strict: unknown keys, wrong types, missing required keys and
@@ -169,6 +226,11 @@ struct BuiltScene {
   NewtonOptions newton;             ///< without on_step (run_scene sets it)
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
   std::vector<BuiltProbe> probes;
+  /// The inverse problem's constraints, in the scene's order (actuators, then effectors);
+  /// empty without `inverse:`. effectors[i] belongs to scene.inverse.effectors[i].
+  std::vector<std::shared_ptr<Constraint>> actuators;
+  std::vector<std::shared_ptr<Constraint>> effectors;
+  std::vector<Real> effector_tolerances;  ///< resolved reach tolerances, per effector
   std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
 };
 
@@ -195,6 +257,38 @@ struct ProbeSummary {
   std::array<Real, 3> displacement{0, 0, 0};
 };
 
+/// An actuator's outputs at the end of an inverse run (Constraint::outputs()).
+struct ActuatorSummary {
+  std::string name;
+  std::vector<std::pair<std::string, Real>> outputs;
+};
+
+/// How close an effector came to its goals: the error at the end of each goal of the sequence.
+struct EffectorSummary {
+  std::string name;
+  std::string unit;           ///< "length" or "volume"
+  Real tolerance = 0;
+  Real final_error = 0;       ///< at the end of the run, against the last goal
+  Real worst_error = 0;       ///< the largest end-of-goal error over the sequence
+  int goals = 0, reached = 0;  ///< goals visited, and those ended within tolerance
+};
+
+/// What an inverse run did (scene with `inverse:`).
+struct InverseRunSummary {
+  bool enabled = false;
+  std::string mode, method;
+  int steps = 0;              ///< inverse steps (real-time) or solve() iterations (converged), all goals
+  int goals = 0;
+  int not_optimal = 0;        ///< steps whose constraint-space solve was not Optimal
+  std::string last_message;   ///< the last infeasibility / iteration-limit explanation
+  int unconverged = 0;        ///< converged mode: goals whose solve() did not converge
+  /// Mean seconds per step, by phase.
+  Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
+  std::vector<ActuatorSummary> actuators;
+  std::vector<EffectorSummary> effectors;
+  bool all_reached() const;
+};
+
 struct SceneRunResult {
   std::string name;
   int num_dofs = 0, num_free_dofs = 0, num_cells = 0;
@@ -207,6 +301,7 @@ struct SceneRunResult {
   std::vector<ProbeSummary> probes;
   std::string csv_path, pvd_path;
   int vtu_files = 0;
+  InverseRunSummary inverse;
   std::vector<std::string> warnings;
 };
 

@@ -1,0 +1,25 @@
+// Shared by the forward (scene_run.cpp) and inverse (scene_run_inverse.cpp) scene runners.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <vector>
+
+#include "softik/scene.hpp"
+
+namespace softik::scene_detail {
+
+using Clock = std::chrono::steady_clock;
+inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// A per-node DOF vector (dim components) as a 3-component point field.
+std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs);
+/// A probe's displacement at positions x: sum_k weights[k] (x - X)[nodes[k]].
+std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x);
+
+/// Runs a scene with `inverse:` (built by build_scene; the output folder exists), writing
+/// <name>.csv (one row per step), the .vtu series and filling result (scene_run_inverse.cpp).
+void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                 SceneRunResult& result);
+
+}  // namespace softik::scene_detail

@@ -1,0 +1,58 @@
+// Helpers shared by the scene tests (test_scene.cpp, test_scene_inverse.cpp): scratch folders,
+// files, CSV tables and positions in scene text.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace softik {
+namespace fs = std::filesystem;
+
+inline fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("softik_scene_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// "line:column" (1-based) of the first occurrence of `token` in `text`.
+inline std::string position_of(const std::string& text, const std::string& token) {
+  const size_t pos = text.find(token);
+  if (pos == std::string::npos) return "token '" + token + "' not in the scene text";
+  const size_t line_start = text.rfind('\n', pos);
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+  const size_t column = line_start == std::string::npos ? pos + 1 : pos - line_start;
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+inline std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace softik

@@ -1,0 +1,283 @@
+// Scenes with an `inverse:` section (scene.hpp, docs/scene-format.md): forward mode with an
+// imposed pressure, then the inverse of its answer round-trips to that pressure; real-time
+// waypoints respect the bounds in every CSV row and report which goals were reached; volume
+// effectors with Gauss-Seidel; sensors, cables and point forces built from the scene; CSV
+// trajectories; malformed sections named by line:column; the CLI's summary.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "scene_test_support.hpp"
+#include "softik/error.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+namespace {
+
+// A block 0.03 x 0.012 x 0.012 with one centred cavity, clamped at x = 0: inflating it
+// elongates the block along x (the end face centre moves along +x only, by symmetry).
+const std::string kBlock = R"(mesh:
+  generator:
+    type: multi_cavity
+    size: [0.03, 0.012, 0.012]
+    cavities: [[0.006, 0.003, 0.003, 0.018, 0.006, 0.006]]
+    cell_size: 0.003
+    cell_type: hex8
+materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+)";
+
+SceneRunResult run(const fs::path& dir, const std::string& name, const std::string& yaml) {
+  write_file(dir / (name + ".yaml"), yaml);
+  SceneRunOptions options;
+  options.out_dir = (dir / "out").string();
+  return run_scene(parse_scene((dir / (name + ".yaml")).string()), options);
+}
+
+Real output(const SceneRunResult& r, const std::string& actuator, const std::string& key) {
+  for (const ActuatorSummary& a : r.inverse.actuators)
+    if (a.name == actuator)
+      for (const auto& [k, v] : a.outputs)
+        if (k == key) return v;
+  ADD_FAILURE() << "no output " << actuator << "." << key;
+  return NAN;
+}
+
+size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  EXPECT_NE(it, header.end()) << name;
+  return static_cast<size_t>(it - header.begin());
+}
+
+TEST(SceneInverse, ForwardModeThenInverseRoundTripsToTheImposedPressure) {
+  const fs::path dir = fresh_dir("inverse_roundtrip");
+  // Forward mode: the pressure imposed (equal bounds), no effector; a probe reads the end face.
+  const SceneRunResult fwd = run(dir, "fwd", kBlock + R"(outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
+inverse:
+  mode: converged
+  actuators: [{type: pressure, name: cav, surface: cavity0, pressure: 6000}]
+)");
+  ASSERT_EQ(fwd.probes.size(), 1u);
+  EXPECT_EQ(fwd.inverse.unconverged, 0);
+  EXPECT_DOUBLE_EQ(output(fwd, "cav", "pressure"), 6000);
+  const Real ux = fwd.probes[0].displacement[0];
+  EXPECT_GT(ux, 1e-4);  // a real elongation
+  char goal[128];
+  std::snprintf(goal, sizeof goal, "[%.17g, 0.006, 0.006]", 0.03 + ux);
+  // Inverse: find the pressure that puts the end face there.
+  const SceneRunResult inv = run(dir, "inv", kBlock + R"(outputs: {vtu: true}
+inverse:
+  mode: converged
+  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 20000}]
+  effectors:
+    - {type: position, name: tip, point: [0.03, 0.006, 0.006], axes: [x], tolerance: 3.0e-8, goal: )" +
+                                                std::string(goal) + "}\n");
+  EXPECT_NEAR(output(inv, "cav", "pressure"), 6000, 1e-6 * 6000);
+  ASSERT_EQ(inv.inverse.effectors.size(), 1u);
+  const EffectorSummary& tip = inv.inverse.effectors[0];
+  EXPECT_EQ(tip.goals, 1);
+  EXPECT_EQ(tip.reached, 1);
+  EXPECT_LE(tip.final_error, 1e-6 * 0.03);
+  EXPECT_TRUE(inv.inverse.all_reached());
+  // The CSV: rest row + one row per goal in converged mode; outputs of every constraint.
+  const auto rows = read_csv(dir / "out" / "inv.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& h = rows[0];
+  for (const char* c : {"step", "goal", "cav_pressure", "cav_volume_growth", "cav_cavity_volume", "tip_x", "tip_goal_x",
+                        "tip_error", "status", "solver_iterations", "kkt_residual", "equilibrium_residual", "iterations",
+                        "t_assembly", "t_factorization", "t_solves", "t_constraint_solve", "t_update", "seconds"})
+    column(h, c);
+  EXPECT_EQ(rows[1][column(h, "status")], "rest");
+  EXPECT_EQ(rows[2][column(h, "status")], "optimal");
+  EXPECT_GE(std::stoi(rows[2][column(h, "iterations")]), 2);
+  EXPECT_NEAR(std::stod(rows[2][column(h, "cav_pressure")]), 6000, 1e-3);
+  EXPECT_TRUE(fs::exists(dir / "out" / "inv.pvd"));
+  EXPECT_NE(read_file(dir / "out" / "inv_0001.vtu").find("Name=\"actuation_force\""), std::string::npos);
+}
+
+TEST(SceneInverse, RealTimeWaypointsRespectBoundsAndReportUnreachedGoals) {
+  const fs::path dir = fresh_dir("inverse_waypoints");
+  // The last waypoint needs far more than max_pressure: it is not reached, the pressure saturates.
+  const int steps = 6;
+  const SceneRunResult r = run(dir, "wp", kBlock + R"(outputs: {vtu: false}
+inverse:
+  steps_per_target: )" + std::to_string(steps) + R"(
+  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 15000}]
+  effectors:
+    - type: position
+      name: tip
+      point: [0.03, 0.006, 0.006]
+      axes: [x]
+      tolerance: 2.0e-6
+      waypoints: [[0.0301, 0, 0], [0.0302, 0, 0], [0.035, 0, 0]]
+)");
+  EXPECT_EQ(r.inverse.mode, "realtime");
+  EXPECT_EQ(r.inverse.goals, 3);
+  EXPECT_EQ(r.inverse.steps, 3 * steps);
+  const EffectorSummary& tip = r.inverse.effectors.at(0);
+  EXPECT_EQ(tip.goals, 3);
+  EXPECT_EQ(tip.reached, 2);
+  EXPECT_FALSE(r.inverse.all_reached());
+  EXPECT_DOUBLE_EQ(output(r, "cav", "pressure"), 15000);
+  EXPECT_GT(tip.final_error, 1e-3);
+  const auto rows = read_csv(dir / "out" / "wp.csv");
+  ASSERT_EQ(rows.size(), 2u + 3 * steps);
+  const auto& h = rows[0];
+  for (size_t k = 2; k < rows.size(); ++k) {
+    const Real p = std::stod(rows[k][column(h, "cav_pressure")]);
+    EXPECT_GE(p, 0);
+    EXPECT_LE(p, 15000);
+    EXPECT_EQ(std::stoi(rows[k][column(h, "goal")]), static_cast<int>((k - 2) / steps));
+    EXPECT_EQ(std::stod(rows[k][column(h, "tip_goal_x")]), (k - 2) / steps == 0 ? 0.0301 : (k - 2) / steps == 1 ? 0.0302 : 0.035);
+  }
+}
+
+TEST(SceneInverse, VolumeEffectorWithGaussSeidelReachesTheTargetVolume) {
+  const fs::path dir = fresh_dir("inverse_volume");
+  // The rest volume of cavity0 is 0.018 x 0.006 x 0.006; ask for 3 % more.
+  const Real V0 = 0.018 * 0.006 * 0.006, target = 1.03 * V0;
+  char yaml[512];
+  std::snprintf(yaml, sizeof yaml, R"(outputs: {vtu: false}
+inverse:
+  mode: converged
+  method: gauss_seidel
+  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0}]
+  effectors: [{type: volume, name: vol, surface: cavity0, volume: %.17g, tolerance: 1.0e-15}]
+)",
+                target);
+  const SceneRunResult r = run(dir, "vol", kBlock + yaml);
+  EXPECT_EQ(r.inverse.method, "gauss_seidel");
+  EXPECT_EQ(r.inverse.unconverged, 0);
+  EXPECT_NEAR(output(r, "cav", "cavity_volume"), target, 1e-9 * target);
+  EXPECT_NEAR(output(r, "cav", "initial_cavity_volume"), V0, 1e-12 * V0);
+  EXPECT_GT(output(r, "cav", "pressure"), 0);
+  EXPECT_TRUE(r.inverse.all_reached());
+}
+
+TEST(SceneInverse, SensorsCablesAndPointForcesAreBuiltFromTheScene) {
+  const fs::path dir = fresh_dir("inverse_kinds");
+  // A point force pulls the end face along +x; the cavity is only a sensor (its pressure stays 0
+  // while its volume grows with the stretch); the cable runs along the body (no effect on the
+  // x goal it cannot push toward: its tension stays at its lower bound 0).
+  const SceneRunResult r = run(dir, "kinds", kBlock + R"(outputs: {vtu: false}
+inverse:
+  mode: converged
+  actuators:
+    - {type: pressure, name: cav, surface: cavity0, sensor: true}
+    - {type: force, name: pull, point: [0.03, 0.006, 0.006], direction: [1, 0, 0], min_force: 0, max_force: 5}
+    - {type: cable, name: cable, pull_point: [-0.01, 0.006, 0.0015], points: [[0.0, 0.006, 0.0015], [0.03, 0.006, 0.0015]]}
+  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], axes: [x], goal: [0.0302, 0, 0], tolerance: 1.0e-8}]
+)");
+  EXPECT_TRUE(r.inverse.all_reached());
+  EXPECT_EQ(output(r, "cav", "pressure"), 0);
+  EXPECT_GT(output(r, "cav", "volume_growth"), 0);
+  EXPECT_GT(output(r, "pull", "force"), 0);
+  EXPECT_LE(output(r, "pull", "force"), 5);
+  EXPECT_NEAR(output(r, "cable", "force"), 0, 1e-9);
+  EXPECT_LT(output(r, "cable", "displacement"), 0);  // stretched with the body: the cable pays out
+}
+
+TEST(SceneInverse, TrajectoryCsvGivesOneGoalPerRow) {
+  const fs::path dir = fresh_dir("inverse_trajectory");
+  write_file(dir / "traj.csv", "t,x,y,z\n# comment\n0,0.0301,0.006,0.006\n1, 0.0302 ,0.006,0.006\n");
+  const std::string head = kBlock + "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0}]\n"
+                                    "  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], trajectory: ";
+  write_file(dir / "t.yaml", head + "traj.csv}]\n");
+  const Scene scene = parse_scene((dir / "t.yaml").string());
+  ASSERT_EQ(scene.inverse.effectors.size(), 1u);
+  const auto& goals = scene.inverse.effectors[0].goals;
+  ASSERT_EQ(goals.size(), 2u);
+  EXPECT_EQ(goals[1][0], 0.0302);
+  EXPECT_EQ(goals[0][2], 0.006);
+  // Malformed trajectories: the file and line are named.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"t,x,y\n0,1,2\n", "traj.csv:1: the header has no column 'z'"},
+      {"x,y,z\n0.03,0.006,0.006\n0.03,abc,0.006\n", "traj.csv:3: column 2: 'abc' is not a finite number"},
+      {"x,y,z\n0.03,0.006\n", "traj.csv:2: expected 3 values (as the header), got 2"},
+      {"x,y,z\n", "the trajectory has no rows after its header"}};
+  for (const auto& [text, message] : bad) {
+    write_file(dir / "traj.csv", text);
+    try {
+      parse_scene((dir / "t.yaml").string());
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
+  const std::string act = "  actuators: [{type: pressure, name: cav, surface: cavity0}]\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"inverse:\n  mode: fast\n" + act, "inverse.mode: expected one of: realtime, converged"},
+      {"inverse:\n  actuators: [{type: pump, name: a}]\n", "inverse.actuators[0].type: expected one of: pressure, cable, force"},
+      {"inverse:\n  actuators: [{type: pressure, surface: cavity0}]\n", "missing required key 'name'"},
+      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, pressure: 1, max_pressure: 2}]\n",
+       "inverse.actuators[0].max_pressure: 'pressure' imposes the value"},
+      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, min_pressure: 3, max_pressure: 2}]\n",
+       "inverse.actuators[0].max_pressure: must be >= min_pressure"},
+      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, sensor: true}]\n",
+       "no actuator (every entry is a sensor)"},
+      {"inverse:\n" + act + "  effectors: [{type: volume, name: cav, surface: cavity0, volume: 1}]\n",
+       "the name 'cav' is already used"},
+      {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0]}]\n", "give the goal"},
+      {"inverse:\n" + act +
+           "  effectors:\n    - {type: position, name: e, point: [0.03, 0.006, 0.006], waypoints: [[0, 0, 0], [1, 1, 1]]}\n"
+           "    - {type: volume, name: v, surface: cavity0, volumes: [1, 2, 3]}\n",
+       "has 3 goals but 'e' has 2"},
+      {"inverse:\n" + act + "  epsilon: 0\n", "inverse.epsilon: must be > 0"},
+      {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0], axes: [w], goal: [0, 0, 0]}]\n",
+       "inverse.effectors[0].axes entry: expected one of: x, y, z"},
+  };
+  for (const auto& [section, message] : cases) {
+    const std::string text = kBlock + section;
+    try {
+      parse_scene_string(text, "s.yaml");
+      ADD_FAILURE() << "accepted:\n" << section;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind("s.yaml:", 0), 0u) << what;
+      EXPECT_NE(what.find(message), std::string::npos) << what;
+    }
+  }
+  // Checks made when the scene is built: a point outside the body, prescribed displacements.
+  const std::string outside = kBlock + "inverse:\n" + act +
+                              "  effectors: [{type: position, name: e, point: [0.5, 0, 0], goal: [0, 0, 0]}]\n";
+  try {
+    build_scene(parse_scene_string(outside, "s.yaml"));
+    ADD_FAILURE() << "accepted a point outside the mesh";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:" + position_of(outside, "{type: position") + ": inverse.effectors[0] 'e' point"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string prescribed =
+      kBlock + "prescribed: [{group: xmax, displacement: [0.001, 0, 0]}]\ninverse:\n" + act;
+  EXPECT_THROW(build_scene(parse_scene_string(prescribed, "s.yaml")), Error);
+}
+
+TEST(SceneInverse, CliPrintsWhetherTheGoalsWereReached) {
+  const fs::path dir = fresh_dir("inverse_cli");
+  write_file(dir / "s.yaml", kBlock + R"(outputs: {vtu: false}
+inverse:
+  mode: converged
+  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 1000}]
+  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], axes: [x], goal: [0.04, 0, 0]}]
+)");
+  const std::string command = std::string(SOFTIK_CLI_PATH) + " run " + (dir / "s.yaml").string() + " --out " +
+                              (dir / "out").string() + " --quiet >" + (dir / "stdout.txt").string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string out = read_file(dir / "stdout.txt");
+  EXPECT_NE(out.find("inverse problem (converged, qp)"), std::string::npos) << out;
+  EXPECT_NE(out.find("effector tip: NOT reached 0/1 goals"), std::string::npos) << out;
+  EXPECT_NE(out.find("actuator cav: pressure = 1000"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace softik
