@@ -106,39 +106,33 @@ class CableActuator : public Constraint {
     r.delta_bounds = rate_limited(spec_.displacement, L0_ - L_, spec_.max_displacement_variation);
     out.push_back(std::move(r));
   }
-  /// K += T d2L/dx2: per segment e = c - prev, d2|e|/de2 = (I - e e^T/|e|^2)/|e| (the cable's
-  /// geometric stiffness), spread to the nodes of its ends with their weights (the pull point
-  /// is fixed in space). Couplings outside the elastic pattern are dropped.
-  void add_stiffness(const Assembler& assembler, const std::vector<Real>& x, const Real* lambda,
-                     std::vector<Real>& K) const override {
+  /// The cable's geometric stiffness K += T d2L/dx2, as U C U^T: per segment e = c - prev,
+  /// d2|e|/de2 = (I - e e^T/|e|^2)/|e|, so each segment gives three columns of U (the unit
+  /// displacements of c - prev: +weights at its end's nodes, -weights at its start's; the pull
+  /// point is fixed in space) and the 3x3 block C_s = T (I - e e^T/|e|^2)/|e|. Consecutive cable
+  /// points are usually in cells that share no node, so this coupling is not in the CSR pattern.
+  void add_low_rank_stiffness(const std::vector<Real>& x, const Real* lambda, LowRankStiffness& out) const override {
     const Real T = lambda[0];
     if (T == 0) return;
-    const std::vector<int>& free = assembler.free_dof_index();
-    const CsrPattern& pattern = assembler.pattern();
     std::array<Real, 3> prev = spec_.pull_point;
     const AttachedPoint* prev_point = nullptr;
     for (const AttachedPoint& p : spec_.points) {
       const std::array<Real, 3> c = p.position(x);
-      fem::Vec3 e(c[0] - prev[0], c[1] - prev[1], c[2] - prev[2]);
+      const fem::Vec3 e(c[0] - prev[0], c[1] - prev[1], c[2] - prev[2]);
       const Real len = e.norm();
-      const fem::Mat3 Hs = T * (fem::Mat3::Identity() - e * e.transpose() / (len * len)) / len;
-      // (point, sign) pairs of the segment's two ends.
-      const std::pair<const AttachedPoint*, Real> ends[2] = {{&p, 1.0}, {prev_point, -1.0}};
-      for (const auto& [pa, sa] : ends)
-        for (const auto& [pb, sb] : ends) {
-          if (!pa || !pb) continue;
-          for (size_t ka = 0; ka < pa->nodes.size(); ++ka)
-            for (size_t kb = 0; kb < pb->nodes.size(); ++kb)
-              for (int i = 0; i < 3; ++i) {
-                const int row = free[3 * static_cast<size_t>(pa->nodes[ka]) + i];
-                if (row < 0) continue;
-                for (int j = 0; j < 3; ++j) {
-                  const int col = free[3 * static_cast<size_t>(pb->nodes[kb]) + j];
-                  const int slot = col < 0 ? -1 : pattern.slot(row, col);
-                  if (slot >= 0) K[static_cast<size_t>(slot)] += sa * sb * pa->weights[ka] * pb->weights[kb] * Hs(i, j);
-                }
-              }
-        }
+      const fem::Mat3 Cs = T * (fem::Mat3::Identity() - e * e.transpose() / (len * len)) / len;
+      std::array<Real, 9> block;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) block[static_cast<size_t>(3 * i + j)] = Cs(i, j);
+      out.blocks.push_back(block);
+      for (int i = 0; i < 3; ++i) {
+        std::vector<std::pair<int, Real>> column;
+        for (size_t k = 0; k < p.nodes.size(); ++k) column.emplace_back(3 * p.nodes[k] + i, p.weights[k]);
+        if (prev_point)
+          for (size_t k = 0; k < prev_point->nodes.size(); ++k)
+            column.emplace_back(3 * prev_point->nodes[k] + i, -prev_point->weights[k]);
+        out.columns.push_back(std::move(column));
+      }
       prev = c;
       prev_point = &p;
     }

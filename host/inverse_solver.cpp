@@ -126,14 +126,19 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     rep.equilibrium_residual = eq.norm();
     rep.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
   }
+  LowRankStiffness low_rank;  // K_c = U C U^T, applied by the Woodbury identity below
   if (actuator_stiffness) {
     size_t a = 0;
     for (const auto& c : constraints_)
       if (c->role() == ConstraintRole::Actuator) {
         c->add_stiffness(assembler_, x, lambda_.data() + a, K);
+        c->add_low_rank_stiffness(x, lambda_.data() + a, low_rank);
         a += static_cast<size_t>(c->num_rows());
       }
   }
+  const Eigen::Index nr = static_cast<Eigen::Index>(low_rank.columns.size());  // rank of U C U^T
+  SOFTIK_CHECK(3 * low_rank.blocks.size() == low_rank.columns.size(),
+               "InverseSolver: a low-rank stiffness needs one 3x3 block per three columns");
   rep.t_assembly = seconds_since(t0);
 
   // Factorisation (once per step) and the solves of Steps I-II, all columns in one call.
@@ -144,35 +149,55 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   solver_.factorize(K);
   rep.t_factorization = seconds_since(t0);
-  // half: K = P^T L L^T P and Z = L^-1 P [rhs, J^T] = [Z0, Z_J]  (forward solves only);
-  // full: Z = K^-1 [rhs, J^T] = [dx_free, Y].
+  // The columns B = [rhs, J^T, U] (U: the low-rank stiffness, nr columns) and
+  //   half: K = P^T L L^T P and Z = L^-1 P B   (forward solves only),  G = Z^T Z;
+  //   full: Z = K^-1 B,                                               G = B^T Z;
+  // either way the Gram matrix G = B^T K^-1 B.
   const bool half = options_.half_solves && solver_.has_cholesky_factor();
   rep.half_solves = half;
   t0 = Clock::now();
-  Eigen::MatrixXd B(nf, m + 1), Z(nf, m + 1);
+  const Eigen::Index nb = m + 1 + nr;
+  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nf, nb), Z(nf, nb);
   B.col(0) = rhs;
-  B.rightCols(m) = rs.Jt;
+  B.middleCols(1, m) = rs.Jt;
+  for (Eigen::Index k = 0; k < nr; ++k)
+    for (const auto& [dof, v] : low_rank.columns[static_cast<size_t>(k)]) {
+      const int row = free[static_cast<size_t>(dof)];
+      if (row >= 0) B(row, 1 + m + k) += v;
+    }
   if (half)
-    solver_.solve_forward(B.data(), Z.data(), static_cast<int>(m + 1));
+    solver_.solve_forward(B.data(), Z.data(), static_cast<int>(nb));
   else
-    solver_.solve(B.data(), Z.data(), static_cast<int>(m + 1));
+    solver_.solve(B.data(), Z.data(), static_cast<int>(nb));
   rep.t_solves = seconds_since(t0);
 
-  // Constraint space: W = J K^-1 J^T, delta_free = delta + J K^-1 rhs:
-  //   half  W = Z_J^T Z_J (symmetric rank-nf update),  J dx_free = Z_J^T Z0;
-  //   full  W = J Y,                                    J dx_free.
+  // Constraint space with the tangent K_t = K + U C U^T (Woodbury):
+  //   a^T K_t^-1 b = a^T K^-1 b - (a^T K^-1 U) M (U^T K^-1 b),  M = (I + C U^T K^-1 U)^-1 C,
+  // so W = J K_t^-1 J^T and J dx_free = J K_t^-1 rhs are blocks of G_t = G - G_:U M G_U: .
   t0 = Clock::now();
-  Eigen::MatrixXd W;
-  Eigen::VectorXd delta_free;
+  Eigen::MatrixXd G(nb, nb);
   if (half) {
-    W = Eigen::MatrixXd::Zero(m, m);
-    W.selfadjointView<Eigen::Lower>().rankUpdate(Z.rightCols(m).transpose());
-    W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
-    delta_free = Z.rightCols(m).transpose() * Z.col(0);
+    G.setZero();
+    G.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
+    G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
   } else {
-    W = rs.Jt.transpose() * Z.rightCols(m);
-    delta_free = rs.Jt.transpose() * Z.col(0);
+    G = B.transpose() * Z;
   }
+  Eigen::MatrixXd M;
+  if (nr > 0) {
+    Eigen::MatrixXd C = Eigen::MatrixXd::Zero(nr, nr);
+    for (size_t b = 0; b < low_rank.blocks.size(); ++b)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) =
+              low_rank.blocks[b][static_cast<size_t>(3 * i + j)];
+    const Eigen::MatrixXd S = Eigen::MatrixXd::Identity(nr, nr) + C * G.bottomRightCorner(nr, nr);
+    M = S.partialPivLu().solve(C);
+  }
+  Eigen::MatrixXd Gt = G.topLeftCorner(m + 1, m + 1);
+  if (nr > 0) Gt -= G.topRightCorner(m + 1, nr) * M * G.bottomLeftCorner(nr, m + 1);
+  const Eigen::MatrixXd W = Gt.bottomRightCorner(m, m);
+  Eigen::VectorXd delta_free = Gt.col(0).tail(m);
   for (Eigen::Index r = 0; r < m; ++r) delta_free(r) += rs.rows[static_cast<size_t>(r)].delta;
   const Eigen::Index na = static_cast<Eigen::Index>(rs.actuators.size());
   const Eigen::Index ne = static_cast<Eigen::Index>(rs.effectors.size());
@@ -264,11 +289,15 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   rep.t_constraint_solve = seconds_since(t0);
 
-  // Step III: x <- x + dx_free + Y_a lambda_a, i.e. dx = Z0 + Z_a lambda_a on the full path and
-  // dx = P^T L^-T (Z0 + Z_J,a lambda_a) on the half path (one backward solve of one column).
+  // Step III: x <- x + K_t^-1 (rhs + J_a^T lambda_a) = x + K_t^-1 B c with c = e_0 + sum_a lambda_a e_a;
+  // with the low-rank part c_U = -M G_U: c (Woodbury). Then dx = Z c on the full path, and
+  // dx = P^T L^-T Z c on the half path (one backward solve of one column).
   t0 = Clock::now();
-  Eigen::VectorXd dx = Z.col(0);
-  for (Eigen::Index j = 0; j < na; ++j) dx += Z.col(1 + rs.actuators[static_cast<size_t>(j)]) * lambda(j);
+  Eigen::VectorXd c = Eigen::VectorXd::Zero(nb);
+  c(0) = 1;
+  for (Eigen::Index j = 0; j < na; ++j) c(1 + rs.actuators[static_cast<size_t>(j)]) = lambda(j);
+  if (nr > 0) c.tail(nr) = -M * (G.bottomLeftCorner(nr, m + 1) * c.head(m + 1));
+  Eigen::VectorXd dx = Z * c;
   if (half) {
     const Eigen::VectorXd z = dx;
     solver_.solve_backward(z.data(), dx.data(), 1);

@@ -1,8 +1,8 @@
 // The inverse problem (issue 4): round trips through the forward solver, unreachable targets
 // against a search over the input, Gauss-Seidel vs QP, the minimal-energy choice among redundant
-// actuators, bounds and rate limits at every step, infeasible bounds, the cable Jacobian, and the
-// forward-solve-only step (W = Z_J^T Z_J with Z_J = L^-1 P J^T) against the full solves, and
-// the continuation path of the converged solve toward a far target.
+// actuators, bounds and rate limits at every step, infeasible bounds, the forward-solve-only step
+// (W = Z_J^T Z_J with Z_J = L^-1 P J^T) against the full solves, and the continuation path of
+// the converged solve toward a far target. Cables: test_inverse_cable.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,72 +11,12 @@
 #include "softik/inverse.hpp"
 #include "softik/static_solver.hpp"
 
+#include "inverse_test_support.hpp"
+
 namespace softik {
 namespace {
 
-constexpr Real kSize = 0.1;  // the finger's length: "model size" of the tolerances
-
-/// A coarse Hex8 pneumatic finger (about 500 cells), neo-Hookean, base fixed.
-struct Finger {
-  Mesh mesh;
-  Assembler assembler;
-  PressureLoad cavity;
-  static Mesh make() {
-    FingerSpec spec;
-    spec.cell_size = 0.004;
-    spec.cell_type = CellType::Hex8;
-    return make_finger(spec);
-  }
-  Finger()
-      : mesh(make()),
-        assembler(mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)}, fix_nodes(mesh, mesh.node_groups.at("xmin")),
-                  AssemblyOptions{Formulation::Hyperelastic}) {
-    cavity.name = "cavity";
-    cavity.surface = mesh.surface_groups.at("cavity");
-  }
-  AttachedPoint tip() const { return AttachedPoint::at(mesh, {0.1, 0.01, 0.02}, 1e-9); }
-
-  /// Forward equilibrium under pressure P.
-  std::vector<Real> inflate(Real P) const {
-    Loads loads;
-    PressureLoad p = cavity;
-    p.pressure = P;
-    loads.pressures.push_back(p);
-    auto solver = make_linear_solver();
-    std::vector<Real> x = mesh.rest_positions();
-    NewtonOptions o;
-    o.load_steps = 4;
-    o.residual_tolerance = 1e-11;
-    solve_static(assembler, *solver, loads, x, o);
-    return x;
-  }
-
-  std::shared_ptr<Constraint> actuator(Interval pressure, Interval growth = {}, Real rate = kInf) const {
-    SurfacePressureActuatorSpec s;
-    s.name = "cavity";
-    s.cavity = cavity;
-    s.pressure = pressure;
-    s.volume_growth = growth;
-    s.max_volume_growth_variation = rate;
-    return make_surface_pressure_actuator(mesh, s);
-  }
-
-  std::shared_ptr<PositionEffector> effector(const std::array<Real, 3>& goal) const {
-    PositionEffectorSpec s;
-    s.name = "tip";
-    s.point = tip();
-    s.goal = goal;
-    s.axes = {true, false, true};  // the bending plane
-    return make_position_effector(mesh, s);
-  }
-};
-
-Real distance(const std::array<Real, 3>& a, const std::array<Real, 3>& b, const std::array<bool, 3>& axes) {
-  Real d = 0;
-  for (size_t i = 0; i < 3; ++i)
-    if (axes[i]) d += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(d);
-}
+using namespace inverse_test;
 
 TEST(Inverse, ReachableTargetRoundTripsThroughTheForwardSolver) {
   const Finger f;
@@ -204,65 +144,6 @@ TEST(Inverse, InfeasibleBoundsAreReportedWithTheConflictingActuator) {
   EXPECT_NE(rep.message.find("cavity"), std::string::npos) << rep.message;
 }
 
-TEST(Inverse, CableJacobianIsTheDerivativeOfItsShortening) {
-  const Finger f;
-  CableActuatorSpec s;
-  s.name = "cable";
-  s.pull_point = {-0.01, 0.01, 0.002};
-  for (Real xi : {0.02, 0.05, 0.098}) s.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
-  auto cable = make_cable_actuator(f.mesh, s);
-  std::vector<Real> x = f.inflate(5e3);
-  std::vector<ConstraintRow> rows;
-  cable->rows(f.mesh, x, rows);
-  ASSERT_EQ(rows.size(), 1u);
-  std::vector<Real> J(x.size(), 0.0);
-  for (const auto& [dof, v] : rows[0].J) J[static_cast<size_t>(dof)] += v;
-  const Real h = 1e-7;
-  Real err = 0, scale = 0;
-  for (size_t k = 0; k < x.size(); ++k) {
-    std::vector<Real> xp = x, xm = x;
-    xp[k] += h;
-    xm[k] -= h;
-    std::vector<ConstraintRow> rp, rm;
-    cable->rows(f.mesh, xp, rp);
-    cable->rows(f.mesh, xm, rm);
-    err = std::max(err, std::abs((rp[0].delta - rm[0].delta) / (2 * h) - J[k]));
-    scale = std::max(scale, std::abs(J[k]));
-  }
-  EXPECT_GT(scale, 0.1);
-  EXPECT_LE(err, 1e-7 * scale);
-}
-
-TEST(Inverse, CableDrivenFingerReachesItsTarget) {
-  // A cable along the bottom of the finger, anchored at the tip, pulled from behind the base:
-  // pulling bends the finger down. The target is the tip under a known tension.
-  const Finger f;
-  CableActuatorSpec s;
-  s.name = "cable";
-  s.pull_point = {-0.01, 0.01, 0.002};
-  for (Real xi : {0.0, 0.03, 0.06, 0.1}) s.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
-  s.force = {0, 50};
-  // The forward case: the cable with its tension imposed (equal bounds) and no effector.
-  auto forward_solver = make_linear_solver();
-  InverseSolver forward(f.assembler, *forward_solver);
-  CableActuatorSpec imposed = s;
-  imposed.force = {0.5, 0.5};
-  forward.add(make_cable_actuator(f.mesh, imposed));
-  std::vector<Real> x_fwd = f.mesh.rest_positions();
-  ASSERT_TRUE(forward.solve(x_fwd).converged);
-  const std::array<Real, 3> goal = f.tip().position(x_fwd);
-  EXPECT_LT(goal[2], 0.02 - 0.001);  // it bends down by more than a millimetre
-  auto solver = make_linear_solver();
-  InverseSolver inverse(f.assembler, *solver);
-  inverse.add(make_cable_actuator(f.mesh, s));
-  auto tip = f.effector(goal);
-  inverse.add(tip);
-  std::vector<Real> x = f.mesh.rest_positions();
-  ASSERT_TRUE(inverse.solve(x).converged);
-  EXPECT_NEAR(inverse.lambda()[0], 0.5, 1e-6 * 0.5);
-  EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
-}
-
 TEST(Inverse, ForwardSolvesOnlyGiveTheSameStepAsFullSolves) {
   // Two actuators (cavity, cable) and the tip: three real-time steps with the half path
   //   Z = L^-1 P [rhs, J^T], W = Z_J^T Z_J, delta_free = delta + Z_J^T Z0, dx = P^T L^-T (Z0 + Z_J,a lambda_a)
@@ -314,12 +195,6 @@ TEST(Inverse, ForwardSolvesOnlyGiveTheSameStepAsFullSolves) {
     EXPECT_GT(lambda[0].back()[0], 0.0) << "the cavity must work for the comparison to mean something";
   }
 }
-
-}  // namespace
-}  // namespace softik
-
-namespace softik {
-namespace {
 
 TEST(Inverse, ConvergedSolveFollowsAContinuationPathToAFarTarget) {
   // A target (and an imposed pressure) far enough that Newton from rest does not converge in one

@@ -57,6 +57,16 @@ struct AttachedPoint {
   std::array<Real, 3> position(const std::vector<Real>& x) const;  ///< x: DOF vector of a 3D mesh
 };
 
+/// A stiffness of low rank, K_c = U C U^T, for actuator forces whose stiffness couples DOFs that
+/// share no cell (outside the elastic CSR pattern), e.g. a cable through distant points. U has
+/// one sparse column per entry of `columns` (mesh DOFs); C is block diagonal with one symmetric
+/// 3x3 block (row-major) per three consecutive columns. The inverse step applies it exactly
+/// through the Woodbury identity (host/inverse_solver.cpp), never through the pattern.
+struct LowRankStiffness {
+  std::vector<std::vector<std::pair<int, Real>>> columns;
+  std::vector<std::array<Real, 9>> blocks;
+};
+
 class Constraint {
  public:
   virtual ~Constraint() = default;
@@ -74,6 +84,11 @@ class Constraint {
   virtual void add_stiffness(const Assembler& assembler, const std::vector<Real>& x, const Real* lambda,
                              std::vector<Real>& K) const {
     (void)assembler, (void)x, (void)lambda, (void)K;
+  }
+  /// Appends the part of that stiffness that is better kept out of the CSR pattern, as
+  /// U C U^T (see LowRankStiffness). The default appends nothing.
+  virtual void add_low_rank_stiffness(const std::vector<Real>& x, const Real* lambda, LowRankStiffness& out) const {
+    (void)x, (void)lambda, (void)out;
   }
   /// Named scalar outputs ("pressure", "volume_growth", ...), in a fixed order per type.
   virtual std::vector<std::pair<std::string, Real>> outputs() const = 0;
