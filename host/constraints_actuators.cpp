@@ -14,14 +14,10 @@ void check_interval(const std::string& who, const char* what, const Interval& i)
                who << ": " << what << " bounds [" << i.lo << ", " << i.hi << "] are empty or NaN; give min <= max");
 }
 
-/// delta bounds with the per-step rate window around the current value intersected.
-Interval rate_limited(const Interval& absolute, Real current, Real rate) {
-  Interval out = absolute;
-  if (std::isfinite(rate)) {
-    out.lo = std::max(out.lo, current - rate);
-    out.hi = std::min(out.hi, current + rate);
-  }
-  return out;
+/// The per-step rate window [current - rate, current + rate] (unbounded for an infinite rate).
+Interval rate_window(Real current, Real rate) {
+  if (!std::isfinite(rate)) return {};
+  return {current - rate, current + rate};
 }
 
 /// J row of a sparse DOF vector (drops exact zeros).
@@ -60,7 +56,8 @@ class SurfacePressureActuator : public Constraint {
     r.J = sparse(pressure_jacobian(spec_.cavity, mesh, x));
     r.delta = surface_volume(spec_.cavity, mesh, x) - V0_;
     r.lambda_bounds = spec_.pressure;
-    r.delta_bounds = rate_limited(spec_.volume_growth, V_ - V0_, spec_.max_volume_growth_variation);
+    r.delta_bounds = spec_.volume_growth;
+    r.delta_window = rate_window(V_ - V0_, spec_.max_volume_growth_variation);
     out.push_back(std::move(r));
   }
   void add_stiffness(const Assembler& assembler, const std::vector<Real>& x, const Real* lambda,
@@ -103,7 +100,8 @@ class CableActuator : public Constraint {
     for (Real& v : dL) v = -v;  // J = d delta / dx = -dL/dx
     r.J = sparse(dL);
     r.lambda_bounds = spec_.force;
-    r.delta_bounds = rate_limited(spec_.displacement, L0_ - L_, spec_.max_displacement_variation);
+    r.delta_bounds = spec_.displacement;
+    r.delta_window = rate_window(L0_ - L_, spec_.max_displacement_variation);
     out.push_back(std::move(r));
   }
   /// The cable's geometric stiffness K += T d2L/dx2, as U C U^T: per segment e = c - prev,

@@ -4,6 +4,8 @@
 // problem is too far from the starting state.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
@@ -32,19 +34,25 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
   Real epsilon = options_.epsilon;
   std::vector<Real> previous = lambda_;
   // Divergence test: the relative equilibrium residual of a Newton iteration that is on its way
-  // grows by at most a small factor over its best so far (its value at the increment's first
-  // step is that of the previous, converged state, and does not count).
+  // grows by at most a small factor over its best so far. Not applied at the first step (its
+  // residual is that of the previous, converged state) nor once the residual meets its tolerance
+  // (round-off then fluctuates freely while the energy weight is lowered).
   Real best = kInf;
   for (int it = 0; it < options_.max_iterations; ++it) {
     const std::vector<Real> x_old = x, lambda_old = lambda_;
     InverseStepReport rep;
     try {
       rep = step_with(x, epsilon, true, &path);
-    } catch (const Error&) {
-      // No step from this state (e.g. a tangent made indefinite by the previous step, so W_aa
-      // is not positive): the increment fails and solve() takes a shorter one.
+    } catch (const Error& e) {
+      // From the increment's start state (the previous converged state) no shorter increment
+      // can help: the error is the answer (singular K, a non-convex QP at the start, bad input).
+      if (it == 0) throw;
+      // Later, the linearised step has led to a state that admits no step (e.g. a tangent made
+      // indefinite, so W_aa is not positive): the increment fails and solve() takes a shorter one.
+      out.message = e.what();
       return false;
     }
+    rep.continuation = path.s;
     ++out.iterations;
     // Far from the solution the linearised step can invert cells (a law with log J is then
     // undefined): go back along the step, halving it, until the state is admissible.
@@ -54,7 +62,6 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
       for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_old[j] + lambda_[j]);
       rep.lambda = lambda_;
     }
-    if (cut == 20) return false;
     accept_all(x);
     Real change = 0, scale = 0;
     for (size_t j = 0; j < lambda_.size(); ++j) {
@@ -62,26 +69,44 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
       scale = std::max(scale, std::abs(lambda_[j]));
     }
     previous = lambda_;
+    const Real relative = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
     const bool at_floor = !final || epsilon <= options_.epsilon_min;
-    const bool equilibrium = rep.equilibrium_residual <= options_.residual_tolerance * std::max(rep.force_scale, 1e-300);
+    const bool equilibrium = relative <= options_.residual_tolerance;
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
     const bool solved = rep.status == QpStatus::Optimal;
-    const Real relative = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
     out.steps.push_back(std::move(rep));
-    if (!std::isfinite(relative)) return false;
-    if (it > 0) {
-      if (relative > kDivergence * best) return false;
-      best = std::min(best, relative);
+    if (cut == 20) {
+      out.message = "every shortened step inverted a cell";
+      return false;
+    }
+    if (!std::isfinite(relative)) {
+      out.message = "the equilibrium residual is not finite";
+      return false;
     }
     if (at_floor && equilibrium && settled && solved && it > 0) return true;
+    if (it > 0 && !equilibrium) {
+      if (relative > kDivergence * best) {
+        out.message = "the Newton iterations diverged (relative residual " + std::to_string(relative) + ")";
+        return false;
+      }
+      best = std::min(best, relative);
+    }
     if (final) epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
   }
+  out.message = "no convergence within max_iterations = " + std::to_string(options_.max_iterations);
   return false;
 }
 
 InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
   SOFTIK_CHECK(options_.min_increment > 0 && options_.min_increment <= 1,
                "InverseSolver::solve: min_increment must be in (0, 1], got " << options_.min_increment);
+  // The last increment lowers the energy weight 10x per iteration from epsilon to epsilon_min
+  // and needs one more iteration to see lambda settle.
+  const int lowering = static_cast<int>(std::ceil(std::log10(options_.epsilon / options_.epsilon_min)));
+  SOFTIK_CHECK(options_.max_iterations >= lowering + 2,
+               "InverseSolver::solve: max_iterations = " << options_.max_iterations << " is too few: the last increment "
+                   << "lowers the energy weight from epsilon = " << options_.epsilon << " to epsilon_min = "
+                   << options_.epsilon_min << " in " << lowering << " iterations; allow at least " << lowering + 2);
   InverseSolveReport out;
   // The start of the continuation path: every row's value and the actuation at x.
   Continuation path;
@@ -101,6 +126,7 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
       s = path.s;
       if (s >= 1) {
         out.converged = true;
+        out.message.clear();
         break;
       }
       ds = std::min(2 * ds, 1 - s);  // a failure then halves the remaining distance, never retries it
@@ -112,7 +138,14 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
       accept_all(x);
       ++out.cuts;
       ds *= 0.5;
-      if (ds < options_.min_increment) break;
+      if (ds < options_.min_increment) {
+        std::ostringstream msg;
+        msg << "stopped at continuation s = " << s << " of 1 (increment below min_increment = "
+            << options_.min_increment << "); last failure: " << out.message
+            << ". The goal may be beyond a limit point of the structure, or need a finer path";
+        out.message = msg.str();
+        break;
+      }
     }
   }
   return out;

@@ -87,9 +87,10 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     SOFTIK_CHECK(path->delta_start.size() == rs.rows.size() && path->lambda_start.size() == rs.actuators.size(),
                  "InverseSolver: the constraint rows changed during solve()");
     const Real s = path->s;
+    // Only imposed values (equal bounds) are drawn: an inequality range such as [0, P_max] is
+    // left as it is, so that an intermediate goal may use all of it.
     auto draw = [s](Interval& i, Real start) {
-      if (std::isfinite(i.lo)) i.lo = start + s * (i.lo - start);
-      if (std::isfinite(i.hi)) i.hi = start + s * (i.hi - start);
+      if (i.lo == i.hi) i.lo = i.hi = start + s * (i.lo - start);
     };
     for (int r : rs.effectors) rs.rows[static_cast<size_t>(r)].delta -= (1 - s) * path->delta_start[static_cast<size_t>(r)];
     for (size_t a = 0; a < rs.actuators.size(); ++a) {
@@ -97,6 +98,14 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       draw(row.lambda_bounds, path->lambda_start[a]);
       draw(row.delta_bounds, path->delta_start[static_cast<size_t>(rs.actuators[a])]);
     }
+  }
+  // The delta bounds of a step: the absolute bounds (drawn above on a continuation path) within
+  // the rate window around the current value (which is never drawn). An empty intersection makes
+  // the QP infeasible, reported as such.
+  for (int a : rs.actuators) {
+    ConstraintRow& row = rs.rows[static_cast<size_t>(a)];
+    row.delta_bounds.lo = std::max(row.delta_bounds.lo, row.delta_window.lo);
+    row.delta_bounds.hi = std::min(row.delta_bounds.hi, row.delta_window.hi);
   }
   const Eigen::Index m = static_cast<Eigen::Index>(rs.rows.size());
   rs.Jt = Eigen::MatrixXd::Zero(nf, m);
@@ -192,7 +201,12 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
           C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) =
               low_rank.blocks[b][static_cast<size_t>(3 * i + j)];
     const Eigen::MatrixXd S = Eigen::MatrixXd::Identity(nr, nr) + C * G.bottomRightCorner(nr, nr);
-    M = S.partialPivLu().solve(C);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(S);
+    SOFTIK_CHECK(lu.rcond() > 1e-13, "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular "
+                                     "(reciprocal condition of I + C U^T K^-1 U: "
+                                         << lu.rcond() << "); a cable under negative tension (min_force < 0) "
+                                                          "can do this: keep cable forces >= 0");
+    M = lu.solve(C);
   }
   Eigen::MatrixXd Gt = G.topLeftCorner(m + 1, m + 1);
   if (nr > 0) Gt -= G.topRightCorner(m + 1, nr) * M * G.bottomLeftCorner(nr, m + 1);

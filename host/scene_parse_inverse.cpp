@@ -36,6 +36,15 @@ Real positive_or_inf(const Map& m, const std::string& key) {
   return v;
 }
 
+/// A sensor is never solved for: bounds on it would be silently ignored, so they are errors.
+void reject_bounds_on_sensor(const Map& m, bool sensor, const std::vector<std::string>& keys) {
+  if (!sensor) return;
+  for (const std::string& k : keys)
+    if (m.has(k))
+      fail(m.key_where(k), m.name(k) + ": a sensor (sensor: true) only reports its displacement and is never solved "
+                                       "for; remove '" + k + "' or make it an actuator");
+}
+
 std::vector<std::array<Real, 3>> points(const YAML::Node& node, const std::string& path, const std::string& what) {
   std::vector<std::array<Real, 3>> out;
   for (const YAML::Node& p : as_list(node, path, what)) out.push_back(as_vec3(p, path, what + " entry"));
@@ -134,6 +143,8 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.displacement = bounds(m, "volume_growth", {});
     a.max_variation = positive_or_inf(m, "max_volume_growth_variation");
     a.sensor = m.boolean("sensor", false);
+    reject_bounds_on_sensor(m, a.sensor, {"pressure", "min_pressure", "max_pressure", "volume_growth",
+                                          "min_volume_growth", "max_volume_growth", "max_volume_growth_variation"});
   } else if (type == 1) {
     const Map m(node, path, what,
                 {"type", "name", "sensor", "pull_point", "points", "tolerance", "force", "min_force", "max_force",
@@ -149,6 +160,8 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.displacement = bounds(m, "displacement", {});
     a.max_variation = positive_or_inf(m, "max_displacement_variation");
     a.sensor = m.boolean("sensor", false);
+    reject_bounds_on_sensor(m, a.sensor, {"force", "min_force", "max_force", "displacement", "min_displacement",
+                                          "max_displacement", "max_displacement_variation"});
   } else {
     const Map m(node, path, what, {"type", "name", "point", "direction", "tolerance", "force", "min_force", "max_force"});
     a.type = SceneActuator::Type::Force;
@@ -246,10 +259,24 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   inv.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
   inv.epsilon = m.number("epsilon", inv.epsilon);
   if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
+  // Keys of the other mode would be silently ignored: refuse them.
+  const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
+  for (const char* k : realtime ? std::vector<const char*>{"max_iterations"}
+                                : std::vector<const char*>{"steps_per_target", "actuator_stiffness"})
+    if (m.has(k))
+      fail(m.key_where(k), std::string("inverse.") + k + ": applies to mode: " + (realtime ? "converged" : "realtime") +
+                               " only (this scene's mode is " + (realtime ? "realtime" : "converged") + ")");
   inv.steps_per_target = m.integer("steps_per_target", inv.steps_per_target);
   if (inv.steps_per_target < 1) fail(m.where("steps_per_target"), "inverse.steps_per_target: must be >= 1");
   inv.max_iterations = m.integer("max_iterations", inv.max_iterations);
-  if (inv.max_iterations < 1) fail(m.where("max_iterations"), "inverse.max_iterations: must be >= 1");
+  // Per continuation increment; the last one lowers the energy weight 10x per iteration from
+  // epsilon to InverseOptions::epsilon_min (1e-10) and needs one more to see lambda settle.
+  const int needed = static_cast<int>(std::ceil(std::log10(inv.epsilon / InverseOptions{}.epsilon_min))) + 2;
+  if (inv.max_iterations < needed)
+    fail(m.where("max_iterations"), "inverse.max_iterations: must be >= " + std::to_string(needed) +
+                                        " with epsilon = " + std::to_string(inv.epsilon) +
+                                        " (per continuation increment; the last one lowers the energy weight 10x per "
+                                        "iteration down to 1e-10)");
   inv.actuator_stiffness = m.boolean("actuator_stiffness", false);
   const std::vector<YAML::Node> actuators =
       as_list(m.need("actuators", "a list of {type: pressure|cable|force, name, ...}"), path, "inverse.actuators", true);

@@ -205,7 +205,7 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
   out << std::setprecision(6);
   for (const ActuatorSummary& a : s.actuators) {
-    out << "  actuator " << a.name << ":";
+    out << (a.sensor ? "  sensor " : "  actuator ") << a.name << ":";
     for (size_t k = 0; k < a.outputs.size(); ++k) out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
     out << "\n";
   }
@@ -216,7 +216,9 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
   if (s.not_optimal > 0)
     out << "  warning: " << s.not_optimal << " step(s) without an optimal constraint-space solution; last: "
         << s.last_message << "\n";
-  if (s.unconverged > 0) out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge\n";
+  if (s.unconverged > 0)
+    out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge; last: " << s.last_message
+        << "\n";
   out << std::fixed << std::setprecision(3) << "  mean time per step (ms): assembly " << 1e3 * s.t_assembly
       << ", factorisation " << 1e3 * s.t_factorization << ", solves " << 1e3 * s.t_solves << ", QP "
       << 1e3 * s.t_constraint_solve << ", update " << 1e3 * s.t_update << "\n";

@@ -193,8 +193,12 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
           rec.add(sr);
           if (!sr.message.empty()) sum.last_message = sr.message;
         }
-        if (!r.steps.empty() && r.steps.back().status != QpStatus::Optimal) ++sum.not_optimal;
-        if (!r.converged) ++sum.unconverged;
+        for (const InverseStepReport& sr : r.steps)
+          if (sr.status != QpStatus::Optimal) ++sum.not_optimal;
+        if (!r.converged) {
+          ++sum.unconverged;
+          sum.last_message = r.message;
+        }
       }
       sum.steps += rec.iterations;
       sum.t_assembly += rec.t_assembly;
@@ -214,10 +218,12 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
     if (options.progress) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();
+      const std::streamsize precision = out.precision();
       out << "softik: goal " << g + 1 << "/" << goals << "  steps " << step << std::scientific << std::setprecision(3);
       for (const EffectorSummary& es : sum.effectors) out << "  error " << es.name << " " << es.final_error;
       out << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
       out.flags(flags);
+      out.precision(precision);
       out.flush();
     }
   }
@@ -226,7 +232,8 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
     sum.t_assembly /= n, sum.t_factorization /= n, sum.t_solves /= n, sum.t_constraint_solve /= n, sum.t_update /= n;
   }
   for (const auto& c : inverse.constraints())
-    if (c->role() != ConstraintRole::Effector) sum.actuators.push_back({c->name(), c->outputs()});
+    if (c->role() != ConstraintRole::Effector)
+      sum.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
   result.probes.clear();
   for (const BuiltProbe& p : built.probes) result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
   result.load_steps = step;

@@ -206,42 +206,57 @@ TEST(SceneInverse, TrajectoryCsvGivesOneGoalPerRow) {
       ADD_FAILURE() << "accepted: " << text;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      // ... after the scene location of the 'trajectory' value
+      const std::string where = (dir / "t.yaml").string() + ":" + position_of(head + "traj.csv}]\n", "traj.csv") + ": ";
+      EXPECT_EQ(std::string(e.what()).rfind(where, 0), 0u) << e.what();
     }
   }
 }
 
 TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
   const std::string act = "  actuators: [{type: pressure, name: cav, surface: cavity0}]\n";
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"inverse:\n  mode: fast\n" + act, "inverse.mode: expected one of: realtime, converged"},
-      {"inverse:\n  actuators: [{type: pump, name: a}]\n", "inverse.actuators[0].type: expected one of: pressure, cable, force"},
-      {"inverse:\n  actuators: [{type: pressure, surface: cavity0}]\n", "missing required key 'name'"},
+  // {section, token where the error points (the first occurrence in the scene text), message}
+  struct Case {
+    std::string section, token, message;
+  };
+  const std::vector<Case> cases = {
+      {"inverse:\n  mode: fast\n" + act, "fast", "inverse.mode: expected one of: realtime, converged"},
+      {"inverse:\n  actuators: [{type: pump, name: a}]\n", "pump", "inverse.actuators[0].type: expected one of: pressure, cable, force"},
+      {"inverse:\n  actuators: [{type: pressure, surface: cavity0}]\n", "{type: pressure", "missing required key 'name'"},
       {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, pressure: 1, max_pressure: 2}]\n",
-       "inverse.actuators[0].max_pressure: 'pressure' imposes the value"},
-      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, min_pressure: 3, max_pressure: 2}]\n",
+       "max_pressure", "inverse.actuators[0].max_pressure: 'pressure' imposes the value"},
+      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, min_pressure: 3, max_pressure: 2}]\n", "2}",
        "inverse.actuators[0].max_pressure: must be >= min_pressure"},
-      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, sensor: true}]\n",
+      {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, sensor: true}]\n", "[{type: pressure",
        "no actuator (every entry is a sensor)"},
-      {"inverse:\n" + act + "  effectors: [{type: volume, name: cav, surface: cavity0, volume: 1}]\n",
+      {"inverse:\n  actuators:\n    - {type: pressure, name: a, surface: cavity0}\n"
+       "    - {type: cable, name: c, sensor: true, max_force: 3, pull_point: [0, 0, 0], points: [[0.01, 0.006, 0.006]]}\n",
+       "max_force", "inverse.actuators[1].max_force: a sensor (sensor: true) only reports"},
+      {"inverse:\n" + act + "  effectors: [{type: volume, name: cav, surface: cavity0, volume: 1}]\n", "{type: volume",
        "the name 'cav' is already used"},
-      {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0]}]\n", "give the goal"},
+      {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0]}]\n", "{type: position",
+       "give the goal"},
       {"inverse:\n" + act +
            "  effectors:\n    - {type: position, name: e, point: [0.03, 0.006, 0.006], waypoints: [[0, 0, 0], [1, 1, 1]]}\n"
            "    - {type: volume, name: v, surface: cavity0, volumes: [1, 2, 3]}\n",
-       "has 3 goals but 'e' has 2"},
-      {"inverse:\n" + act + "  epsilon: 0\n", "inverse.epsilon: must be > 0"},
+       "{type: volume", "has 3 goals but 'e' has 2"},
+      {"inverse:\n" + act + "  epsilon: -1\n", "-1", "inverse.epsilon: must be > 0"},
       {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0], axes: [w], goal: [0, 0, 0]}]\n",
-       "inverse.effectors[0].axes entry: expected one of: x, y, z"},
+       "w]", "inverse.effectors[0].axes entry: expected one of: x, y, z"},
+      {"inverse:\n  mode: converged\n  steps_per_target: 3\n" + act, "steps_per_target",
+       "inverse.steps_per_target: applies to mode: realtime only"},
+      {"inverse:\n  mode: converged\n  max_iterations: 5\n" + act, "5\n",
+       "inverse.max_iterations: must be >= 9 with epsilon"},
   };
-  for (const auto& [section, message] : cases) {
-    const std::string text = kBlock + section;
+  for (const Case& c : cases) {
+    const std::string text = kBlock + c.section;
     try {
       parse_scene_string(text, "s.yaml");
-      ADD_FAILURE() << "accepted:\n" << section;
+      ADD_FAILURE() << "accepted:\n" << c.section;
     } catch (const Error& e) {
       const std::string what = e.what();
-      EXPECT_EQ(what.rfind("s.yaml:", 0), 0u) << what;
-      EXPECT_NE(what.find(message), std::string::npos) << what;
+      EXPECT_EQ(what.rfind("s.yaml:" + position_of(text, c.token) + ": ", 0), 0u) << what;
+      EXPECT_NE(what.find(c.message), std::string::npos) << what;
     }
   }
   // Checks made when the scene is built: a point outside the body, prescribed displacements.
@@ -257,7 +272,15 @@ TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
   }
   const std::string prescribed =
       kBlock + "prescribed: [{group: xmax, displacement: [0.001, 0, 0]}]\ninverse:\n" + act;
-  EXPECT_THROW(build_scene(parse_scene_string(prescribed, "s.yaml")), Error);
+  try {
+    build_scene(parse_scene_string(prescribed, "s.yaml"));
+    ADD_FAILURE() << "accepted prescribed displacements in an inverse scene";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:" + position_of(prescribed, "{group: xmax") +
+                                         ": prescribed: displacements cannot be prescribed in an inverse scene"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SceneInverse, CliPrintsWhetherTheGoalsWereReached) {

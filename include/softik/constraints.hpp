@@ -9,8 +9,8 @@
 //            V - V0, cable shortening L0 - L, point displacement along its direction), for an
 //            effector the weighted offset from its goal w (p - goal);
 //   bounds   on lambda_r (pressure, tension, force) and on delta_r (volume growth, cable
-//            displacement), the per-step rate window [delta_r - rate, delta_r + rate] already
-//            intersected (the "...Variation" limits of the reference implementation).
+//            displacement), and separately the per-step rate window [delta_r - rate, delta_r + rate]
+//            (the "...Variation" limits of the reference implementation); the step intersects them.
 // Units: lambda in force per J-unit: Pa for a cavity (J = dV/dx), N for a cable or a point force.
 // Equalities (imposed pressure or volume growth, imposed cable force or displacement) are
 // actuators whose lambda or delta bounds coincide. Sensors give rows that are reported, never
@@ -44,7 +44,8 @@ struct ConstraintRow {
   std::vector<std::pair<int, Real>> J;  ///< (DOF, value), DOFs of the whole mesh
   Real delta = 0;
   Interval lambda_bounds;  ///< actuators only
-  Interval delta_bounds;   ///< actuators only (rate window included)
+  Interval delta_bounds;   ///< actuators only: the absolute bounds
+  Interval delta_window;   ///< actuators only: the per-step rate window around the current value
 };
 
 /// A point attached to the body: a node, or a point in a cell with its shape-function weights.

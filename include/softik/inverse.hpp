@@ -19,6 +19,12 @@
 //   Z0 = L^-1 P (f + f_ext),  Z_J = L^-1 P J^T,  W = Z_J^T Z_J,  delta_free = delta + Z_J^T Z0,
 //   Step III  dx = P^T L^-T (Z0 + Z_J,a lambda_a)   (one backward solve of one column);
 // an indefinite K (L D L^T) takes the full solves above.
+// With the actuators' own stiffness (actuator_stiffness, and always in solve()) the tangent is
+// K_t = K + K_a + U C U^T: K_a (cavity follower loads) lies in the CSR pattern, U C U^T (cables:
+// couplings between distant points, constraints.hpp LowRankStiffness) does not and is applied
+// by the Woodbury identity: with B = [f + f_ext, J^T, U] and G = B^T K^-1 B (= Z^T Z on the half
+// path), a^T K_t^-1 b = a^T K^-1 b - (a^T K^-1 U) M (U^T K^-1 b), M = (I + C U^T K^-1 U)^-1 C, so W
+// and delta_free come from G - G_:U M G_U:, and Step III adds -K^-1 U M U^T K^-1 (rhs + J_a^T lambda).
 // lambda is the physical actuation (Pa, N), the total value at x, never an impulse: nothing
 // depends on a time step. Sensors' rows are evaluated and reported, never solved for.
 //
@@ -28,9 +34,9 @@
 // when the whole problem is too far for Newton from the starting state: the problem at
 // s in (0, 1] has every effector goal moved from its offset at the start toward the goal,
 //   delta_e(x; s) = delta_e(x) - (1 - s) delta_e(x_start),
-// and every finite bound of an actuator's lambda and delta drawn toward its value at the start,
-//   lo(s) = v_start + s (lo - v_start),  hi(s) = v_start + s (hi - v_start)
-// (an imposed pressure is then ramped as in load stepping). It tries s = 1 first; a failed
+// and every imposed value of an actuator (lambda or delta with equal bounds) drawn from its value
+// at the start, v(s) = v_start + s (v - v_start) (an imposed pressure is then ramped as in load
+// stepping); inequality bounds are left as they are. It tries s = 1 first; a failed
 // increment (no convergence within max_iterations, an unfactorable tangent, an inverted state)
 // is undone and halved, a converged one doubles the next, as the load steps of solve_static. Forward re-simulation: give actuators
 // equal lambda bounds (imposed pressure) or equal delta bounds (imposed volume growth).
@@ -58,8 +64,8 @@ struct InverseOptions {
   /// answer is the effector optimum itself (the minimal-energy one among equal optima) rather
   /// than the eps-biased one of a single real-time step.
   Real epsilon_min = 1e-10;
-  /// Add the actuators' own stiffness (cavity follower load P d2V/dx2) at the current lambda to
-  /// K in real-time steps. Off by default there, as in the reference method; solve() always adds
+  /// Add the actuators' own stiffness (cavity follower load P d2V/dx2, cable T d2L/dx2) at the
+  /// current lambda to K in real-time steps. Off by default there, as in the reference method; solve() always adds
   /// it, which makes its iterations Newton steps on the equilibrium (quadratic convergence).
   bool actuator_stiffness = false;
   /// Use the forward-solve-only path when the linear solver holds a Cholesky factor (same
@@ -69,7 +75,9 @@ struct InverseOptions {
   Real gauss_seidel_tolerance = 1e-13;  ///< relative change of lambda
   int qp_max_iterations = 500;
   // solve():
-  int max_iterations = 50;  ///< per continuation increment
+  /// Per continuation increment; at least log10(epsilon / epsilon_min) + 2 (the last increment
+  /// lowers the energy weight 10x per iteration).
+  int max_iterations = 50;
   /// The smallest continuation increment before solve() gives up (reports not converged).
   Real min_increment = 1.0 / 256;
   Real residual_tolerance = 1e-9;  ///< |f + f_ext + J_a^T lambda|_free <= tol * force scale
@@ -89,6 +97,7 @@ struct InverseStepReport {
                                         ///< displacements (volume growth, cable shortening) after the step
   Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
   bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
+  Real continuation = 1;                ///< solve(): the point s of the continuation path of this step
   // seconds per phase; t_solves: the solves of Steps I-II (forward only on the half path),
   // t_update: Step III, including the half path's backward solve
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
@@ -96,9 +105,10 @@ struct InverseStepReport {
 
 struct InverseSolveReport {
   bool converged = false;
-  int iterations = 0;   ///< steps taken, those of undone increments included
+  int iterations = 0;   ///< steps taken (those of undone increments included; steps that threw not)
   int increments = 0;   ///< converged continuation increments (1 when the whole problem converged at once)
   int cuts = 0;         ///< increments undone and halved
+  std::string message;  ///< why it did not converge (empty when it did)
   std::vector<InverseStepReport> steps;
 };
 

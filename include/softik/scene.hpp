@@ -260,6 +260,7 @@ struct ProbeSummary {
 /// An actuator's outputs at the end of an inverse run (Constraint::outputs()).
 struct ActuatorSummary {
   std::string name;
+  bool sensor = false;
   std::vector<std::pair<std::string, Real>> outputs;
 };
 
@@ -280,7 +281,7 @@ struct InverseRunSummary {
   int steps = 0;              ///< inverse steps (real-time) or solve() iterations (converged), all goals
   int goals = 0;
   int not_optimal = 0;        ///< steps whose constraint-space solve was not Optimal
-  std::string last_message;   ///< the last infeasibility / iteration-limit explanation
+  std::string last_message;   ///< the last infeasibility / iteration-limit / non-convergence explanation
   int unconverged = 0;        ///< converged mode: goals whose solve() did not converge
   /// Mean seconds per step, by phase.
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
