@@ -8,6 +8,7 @@
 //   ./build/bench/bench_inverse_step --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -85,6 +86,48 @@ void BM_InverseStep(benchmark::State& state) {
   state.counters["update_ms"] = t[4] / n;
 }
 
+/// Trajectory following: the tip goal moves on a small circle in the bending plane (0.5 mm
+/// radius, 100 steps per turn) around the tip position reached after 40 steps toward
+/// (98.5, 10, 25.5) mm; one real-time step per goal sample, with the factorisation refactored
+/// every step (range(1) = 0) or reused for up to range(1) steps
+/// (InverseOptions::reuse_factorization). Counters: time per phase, the fraction of steps that
+/// refactored, and the mean predicted tip error (one pressure cannot follow a circle exactly:
+/// this is the least-squares distance, the same for both settings when they track alike).
+void BM_InverseTracking(benchmark::State& state) {
+  const Finger& f = finger(kCells[state.range(0)]);
+  auto solver = softik::make_linear_solver();
+  auto inverse = make_inverse(f, *solver);
+  inverse->options().reuse_factorization = static_cast<int>(state.range(1));
+  inverse->options().actuator_stiffness = true;
+  auto& tip = static_cast<softik::PositionEffector&>(*inverse->constraints()[1]);
+  const std::array<Real, 3> centre{0.0985, 0.01, 0.0255};
+  std::vector<Real> x = f.mesh.rest_positions();
+  tip.set_goal(centre);
+  for (int k = 0; k < 40; ++k) inverse->step(x);  // settle, outside the timing
+  const std::array<Real, 3> p0 = tip.position(x);
+  const std::array<Real, 3> centre_reached{p0[0], p0[1], p0[2]};
+  Real t[5] = {0, 0, 0, 0, 0}, error = 0;
+  int k = 0, refactored = 0;
+  for (auto _ : state) {
+    const Real a = 2 * 3.141592653589793 * k++ / 100;
+    tip.set_goal({centre_reached[0] + 5e-4 * std::cos(a), centre_reached[1], centre_reached[2] + 5e-4 * std::sin(a)});
+    const softik::InverseStepReport r = inverse->step(x);
+    t[0] += r.t_assembly, t[1] += r.t_factorization, t[2] += r.t_solves, t[3] += r.t_constraint_solve;
+    t[4] += r.t_update;
+    refactored += r.refactored ? 1 : 0;
+    error += r.effector_error;
+  }
+  const Real n = static_cast<Real>(state.iterations());
+  state.counters["tets"] = f.mesh.num_cells();
+  state.counters["assembly_ms"] = 1e3 * t[0] / n;
+  state.counters["factor_ms"] = 1e3 * t[1] / n;
+  state.counters["solves_ms"] = 1e3 * t[2] / n;
+  state.counters["qp_ms"] = 1e3 * t[3] / n;
+  state.counters["update_ms"] = 1e3 * t[4] / n;
+  state.counters["refactored"] = refactored / n;
+  state.counters["tip_error_um"] = 1e6 * error / n;
+}
+
 void BM_InverseConvergedSolve(benchmark::State& state) {
   const Finger& f = finger(kCells[state.range(0)]);
   int iterations = 0;
@@ -99,6 +142,11 @@ void BM_InverseConvergedSolve(benchmark::State& state) {
 }
 
 BENCHMARK(BM_InverseStep)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_InverseTracking)
+    ->ArgsProduct({{0, 1, 2, 3}, {0, 10}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 BENCHMARK(BM_InverseConvergedSolve)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace

@@ -12,6 +12,12 @@ namespace softik {
 
 namespace {
 
+/// Real-time steps reuse a factorisation only while the relative equilibrium residual is below
+/// this (InverseOptions::reuse_factorization): far from equilibrium a stale K lets the chord
+/// steps and the QP on a stale W oscillate (seen on the finger from rest: pressure swinging
+/// between 5 and 27 kPa).
+constexpr Real kReuseResidual = 1e-2;
+
 using Clock = std::chrono::steady_clock;
 Real seconds_since(Clock::time_point t0) { return std::chrono::duration<Real>(Clock::now() - t0).count(); }
 
@@ -49,11 +55,13 @@ void InverseSolver::add(std::shared_ptr<Constraint> constraint) {
 }
 
 InverseStepReport InverseSolver::step(std::vector<Real>& x) {
-  return step_with(x, options_.epsilon, options_.actuator_stiffness);
+  SOFTIK_CHECK(options_.reuse_factorization >= 0,
+               "InverseSolver: reuse_factorization must be >= 0, got " << options_.reuse_factorization);
+  return step_with(x, options_.epsilon, options_.actuator_stiffness, nullptr, options_.reuse_factorization);
 }
 
 InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness,
-                                           const Continuation* path) {
+                                           const Continuation* path, int reuse) {
   const Mesh& mesh = assembler_.mesh();
   const std::vector<int>& free = assembler_.free_dof_index();
   const size_t ndof = static_cast<size_t>(assembler_.num_dofs());
@@ -63,8 +71,11 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
 
   // Assembly: f, K, external load, constraint rows.
   auto t0 = Clock::now();
+  // With reuse > 0 the factorisation of an earlier step is kept (a chord step) while it is
+  // younger than `reuse` steps and the relative equilibrium residual keeps falling; K is then not
+  // assembled (it is, in a second pass, when the residual says refactor).
   std::vector<Real> f, K;
-  assembler_.assemble(x, nullptr, &f, &K);
+  assembler_.assemble(x, nullptr, &f, reuse == 0 ? &K : nullptr);
   std::vector<Real> f_ext = external_.nodal.empty() ? std::vector<Real>(ndof, 0.0) : external_.nodal;
   for (const PressureLoad& p : external_.pressures) add_pressure_forces(p, p.pressure, mesh, x, f_ext);
   RowSet rs;
@@ -135,12 +146,23 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     rep.equilibrium_residual = eq.norm();
     rep.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
   }
+  const Real relative_residual = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
+  // Near equilibrium only (relative residual below kReuseResidual), where a chord step contracts,
+  // and not after a step that let the residual grow tenfold (at the residual tolerance round-off
+  // may do anything).
+  const bool growing =
+      relative_residual > 10 * last_relative_residual_ && relative_residual > options_.residual_tolerance;
+  const bool refactor =
+      reuse == 0 || !factor_valid_ || factor_age_ >= reuse || !(relative_residual < kReuseResidual) || growing;
+  last_relative_residual_ = relative_residual;
+  if (refactor && reuse > 0) assembler_.assemble(x, nullptr, nullptr, &K);
+  rep.refactored = refactor;
   LowRankStiffness low_rank;  // K_c = U C U^T, applied by the Woodbury identity below
   if (actuator_stiffness) {
     size_t a = 0;
     for (const auto& c : constraints_)
       if (c->role() == ConstraintRole::Actuator) {
-        c->add_stiffness(assembler_, x, lambda_.data() + a, K);
+        if (refactor) c->add_stiffness(assembler_, x, lambda_.data() + a, K);
         c->add_low_rank_stiffness(x, lambda_.data() + a, low_rank);
         a += static_cast<size_t>(c->num_rows());
       }
@@ -156,7 +178,13 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     solver_.analyze(assembler_.pattern());
     analyzed_ = true;
   }
-  solver_.factorize(K);
+  if (refactor) {
+    factor_valid_ = false;  // until factorize() returns
+    solver_.factorize(K);
+    factor_valid_ = true;
+    factor_age_ = 0;
+  }
+  ++factor_age_;
   rep.t_factorization = seconds_since(t0);
   // The columns B = [rhs, J^T, U] (U: the low-rank stiffness, nr columns) and
   //   half: K = P^T L L^T P and Z = L^-1 P B   (forward solves only),  G = Z^T Z;

@@ -233,5 +233,44 @@ TEST(Inverse, ConvergedSolveFollowsAContinuationPathToAFarTarget) {
   EXPECT_LE(diff, 1e-8 * scale);
 }
 
+TEST(Inverse, RealTimeStepsReusingTheFactorisationReachTheSameAnswer) {
+  // Chord steps (an earlier factorisation of K reused) have the same fixed point as full steps:
+  // after enough real-time steps both give the same pressure and tip position, the reused run
+  // with far fewer factorisations.
+  const Finger f;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(15e3));
+  std::vector<Real> lambda_end[2];
+  std::array<Real, 3> tip_end[2];
+  int factorisations[2] = {0, 0};
+  for (int reuse : {0, 8}) {
+    auto solver = make_linear_solver();
+    InverseOptions options;
+    options.reuse_factorization = reuse;
+    options.actuator_stiffness = true;
+    InverseSolver inverse(f.assembler, *solver, {}, options);
+    inverse.add(f.actuator({0, 50e3}));
+    PositionEffectorSpec spec;
+    spec.name = "tip";
+    spec.point = f.tip();
+    spec.goal = goal;
+    spec.axes = {true, false, true};
+    spec.max_shift = 0.001;  // approach the goal by at most 1 mm per step, as a controller would
+    auto tip = make_position_effector(f.mesh, spec);
+    inverse.add(tip);
+    std::vector<Real> x = f.mesh.rest_positions();
+    const int k = reuse > 0 ? 1 : 0;
+    for (int step = 0; step < 60; ++step) factorisations[k] += inverse.step(x).refactored ? 1 : 0;
+    lambda_end[k] = inverse.lambda();
+    tip_end[k] = tip->position(x);
+  }
+  std::printf("factorisations in 60 steps: %d (every step), %d (reuse up to 8)\n", factorisations[0], factorisations[1]);
+  EXPECT_EQ(factorisations[0], 60);
+  EXPECT_LE(factorisations[1], 20);
+  EXPECT_NEAR(lambda_end[1][0], lambda_end[0][0], 1e-6 * lambda_end[0][0]);
+  EXPECT_LE(distance(tip_end[1], tip_end[0], {true, true, true}), 1e-8 * kSize);
+  // and the real-time answer is near the goal (up to the energy term's bias)
+  EXPECT_LE(distance(tip_end[0], goal, {true, false, true}), 1e-4 * kSize);
+}
+
 }  // namespace
 }  // namespace softik

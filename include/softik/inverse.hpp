@@ -68,6 +68,13 @@ struct InverseOptions {
   /// current lambda to K in real-time steps. Off by default there, as in the reference method; solve() always adds
   /// it, which makes its iterations Newton steps on the equilibrium (quadratic convergence).
   bool actuator_stiffness = false;
+  /// Real-time steps may reuse the factorisation of K for up to this many steps (0: refactor
+  /// every step, as the reference method). A reused factor gives a chord step: the same fixed
+  /// point (equilibrium and the QP's answer), reached at a linear rate instead of one
+  /// linearisation per step. A step refactors when the relative equilibrium residual is above
+  /// 1e-2 (far from equilibrium a stale K makes the steps oscillate) or grew tenfold.
+  /// DESIGN.md section 12: the way to a 1 kHz loop, factorisation being most of a step.
+  int reuse_factorization = 0;
   /// Use the forward-solve-only path when the linear solver holds a Cholesky factor (same
   /// answer to round-off, m backward solves fewer); false always takes the full solves.
   bool half_solves = true;
@@ -97,6 +104,7 @@ struct InverseStepReport {
                                         ///< displacements (volume growth, cable shortening) after the step
   Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
   bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
+  bool refactored = true;               ///< K was assembled and factored (false: an earlier factor reused)
   Real continuation = 1;                ///< solve(): the point s of the continuation path of this step
   // seconds per phase; t_solves: the solves of Steps I-II (forward only on the half path),
   // t_update: Step III, including the half path's backward solve
@@ -139,7 +147,7 @@ class InverseSolver {
     std::vector<Real> delta_start, lambda_start;
   };
   InverseStepReport step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness,
-                              const Continuation* path = nullptr);
+                              const Continuation* path = nullptr, int reuse = 0);
   /// Steps until the problem at path.s is solved (the energy weight is lowered to epsilon_min
   /// when s = 1); false when it fails (see solve()). Appends the step reports to out.
   bool converge(std::vector<Real>& x, const Continuation& path, InverseSolveReport& out);
@@ -154,6 +162,9 @@ class InverseSolver {
   std::vector<Real> lambda_;
   QpActiveSet warm_;  ///< the previous step's active set
   bool analyzed_ = false;
+  bool factor_valid_ = false;  ///< the solver holds a factorisation of an earlier step's K
+  int factor_age_ = 0;         ///< steps since it was computed
+  Real last_relative_residual_ = kInf;
 };
 
 /// Gauss-Seidel in constraint space (seed 002, eqs. 6-10): per actuator j, the change
