@@ -71,6 +71,11 @@ void PositionEffector::rows(const Mesh&, const std::vector<Real>& x, std::vector
 
 void PositionEffector::accept(const Mesh&, const std::vector<Real>& x, const Real*) { current_ = spec_.point.position(x); }
 
+void PositionEffector::set_max_shift(Real max_shift) {
+  SOFTIK_CHECK(max_shift >= 0, name() << ": max_shift must be >= 0 (0: no limit), got " << max_shift);
+  spec_.max_shift = max_shift;
+}
+
 std::vector<std::pair<std::string, Real>> PositionEffector::outputs() const {
   Real e2 = 0;
   for (size_t i = 0; i < 3; ++i)

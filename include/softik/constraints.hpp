@@ -161,6 +161,7 @@ class PositionEffector : public Constraint {
   void accept(const Mesh& mesh, const std::vector<Real>& x, const Real* lambda) override;
   std::vector<std::pair<std::string, Real>> outputs() const override;
   void set_goal(const std::array<Real, 3>& goal) { spec_.goal = goal; }
+  void set_max_shift(Real max_shift);  ///< >= 0 (0: no limit)
   const std::array<Real, 3>& goal() const { return spec_.goal; }
   std::array<Real, 3> position(const std::vector<Real>& x) const { return spec_.point.position(x); }
 
