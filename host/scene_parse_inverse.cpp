@@ -249,8 +249,8 @@ size_t num_goals(const SceneEffector& e) {
 
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   const Map m(node, path, "inverse",
-              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "actuator_stiffness", "actuators",
-               "effectors"});
+              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "actuator_stiffness",
+               "reuse_factorization", "actuators", "effectors"});
   SceneInverse inv;
   inv.enabled = true;
   inv.where = m.where();
@@ -262,7 +262,7 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   // Keys of the other mode would be silently ignored: refuse them.
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
   for (const char* k : realtime ? std::vector<const char*>{"max_iterations"}
-                                : std::vector<const char*>{"steps_per_target", "actuator_stiffness"})
+                                : std::vector<const char*>{"steps_per_target", "actuator_stiffness", "reuse_factorization"})
     if (m.has(k))
       fail(m.key_where(k), std::string("inverse.") + k + ": applies to mode: " + (realtime ? "converged" : "realtime") +
                                " only (this scene's mode is " + (realtime ? "realtime" : "converged") + ")");
@@ -278,6 +278,9 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
                                         " (per continuation increment; the last one lowers the energy weight 10x per "
                                         "iteration down to 1e-10)");
   inv.actuator_stiffness = m.boolean("actuator_stiffness", false);
+  inv.reuse_factorization = m.integer("reuse_factorization", 0);
+  if (inv.reuse_factorization < 0)
+    fail(m.where("reuse_factorization"), "inverse.reuse_factorization: must be >= 0 (0: refactor every step)");
   const std::vector<YAML::Node> actuators =
       as_list(m.need("actuators", "a list of {type: pressure|cable|force, name, ...}"), path, "inverse.actuators", true);
   for (size_t i = 0; i < actuators.size(); ++i)

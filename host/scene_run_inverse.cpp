@@ -147,6 +147,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   io.method = inv.method;
   io.epsilon = inv.epsilon;
   io.actuator_stiffness = inv.actuator_stiffness;
+  io.reuse_factorization = inv.reuse_factorization;
   io.max_iterations = inv.max_iterations;
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
   InverseSolver inverse(*built.assembler, *solver, built.loads, io);

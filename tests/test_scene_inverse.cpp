@@ -245,6 +245,9 @@ TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
        "w]", "inverse.effectors[0].axes entry: expected one of: x, y, z"},
       {"inverse:\n  mode: converged\n  steps_per_target: 3\n" + act, "steps_per_target",
        "inverse.steps_per_target: applies to mode: realtime only"},
+      {"inverse:\n  mode: converged\n  reuse_factorization: 4\n" + act, "reuse_factorization",
+       "inverse.reuse_factorization: applies to mode: realtime only"},
+      {"inverse:\n  reuse_factorization: -2\n" + act, "-2", "inverse.reuse_factorization: must be >= 0"},
       {"inverse:\n  mode: converged\n  max_iterations: 5\n" + act, "5\n",
        "inverse.max_iterations: must be >= 9 with epsilon"},
   };

@@ -178,6 +178,7 @@ struct SceneInverse {
   int steps_per_target = 20;   ///< real-time steps per goal of the sequence
   int max_iterations = 50;     ///< converged: iterations per goal
   bool actuator_stiffness = false;  ///< real-time: add the actuators' own stiffness to K
+  int reuse_factorization = 0;      ///< real-time: InverseOptions::reuse_factorization
   std::vector<SceneActuator> actuators;
   std::vector<SceneEffector> effectors;
   SceneLocation where;
