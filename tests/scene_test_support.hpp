@@ -55,4 +55,18 @@ inline std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
   return rows;
 }
 
+/// A 0.03 x 0.012 x 0.012 block of 10 x 4 x 4 Hex8 with one centred cavity
+/// [0.006, 0.024] x [0.003, 0.009]^2, clamped at x = 0: inflating it elongates the block along x
+/// (the end face centre moves along +x only, by symmetry).
+inline const std::string kBlock = R"(mesh:
+  generator:
+    type: multi_cavity
+    size: [0.03, 0.012, 0.012]
+    cavities: [[0.006, 0.003, 0.003, 0.018, 0.006, 0.006]]
+    cell_size: 0.003
+    cell_type: hex8
+materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+)";
+
 }  // namespace softik

@@ -72,6 +72,20 @@ TEST(Inverse, CableDrivenFingerReachesItsTarget) {
   EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
 }
 
+/// out += (U C U^T) v for a low-rank stiffness (constraints.hpp LowRankStiffness).
+void add_low_rank_product(const LowRankStiffness& lr, const std::vector<Real>& v, std::vector<Real>& out) {
+  for (size_t b = 0; b < lr.blocks.size(); ++b) {
+    Real Utv[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+      for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) Utv[i] += u * v[static_cast<size_t>(dof)];
+    for (int i = 0; i < 3; ++i) {
+      Real CUtv = 0;
+      for (int j = 0; j < 3; ++j) CUtv += lr.blocks[b][static_cast<size_t>(3 * i + j)] * Utv[j];
+      for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) out[static_cast<size_t>(dof)] += u * CUtv;
+    }
+  }
+}
+
 /// The cable of the tests: along the bottom of the finger, anchored at the tip, pulled from
 /// behind the base (pulling bends the finger down).
 CableActuatorSpec bottom_cable(const Finger& f, Interval force) {
@@ -106,18 +120,8 @@ TEST(InverseCable, LowRankStiffnessIsTheDerivativeOfTheCableForce) {
   for (int trial = 0; trial < 3; ++trial) {
     std::vector<Real> v(x.size());
     for (Real& vi : v) vi = uniform(rng);
-    // (U C U^T) v
     std::vector<Real> Kv(x.size(), 0.0);
-    for (size_t b = 0; b < lr.blocks.size(); ++b) {
-      Real Utv[3] = {0, 0, 0};
-      for (int i = 0; i < 3; ++i)
-        for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) Utv[i] += u * v[static_cast<size_t>(dof)];
-      for (int i = 0; i < 3; ++i) {
-        Real CUtv = 0;
-        for (int j = 0; j < 3; ++j) CUtv += lr.blocks[b][static_cast<size_t>(3 * i + j)] * Utv[j];
-        for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) Kv[static_cast<size_t>(dof)] += u * CUtv;
-      }
-    }
+    add_low_rank_product(lr, v, Kv);
     const Real h = 1e-7;
     std::vector<Real> xp = x, xm = x;
     for (size_t k = 0; k < x.size(); ++k) xp[k] += h * v[k], xm[k] -= h * v[k];
@@ -217,16 +221,7 @@ TEST(InverseCable, StepSolvesTheTangentWithTheLowRankStiffnessExactly) {
       for (int e = p.row_ptr[static_cast<size_t>(row)]; e < p.row_ptr[static_cast<size_t>(row) + 1]; ++e)
         Ktdx[static_cast<size_t>(dof_of[static_cast<size_t>(row)])] +=
             K[static_cast<size_t>(e)] * dx[static_cast<size_t>(dof_of[static_cast<size_t>(p.col[static_cast<size_t>(e)])])];
-    for (size_t b = 0; b < lr.blocks.size(); ++b) {
-      Real Utdx[3] = {0, 0, 0};
-      for (int i = 0; i < 3; ++i)
-        for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) Utdx[i] += u * dx[static_cast<size_t>(dof)];
-      for (int i = 0; i < 3; ++i) {
-        Real CUtdx = 0;
-        for (int j = 0; j < 3; ++j) CUtdx += lr.blocks[b][static_cast<size_t>(3 * i + j)] * Utdx[j];
-        for (const auto& [dof, u] : lr.columns[3 * b + static_cast<size_t>(i)]) Ktdx[static_cast<size_t>(dof)] += u * CUtdx;
-      }
-    }
+    add_low_rank_product(lr, dx, Ktdx);
     Real err = 0, scale = 0, low_rank_part = 0;
     for (size_t k = 0; k < free.size(); ++k) {
       if (free[k] < 0) continue;

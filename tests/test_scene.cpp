@@ -194,18 +194,6 @@ void write_stl_box(const fs::path& path, const std::array<Real, 3>& lo, const st
   out << "endsolid cavity\n";
 }
 
-// A 0.03 x 0.012 x 0.012 block of 10 x 4 x 4 Hex8 with one cavity [0.006, 0.024] x [0.003, 0.009]^2.
-const std::string kBlock = R"(mesh:
-  generator:
-    type: multi_cavity
-    size: [0.03, 0.012, 0.012]
-    cavities: [[0.006, 0.003, 0.003, 0.018, 0.006, 0.006]]
-    cell_size: 0.003
-    cell_type: hex8
-materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-)";
-
 TEST(Scene, PressureOnSurfaceGroupAndEmbeddedStl) {
   const fs::path dir = fresh_dir("embedded");
   write_stl_box(dir / "out.stl", {0.004, 0.002, 0.002}, {0.026, 0.010, 0.010}, false);

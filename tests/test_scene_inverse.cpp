@@ -18,19 +18,6 @@
 namespace softik {
 namespace {
 
-// A block 0.03 x 0.012 x 0.012 with one centred cavity, clamped at x = 0: inflating it
-// elongates the block along x (the end face centre moves along +x only, by symmetry).
-const std::string kBlock = R"(mesh:
-  generator:
-    type: multi_cavity
-    size: [0.03, 0.012, 0.012]
-    cavities: [[0.006, 0.003, 0.003, 0.018, 0.006, 0.006]]
-    cell_size: 0.003
-    cell_type: hex8
-materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-)";
-
 SceneRunResult run(const fs::path& dir, const std::string& name, const std::string& yaml) {
   write_file(dir / (name + ".yaml"), yaml);
   SceneRunOptions options;
