@@ -83,7 +83,10 @@ std::vector<std::vector<Real>> read_trajectory(const std::string& file, const st
       num_columns = cells.size();
       for (size_t w = 0; w < wanted.size(); ++w)
         for (size_t c = 0; c < cells.size(); ++c)
-          if (cells[c] == wanted[w]) column[w] = static_cast<int>(c);
+          if (cells[c] == wanted[w]) {
+            if (column[w] >= 0) fail(where, at + "the header names column '" + wanted[w] + "' twice");
+            column[w] = static_cast<int>(c);
+          }
       for (size_t w = 0; w < wanted.size(); ++w)
         if (column[w] < 0)
           fail(where, at + "the header has no column '" + wanted[w] + "'; the first line must name the columns, e.g. " +

@@ -185,7 +185,8 @@ TEST(SceneInverse, TrajectoryCsvGivesOneGoalPerRow) {
       {"t,x,y\n0,1,2\n", "traj.csv:1: the header has no column 'z'"},
       {"x,y,z\n0.03,0.006,0.006\n0.03,abc,0.006\n", "traj.csv:3: column 2: 'abc' is not a finite number"},
       {"x,y,z\n0.03,0.006\n", "traj.csv:2: expected 3 values (as the header), got 2"},
-      {"x,y,z\n", "the trajectory has no rows after its header"}};
+      {"x,y,z\n", "the trajectory has no rows after its header"},
+      {"x,y,z,x\n1,2,3,4\n", "traj.csv:1: the header names column 'x' twice"}};
   for (const auto& [text, message] : bad) {
     write_file(dir / "traj.csv", text);
     try {
