@@ -214,7 +214,8 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
         << "/" << e.goals << " goals; final error " << std::setprecision(3) << e.final_error << ", worst "
         << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n" << std::setprecision(6);
   if (s.not_optimal > 0)
-    out << "  warning: " << s.not_optimal << " step(s) without an optimal constraint-space solution; last: "
+    out << "  warning: " << s.not_optimal << (s.mode == "realtime" ? " step(s)" : " goal(s)")
+        << " without an optimal constraint-space solution; last: "
         << s.last_message << "\n";
   if (s.unconverged > 0)
     out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge; last: " << s.last_message

@@ -194,8 +194,8 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
           rec.add(sr);
           if (!sr.message.empty()) sum.last_message = sr.message;
         }
-        for (const InverseStepReport& sr : r.steps)
-          if (sr.status != QpStatus::Optimal) ++sum.not_optimal;
+        // The answer is the last step's; steps of undone increments may be infeasible on the way.
+        if (!r.steps.empty() && r.steps.back().status != QpStatus::Optimal) ++sum.not_optimal;
         if (!r.converged) {
           ++sum.unconverged;
           sum.last_message = r.message;

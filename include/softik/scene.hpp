@@ -281,7 +281,7 @@ struct InverseRunSummary {
   std::string mode, method;
   int steps = 0;              ///< inverse steps (real-time) or solve() iterations (converged), all goals
   int goals = 0;
-  int not_optimal = 0;        ///< steps whose constraint-space solve was not Optimal
+  int not_optimal = 0;        ///< real-time: steps, converged: goals whose constraint-space answer was not Optimal
   std::string last_message;   ///< the last infeasibility / iteration-limit / non-convergence explanation
   int unconverged = 0;        ///< converged mode: goals whose solve() did not converge
   /// Mean seconds per step, by phase.
