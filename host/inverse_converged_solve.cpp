@@ -73,7 +73,7 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
       scale = std::max(scale, std::abs(lambda_[j]));
     }
     previous = lambda_;
-    const Real relative = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
+    const Real relative = rep.relative_residual();
     const bool at_floor = !final || epsilon <= options_.epsilon_min;
     const bool equilibrium = relative <= options_.residual_tolerance;
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);

@@ -71,9 +71,8 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
 
   // Assembly: f, K, external load, constraint rows.
   auto t0 = Clock::now();
-  // With reuse > 0 the factorisation of an earlier step is kept (a chord step) while it is
-  // younger than `reuse` steps and the relative equilibrium residual keeps falling; K is then not
-  // assembled (it is, in a second pass, when the residual says refactor).
+  // With reuse > 0 the factorisation of an earlier step may be kept (a chord step; the rule is
+  // below, once the residual is known); K is then assembled only in a second pass, when needed.
   std::vector<Real> f, K;
   assembler_.assemble(x, nullptr, &f, reuse == 0 ? &K : nullptr);
   std::vector<Real> f_ext = external_.nodal.empty() ? std::vector<Real>(ndof, 0.0) : external_.nodal;
@@ -146,7 +145,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     rep.equilibrium_residual = eq.norm();
     rep.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
   }
-  const Real relative_residual = rep.equilibrium_residual / std::max(rep.force_scale, 1e-300);
+  const Real relative_residual = rep.relative_residual();
   // Near equilibrium only (relative residual below kReuseResidual), where a chord step contracts,
   // and not after a step that let the residual grow tenfold (at the residual tolerance round-off
   // may do anything).

@@ -34,6 +34,24 @@ std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, co
   return u;
 }
 
+void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
+                     Real time, const std::vector<Real>& x, const std::string& force_name,
+                     const std::vector<Real>& force, PvdWriter& pvd) {
+  const Mesh& mesh = built.mesh;
+  std::vector<Real> u(x.size());
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    for (int i = 0; i < mesh.dim; ++i)
+      u[static_cast<size_t>(n) * mesh.dim + i] = x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "_%04d.vtu", step);
+  const std::string vtu = scene_name + suffix;
+  write_vtu((std::filesystem::path(out_dir) / vtu).string(), mesh, x,
+            {{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}},
+            {{"von_mises", 1, built.assembler->von_mises(x)}});
+  pvd.add(time, vtu);
+  pvd.write();
+}
+
 }  // namespace scene_detail
 
 namespace {
@@ -78,21 +96,10 @@ struct Recorder {
   }
 
   void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
-    const Mesh& mesh = built.mesh;
-    std::vector<Real> u(x.size()), f_pressure(x.size(), 0);
-    for (int n = 0; n < mesh.num_nodes(); ++n)
-      for (int i = 0; i < mesh.dim; ++i)
-        u[static_cast<size_t>(n) * mesh.dim + i] = x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
+    std::vector<Real> f_pressure(x.size(), 0);
     for (const PressureLoad& p : built.loads.pressures)
-      add_pressure_forces(p, load_factor * p.pressure, mesh, x, f_pressure);
-    char name[32];
-    std::snprintf(name, sizeof name, "_%04d.vtu", step);
-    const std::string vtu = scene.name + name;
-    softik::write_vtu((fs::path(options.out_dir) / vtu).string(), mesh, x,
-                      {{"displacement", 3, to_3d(mesh, u)}, {"pressure_force", 3, to_3d(mesh, f_pressure)}},
-                      {{"von_mises", 1, built.assembler->von_mises(x)}});
-    pvd->add(load_factor, vtu);
-    pvd->write();
+      add_pressure_forces(p, load_factor * p.pressure, built.mesh, x, f_pressure);
+    write_state_vtu(options.out_dir, scene.name, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
     ++result.vtu_files;
   }
 

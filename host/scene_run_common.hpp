@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "softik/mesh_io.hpp"
 #include "softik/scene.hpp"
 
 namespace softik::scene_detail {
@@ -16,6 +17,12 @@ inline double since(Clock::time_point t0) { return std::chrono::duration<double>
 std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs);
 /// A probe's displacement at positions x: sum_k weights[k] (x - X)[nodes[k]].
 std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x);
+
+/// Writes <out_dir>/<scene name>_NNNN.vtu for the state x (displacement, the given nodal force
+/// field, von Mises stress) and adds it to the .pvd collection at `time`.
+void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
+                     Real time, const std::vector<Real>& x, const std::string& force_name,
+                     const std::vector<Real>& force, PvdWriter& pvd);
 
 /// Runs a scene with `inverse:` (built by build_scene; the output folder exists), writing
 /// <name>.csv (one row per step), the .vtu series and filling result (scene_run_inverse.cpp).

@@ -5,7 +5,6 @@
 // iterations, and the time of each phase.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -36,7 +35,7 @@ struct StepRecord {
     solver_iterations += r.solver_iterations;
     ++iterations;
     kkt_residual = r.kkt_residual;
-    equilibrium_residual = r.force_scale > 0 ? r.equilibrium_residual / r.force_scale : r.equilibrium_residual;
+    equilibrium_residual = r.relative_residual();
     t_assembly += r.t_assembly;
     t_factorization += r.t_factorization;
     t_solves += r.t_solves;
@@ -88,27 +87,18 @@ class InverseRecorder {
 
   /// Displacement, the actuators' nodal forces J_a^T lambda_a and the von Mises stress.
   void write_vtu(int step, const std::vector<Real>& x) {
-    const Mesh& mesh = built_.mesh;
-    std::vector<Real> u(x.size()), f_act(x.size(), 0);
-    for (size_t k = 0; k < x.size(); ++k) u[k] = x[k] - mesh.X[k];
+    std::vector<Real> f_act(x.size(), 0);
     size_t a = 0;
     for (const auto& c : inverse_.constraints()) {
       if (c->role() != ConstraintRole::Actuator) continue;
       std::vector<ConstraintRow> rows;
-      c->rows(mesh, x, rows);
+      c->rows(built_.mesh, x, rows);
       for (const ConstraintRow& row : rows) {
         for (const auto& [dof, v] : row.J) f_act[static_cast<size_t>(dof)] += v * inverse_.lambda()[a];
         ++a;
       }
     }
-    char name[32];
-    std::snprintf(name, sizeof name, "_%04d.vtu", step);
-    const std::string vtu = scene_.name + name;
-    softik::write_vtu((fs::path(options_.out_dir) / vtu).string(), mesh, x,
-                      {{"displacement", 3, to_3d(mesh, u)}, {"actuation_force", 3, to_3d(mesh, f_act)}},
-                      {{"von_mises", 1, built_.assembler->von_mises(x)}});
-    pvd_->add(step, vtu);
-    pvd_->write();
+    write_state_vtu(options_.out_dir, scene_.name, built_, step, step, x, "actuation_force", f_act, *pvd_);
     ++result_.vtu_files;
   }
 

@@ -99,6 +99,8 @@ struct InverseStepReport {
   std::string message;                  ///< infeasibility explanation, when any
   Real equilibrium_residual = 0;        ///< |f + f_ext + J_a^T lambda_prev| on the free DOFs at the step's start
   Real force_scale = 0;                 ///< the force its tolerance is relative to
+  /// equilibrium_residual / force_scale (the residual itself when the scale is 0: nothing loaded)
+  Real relative_residual() const { return force_scale > 0 ? equilibrium_residual / force_scale : equilibrium_residual; }
   std::vector<Real> lambda;             ///< per actuator row, after the step
   std::vector<Real> actuator_delta;     ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
                                         ///< displacements (volume growth, cable shortening) after the step
