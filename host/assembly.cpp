@@ -7,6 +7,9 @@
 #include <thread>
 
 #include "element_kernels.hpp"
+#ifdef SOFTIK_HAVE_CUDA
+#include "softik/cuda_assembly.hpp"
+#endif
 #include "softik/error.hpp"
 
 namespace softik {
@@ -143,6 +146,13 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   build_pattern(mesh_, free_index_, pattern_, slots_);
   kernels_ = make_element_kernels(mesh_, materials, options_);
   materials_ = std::move(materials);
+  if (options_.backend == Backend::Cuda) {
+    require_backend(Backend::Cuda);
+#ifdef SOFTIK_HAVE_CUDA
+    device_ = std::make_unique<cuda::DeviceAssembler>(*this);
+    device_mutex_ = std::make_unique<std::mutex>();
+#endif
+  }
 }
 
 CellLoop Assembler::cell_loop() const {
@@ -161,6 +171,21 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   for (size_t k = 0; k < x.size(); ++k)
     SOFTIK_CHECK(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
                                                           << " is " << x[k] << ": the state diverged or was not initialised");
+#ifdef SOFTIK_HAVE_CUDA
+  if (device_) {
+    const std::lock_guard<std::mutex> lock(*device_mutex_);
+    cuda::AssemblyRequest request;
+    request.energy = energy != nullptr;
+    request.force = force != nullptr;
+    request.stiffness = K_values != nullptr;
+    if (!request.energy && !request.force && !request.stiffness) return;
+    device_->assemble(x, request);
+    if (energy) *energy = device_->energy();
+    if (force) device_->download_force(*force);
+    if (K_values) device_->download_K_values(*K_values);
+    return;
+  }
+#endif
   const CellLoop loop = cell_loop();
   std::vector<Real> cell_energy;
   if (energy) cell_energy.assign(static_cast<size_t>(mesh_.num_cells()), 0.0);

@@ -238,6 +238,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   Eigen::MatrixXd Gt = G.topLeftCorner(m + 1, m + 1);
   if (nr > 0) Gt -= G.topRightCorner(m + 1, nr) * M * G.bottomLeftCorner(nr, m + 1);
   const Eigen::MatrixXd W = Gt.bottomRightCorner(m, m);
+  rep.W.assign(W.data(), W.data() + W.size());  // symmetric: row- and column-major alike
   Eigen::VectorXd delta_free = Gt.col(0).tail(m);
   for (Eigen::Index r = 0; r < m; ++r) delta_free(r) += rs.rows[static_cast<size_t>(r)].delta;
   const Eigen::Index na = static_cast<Eigen::Index>(rs.actuators.size());

@@ -15,11 +15,73 @@ bool have_cholmod() {
 #endif
 }
 
+namespace {
+struct KindName {
+  LinearSolverKind kind;
+  const char* name;
+};
+constexpr KindName kKindNames[] = {
+    {LinearSolverKind::Automatic, "automatic"},   {LinearSolverKind::Cholmod, "cholmod"},
+    {LinearSolverKind::EigenLDLT, "eigen"},       {LinearSolverKind::CudaDense, "cuda-dense"},
+    {LinearSolverKind::Cudss, "cudss"},           {LinearSolverKind::CudaPcg, "cuda-pcg"},
+    {LinearSolverKind::CusolverSpCholesky, "cusolversp"},
+};
+}  // namespace
+
+bool is_gpu_solver(LinearSolverKind kind) {
+  return kind == LinearSolverKind::CudaDense || kind == LinearSolverKind::Cudss || kind == LinearSolverKind::CudaPcg ||
+         kind == LinearSolverKind::CusolverSpCholesky;
+}
+
+const char* linear_solver_kind_name(LinearSolverKind kind) {
+  for (const KindName& k : kKindNames)
+    if (k.kind == kind) return k.name;
+  SOFTIK_CHECK(false, "unknown LinearSolverKind " << static_cast<int>(kind));
+}
+
+LinearSolverKind parse_linear_solver_kind(const std::string& name) {
+  std::string names;
+  for (const KindName& k : kKindNames) {
+    if (name == k.name) return k.kind;
+    names += names.empty() ? "" : ", ";
+    names += k.name;
+  }
+  SOFTIK_CHECK(false, "unknown linear solver '" << name << "': use one of " << names);
+}
+
+bool have_cudss_solver() {
+#ifdef SOFTIK_HAVE_CUDA
+  return have_cudss();
+#else
+  return false;
+#endif
+}
+
+LinearSolverKind choose_linear_solver(Backend backend, int num_free_dofs, LinearSolverKind requested) {
+  if (requested != LinearSolverKind::Automatic) return requested;
+  if (backend == Backend::Cpu) return have_cholmod() ? LinearSolverKind::Cholmod : LinearSolverKind::EigenLDLT;
+  if (num_free_dofs <= kGpuDenseMaxDofs) return LinearSolverKind::CudaDense;
+  return have_cudss_solver() ? LinearSolverKind::Cudss : LinearSolverKind::CudaPcg;
+}
+
 std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
-  SOFTIK_CHECK(kind == LinearSolverKind::Automatic || kind == LinearSolverKind::Cholmod ||
-                   kind == LinearSolverKind::EigenLDLT,
-               "unknown LinearSolverKind " << static_cast<int>(kind));
+  (void)linear_solver_kind_name(kind);  // rejects values outside the enum
   if (kind == LinearSolverKind::EigenLDLT) return make_eigen_ldlt_solver();
+  if (is_gpu_solver(kind)) {
+#ifdef SOFTIK_HAVE_CUDA
+    switch (kind) {
+      case LinearSolverKind::CudaDense: return make_cuda_dense_solver();
+      case LinearSolverKind::CudaPcg: return make_cuda_pcg_solver();
+      case LinearSolverKind::CusolverSpCholesky: return make_cusolversp_solver();
+      default: return make_cudss_solver();
+    }
+#else
+    SOFTIK_CHECK(false, "the GPU linear solver '" << linear_solver_kind_name(kind)
+                                                  << "' was requested, but softik was built without the CUDA backend: "
+                                                     "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON, or "
+                                                     "use a CPU solver (cholmod, eigen)");
+#endif
+  }
 #ifdef SOFTIK_HAVE_CHOLMOD
   return make_cholmod_solver();
 #else
@@ -35,6 +97,11 @@ void LinearSolver::require_cholesky_factor(const char* call) const {
                name() << "::" << call << " needs a Cholesky factor K = P^T L L^T P, but the last factorisation is not "
                       << "one (no successful factorisation yet, an indefinite K factored as L D L^T, or a solver "
                       << "without half solves): check has_cholesky_factor() first and use solve() otherwise");
+}
+
+void LinearSolver::factorize_device(const Real*) {
+  SOFTIK_CHECK(accepts_device_values(), name() << "::factorize_device needs a GPU solver (K values in device memory); "
+                                                  "this solver factors host values: call factorize()");
 }
 
 // Default for solvers without half solves: has_cholesky_factor() is false, so these throw.

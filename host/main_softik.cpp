@@ -1,19 +1,25 @@
 // The softik command-line program.
-//   softik run SCENE.yaml --out DIR [--quiet]
+//   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--quiet]
+//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--quiet]
 //   softik --help | --version
 // Exit status: 0 on success, 1 on an error (bad scene, failed solve), 2 on a usage error.
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "softik/batch.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: softik run SCENE.yaml --out DIR [--quiet]\n"
+    "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--quiet]\n"
+    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--quiet]\n"
     "       softik --help\n"
     "       softik --version\n";
 
@@ -36,8 +42,19 @@ constexpr const char* kHelp =
     "                             and writes one CSV row per step: actuator values, effector\n"
     "                             positions and errors, QP status and iterations, phase times;\n"
     "                             the summary says whether each effector reached its goals.\n"
+    "  batch BATCH.yaml --out DIR evaluate many designs of one scene (overrides of its keys,\n"
+    "                             listed or swept; see include/softik/batch.hpp and\n"
+    "                             docs/scene-format.md \"batch\"), several at once, and write\n"
+    "                             DIR/<batch>.csv with one row per design (tip displacement,\n"
+    "                             volumes, actuator values found, effector errors, time);\n"
+    "                             each design's own outputs go to DIR/<design>/.\n"
     "options:\n"
     "  --out DIR     output folder (created if missing)\n"
+    "  --backend B   cpu or cuda: where assembly runs (overrides the scene's solver.backend);\n"
+    "                cuda also makes the automatic linear solver a GPU one (dense Cholesky up\n"
+    "                to 20k free DOFs, else cuDSS, else block PCG)\n"
+    "  --linear-solver NAME  auto, cholmod, eigen, cuda-dense, cudss, cuda-pcg, cusolversp\n"
+    "  --workers N   (batch) designs evaluated at once; 0: one per hardware thread\n"
     "  --quiet       no per-step progress (warnings, errors and the summary still print)\n"
     "  --help, -h    this text\n"
     "  --version     the softik version\n"
@@ -50,41 +67,124 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-int run(const std::vector<std::string>& args) {
-  std::string scene_path, out_dir;
+/// Options shared by run and batch.
+struct CommandLine {
+  std::string input, out_dir;
   bool quiet = false;
+  bool has_backend = false;
+  softik::Backend backend = softik::Backend::Cpu;
+  bool has_linear_solver = false;
+  softik::LinearSolverKind linear_solver = softik::LinearSolverKind::Automatic;
+  int workers = -1;
+};
+
+/// Parses the arguments after the command; returns an exit status >= 0 when done (help or a
+/// usage error), -1 to go on.
+int parse_command_line(const std::string& command, const std::vector<std::string>& args, CommandLine& cl) {
+  auto value = [&](size_t& i, const std::string& option, std::string& out) {
+    const std::string& a = args[i];
+    if (a.rfind(option + "=", 0) == 0) {
+      out = a.substr(option.size() + 1);
+      return true;
+    }
+    if (i + 1 >= args.size()) return false;
+    out = args[++i];
+    return true;
+  };
+  auto is = [](const std::string& a, const std::string& option) { return a == option || a.rfind(option + "=", 0) == 0; };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    std::string v;
     if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (a == "--out" || a == "-o") {
-      if (i + 1 >= args.size()) return usage_error("--out needs a folder: --out DIR");
-      out_dir = args[++i];
-    } else if (a.rfind("--out=", 0) == 0) {
-      out_dir = a.substr(6);
+      cl.quiet = true;
+    } else if (is(a, "--out") || a == "-o") {
+      if (!value(i, "--out", cl.out_dir)) return usage_error("--out needs a folder: --out DIR");
+    } else if (is(a, "--backend")) {
+      if (!value(i, "--backend", v)) return usage_error("--backend needs cpu or cuda");
+      if (v != "cpu" && v != "cuda") return usage_error("--backend must be cpu or cuda, got '" + v + "'");
+      cl.has_backend = true;
+      cl.backend = softik::parse_backend(v);
+    } else if (is(a, "--linear-solver") && command == "run") {
+      if (!value(i, "--linear-solver", v)) return usage_error("--linear-solver needs a solver name");
+      try {
+        cl.linear_solver = softik::parse_linear_solver_kind(v);
+      } catch (const softik::Error& e) {
+        return usage_error(e.what());
+      }
+      cl.has_linear_solver = true;
+    } else if (is(a, "--workers") && command == "batch") {
+      if (!value(i, "--workers", v)) return usage_error("--workers needs a number");
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 0 || n > 100000) return usage_error("--workers must be an integer >= 0, got '" + v + "'");
+      cl.workers = static_cast<int>(n);
     } else if (a == "--help" || a == "-h") {
       std::cout << kHelp;
       return 0;
     } else if (!a.empty() && a[0] == '-') {
-      return usage_error("unknown option '" + a + "' for 'run'");
-    } else if (scene_path.empty()) {
-      scene_path = a;
+      return usage_error("unknown option '" + a + "' for '" + command + "'");
+    } else if (cl.input.empty()) {
+      cl.input = a;
     } else {
-      return usage_error("'run' takes one scene file; got '" + scene_path + "' and '" + a + "'");
+      return usage_error("'" + command + "' takes one file; got '" + cl.input + "' and '" + a + "'");
     }
   }
-  if (scene_path.empty()) return usage_error("'run' needs a scene file: softik run SCENE.yaml --out DIR");
-  if (out_dir.empty()) return usage_error("'run' needs --out DIR (the folder for the .csv, .vtu and .pvd outputs)");
+  const std::string what = command == "run" ? "a scene file: softik run SCENE.yaml --out DIR"
+                                            : "a batch file: softik batch BATCH.yaml --out DIR";
+  if (cl.input.empty()) return usage_error("'" + command + "' needs " + what);
+  if (cl.out_dir.empty())
+    return usage_error("'" + command + "' needs --out DIR (the folder for the .csv" +
+                       std::string(command == "run" ? ", .vtu and .pvd outputs)" : " and the designs' outputs)"));
+  return -1;
+}
 
-  const softik::Scene scene = softik::parse_scene(scene_path);
+int run(const std::vector<std::string>& args) {
+  CommandLine cl;
+  if (const int status = parse_command_line("run", args, cl); status >= 0) return status;
+  softik::Scene scene = softik::parse_scene(cl.input);
+  if (cl.has_backend) scene.solver.backend = cl.backend;
+  if (cl.has_linear_solver) scene.solver.linear_solver = cl.linear_solver;
+  softik::require_backend(scene.solver.backend);
   softik::SceneRunOptions options;
-  options.out_dir = out_dir;
-  options.progress = quiet ? nullptr : &std::cerr;
+  options.out_dir = cl.out_dir;
+  options.progress = cl.quiet ? nullptr : &std::cerr;
   options.warnings = &std::cerr;
-  if (!quiet) std::cerr << "softik: running " << scene_path << " -> " << out_dir << "\n";
+  if (!cl.quiet)
+    std::cerr << "softik: running " << cl.input << " -> " << cl.out_dir << " (backend "
+              << softik::backend_name(scene.solver.backend) << ")\n";
   const softik::SceneRunResult result = softik::run_scene(scene, options);
   softik::write_summary(result, std::cout);
   return 0;
+}
+
+int batch(const std::vector<std::string>& args) {
+  CommandLine cl;
+  if (const int status = parse_command_line("batch", args, cl); status >= 0) return status;
+  const softik::BatchSpec spec = softik::parse_batch(cl.input);
+  softik::BatchRunOptions options;
+  options.out_dir = cl.out_dir;
+  options.has_backend = cl.has_backend;
+  options.backend = cl.backend;
+  options.workers = cl.workers;
+  options.progress = cl.quiet ? nullptr : &std::cerr;
+  std::filesystem::create_directories(cl.out_dir);
+  const std::string csv_path = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
+  if (!cl.quiet)
+    std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path << " -> " << cl.out_dir << "\n";
+  const softik::BatchResult result = softik::run_batch(spec, options);
+  std::ofstream csv(csv_path);
+  SOFTIK_CHECK(csv, "cannot write '" << csv_path << "'");
+  softik::write_batch_csv(spec, result, csv);
+  int failed = 0;
+  for (const softik::DesignResult& d : result.designs) failed += d.ok ? 0 : 1;
+  std::cout << "batch " << spec.path << ": " << result.designs.size() - failed << "/" << result.designs.size()
+            << " designs ok, " << result.seconds << " s on " << result.workers << " workers (backend "
+            << softik::backend_name(result.backend) << "), " << result.designs_per_second() * 60
+            << " designs/min\n"
+            << "results: " << csv_path << "\n";
+  for (const softik::DesignResult& d : result.designs)
+    if (!d.ok) std::cout << "design " << d.name << " failed: " << d.error << "\n";
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -101,9 +201,10 @@ int main(int argc, char** argv) {
     std::cout << "softik " << SOFTIK_VERSION << "\n";
     return 0;
   }
-  if (command != "run") return usage_error("unknown command '" + command + "'");
+  if (command != "run" && command != "batch") return usage_error("unknown command '" + command + "'");
   try {
-    return run(std::vector<std::string>(args.begin() + 1, args.end()));
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    return command == "run" ? run(rest) : batch(rest);
   } catch (const softik::Error& e) {
     std::cerr << "softik: error: " << e.what() << "\n";
     return 1;

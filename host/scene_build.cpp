@@ -320,6 +320,7 @@ BuiltScene build_scene(const Scene& scene) {
   AssemblyOptions assembly;
   assembly.formulation = scene.formulation;
   assembly.num_threads = scene.solver.threads;
+  assembly.backend = scene.solver.backend;
   out.assembler = located(scene.mesh.where, "the model", [&] {
     return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
   });
@@ -337,7 +338,7 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.max_step_cuts = s.max_step_cuts;
   out.newton.line_search = s.line_search;
   out.newton.pressure_stiffness = s.pressure_stiffness;
-  out.linear_solver = s.linear_solver;
+  out.linear_solver = choose_linear_solver(s.backend, out.assembler->num_free_dofs(), s.linear_solver);
   return out;
 }
 

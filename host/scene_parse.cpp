@@ -258,7 +258,7 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
 void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
-               "line_search", "pressure_stiffness", "linear_solver", "threads"});
+               "line_search", "pressure_stiffness", "linear_solver", "backend", "threads"});
   auto at_least = [&](const std::string& key, int v, int lo) {
     if (v < lo) fail(m.where(key), m.name(key) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
     return v;
@@ -275,12 +275,26 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   s.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
   s.pressure_stiffness = m.boolean("pressure_stiffness", s.pressure_stiffness);
   const LinearSolverKind kinds[] = {LinearSolverKind::Automatic, LinearSolverKind::Cholmod,
-                                    LinearSolverKind::EigenLDLT};
-  const int kind = m.choice("linear_solver", {"auto", "cholmod", "eigen"}, 0);
+                                    LinearSolverKind::EigenLDLT, LinearSolverKind::CudaDense,
+                                    LinearSolverKind::Cudss,     LinearSolverKind::CudaPcg,
+                                    LinearSolverKind::CusolverSpCholesky};
+  const int kind = m.choice("linear_solver", {"auto", "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp"}, 0);
   if (kind == 1 && !have_cholmod())
     fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without CHOLMOD; use 'auto' or "
                                    "'eigen', or rebuild with -DSOFTIK_WITH_CHOLMOD=ON");
+  if (is_gpu_solver(kinds[kind]) && !cuda_backend_built())
+    fail(m.where("linear_solver"), "solver.linear_solver: '" + std::string(linear_solver_kind_name(kinds[kind])) +
+                                       "' runs on the GPU, but this softik was built without the CUDA backend; use "
+                                       "'auto', 'cholmod' or 'eigen'");
+  if (kinds[kind] == LinearSolverKind::Cudss && !have_cudss_solver())
+    fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without cuDSS (scripts/setup.sh "
+                                   "installs nvidia-cudss-cu13; rebuild after it); use 'cuda-dense' or 'cuda-pcg'");
   s.linear_solver = kinds[kind];
+  const Backend backends[] = {Backend::Cpu, Backend::Cuda};
+  s.backend = backends[m.choice("backend", {"cpu", "cuda"}, 0)];
+  if (s.backend == Backend::Cuda && !cuda_backend_built())
+    fail(m.where("backend"), "solver.backend: this softik was built without the CUDA backend; use 'cpu', or "
+                             "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
 }
 
 void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
@@ -375,6 +389,10 @@ Scene parse_scene_string(const std::string& yaml, const std::string& path) {
     SceneLocation where{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     fail(where, "YAML syntax error: " + e.msg);
   }
+  return scene_detail::parse_scene_node(root, path);
+}
+
+Scene scene_detail::parse_scene_node(const YAML::Node& root, const std::string& path) {
   try {
     return parse_root(root, path);
   } catch (const YAML::Exception& e) {  // yaml-cpp's own checks, should a conversion slip through

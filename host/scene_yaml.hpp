@@ -37,6 +37,10 @@ int as_choice(const YAML::Node& node, const std::string& path, const std::string
 std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& path, const std::string& what,
                                 bool single_map_ok = false);
 
+/// The scene held by an already loaded YAML tree (parse_scene_string's second half; the batch
+/// runner parses base scenes with design overrides applied to the tree).
+Scene parse_scene_node(const YAML::Node& root, const std::string& path);
+
 /// One entry of `materials:` (scene_materials.cpp): the law, its parameters (young/poisson or
 /// the law's own constants) and its region; the Material is built and validated here.
 SceneMaterial parse_material(const YAML::Node& node, const std::string& path, const std::string& what);

@@ -6,7 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SOFTIK_BUILD_DIR:-$root/build}"
 # Configure quietly but keep softik's own summary (CUDA backend, CHOLMOD) visible; on failure
 # show everything CMake said.
-if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" 2>&1); then
+if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@" 2>&1); then
   printf '%s\n' "$log" >&2
   exit 1
 fi

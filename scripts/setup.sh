@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package softik needs. Idempotent; quiet when everything is there.
+# Installs every Debian package softik needs, and, where the CUDA toolkit (nvcc) is installed,
+# NVIDIA cuDSS from PyPI for the GPU sparse direct solver. Idempotent; quiet when everything is
+# there.
 # Usage: scripts/setup.sh        (run as root, or with sudo available)
 set -euo pipefail
 
@@ -13,28 +15,93 @@ packages=(
   libyaml-cpp-dev          # scene files (YAML)
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
+SUDO=""
+apt_updated=0
+# apt_install PACKAGE...: installs those not installed yet (quiet when there are none).
+apt_install() {
+  local missing=() p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "softik setup: missing Debian packages: ${missing[*]}" >&2
+      echo "softik setup: run this script as root, or install sudo, or install them yourself with apt-get" >&2
+      exit 1
+    fi
+    SUDO="sudo"
   fi
-done
+  echo "softik setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if [ "$apt_updated" -eq 0 ]; then
+    $SUDO apt-get update -qq
+    apt_updated=1
+  fi
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "softik setup: done"
+}
 
-if [ ${#missing[@]} -eq 0 ]; then
+apt_install "${packages[@]}"
+
+# ---- cuDSS (GPU sparse direct solver), only useful with the CUDA backend ----------------------
+# The PyPI wheel nvidia-cudss-cu13 holds cudss.h and libcudss.so.1 (under
+# <site-packages>/nvidia/cu13/{include,lib}, where CMake looks for them). Installed without its
+# pip dependencies (cuBLAS and NVRTC wheels, ~700 MB): the CUDA toolkit already has
+# libcublas.so.13 and libnvrtc.so.13.
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   exit 0
 fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null 2>&1; then
-    echo "softik setup: missing Debian packages: ${missing[*]}" >&2
-    echo "softik setup: run this script as root, or install sudo, or install them yourself with apt-get" >&2
-    exit 1
-  fi
-  SUDO="sudo"
+cudss_spec='nvidia-cudss-cu13>=1.0,<2'
+# cudss_installed PYTHON: whether PYTHON sees the wheel's header and library.
+cudss_installed() {
+  "$1" - <<'PY' 2>/dev/null
+import importlib.util, os, sys
+try:
+    spec = importlib.util.find_spec("nvidia.cu13")
+except Exception:
+    spec = None
+for root in (spec.submodule_search_locations or []) if spec else []:
+    if os.path.isfile(os.path.join(root, "include", "cudss.h")) and os.path.isfile(os.path.join(root, "lib", "libcudss.so.1")):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+pythons=()
+for py in python3 /usr/bin/python3; do
+  if command -v "$py" >/dev/null 2>&1; then pythons+=("$(command -v "$py")"); fi
+done
+for py in "${pythons[@]}"; do
+  if cudss_installed "$py"; then exit 0; fi
+done
+# pip: that of the first python3 that has one, else Debian's python3-pip.
+python=""
+for py in "${pythons[@]}"; do
+  if "$py" -m pip --version >/dev/null 2>&1; then python="$py"; break; fi
+done
+if [ -z "$python" ]; then
+  apt_install python3-pip
+  python=/usr/bin/python3
 fi
-echo "softik setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+pip_args=(install -q --no-deps --disable-pip-version-check --no-input)
+[ "$(id -u)" -ne 0 ] && pip_args+=(--user)
+echo "softik setup: installing $cudss_spec with $python -m pip (the cuDSS GPU solver)"
+export PIP_ROOT_USER_ACTION=ignore
+if ! log=$("$python" -m pip "${pip_args[@]}" "$cudss_spec" 2>&1); then
+  if printf '%s' "$log" | grep -q "externally-managed-environment"; then
+    # Debian's own python3 (PEP 668): a wheel of shared libraries touches no Debian package.
+    "$python" -m pip "${pip_args[@]}" --break-system-packages "$cudss_spec"
+  else
+    # cuDSS is optional: the build goes on without it (CMake prints "cuDSS OFF").
+    printf '%s\n' "$log" >&2
+    echo "softik setup: warning: could not install $cudss_spec; the cudss solver will be unavailable" >&2
+    exit 0
+  fi
+fi
+if ! cudss_installed "$python"; then
+  echo "softik setup: $cudss_spec installed, but $python finds no nvidia/cu13/include/cudss.h and lib/libcudss.so.1" >&2
+  exit 1
+fi
 echo "softik setup: done"

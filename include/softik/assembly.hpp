@@ -17,10 +17,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <Eigen/SparseCore>
 
+#include "softik/backend.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/material.hpp"
 #include "softik/mesh.hpp"
@@ -41,6 +43,11 @@ struct AssemblyOptions {
   /// Clamp each element tangent's negative eigenvalues to zero before scattering (for Cholesky
   /// solvers on indefinite hyperelastic tangents). The unprojected tangent is the default.
   bool project_spd = false;
+  /// Backend::Cuda computes energy, force and K values with softik::cuda::DeviceAssembler (the
+  /// same element functions on the GPU; results equal to round-off, summed with atomics so not
+  /// bitwise reproducible) and copies them back into the host vectors of assemble(); von_mises
+  /// and lumped_mass stay on the host. Needs a CUDA build and device (else the constructor throws).
+  Backend backend = Backend::Cpu;
   int num_threads = 0;  ///< 0: all hardware threads
   /// Cells per block. Contiguous blocks of cells are coloured so that blocks of one colour
   /// share no node; colours run in sequence, the blocks of a colour in parallel, the cells of a
@@ -68,6 +75,9 @@ struct CsrPattern {
 /// and material law; see host/element_kernels.hpp).
 class ElementKernels;
 struct CellLoop;
+namespace cuda {
+class DeviceAssembler;
+}
 
 class Assembler {
  public:
@@ -94,6 +104,10 @@ class Assembler {
   /// the local DOFs (a*dim + i, b*dim + k); each is the index into K_values, or -1 where either
   /// DOF is not free.
   const std::vector<int>& slots() const { return slots_; }
+
+  /// The GPU assembler behind AssemblyOptions::backend == Backend::Cuda (null on the CPU
+  /// backend): its device buffers let a device-resident pipeline skip the host copies.
+  cuda::DeviceAssembler* device_assembler() const { return device_.get(); }
 
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
   /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
@@ -125,6 +139,8 @@ class Assembler {
   std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
+  std::unique_ptr<cuda::DeviceAssembler> device_;  ///< Backend::Cuda only
+  std::unique_ptr<std::mutex> device_mutex_;       ///< one assemble() at a time on the device buffers
 };
 
 /// The DOFs of the given nodes (all components), as a fixed_dofs mask for Assembler.

@@ -105,6 +105,9 @@ struct InverseStepReport {
   std::vector<Real> actuator_delta;     ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
                                         ///< displacements (volume growth, cable shortening) after the step
   Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
+  /// The constraint-space compliance W = J K^-1 J^T of the step (m x m over every constraint row,
+  /// in row order; symmetric), as the QP saw it.
+  std::vector<Real> W;
   bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
   bool refactored = true;               ///< K was assembled and factored (false: an earlier factor reused)
   Real continuation = 1;                ///< solve(): the point s of the continuation path of this step

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
+#include "softik/backend.hpp"
 
 namespace softik {
 
@@ -30,7 +31,19 @@ enum class LinearSolverKind {
   Automatic,  ///< CHOLMOD supernodal when available, else Eigen
   Cholmod,    ///< SuiteSparse CHOLMOD, supernodal L L^T (METIS/AMD ordering), L D L^T fallback
   EigenLDLT,  ///< Eigen SimplicialLDLT (AMD ordering)
+  // GPU solvers (CUDA backend; make_linear_solver throws when softik was built without it):
+  CudaDense,           ///< cuSOLVER dense Cholesky (cusolverDnXpotrf/Xpotrs): up to ~20k free DOFs
+  Cudss,               ///< cuDSS sparse direct (analyse once, refactor per step); needs a cuDSS build
+  CudaPcg,             ///< block preconditioned CG (cuSPARSE BSR 3x3, block-Jacobi), warm-started
+  CusolverSpCholesky,  ///< cusolverSp low-level csrchol: benchmarked alternative only (deprecated)
 };
+
+/// Whether `kind` runs on the GPU.
+bool is_gpu_solver(LinearSolverKind kind);
+/// "automatic", "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp".
+const char* linear_solver_kind_name(LinearSolverKind kind);
+/// The inverse of linear_solver_kind_name; throws softik::Error listing the names otherwise.
+LinearSolverKind parse_linear_solver_kind(const std::string& name);
 
 /// What the last factorisation did (for logs and benchmarks).
 struct FactorizationInfo {
@@ -64,6 +77,13 @@ class LinearSolver {
   /// Throws softik::Error unless has_cholesky_factor().
   virtual void solve_backward(const Real* z, Real* x, int nrhs = 1) const;
 
+  /// Whether factorize_device() accepts K values already in device memory (GPU solvers), so
+  /// that the GPU assembly's values need not cross to the host.
+  virtual bool accepts_device_values() const { return false; }
+  /// factorize() from nnz values in device memory (written on the default stream or
+  /// synchronised before the call). Throws softik::Error unless accepts_device_values().
+  virtual void factorize_device(const Real* d_values);
+
   /// Factorisations whose pivot ratio falls below this are reported as singular.
   double singular_threshold = 1e-12;
 
@@ -73,6 +93,20 @@ class LinearSolver {
 };
 
 std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind = LinearSolverKind::Automatic);
+
+/// Largest free-DOF count for which Automatic picks the dense GPU Cholesky (an n^2 matrix:
+/// 3.2 GB at 20k DOFs); larger models take cuDSS when built with it, else block PCG.
+constexpr int kGpuDenseMaxDofs = 20000;
+
+/// What LinearSolverKind::Automatic means for `backend` and a model with num_free_dofs:
+///   Cpu:  Cholmod when built with CHOLMOD, else EigenLDLT.
+///   Cuda: CudaDense up to kGpuDenseMaxDofs, else Cudss when built with cuDSS, else CudaPcg.
+/// A kind other than Automatic is returned unchanged (the user's override).
+LinearSolverKind choose_linear_solver(Backend backend, int num_free_dofs,
+                                      LinearSolverKind requested = LinearSolverKind::Automatic);
+
+/// Whether this build has cuDSS (the CUDA backend found nvidia-cudss-cu13 at configure time).
+bool have_cudss_solver();
 
 /// Whether this build has CHOLMOD (SOFTIK_WITH_CHOLMOD=ON).
 bool have_cholmod();

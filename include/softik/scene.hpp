@@ -119,7 +119,10 @@ struct SceneSolver {
   int max_step_cuts = 6;
   LineSearch line_search = LineSearch::Automatic;
   bool pressure_stiffness = true;
+  /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
+  /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
+  Backend backend = Backend::Cpu;  ///< where assembly runs (the CLI's --backend overrides it)
   int threads = 0;  ///< 0: all hardware threads
 };
 

@@ -1,0 +1,45 @@
+#include "softik/backend.hpp"
+
+#include "softik/error.hpp"
+#ifdef SOFTIK_HAVE_CUDA
+#include "softik/cuda_backend.hpp"
+#endif
+
+namespace softik {
+
+const char* backend_name(Backend backend) {
+  switch (backend) {
+    case Backend::Cpu: return "cpu";
+    case Backend::Cuda: return "cuda";
+  }
+  SOFTIK_CHECK(false, "unknown Backend " << static_cast<int>(backend));
+}
+
+Backend parse_backend(const std::string& name) {
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") return Backend::Cuda;
+  SOFTIK_CHECK(false, "unknown backend '" << name << "': use cpu or cuda");
+}
+
+bool cuda_backend_built() {
+#ifdef SOFTIK_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+void require_backend(Backend backend) {
+  if (backend == Backend::Cpu) return;
+#ifdef SOFTIK_HAVE_CUDA
+  std::string reason;
+  SOFTIK_CHECK(cuda::device_available(&reason),
+               "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or use "
+                                                                  "the cpu backend (--backend cpu)");
+#else
+  SOFTIK_CHECK(false, "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
+                      "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
+#endif
+}
+
+}  // namespace softik

@@ -1,0 +1,97 @@
+// Batch evaluation of many designs of one scene (the `softik batch` command).
+//
+// A batch file (YAML) names a base scene and the designs, each a set of overrides of the base
+// scene's YAML tree (materials, pressures, goals, generator sizes: any key), listed one by one
+// and/or as a sweep (the cartesian product of value lists):
+//
+//   scene: finger.yaml             # the base scene, relative to this file
+//   backend: cuda                  # optional: cpu or cuda (--backend overrides)
+//   workers: 4                     # designs evaluated at once (0: one per hardware thread)
+//   vtu: false                     # per-design .vtu files (default off; CSVs are always written)
+//   designs:
+//     - name: stiff
+//       set: {'materials[0].young': 2.0e5}   # quoted: [ ] are flow indicators in {...}
+//   sweep:
+//     loads.pressure[0].value: [10000, 20000, 30000]
+//     mesh.generator.cavity_radius: [0.003, 0.004]
+//
+// Override paths are keys separated by '.', with [i] (or .i) for list entries; a missing map key
+// is added (the strict scene reader then rejects it if the scene format does not know it).
+// Every design is parsed, built and run as a full scene, so designs may differ in topology (a
+// swept generator size) as well as in parameters. Designs run concurrently on `workers` threads;
+// on the CUDA backend each thread uses its own default stream (softik compiles its CUDA code
+// with per-thread default streams), so designs overlap on the GPU.
+//
+// Results: one row per design (write_batch_csv): the design's name, status (ok / error) and
+// error text, its override values, wall time, Newton iterations and load factor, each cavity's
+// pressure and volume, each probe's displacement, and for inverse scenes each actuator's outputs
+// (e.g. the pressure needed to reach the goal) and each effector's final error and goals reached.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "softik/backend.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+
+struct BatchDesign {
+  std::string name;
+  /// (override path, YAML value text), in order of application.
+  std::vector<std::pair<std::string, std::string>> set;
+};
+
+struct BatchSpec {
+  std::string path;        ///< the batch file
+  std::string scene_path;  ///< the base scene, resolved against the batch file's folder
+  bool has_backend = false;
+  Backend backend = Backend::Cpu;
+  int workers = 0;         ///< 0: one per hardware thread (capped by the number of designs)
+  bool vtu = false;
+  std::vector<BatchDesign> designs;  ///< listed designs first, then the sweep's product
+};
+
+/// Reads a batch file; errors start with "<path>:<line>:<column>: ". Checks that design names
+/// are unique and usable as folder names, and that every design's overrides apply to the base
+/// scene and give a valid scene (so a typo fails before anything runs).
+BatchSpec parse_batch(const std::string& path);
+BatchSpec parse_batch_string(const std::string& yaml, const std::string& path);
+
+/// The base scene with a design's overrides applied (parsed and validated). Errors name the
+/// design and the override.
+Scene design_scene(const BatchSpec& spec, const BatchDesign& design);
+
+struct BatchRunOptions {
+  std::string out_dir;               ///< each design writes into out_dir/<design name>/
+  bool has_backend = false;          ///< override the batch file's / scenes' backend
+  Backend backend = Backend::Cpu;
+  int workers = -1;                  ///< -1: the batch file's value
+  std::ostream* progress = nullptr;  ///< one line per finished design (null: quiet)
+};
+
+struct DesignResult {
+  std::string name;
+  bool ok = false;
+  std::string error;  ///< the softik::Error text when !ok
+  SceneRunResult run;
+};
+
+struct BatchResult {
+  std::vector<DesignResult> designs;  ///< in the spec's order
+  double seconds = 0;                 ///< wall time of the whole batch
+  int workers = 0;
+  Backend backend = Backend::Cpu;
+  double designs_per_second() const { return seconds > 0 ? designs.size() / seconds : 0; }
+};
+
+/// Runs every design (a failing design is recorded with its error; the others go on).
+BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options);
+
+/// One CSV row per design (header first); columns are the union over designs, in first-seen
+/// order; a design without a column (or that failed) leaves it empty.
+void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out);
+
+}  // namespace softik

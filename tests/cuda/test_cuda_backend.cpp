@@ -1,0 +1,179 @@
+// The CUDA backend against the CPU backend on the same input (issue: "the CUDA backend produces
+// the CPU backend's forces, stiffness values, W and lambda to round-off"): Assembler with
+// Backend::Cuda vs Backend::Cpu, static solves through every GPU linear solver, and inverse
+// steps / converged inverse solves. Every test skips with the reason when no device is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../inverse_test_support.hpp"
+#include "softik/cuda_backend.hpp"
+#include "softik/linear_solver.hpp"
+#include "softik/mesh_generator.hpp"
+#include "softik/static_solver.hpp"
+
+namespace softik {
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                     \
+  do {                                                            \
+    std::string reason_;                                          \
+    if (!cuda::device_available(&reason_)) GTEST_SKIP() << reason_; \
+  } while (0)
+
+/// max |a - b| / max |b| (relative to the vector's scale).
+Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  Real diff = 0, scale = 0;
+  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+struct Model {
+  const char* name;
+  CellType cell;
+  Formulation formulation;
+};
+
+Mesh finger_mesh(CellType cell) {
+  FingerSpec spec;
+  spec.cell_size = 0.004;
+  spec.cell_type = cell;
+  return make_finger(spec);
+}
+
+Material material_for(Formulation f) {
+  return f == Formulation::Hyperelastic ? Material(fem::NeoHookean::from_young_poisson(2e5, 0.45))
+                                        : Material(fem::LinearElastic::from_young_poisson(2e5, 0.45));
+}
+
+/// A bent, stretched state: every node displaced smoothly (no inverted cell).
+std::vector<Real> deformed(const Mesh& mesh) {
+  std::vector<Real> x = mesh.rest_positions();
+  for (size_t n = 0; n < x.size() / 3; ++n) {
+    const Real X = x[3 * n], Z = x[3 * n + 2];
+    x[3 * n] += 0.02 * X * Z / 0.02;
+    x[3 * n + 2] += 0.3 * X * X;
+    x[3 * n + 1] *= 1.01;
+  }
+  return x;
+}
+
+TEST(CudaBackend, AssemblerOutputsEqualTheCpuBackend) {
+  SKIP_WITHOUT_DEVICE();
+  for (const Model& model : {Model{"tet4 corotational", CellType::Tet4, Formulation::Corotational},
+                             Model{"hex8 neo-Hookean", CellType::Hex8, Formulation::Hyperelastic}}) {
+    SCOPED_TRACE(model.name);
+    const Mesh mesh = finger_mesh(model.cell);
+    const std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
+    AssemblyOptions options;
+    options.formulation = model.formulation;
+    const Assembler cpu(mesh, {material_for(model.formulation)}, fixed, options);
+    options.backend = Backend::Cuda;
+    const Assembler gpu(mesh, {material_for(model.formulation)}, fixed, options);
+    ASSERT_NE(gpu.device_assembler(), nullptr);
+    EXPECT_EQ(cpu.device_assembler(), nullptr);
+    const std::vector<Real> x = deformed(mesh);
+    Real e_cpu = 0, e_gpu = 0;
+    std::vector<Real> f_cpu, f_gpu, K_cpu, K_gpu;
+    cpu.assemble(x, &e_cpu, &f_cpu, &K_cpu);
+    gpu.assemble(x, &e_gpu, &f_gpu, &K_gpu);
+    EXPECT_NEAR(e_gpu, e_cpu, 1e-10 * std::abs(e_cpu));
+    EXPECT_LE(relative_difference(f_gpu, f_cpu), 1e-10);
+    EXPECT_LE(relative_difference(K_gpu, K_cpu), 1e-10);
+    // Only the requested outputs: force alone leaves the energy at its last value.
+    EXPECT_LE(relative_difference(gpu.force(x), f_cpu), 1e-10);
+    // A NaN position is the CPU's error, not a device fault.
+    std::vector<Real> bad = x;
+    bad[7] = std::nan("");
+    EXPECT_THROW(gpu.force(bad), Error);
+  }
+}
+
+/// The finger inflated to P by Newton load steps with the given assembly backend and solver.
+std::vector<Real> inflate(const inverse_test::Finger& f, Backend backend, LinearSolverKind kind, Real P) {
+  AssemblyOptions options{Formulation::Hyperelastic};
+  options.backend = backend;
+  const Assembler assembler(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                            fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+  Loads loads;
+  PressureLoad p = f.cavity;
+  p.pressure = P;
+  loads.pressures.push_back(p);
+  auto solver = make_linear_solver(choose_linear_solver(backend, assembler.num_free_dofs(), kind));
+  std::vector<Real> x = f.mesh.rest_positions();
+  NewtonOptions o;
+  o.load_steps = 4;
+  o.residual_tolerance = 1e-10;
+  const StaticResult r = solve_static(assembler, *solver, loads, x, o);
+  EXPECT_GT(r.iterations, 0) << solver->name();  // solve_static throws when it does not converge
+  return x;
+}
+
+TEST(CudaBackend, StaticSolvesThroughEveryGpuSolverEqualTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const inverse_test::Finger f;
+  const std::vector<Real> X = f.mesh.rest_positions();
+  const std::vector<Real> x_cpu = inflate(f, Backend::Cpu, LinearSolverKind::Automatic, 15e3);
+  std::vector<Real> u_cpu(X.size());
+  for (size_t k = 0; k < X.size(); ++k) u_cpu[k] = x_cpu[k] - X[k];
+  std::vector<LinearSolverKind> kinds = {LinearSolverKind::Automatic, LinearSolverKind::CudaDense,
+                                         LinearSolverKind::CudaPcg, LinearSolverKind::CusolverSpCholesky};
+  if (have_cudss_solver()) kinds.push_back(LinearSolverKind::Cudss);
+  for (LinearSolverKind kind : kinds) {
+    SCOPED_TRACE(linear_solver_kind_name(kind));
+    const std::vector<Real> x = inflate(f, Backend::Cuda, kind, 15e3);
+    std::vector<Real> u(X.size());
+    for (size_t k = 0; k < X.size(); ++k) u[k] = x[k] - X[k];
+    // Both converged to 1e-10 of the force scale: the displacements agree to about that.
+    EXPECT_LE(relative_difference(u, u_cpu), 1e-7);
+  }
+}
+
+TEST(CudaBackend, InverseStepWAndLambdaEqualTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const inverse_test::Finger f;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(20e3));
+  AssemblyOptions options{Formulation::Hyperelastic};
+  options.backend = Backend::Cuda;
+  const Assembler gpu(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                      fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+  auto cpu_solver = make_linear_solver();
+  auto gpu_solver = make_linear_solver(LinearSolverKind::CudaDense);
+  InverseSolver on_cpu(f.assembler, *cpu_solver);
+  InverseSolver on_gpu(gpu, *gpu_solver);
+  for (InverseSolver* s : {&on_cpu, &on_gpu}) {
+    s->add(f.actuator({0, 50e3}));
+    s->add(f.effector(goal));
+  }
+  std::vector<Real> x_cpu = f.mesh.rest_positions(), x_gpu = x_cpu;
+  for (int k = 0; k < 3; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    const InverseStepReport a = on_cpu.step(x_cpu);
+    const InverseStepReport b = on_gpu.step(x_gpu);
+    EXPECT_TRUE(b.half_solves);  // the dense Cholesky factor gives forward-only W
+    EXPECT_LE(relative_difference(b.W, a.W), 1e-10);
+    EXPECT_LE(relative_difference(b.lambda, a.lambda), 1e-9);
+    EXPECT_LE(relative_difference(x_gpu, x_cpu), 1e-9);
+  }
+  // The converged answers agree within the solver tolerance.
+  std::vector<Real> y_cpu = f.mesh.rest_positions(), y_gpu = y_cpu;
+  InverseSolver c(f.assembler, *cpu_solver), g(gpu, *gpu_solver);
+  for (InverseSolver* s : {&c, &g}) {
+    s->add(f.actuator({0, 50e3}));
+    s->add(f.effector(goal));
+  }
+  ASSERT_TRUE(c.solve(y_cpu).converged);
+  ASSERT_TRUE(g.solve(y_gpu).converged);
+  EXPECT_NEAR(g.lambda()[0], c.lambda()[0], 1e-6 * c.lambda()[0]);
+  EXPECT_NEAR(g.lambda()[0], 20e3, 1e-6 * 20e3);
+}
+
+}  // namespace
+}  // namespace softik

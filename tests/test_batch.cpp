@@ -1,0 +1,214 @@
+// Batch evaluation of designs (batch.hpp, `softik batch`): the batch file reader, overrides of the
+// base scene's keys, sweeps, the concurrent runner (the same answers as running each design's
+// scene alone) and the one-row-per-design CSV.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <sys/wait.h>
+
+#include "scene_test_support.hpp"
+#include "softik/batch.hpp"
+#include "softik/error.hpp"
+
+namespace softik {
+namespace {
+
+/// kBlock with its cavity inflated to 6 kPa in 2 load steps and a probe at the free end.
+const std::string kBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
+solver: {load_steps: 2}
+outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
+)";
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Batch, SweepIsTheCartesianProductInFileOrder) {
+  const fs::path dir = fresh_dir("batch_sweep");
+  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "b.yaml", R"(scene: block.yaml
+designs:
+  - {name: soft, set: {materials.young: 5.0e4}}
+sweep:
+  loads.pressure.value: [1000, 2000, 3000]
+  materials.poisson: [0.3, 0.4]
+)");
+  const BatchSpec spec = parse_batch((dir / "b.yaml").string());
+  EXPECT_EQ(spec.scene_path, (dir / "block.yaml").lexically_normal().string());
+  ASSERT_EQ(spec.designs.size(), 7u);
+  EXPECT_EQ(spec.designs[0].name, "soft");
+  ASSERT_EQ(spec.designs[0].set.size(), 1u);
+  EXPECT_EQ(spec.designs[0].set[0].first, "materials.young");
+  // The last axis varies fastest: (1000, 0.3), (1000, 0.4), (2000, 0.3), ...
+  const char* pressures[] = {"1000", "1000", "2000", "2000", "3000", "3000"};
+  const char* poissons[] = {"0.3", "0.4", "0.3", "0.4", "0.3", "0.4"};
+  for (size_t k = 0; k < 6; ++k) {
+    const BatchDesign& d = spec.designs[k + 1];
+    EXPECT_EQ(d.name, "sweep" + std::to_string(k));
+    ASSERT_EQ(d.set.size(), 2u);
+    EXPECT_EQ(d.set[0].first, "loads.pressure.value");
+    EXPECT_EQ(d.set[0].second, pressures[k]);
+    EXPECT_EQ(d.set[1].second, poissons[k]);
+  }
+  // The overrides reach the parsed scene (a one-element map given as a list works by index too).
+  const Scene s = design_scene(spec, spec.designs[4]);
+  ASSERT_EQ(s.pressures.size(), 1u);
+  EXPECT_EQ(s.pressures[0].value, 2000);
+  const BatchDesign indexed{"i", {{"loads.pressure[0].value", "4321"}}};
+  write_file(dir / "list.yaml", kBlock + "loads: {pressure: [{surface: cavity0, value: 1}]}\n");
+  BatchSpec list_spec = spec;
+  list_spec.scene_path = (dir / "list.yaml").string();
+  EXPECT_EQ(design_scene(list_spec, indexed).pressures[0].value, 4321);
+}
+
+TEST(Batch, BadBatchFilesNameTheProblem) {
+  const fs::path dir = fresh_dir("batch_errors");
+  write_file(dir / "block.yaml", kBase);
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"designs: [{name: a}]\n", "missing required key 'scene'"},
+      {"scene: block.yaml\n", "needs 'designs'"},
+      {"scene: block.yaml\nworkers: -1\ndesigns: [{name: a}]\n", "workers: must be >= 0"},
+      {"scene: block.yaml\nfrobnicate: 1\ndesigns: [{name: a}]\n", "frobnicate"},
+      {"scene: block.yaml\ndesigns: [{name: a}, {name: a}]\n", "two designs are named 'a'"},
+      {"scene: block.yaml\ndesigns: [{name: 'a b'}]\n", "a b"},
+      {"scene: block.yaml\nsweep: {materials.young: []}\n", "non-empty list"},
+      {"scene: missing.yaml\ndesigns: [{name: a}]\n", "cannot open base scene"},
+      {"scene: block.yaml\ndesigns: [{name: a, set: {materials.nothing.young: 1}}]\n",
+       "design 'a': override 'materials.nothing.young': materials has no key 'nothing'"},
+      {"scene: block.yaml\ndesigns: [{name: a, set: {'fixed[3].group': xmax}}]\n", "fixed has 1 entries, no [3]"},
+      {"scene: block.yaml\ndesigns: [{name: a, set: {materials.young: -5}}]\n", "in design 'a' of"},
+      {"scene: block.yaml\ndesigns: [{name: a, set: {solver.colour: red}}]\n", "colour"},
+  };
+  for (const Case& c : cases) {
+    write_file(dir / "b.yaml", c.text);
+    const std::string message = error_of([&] { parse_batch((dir / "b.yaml").string()); });
+    EXPECT_NE(message.find(c.expected), std::string::npos) << c.text << "\n-> " << message;
+  }
+  // A negative modulus fails in the base scene's reader, which names the key and the override.
+  write_file(dir / "b.yaml", "scene: block.yaml\ndesigns: [{name: neg, set: {materials.young: -5}}]\n");
+  const std::string message = error_of([&] { parse_batch((dir / "b.yaml").string()); });
+  EXPECT_NE(message.find("Young's modulus"), std::string::npos) << message;
+  EXPECT_NE(message.find("overrides: materials.young = -5"), std::string::npos) << message;
+}
+
+TEST(Batch, ConcurrentRunGivesEachDesignsOwnAnswer) {
+  const fs::path dir = fresh_dir("batch_run");
+  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "b.yaml", R"(scene: block.yaml
+workers: 3
+sweep:
+  loads.pressure.value: [2000, 4000, 6000]
+  materials.young: [1.0e5, 2.0e5]
+)");
+  const BatchSpec spec = parse_batch((dir / "b.yaml").string());
+  BatchRunOptions options;
+  options.out_dir = (dir / "out").string();
+  const BatchResult result = run_batch(spec, options);
+  ASSERT_EQ(result.designs.size(), 6u);
+  EXPECT_EQ(result.workers, 3);
+  EXPECT_GT(result.designs_per_second(), 0);
+  for (size_t k = 0; k < 6; ++k) {
+    const DesignResult& d = result.designs[k];
+    ASSERT_TRUE(d.ok) << d.error;
+    // The same answer as the design's scene run on its own (bitwise: same operations, and the
+    // CPU assembly is deterministic for any thread count).
+    Scene scene = design_scene(spec, spec.designs[k]);
+    SceneRunOptions alone;
+    alone.out_dir = (dir / ("alone" + std::to_string(k))).string();
+    const SceneRunResult reference = run_scene(scene, alone);
+    ASSERT_EQ(d.run.probes.size(), 1u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(d.run.probes[0].displacement[i], reference.probes[0].displacement[i]) << k;
+    EXPECT_EQ(d.run.pressures[0].volume, reference.pressures[0].volume);
+    EXPECT_TRUE(fs::exists(fs::path(options.out_dir) / d.name / "block.csv")) << d.name;
+  }
+  // Physics across the sweep: the tip moves more at a higher pressure and less in a stiffer body.
+  const Real ux_2k_soft = result.designs[0].run.probes[0].displacement[0];
+  const Real ux_2k_stiff = result.designs[1].run.probes[0].displacement[0];
+  const Real ux_6k_soft = result.designs[4].run.probes[0].displacement[0];
+  EXPECT_GT(ux_2k_soft, 0);
+  EXPECT_GT(ux_6k_soft, 2.5 * ux_2k_soft);
+  EXPECT_LT(ux_2k_stiff, 0.6 * ux_2k_soft);
+
+  std::ostringstream csv;
+  write_batch_csv(spec, result, csv);
+  write_file(dir / "b.csv", csv.str());
+  const auto rows = read_csv(dir / "b.csv");
+  ASSERT_EQ(rows.size(), 7u);
+  std::map<std::string, size_t> column;
+  for (size_t c = 0; c < rows[0].size(); ++c) column[rows[0][c]] = c;
+  for (const char* name : {"design", "status", "loads.pressure.value", "materials.young", "ux_tip", "volume_cavity",
+                           "pressure_cavity", "newton_iterations"})
+    EXPECT_EQ(column.count(name), 1u) << name;
+  for (size_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(rows[k + 1][column["design"]], spec.designs[k].name);
+    EXPECT_EQ(rows[k + 1][column["status"]], "ok");
+    EXPECT_NEAR(std::stod(rows[k + 1][column["ux_tip"]]), result.designs[k].run.probes[0].displacement[0],
+                1e-9 * std::abs(result.designs[k].run.probes[0].displacement[0]));
+    EXPECT_EQ(std::stod(rows[k + 1][column["pressure_cavity"]]), std::stod(spec.designs[k].set[0].second));
+  }
+}
+
+TEST(Batch, AFailingDesignIsRecordedAndTheOthersRun) {
+  const fs::path dir = fresh_dir("batch_fail");
+  write_file(dir / "block.yaml", kBase);
+  // Nothing fixed: the stiffness is singular (a clear error), the other design runs.
+  write_file(dir / "b.yaml", R"(scene: block.yaml
+workers: 2
+designs:
+  - {name: good}
+  - {name: floating, set: {fixed: []}}
+)");
+  const BatchSpec spec = parse_batch((dir / "b.yaml").string());
+  BatchRunOptions options;
+  options.out_dir = (dir / "out").string();
+  const BatchResult result = run_batch(spec, options);
+  ASSERT_EQ(result.designs.size(), 2u);
+  EXPECT_TRUE(result.designs[0].ok) << result.designs[0].error;
+  EXPECT_FALSE(result.designs[1].ok);
+  EXPECT_NE(result.designs[1].error.find("singular"), std::string::npos) << result.designs[1].error;
+  std::ostringstream csv;
+  write_batch_csv(spec, result, csv);
+  EXPECT_NE(csv.str().find("floating,error,"), std::string::npos) << csv.str();
+}
+
+int run_cli(const std::string& arguments, const fs::path& stdout_file, const fs::path& stderr_file) {
+  const std::string command =
+      std::string(SOFTIK_CLI_PATH) + " " + arguments + " >" + stdout_file.string() + " 2>" + stderr_file.string();
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Batch, CliWritesOneRowPerDesign) {
+  const fs::path dir = fresh_dir("batch_cli");
+  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "sweep.yaml", "scene: block.yaml\nsweep: {loads.pressure.value: [1000, 3000]}\n");
+  const fs::path out = dir / "out", so = dir / "stdout.txt", se = dir / "stderr.txt";
+  ASSERT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", so, se),
+            0)
+      << read_file(se);
+  EXPECT_NE(read_file(so).find("2/2 designs ok"), std::string::npos) << read_file(so);
+  const auto rows = read_csv(out / "sweep.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][0], "sweep0");
+  EXPECT_EQ(rows[2][1], "ok");
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers x", so, se), 2);
+  EXPECT_NE(read_file(se).find("--workers must be an integer"), std::string::npos) << read_file(se);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --backend gpu", so, se), 2);
+  EXPECT_NE(read_file(se).find("--backend must be cpu or cuda"), std::string::npos) << read_file(se);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), so, se), 2);
+  EXPECT_NE(read_file(se).find("'batch' needs --out DIR"), std::string::npos) << read_file(se);
+}
+
+}  // namespace
+}  // namespace softik
