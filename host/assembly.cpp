@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "element_kernels.hpp"
+#include "softik/linear_solver.hpp"
 #ifdef SOFTIK_HAVE_CUDA
 #include "softik/cuda_assembly.hpp"
 #endif
@@ -198,6 +199,32 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
     for (Real e : cell_energy) sum += e;  // fixed order: deterministic
     *energy = sum;
   }
+}
+
+const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const {
+  SOFTIK_CHECK(device_ != nullptr, "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
+                                   "assembler runs on the CPU: use assemble()");
+#ifdef SOFTIK_HAVE_CUDA
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
+               "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
+  const std::lock_guard<std::mutex> lock(*device_mutex_);
+  cuda::AssemblyRequest request;
+  request.energy = energy != nullptr;
+  request.force = force != nullptr;
+  request.stiffness = true;
+  device_->assemble(x, request);  // checks x for NaN/inf with the CPU's message
+  if (energy) *energy = device_->energy();
+  if (force) device_->download_force(*force);
+  return device_->device_K_values();
+#else
+  (void)energy;
+  (void)force;
+  return nullptr;
+#endif
+}
+
+bool Assembler::keeps_stiffness_on_device(const LinearSolver& solver) const {
+  return device_ != nullptr && solver.accepts_device_values();
 }
 
 Real Assembler::energy(const std::vector<Real>& x) const {

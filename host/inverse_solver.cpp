@@ -74,7 +74,14 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   // With reuse > 0 the factorisation of an earlier step may be kept (a chord step; the rule is
   // below, once the residual is known); K is then assembled only in a second pass, when needed.
   std::vector<Real> f, K;
-  assembler_.assemble(x, nullptr, &f, reuse == 0 ? &K : nullptr);
+  // GPU assembly + GPU solver: K stays in device memory (d_K) unless the actuators' stiffness
+  // is added to it on the host.
+  const bool device_K = !actuator_stiffness && assembler_.keeps_stiffness_on_device(solver_);
+  const Real* d_K = nullptr;
+  if (device_K && reuse == 0)
+    d_K = assembler_.assemble_on_device(x, nullptr, &f);
+  else
+    assembler_.assemble(x, nullptr, &f, reuse == 0 ? &K : nullptr);
   std::vector<Real> f_ext = external_.nodal.empty() ? std::vector<Real>(ndof, 0.0) : external_.nodal;
   for (const PressureLoad& p : external_.pressures) add_pressure_forces(p, p.pressure, mesh, x, f_ext);
   RowSet rs;
@@ -154,7 +161,12 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   const bool refactor =
       reuse == 0 || !factor_valid_ || factor_age_ >= reuse || !(relative_residual < kReuseResidual) || growing;
   last_relative_residual_ = relative_residual;
-  if (refactor && reuse > 0) assembler_.assemble(x, nullptr, nullptr, &K);
+  if (refactor && reuse > 0) {
+    if (device_K)
+      d_K = assembler_.assemble_on_device(x, nullptr, nullptr);
+    else
+      assembler_.assemble(x, nullptr, nullptr, &K);
+  }
   rep.refactored = refactor;
   LowRankStiffness low_rank;  // K_c = U C U^T, applied by the Woodbury identity below
   if (actuator_stiffness) {
@@ -179,7 +191,10 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   if (refactor) {
     factor_valid_ = false;  // until factorize() returns
-    solver_.factorize(K);
+    if (d_K)
+      solver_.factorize_device(d_K);
+    else
+      solver_.factorize(K);
     factor_valid_ = true;
     factor_age_ = 0;
   }

@@ -94,7 +94,14 @@ struct Newton {
     std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
     for (int it = 0; it < options.max_iterations; ++it) {
       Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
-      assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
+      // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
+      // added to it on the host.
+      const bool pressure_K = options.pressure_stiffness && !loads.pressures.empty();
+      const Real* d_K = nullptr;
+      if (!pressure_K && assembler.keeps_stiffness_on_device(solver))
+        d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
+      else
+        assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
       Real scale = 0;
       const Real r = residual(x, lambda, f, rhs, &scale);
       *final_residual = r;
@@ -105,7 +112,10 @@ struct Newton {
       }
       if (options.pressure_stiffness)
         for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda * p.pressure, assembler, x, -1.0, K);
-      solver.factorize(K);
+      if (d_K)
+        solver.factorize_device(d_K);
+      else
+        solver.factorize(K);
       solver.solve(rhs.data(), dx.data(), 1);
       Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {

@@ -75,6 +75,7 @@ struct CsrPattern {
 /// and material law; see host/element_kernels.hpp).
 class ElementKernels;
 struct CellLoop;
+class LinearSolver;
 namespace cuda {
 class DeviceAssembler;
 }
@@ -114,6 +115,15 @@ class Assembler {
   /// is inverted in x where the formulation is undefined (laws with log J, QR corotation).
   void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
                 std::vector<Real>* K_values) const;
+
+  /// Backend::Cuda only: assemble() with the K values left in device memory (the returned
+  /// pointer, nnz values in pattern(); valid until the next assemble call) for a solver whose
+  /// accepts_device_values() is true, so that they never cross to the host. energy and force
+  /// (either may be null) are copied to the host as assemble() does. Throws on the CPU backend.
+  const Real* assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const;
+  /// Whether K can go from this assembler to `solver` in device memory (Backend::Cuda and a GPU
+  /// solver that accepts device values).
+  bool keeps_stiffness_on_device(const LinearSolver& solver) const;
 
   Real energy(const std::vector<Real>& x) const;
   std::vector<Real> force(const std::vector<Real>& x) const;

@@ -4,6 +4,8 @@
 // steps / converged inverse solves. Every test skips with the reason when no device is present.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -134,6 +136,48 @@ TEST(CudaBackend, StaticSolvesThroughEveryGpuSolverEqualTheCpu) {
     // Both converged to 1e-10 of the force scale: the displacements agree to about that.
     EXPECT_LE(relative_difference(u, u_cpu), 1e-7);
   }
+}
+
+TEST(CudaBackend, DeviceResidentStiffnessGivesTheHostPathsAnswer) {
+  SKIP_WITHOUT_DEVICE();
+  // A nodal load (no pressure stiffness to add on the host): with the CUDA backend and a GPU
+  // solver, K goes from the assembly to the factorisation in device memory.
+  const Mesh mesh = finger_mesh(CellType::Tet4);
+  const std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
+  AssemblyOptions options;
+  const Assembler cpu(mesh, {material_for(Formulation::Corotational)}, fixed, options);
+  options.backend = Backend::Cuda;
+  const Assembler gpu(mesh, {material_for(Formulation::Corotational)}, fixed, options);
+  std::vector<Real> f_ext(static_cast<size_t>(mesh.num_dofs()), 0.0);
+  for (size_t k = 2; k < f_ext.size(); k += 3) f_ext[k] = -0.01;
+  auto cpu_solver = make_linear_solver();
+  auto gpu_solver = make_linear_solver(LinearSolverKind::CudaDense);
+  ASSERT_TRUE(gpu.keeps_stiffness_on_device(*gpu_solver));
+  EXPECT_FALSE(gpu.keeps_stiffness_on_device(*cpu_solver));
+  EXPECT_FALSE(cpu.keeps_stiffness_on_device(*gpu_solver));
+  // The device values are the host values.
+  const std::vector<Real> x0 = deformed(mesh);
+  std::vector<Real> K_host, K_device(static_cast<size_t>(gpu.pattern().nnz()));
+  gpu.assemble(x0, nullptr, nullptr, &K_host);
+  const Real* d_K = gpu.assemble_on_device(x0, nullptr, nullptr);
+  ASSERT_EQ(cudaMemcpy(K_device.data(), d_K, K_device.size() * sizeof(Real), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_LE(relative_difference(K_device, K_host), 1e-12);
+  EXPECT_THROW(cpu.assemble_on_device(x0, nullptr, nullptr), Error);
+
+  std::vector<Real> x_cpu = mesh.rest_positions(), x_gpu = x_cpu;
+  NewtonOptions o;
+  o.load_steps = 2;
+  o.residual_tolerance = 1e-10;
+  solve_static(cpu, *cpu_solver, f_ext, x_cpu, o);
+  solve_static(gpu, *gpu_solver, f_ext, x_gpu, o);
+  const std::vector<Real> X = mesh.rest_positions();
+  std::vector<Real> u_cpu(X.size()), u_gpu(X.size());
+  for (size_t k = 0; k < X.size(); ++k) {
+    u_cpu[k] = x_cpu[k] - X[k];
+    u_gpu[k] = x_gpu[k] - X[k];
+  }
+  EXPECT_GT(*std::max_element(u_cpu.begin(), u_cpu.end()), 0);
+  EXPECT_LE(relative_difference(u_gpu, u_cpu), 1e-7);
 }
 
 TEST(CudaBackend, InverseStepWAndLambdaEqualTheCpu) {

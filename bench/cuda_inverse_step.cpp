@@ -1,0 +1,272 @@
+// One real-time inverse step (InverseSolver::step) of the pneumatic finger vs mesh size, on the
+// GPU (AssemblyOptions::backend = Backend::Cuda: force + stiffness on the device) with each GPU
+// linear solver, and on the CPU (all hardware threads, CHOLMOD, or Eigen where softik was built
+// without CHOLMOD) as the baseline in the same binary. DESIGN.md section 12 targets on an H100:
+// 100k tets <= 5 ms per step, 1M tets <= 50 ms.
+//
+// Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334,
+// 0.91 and 0.59 mm: 9.8k, 24k, 83k, 298k and 1.01M tets (named 10k, 30k, 100k, 300k, 1M; the
+// finger's grid only takes these steps); corotational linear silicone (E = 200 kPa,
+// nu = 0.45, polar rotation, rotated tangent R K0 R^T: symmetric positive definite, as the
+// dense Cholesky and PCG need; bench/inverse_step.cpp uses the consistent tangent), base fixed;
+// one cavity pressure actuator (0..50 kPa) and a tip position effector (the tip-face node
+// nearest (100, 10, 20) mm, goal 10 mm up, axes x and z), as in bench/inverse_step.cpp.
+// The factorisation is refreshed every step (InverseOptions::reuse_factorization = 0).
+//
+// Cases, size by size: CPU/<cholmod|eigen>, GPU/cuda-dense (sizes with <= kGpuDenseMaxDofs =
+// 20k free DOFs), GPU/cudss (skipped when the build has no cuDSS), GPU/cuda-pcg. Without a
+// usable device every GPU case is skipped ("no CUDA device: <reason>"); the CPU baseline is
+// skipped above 300k tets (a step takes seconds there: compare the GPU rows with the 300k CPU
+// row) and, with Eigen instead of CHOLMOD, above 30k tets; sizes whose host memory estimate
+// does not fit are skipped with the numbers, and GPU cases whose device memory does not fit
+// with the solver's or assembler's message.
+//
+// Each case (assembler, solver with its analysis, inverse solver, state x) is built once and
+// kept between the harness's runs of the case; one step runs untimed before the timing (the
+// analysis and first factorisation, the CUDA context). Timing: the wall time of one step;
+// counters per step in milliseconds, means over the timed steps, from InverseStepReport:
+// assembly_ms (f, K and the constraint rows), factor_ms, solves_ms (Steps I-II), qp_ms
+// (constraint-space solve), update_ms (Step III); and tets, free_dofs, half_solves (fraction
+// of steps on the forward-solve-only path).
+//
+//   ./build-gpu/bench/bench_cuda_inverse_step --benchmark_counters_tabular=true
+//   ./build-gpu/bench/bench_cuda_inverse_step --benchmark_filter='tets:100k/' --benchmark_counters_tabular=true
+//   ./build/bench/bench_cuda_inverse_step --benchmark_filter='^CPU/.*tets:10k/'   # CPU baseline only
+//
+// Results: bench/RESULTS.md (note the device: H100 or H200, and the host's core count for the
+// CPU rows).
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <array>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/cuda_backend.hpp"
+#include "softik/error.hpp"
+#include "softik/inverse.hpp"
+
+namespace {
+
+using softik::Real;
+
+struct Size {
+  const char* name;
+  int target;  ///< nominal tets
+  Real cell;   ///< make_finger grid cell (m)
+};
+const Size kSizes[] = {
+    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"100k", 100000, 0.001334},
+    {"300k", 300000, 0.00091}, {"1M", 1000000, 0.00059},
+};
+
+constexpr int kCpuMaxTets = 300000;       ///< CHOLMOD: a step of the 1M model takes tens of seconds
+constexpr int kEigenMaxTets = 30000;      ///< Eigen SimplicialLDLT: ~1 min per factorisation at 83k tets
+constexpr int kGpuDenseMaxTets = 30000;   ///< sizes registered for cuda-dense (n <= kGpuDenseMaxDofs)
+/// Host bytes per Tet4 cell: mesh + assembler (slot map, CSR pattern, rest data) ~1.1 kB, with
+/// a margin; the CPU case adds the sparse factor (nnz(L) ~300 per tet at 100k tets, growing
+/// slowly), the GPU case the host copies of K and the solver's staging buffers.
+constexpr double kHostBytesPerCell = 3000, kCpuFactorBytesPerCell = 8000, kGpuHostBytesPerCell = 3000;
+
+double available_host_bytes() {
+  return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
+/// One mesh size alive at a time (1M tets hold several GB); its assemblers are built on first use.
+struct Problem {
+  int size = -1;
+  softik::Mesh mesh;
+  std::unique_ptr<softik::Assembler> cpu, gpu;
+  int tip_node = -1;
+};
+
+/// One case alive at a time: its solver, the inverse solver and the state x.
+struct Case {
+  int size = -1;
+  softik::Backend backend = softik::Backend::Cpu;
+  softik::LinearSolverKind kind = softik::LinearSolverKind::Automatic;
+  std::unique_ptr<softik::LinearSolver> solver;
+  std::unique_ptr<softik::InverseSolver> inverse;
+  std::vector<Real> x;
+};
+
+std::unique_ptr<Problem> g_problem;
+std::unique_ptr<Case> g_case;
+
+Problem& problem(int size) {
+  if (g_problem && g_problem->size == size) return *g_problem;
+  g_case.reset();
+  g_problem.reset();
+  auto p = std::make_unique<Problem>();
+  p->size = size;
+  softik::FingerSpec spec;
+  spec.cell_size = kSizes[size].cell;
+  spec.cell_type = softik::CellType::Tet4;
+  p->mesh = softik::make_finger(spec);
+  // The tip position effector's node: the one nearest (100, 10, 20) mm (the top edge of the tip face).
+  const std::array<Real, 3> tip{0.1, 0.01, 0.02};
+  Real best = std::numeric_limits<Real>::infinity();
+  for (int k = 0; k < p->mesh.num_nodes(); ++k) {
+    Real d = 0;
+    for (int i = 0; i < 3; ++i) d += (p->mesh.X[3 * k + i] - tip[i]) * (p->mesh.X[3 * k + i] - tip[i]);
+    if (d < best) {
+      best = d;
+      p->tip_node = k;
+    }
+  }
+  g_problem = std::move(p);
+  return *g_problem;
+}
+
+const softik::Assembler& assembler(Problem& p, softik::Backend backend) {
+  std::unique_ptr<softik::Assembler>& slot = backend == softik::Backend::Cpu ? p.cpu : p.gpu;
+  if (!slot) {
+    softik::AssemblyOptions options;  // corotational, polar rotation, rotated (SPD) tangent
+    options.backend = backend;
+    slot = std::make_unique<softik::Assembler>(
+        p.mesh, std::vector<softik::Material>{softik::fem::LinearElastic::from_young_poisson(2e5, 0.45)},
+        softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
+  }
+  return *slot;
+}
+
+/// The case, built and warmed up (one untimed step) on first use. Throws softik::Error when
+/// it cannot be built (device memory, a solver failure).
+Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind kind) {
+  if (g_case && g_case->size == size && g_case->backend == backend && g_case->kind == kind) return *g_case;
+  g_case.reset();  // frees the previous case's device memory first
+  Problem& p = problem(size);
+  const softik::Assembler& a = assembler(p, backend);
+  auto c = std::make_unique<Case>();
+  c->size = size;
+  c->backend = backend;
+  c->kind = kind;
+  c->solver = softik::make_linear_solver(kind);
+  c->inverse = std::make_unique<softik::InverseSolver>(a, *c->solver);
+  softik::SurfacePressureActuatorSpec act;
+  act.name = "cavity";
+  act.cavity.name = "cavity";
+  act.cavity.surface = p.mesh.surface_groups.at("cavity");
+  act.pressure = {0, 50e3};
+  c->inverse->add(softik::make_surface_pressure_actuator(p.mesh, act));
+  softik::PositionEffectorSpec eff;
+  eff.name = "tip";
+  eff.point = softik::AttachedPoint::node(p.tip_node);
+  eff.goal = {0.098, 0.01, 0.03};  // 10 mm up: within the 50 kPa range (least squares over x, z)
+  eff.axes = {true, false, true};
+  c->inverse->add(softik::make_position_effector(p.mesh, eff));
+  c->x = p.mesh.rest_positions();
+  c->inverse->step(c->x);  // analysis, first factorisation, CUDA context: untimed
+  g_case = std::move(c);
+  return *g_case;
+}
+
+void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, softik::LinearSolverKind kind) {
+  const Size& s = kSizes[size];
+  const bool gpu = backend == softik::Backend::Cuda;
+  state.SetLabel(std::string(gpu ? "GPU " : "CPU ") + softik::linear_solver_kind_name(kind));
+  if (gpu) {
+    std::string reason;
+    if (!softik::cuda::device_available(&reason)) {
+      state.SkipWithError(("no CUDA device: " + reason).c_str());
+      return;
+    }
+    if (kind == softik::LinearSolverKind::Cudss && !softik::have_cudss_solver()) {
+      state.SkipWithError("skipped: this build has no cuDSS (configure with SOFTIK_WITH_CUDSS and nvidia-cudss-cu13)");
+      return;
+    }
+  } else {
+    const bool eigen = kind == softik::LinearSolverKind::EigenLDLT;
+    if (s.target > (eigen ? kEigenMaxTets : kCpuMaxTets)) {
+      state.SkipWithError(eigen ? "skipped: Eigen SimplicialLDLT above 30k tets takes minutes per step (build with "
+                                  "CHOLMOD for the CPU baseline)"
+                                : "skipped: CPU (CHOLMOD) above 300k tets is too slow (tens of seconds per step); "
+                                  "compare with the 300k CPU row");
+      return;
+    }
+  }
+  const double need = s.target * (kHostBytesPerCell + (gpu ? kGpuHostBytesPerCell : kCpuFactorBytesPerCell));
+  if (!(g_problem && g_problem->size == size) && need > available_host_bytes()) {
+    state.SkipWithError(("skipped: " + std::to_string(s.target) + " tets need about " + std::to_string(need / 1e9) +
+                         " GB of host memory, " + std::to_string(available_host_bytes() / 1e9) + " GB available")
+                            .c_str());
+    return;
+  }
+  Case* c = nullptr;
+  try {
+    c = &inverse_case(size, backend, kind);
+  } catch (const std::exception& e) {
+    g_case.reset();
+    state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
+    return;
+  }
+  const softik::Assembler& a = assembler(*g_problem, backend);
+  if (kind == softik::LinearSolverKind::CudaDense && a.num_free_dofs() > softik::kGpuDenseMaxDofs) {
+    state.SkipWithError(("skipped: " + std::to_string(a.num_free_dofs()) + " free DOFs > kGpuDenseMaxDofs = " +
+                         std::to_string(softik::kGpuDenseMaxDofs))
+                            .c_str());
+    return;
+  }
+  Real t[5] = {0, 0, 0, 0, 0};
+  int half = 0;
+  bool failed = false;
+  for (auto _ : state) {
+    try {
+      const softik::InverseStepReport r = c->inverse->step(c->x);
+      t[0] += r.t_assembly;
+      t[1] += r.t_factorization;
+      t[2] += r.t_solves;
+      t[3] += r.t_constraint_solve;
+      t[4] += r.t_update;
+      half += r.half_solves ? 1 : 0;
+    } catch (const std::exception& e) {
+      g_case.reset();
+      state.SkipWithError((std::string("step failed: ") + e.what()).c_str());
+      failed = true;
+      break;
+    }
+  }
+  if (failed) return;
+  const Real n = static_cast<Real>(state.iterations());
+  state.counters["tets"] = g_problem->mesh.num_cells();
+  state.counters["free_dofs"] = a.num_free_dofs();
+  state.counters["assembly_ms"] = 1e3 * t[0] / n;
+  state.counters["factor_ms"] = 1e3 * t[1] / n;
+  state.counters["solves_ms"] = 1e3 * t[2] / n;
+  state.counters["qp_ms"] = 1e3 * t[3] / n;
+  state.counters["update_ms"] = 1e3 * t[4] / n;
+  state.counters["half_solves"] = half / n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using softik::LinearSolverKind;
+  // Registered (and so run) size by size, CPU then GPU: one mesh alive at a time.
+  const LinearSolverKind cpu = softik::choose_linear_solver(softik::Backend::Cpu, 0);
+  const int num_sizes = static_cast<int>(sizeof(kSizes) / sizeof(kSizes[0]));
+  for (int size = 0; size < num_sizes; ++size) {
+    std::vector<std::pair<softik::Backend, LinearSolverKind>> cases{{softik::Backend::Cpu, cpu}};
+    if (kSizes[size].target <= kGpuDenseMaxTets) cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::CudaDense);
+    cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::Cudss);
+    cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::CudaPcg);
+    for (const auto& [backend, kind] : cases) {
+      const std::string name = std::string(backend == softik::Backend::Cpu ? "CPU/" : "GPU/") +
+                               softik::linear_solver_kind_name(kind) + "/tets:" + kSizes[size].name;
+      benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, backend, kind)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->MinTime(0.5);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
