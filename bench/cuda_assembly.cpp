@@ -11,9 +11,14 @@
 //
 //   ./build-gpu/bench/bench_cuda_assembly --benchmark_counters_tabular=true
 //
+// GPU/Tet4NeoHookeanDesigns/...: DeviceAssembler::assemble_designs, one launch over designs x
+// cells of the same mesh with different parameters (the batch kernel); cells_per_second counts
+// designs x cells.
+//
 // Results: bench/RESULTS.md (note the device: H100 or H200).
 #include <benchmark/benchmark.h>
 
+#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -149,6 +154,57 @@ void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
   state.counters["device_GB"] = softik::cuda::DeviceAssembler::required_device_bytes(*p.cpu) / 1e9;
 }
 
+/// Designs x cells in one launch (DeviceAssembler::assemble_designs): `designs` neo-Hookean
+/// parameter sets of the same mesh, each at the problem's state; cells_per_second counts
+/// designs x cells.
+void BM_GpuDesignsAssembly(benchmark::State& state, int target, int designs) {
+  std::string reason;
+  if (!softik::cuda::device_available(&reason)) {
+    state.SkipWithError(("no usable CUDA device: " + reason).c_str());
+    return;
+  }
+  Problem& p = problem(NeoHookean, target);
+  if (!p.skip.empty()) {
+    state.SkipWithError(p.skip.c_str());
+    return;
+  }
+  softik::cuda::DeviceAssembler* gpu = gpu_assembler(p);
+  if (!gpu) {
+    state.SkipWithError(p.gpu_skip.c_str());
+    return;
+  }
+  std::vector<std::vector<softik::Material>> materials;
+  for (int d = 0; d < designs; ++d)
+    materials.push_back({softik::fem::NeoHookean::from_young_poisson(1e5 * (1 + 0.1 * d), 0.45)});
+  try {
+    gpu->set_designs(materials);
+  } catch (const softik::Error& e) {
+    state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
+    return;
+  }
+  for (int d = 0; d < designs; ++d)
+    if (cudaMemcpy(gpu->device_design_positions() + static_cast<std::size_t>(d) * p.x.size(), p.x.data(),
+                   p.x.size() * sizeof(Real), cudaMemcpyHostToDevice) != cudaSuccess) {
+      state.SkipWithError("cudaMemcpy of the design positions failed");
+      return;
+    }
+  gpu->assemble_designs(gpu->device_design_positions());  // warm-up
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    gpu->assemble_designs(gpu->device_design_positions());
+    const auto stop = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
+  }
+  const double cells = static_cast<double>(p.mesh.num_cells()) * designs;
+  state.SetLabel("Tet4 neo-Hookean designs");
+  state.counters["designs"] = designs;
+  state.counters["cells"] = p.mesh.num_cells();
+  state.counters["cells_per_second"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["designs_per_second"] = benchmark::Counter(designs, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["roofline_fraction"] =
+      benchmark::Counter(cells / kRooflineCellsPerSecond, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_CpuAssembly(benchmark::State& state, Law law, int target) {
   Problem& p = problem(law, target);
   if (!p.skip.empty()) {
@@ -185,6 +241,14 @@ int main(int argc, char** argv) {
             ->UseRealTime()
             ->MinTime(0.5);
     }
+  // One launch over designs x cells: the batch kernel on a ~10k-cell model (a 5k-tet actuator's
+  // scale), 1 to 256 designs.
+  for (int designs : {1, 16, 64, 256})
+    benchmark::RegisterBenchmark(("GPU/Tet4NeoHookeanDesigns/cells:10000/designs:" + std::to_string(designs)).c_str(),
+                                 BM_GpuDesignsAssembly, 10000, designs)
+        ->Unit(benchmark::kMillisecond)
+        ->UseManualTime()
+        ->MinTime(0.5);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -75,7 +75,32 @@ struct DeviceAssembler::Impl {
   DeviceArray<unsigned char> materials;
   DeviceArray<DeviceStatus> status;
   Real energy = 0;
+  // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
+  int num_designs = 0, design_material_count = 0;
+  DeviceArray<unsigned char> design_materials;
+  DeviceArray<Real> design_x, design_force, design_K;
+  DeviceArray<DeviceStatus> design_status;
+  std::vector<Real> design_energy;
+
+  AssemblyLaunch launch_for(const Real* d_x, AssemblyRequest request) const;
 };
+
+AssemblyLaunch DeviceAssembler::Impl::launch_for(const Real* d_x, AssemblyRequest request) const {
+  AssemblyLaunch l;
+  l.num_cells = num_cells;
+  l.material_stride = material_stride;
+  l.cells = cells.get();
+  l.rest = rest.get();
+  l.materials = materials.get();
+  l.slots = slots.get();
+  l.corotational = options.formulation == Formulation::Corotational;
+  l.rotation = options.rotation;
+  l.tangent = options.corotational_tangent;
+  l.project_spd = options.project_spd;
+  l.energy = request.energy;
+  l.x = d_x;
+  return l;
+}
 
 std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
   const Mesh& mesh = host.mesh();
@@ -190,19 +215,7 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.force.get(), 0, p.force.bytes()));
   if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
 
-  AssemblyLaunch l;
-  l.num_cells = p.num_cells;
-  l.material_stride = p.material_stride;
-  l.cells = p.cells.get();
-  l.rest = p.rest.get();
-  l.materials = p.materials.get();
-  l.slots = p.slots.get();
-  l.corotational = p.options.formulation == Formulation::Corotational;
-  l.rotation = p.options.rotation;
-  l.tangent = p.options.corotational_tangent;
-  l.project_spd = p.options.project_spd;
-  l.energy = request.energy;
-  l.x = d_x;
+  AssemblyLaunch l = p.launch_for(d_x, request);
   l.force = request.force ? p.force.get() : nullptr;
   l.K = request.stiffness ? p.K.get() : nullptr;
   l.status = status;
@@ -224,6 +237,109 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
                        << " formulation is undefined: take smaller load steps, or use StableNeoHookean or the polar "
                           "corotational formulation, which tolerate inversion");
   if (request.energy) p.energy = result.energy;
+}
+
+void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
+  SOFTIK_CHECK(materials.size() < 65536, "set_designs: at most 65535 designs per launch, got " << materials.size()
+                                                                                                << ": split the batch");
+  const std::size_t count = materials.front().size();
+  SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(p.num_cells),
+               "set_designs: design 0 has " << count << " materials for " << p.num_cells
+                                            << " cells: give one material, or one per cell");
+  for (std::size_t d = 0; d < materials.size(); ++d) {
+    SOFTIK_CHECK(materials[d].size() == count, "set_designs: design " << d << " has " << materials[d].size()
+                                                                      << " materials, design 0 has " << count
+                                                                      << ": every design needs the same count");
+    for (std::size_t k = 0; k < count; ++k) {
+      const Material& m = materials[d][k];
+      SOFTIK_CHECK(m.index() == p.law, "set_designs: design " << d << " material " << k << " is "
+                                                              << material_name(m) << ", the assembler's law is "
+                                                              << p.law_name << ": designs share the law (the kernel)");
+    }
+  }
+  const std::size_t D = materials.size();
+  const std::size_t bytes = D * (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz)) * sizeof(Real) +
+                            D * material_bytes(materials.front()) + D * sizeof(DeviceStatus);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() + p.design_materials.bytes();
+  SOFTIK_CHECK(bytes <= free_bytes + held,
+               "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
+                             << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
+                             << "designs in smaller batches");
+  p.design_materials = DeviceArray<unsigned char>();
+  p.design_x = DeviceArray<Real>();
+  p.design_force = DeviceArray<Real>();
+  p.design_K = DeviceArray<Real>();
+  std::visit(
+      [&](const auto& first) {
+        using M = std::decay_t<decltype(first)>;
+        std::vector<M> typed;
+        typed.reserve(D * count);
+        for (const auto& design : materials)
+          for (const Material& m : design) typed.push_back(std::get<M>(m));
+        p.design_materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        SOFTIK_CUDA_CHECK(
+            cudaMemcpy(p.design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+      },
+      materials.front().front());
+  p.num_designs = static_cast<int>(D);
+  p.design_material_count = static_cast<int>(count);
+  p.design_x = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
+  p.design_force = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
+  p.design_K = DeviceArray<Real>(D * static_cast<std::size_t>(p.nnz));
+  p.design_status = DeviceArray<DeviceStatus>(D);
+  p.design_energy.assign(D, 0.0);
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_x.get(), 0, p.design_x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_force.get(), 0, p.design_force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_K.get(), 0, p.design_K.bytes()));
+}
+
+int DeviceAssembler::num_designs() const { return impl_->num_designs; }
+Real* DeviceAssembler::device_design_positions() { return impl_->design_x.get(); }
+const Real* DeviceAssembler::device_design_force() const { return impl_->design_force.get(); }
+const Real* DeviceAssembler::device_design_K_values() const { return impl_->design_K.get(); }
+std::vector<Real> DeviceAssembler::design_energies() const { return impl_->design_energy; }
+
+void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(p.num_designs > 0, "assemble_designs: call set_designs() first");
+  SOFTIK_CHECK(d_x != nullptr, "assemble_designs: the device position pointer is null");
+  const std::size_t D = static_cast<std::size_t>(p.num_designs);
+  std::vector<DeviceStatus> reset(D);
+  for (DeviceStatus& s : reset) s = DeviceStatus{0, kNoIndex, kNoIndex};
+  SOFTIK_CUDA_CHECK(cudaMemcpy(p.design_status.get(), reset.data(), D * sizeof(DeviceStatus), cudaMemcpyHostToDevice));
+  if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_force.get(), 0, p.design_force.bytes()));
+  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_K.get(), 0, p.design_K.bytes()));
+  AssemblyLaunch l = p.launch_for(d_x, request);
+  l.materials = p.design_materials.get();
+  l.material_stride = p.design_material_count == 1 ? 0 : 1;
+  l.num_designs = p.num_designs;
+  l.x_stride = static_cast<std::size_t>(p.num_dofs);
+  l.force_stride = static_cast<std::size_t>(p.num_dofs);
+  l.K_stride = static_cast<std::size_t>(p.nnz);
+  l.material_design_stride = static_cast<std::size_t>(p.design_material_count);
+  l.force = request.force ? p.design_force.get() : nullptr;
+  l.K = request.stiffness ? p.design_K.get() : nullptr;
+  l.status = p.design_status.get();
+  p.element.launch(l, p.law);
+  std::vector<DeviceStatus> result(D);
+  SOFTIK_CUDA_CHECK(cudaMemcpy(result.data(), p.design_status.get(), D * sizeof(DeviceStatus), cudaMemcpyDeviceToHost));
+  for (std::size_t d = 0; d < D; ++d) {
+    const DeviceStatus& r = result[d];
+    SOFTIK_CHECK(r.first_nonfinite_dof == kNoIndex, "design " << d << ": position of node " << r.first_nonfinite_dof / p.dim
+                                                              << " component " << r.first_nonfinite_dof % p.dim
+                                                              << " is not finite: the state diverged or was not initialised");
+    SOFTIK_CHECK(r.first_invalid_cell == kNoIndex,
+                 "design " << d << ": cell " << r.first_invalid_cell
+                           << " is inverted in the current configuration (det F <= 0), where the "
+                           << (l.corotational ? std::string("QR corotational rotation") : p.law_name)
+                           << " formulation is undefined: take smaller load steps, or use StableNeoHookean or the polar "
+                              "corotational formulation, which tolerate inversion");
+    if (request.energy) p.design_energy[d] = r.energy;
+  }
 }
 
 void DeviceAssembler::download_force(std::vector<Real>& force) const {

@@ -54,6 +54,11 @@ template <class E, class M>
 __global__ void assemble_cells_kernel(AssemblyLaunch l) {
   constexpr int d = E::dim, n = E::num_nodes, nd = n * d;
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::size_t design = blockIdx.y;  // designs x cells: one launch for a batch of designs
+  const Real* x = l.x + design * l.x_stride;
+  Real* force = l.force ? l.force + design * l.force_stride : nullptr;
+  Real* K = l.K ? l.K + design * l.K_stride : nullptr;
+  DeviceStatus* status = l.status + design;
   Real energy = 0;
   if (c < l.num_cells) {
     const std::size_t N = static_cast<std::size_t>(l.num_cells);
@@ -65,44 +70,44 @@ __global__ void assemble_cells_kernel(AssemblyLaunch l) {
 #pragma unroll
       for (int i = 0; i < d; ++i) {
         const std::size_t dof = static_cast<std::size_t>(nodes[a]) * d + i;
-        const Real v = l.x[dof];
-        if (!isfinite(v)) atomicMin(&l.status->first_nonfinite_dof, static_cast<int>(dof));
+        const Real v = x[dof];
+        if (!isfinite(v)) atomicMin(&status->first_nonfinite_dof, static_cast<int>(dof));
         xe(a, i) = v;
       }
     }
     fem::RestData<E> rest;
     const bool with_center = std::is_same<M, fem::LinearElastic>::value && l.corotational;
     for_each_rest_word<E>(rest, with_center, [&](int w, Real& word) { word = l.rest[w * N + c]; });
-    const M material = static_cast<const M*>(l.materials)[l.material_stride * c];
+    const M material = static_cast<const M*>(l.materials)[design * l.material_design_stride + l.material_stride * c];
 
     fem::ElementVector<E> fe;
     fem::ElementMatrix<E> Ke;
     fem::ElementOutputs<E> out;
     if (l.energy) out.energy = &energy;
-    if (l.force) out.force = &fe;
-    if (l.K) out.stiffness = &Ke;
-    if (!evaluate_cell<E>(material, rest, xe, l, out)) atomicMin(&l.status->first_invalid_cell, c);
+    if (force) out.force = &fe;
+    if (K) out.stiffness = &Ke;
+    if (!evaluate_cell<E>(material, rest, xe, l, out)) atomicMin(&status->first_invalid_cell, c);
 
-    if (l.force) {
+    if (force) {
 #pragma unroll
       for (int a = 0; a < n; ++a)
 #pragma unroll
-        for (int i = 0; i < d; ++i) atomicAdd(&l.force[static_cast<std::size_t>(nodes[a]) * d + i], fe[a * d + i]);
+        for (int i = 0; i < d; ++i) atomicAdd(&force[static_cast<std::size_t>(nodes[a]) * d + i], fe[a * d + i]);
     }
-    if (l.K) {
+    if (K) {
       if (l.project_spd) project_element_spd<nd>(Ke);
       const int* slot = l.slots + c;
       for (int r = 0; r < nd; ++r)
 #pragma unroll
         for (int s = 0; s < nd; ++s) {
           const int k = slot[(r * nd + s) * N];
-          if (k >= 0) atomicAdd(&l.K[k], Ke(r, s));
+          if (k >= 0) atomicAdd(&K[k], Ke(r, s));
         }
     }
   }
   if (l.energy) {  // warp sum, then one atomic per warp (blockDim is a multiple of 32)
     for (int offset = 16; offset > 0; offset >>= 1) energy += __shfl_down_sync(0xffffffffu, energy, offset);
-    if ((threadIdx.x & 31) == 0) atomicAdd(&l.status->energy, energy);
+    if ((threadIdx.x & 31) == 0) atomicAdd(&status->energy, energy);
   }
 }
 
@@ -116,7 +121,7 @@ constexpr int assembly_block_size() {
 template <class E, class M>
 void launch_assembly_typed(const AssemblyLaunch& l) {
   constexpr int block = assembly_block_size<E>();
-  const int grid = (l.num_cells + block - 1) / block;
+  const dim3 grid((l.num_cells + block - 1) / block, static_cast<unsigned>(l.num_designs));
   assemble_cells_kernel<E, M><<<grid, block>>>(l);
   SOFTIK_CUDA_CHECK(cudaGetLastError());
 }

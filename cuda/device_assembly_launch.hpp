@@ -34,6 +34,11 @@ struct DeviceStatus {
 struct AssemblyLaunch {
   int num_cells = 0;
   int material_stride = 0;  ///< 0: one material for all cells; 1: one per cell
+  /// Designs evaluated in the same launch (grid.y): design d reads x + d * x_stride and its
+  /// materials from materials + d * material_design_stride (in materials), accumulates into
+  /// force + d * force_stride, K + d * K_stride and status[d]. One design: all strides unused.
+  int num_designs = 1;
+  std::size_t x_stride = 0, force_stride = 0, K_stride = 0, material_design_stride = 0;
   const int* cells = nullptr;
   const Real* rest = nullptr;
   const void* materials = nullptr;
@@ -46,7 +51,7 @@ struct AssemblyLaunch {
   const Real* x = nullptr;
   Real* force = nullptr;     ///< accumulated (atomics) when non-null
   Real* K = nullptr;         ///< accumulated (atomics) when non-null
-  DeviceStatus* status = nullptr;
+  DeviceStatus* status = nullptr;  ///< num_designs entries
 };
 
 /// One element trait's entry points (compile-time sizes behind a host-side table, DESIGN.md

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
+#include "softik/material.hpp"
 
 namespace softik::cuda {
 
@@ -73,6 +74,24 @@ class DeviceAssembler {
   Real* device_positions();
   const Real* device_force() const;     ///< num_dofs entries
   const Real* device_K_values() const;  ///< nnz entries
+
+  // ---- Designs: many parameter sets of this mesh in ONE launch over designs x cells ----------
+  /// Sets the designs evaluated by assemble_designs(): materials[d] holds design d's materials
+  /// (one, or one per cell; every design the same count and the host's law). Allocates the
+  /// batch buffers (num_designs x (2 num_dofs + nnz) doubles), checked against free device
+  /// memory with a clear error first.
+  void set_designs(const std::vector<std::vector<Material>>& materials);
+  int num_designs() const;
+  /// Device buffer of num_designs * num_dofs positions (design d at d * num_dofs).
+  Real* device_design_positions();
+  /// Assembles every design from d_x (num_designs * num_dofs device doubles) in one kernel
+  /// launch (grid: cells x designs). Synchronous. Throws naming the design and the cell (or DOF)
+  /// as assemble() does.
+  void assemble_designs(const Real* d_x, AssemblyRequest request = {});
+  const Real* device_design_force() const;     ///< num_designs * num_dofs (design d at d * num_dofs)
+  const Real* device_design_K_values() const;  ///< num_designs * nnz (design d at d * nnz)
+  /// Per design, when the last assemble_designs() requested energy.
+  std::vector<Real> design_energies() const;
 
   /// Results of the last assemble() that requested them.
   Real energy() const;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
+#include "softik/cuda_assembly.hpp"
 #include "softik/cuda_backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
@@ -217,6 +218,64 @@ TEST(CudaBackend, InverseStepWAndLambdaEqualTheCpu) {
   ASSERT_TRUE(g.solve(y_gpu).converged);
   EXPECT_NEAR(g.lambda()[0], c.lambda()[0], 1e-6 * c.lambda()[0]);
   EXPECT_NEAR(g.lambda()[0], 20e3, 1e-6 * 20e3);
+}
+
+TEST(CudaBackend, DesignsInOneLaunchEqualEachDesignOnTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  // Same mesh, four parameter sets and four states: one launch over designs x cells gives each
+  // design what the CPU Assembler gives it alone.
+  const Mesh mesh = finger_mesh(CellType::Tet4);
+  const std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
+  AssemblyOptions options{Formulation::Hyperelastic};
+  const Assembler base(mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)}, fixed, options);
+  cuda::DeviceAssembler device(base);
+  const Real E[] = {1e5, 2e5, 5e5, 1e6};
+  const Real nu[] = {0.3, 0.45, 0.4, 0.49};
+  std::vector<std::vector<Material>> designs;
+  for (int d = 0; d < 4; ++d) designs.push_back({fem::NeoHookean::from_young_poisson(E[d], nu[d])});
+  device.set_designs(designs);
+  ASSERT_EQ(device.num_designs(), 4);
+  const size_t ndof = static_cast<size_t>(base.num_dofs()), nnz = static_cast<size_t>(base.pattern().nnz());
+  std::vector<Real> x_all;
+  std::vector<std::vector<Real>> x(4);
+  for (int d = 0; d < 4; ++d) {
+    x[static_cast<size_t>(d)] = deformed(mesh);
+    for (size_t k = 0; k < ndof; ++k) x[static_cast<size_t>(d)][k] += 1e-4 * d * std::sin(0.37 * static_cast<Real>(k));
+    x_all.insert(x_all.end(), x[static_cast<size_t>(d)].begin(), x[static_cast<size_t>(d)].end());
+  }
+  ASSERT_EQ(cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  device.assemble_designs(device.device_design_positions(), {true, true, true});
+  std::vector<Real> f_all(4 * ndof), K_all(4 * nnz);
+  ASSERT_EQ(cudaMemcpy(f_all.data(), device.device_design_force(), f_all.size() * sizeof(Real), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(K_all.data(), device.device_design_K_values(), K_all.size() * sizeof(Real), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  const std::vector<Real> energies = device.design_energies();
+  for (size_t d = 0; d < 4; ++d) {
+    SCOPED_TRACE("design " + std::to_string(d));
+    const Assembler alone(mesh, designs[d], fixed, options);
+    Real e = 0;
+    std::vector<Real> f, K;
+    alone.assemble(x[d], &e, &f, &K);
+    EXPECT_NEAR(energies[d], e, 1e-10 * std::abs(e));
+    EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin() + d * ndof, f_all.begin() + (d + 1) * ndof), f), 1e-10);
+    EXPECT_LE(relative_difference(std::vector<Real>(K_all.begin() + d * nnz, K_all.begin() + (d + 1) * nnz), K), 1e-10);
+  }
+  // Errors name the design.
+  EXPECT_THROW(device.set_designs({{fem::NeoHookean::from_young_poisson(1e5, 0.3)},
+                                   {fem::NeoHookean::from_young_poisson(1e5, 0.3), fem::NeoHookean::from_young_poisson(1e5, 0.3)}}),
+               Error);
+  EXPECT_THROW(device.set_designs({{fem::LinearElastic::from_young_poisson(1e5, 0.3)}}), Error);
+  x_all[ndof + 5] = std::nan("");
+  ASSERT_EQ(cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  try {
+    device.assemble_designs(device.device_design_positions());
+    FAIL() << "a NaN position in design 1 was accepted";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("design 1"), std::string::npos) << err.what();
+  }
 }
 
 }  // namespace
