@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "bench_beam.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 
@@ -16,28 +17,8 @@ namespace {
 
 using softik::Real;
 
-struct Beam {
-  softik::Mesh mesh;
-  std::unique_ptr<softik::Assembler> assembler;
-  std::vector<Real> K;
-};
-
-const Beam& beam(int n) {
-  static std::map<int, std::unique_ptr<Beam>> cache;
-  auto& slot = cache[n];
-  if (!slot) {
-    slot = std::make_unique<Beam>();
-    softik::BoxSpec spec;
-    spec.size = {4.0, 1.0, 1.0};
-    spec.cells = {4 * n, n, n};
-    slot->mesh = softik::make_box(3, softik::CellType::Tet4, spec);
-    slot->assembler = std::make_unique<softik::Assembler>(
-        slot->mesh, std::vector<softik::Material>{softik::fem::LinearElastic::from_young_poisson(1e5, 0.45)},
-        softik::fix_nodes(slot->mesh, slot->mesh.node_groups.at("xmin")));
-    slot->assembler->assemble(slot->mesh.rest_positions(), nullptr, nullptr, &slot->K);
-  }
-  return *slot;
-}
+using softik::bench::Beam;
+using softik::bench::beam;
 
 void BM_Factorize(benchmark::State& state) {
   const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));

@@ -11,7 +11,8 @@
 # (its tests skip, naming what was tried).
 #
 # Usage: scripts/gpu_build.sh [TARGET...]
-#   TARGETs default to softik_cuda_tests, bench_linear_solver and every bench_cuda_* program.
+#   TARGETs default to softik_cuda_tests, the softik CLI (softik_cli), bench_linear_solver,
+#   bench_batch_designs and every bench_cuda_* program.
 #   SOFTIK_GPU_CMAKE_ARGS adds CMake arguments; SOFTIK_GPU_BUILD_DIR replaces build-gpu/.
 #
 # On the device: one call carrying build-gpu/bin and build-gpu/lib runs everything except
@@ -53,9 +54,9 @@ printf '%s\n' "$log" | grep -E "^-- softik:" || true
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(softik_cuda_tests)
+  targets=(softik_cuda_tests softik_cli)
   while read -r t; do targets+=("$t"); done < <(ninja -C "$build" -t targets all |
-    sed -n 's/^\(bench_cuda_[A-Za-z0-9_]*\|bench_linear_solver\): phony$/\1/p' | sort -u)
+    sed -n 's/^\(bench_cuda_[A-Za-z0-9_]*\|bench_linear_solver\|bench_batch_designs\): phony$/\1/p' | sort -u)
 fi
 cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 
@@ -63,13 +64,15 @@ cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 rm -rf "${build:?}/bin" "${build:?}/lib" "${build:?}/cudss"
 mkdir -p "$build/bin" "$build/lib"
 for t in "${targets[@]}"; do
-  exe=$(find "$build" -path "$build/bin" -prune -o -type f -executable -name "$t" -print | head -n 1)
+  name="$t"
+  [ "$t" = softik_cli ] && name=softik  # the CLI target's program is build/softik
+  exe=$(find "$build" -path "$build/bin" -prune -o -type f -executable -name "$name" -print | head -n 1)
   if [ -z "$exe" ]; then
-    echo "softik gpu_build: no program named $t was built (not an executable target?)" >&2
+    echo "softik gpu_build: no program named $name was built (not an executable target?)" >&2
     exit 1
   fi
-  cp "$exe" "$build/bin/$t"
-  strip --strip-unneeded "$build/bin/$t"
+  cp "$exe" "$build/bin/$name"
+  strip --strip-unneeded "$build/bin/$name"
 done
 # Shared libraries from outside glibc, the GCC runtime and the CUDA toolkit (the GPU machine has
 # those) go to lib/.

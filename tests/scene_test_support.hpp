@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
+#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,6 +56,16 @@ inline std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
   }
   return rows;
 }
+
+#ifdef SOFTIK_CLI_PATH
+/// Runs the softik program with `arguments`; returns its exit status (-1 if it did not exit).
+inline int run_cli(const std::string& arguments, const fs::path& stderr_file, const fs::path& stdout_file = "/dev/null") {
+  const std::string command =
+      std::string(SOFTIK_CLI_PATH) + " " + arguments + " >" + stdout_file.string() + " 2>" + stderr_file.string();
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+#endif
 
 /// A 0.03 x 0.012 x 0.012 block of 10 x 4 x 4 Hex8 with one centred cavity
 /// [0.006, 0.024] x [0.003, 0.009]^2, clamped at x = 0: inflating it elongates the block along x

@@ -3,8 +3,6 @@
 // it: a clear error, never a crash. (The CUDA == CPU comparisons are in tests/cuda/.)
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <sys/wait.h>
 
 #include "scene_test_support.hpp"
 #include "softik/backend.hpp"
@@ -93,11 +91,6 @@ TEST(Backend, CudaWithoutADeviceOrBuildIsAClearError) {
   }
 }
 
-int run_cli(const std::string& arguments, const fs::path& stderr_file) {
-  const std::string command = std::string(SOFTIK_CLI_PATH) + " " + arguments + " >/dev/null 2>" + stderr_file.string();
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(Backend, CliBackendAndSolverOptions) {
   const fs::path dir = fresh_dir("backend_cli");

@@ -3,10 +3,8 @@
 // scene alone) and the one-row-per-design CSV.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <functional>
 #include <map>
-#include <sys/wait.h>
 
 #include "scene_test_support.hpp"
 #include "softik/batch.hpp"
@@ -182,19 +180,13 @@ designs:
   EXPECT_NE(csv.str().find("floating,error,"), std::string::npos) << csv.str();
 }
 
-int run_cli(const std::string& arguments, const fs::path& stdout_file, const fs::path& stderr_file) {
-  const std::string command =
-      std::string(SOFTIK_CLI_PATH) + " " + arguments + " >" + stdout_file.string() + " 2>" + stderr_file.string();
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(Batch, CliWritesOneRowPerDesign) {
   const fs::path dir = fresh_dir("batch_cli");
   write_file(dir / "block.yaml", kBase);
   write_file(dir / "sweep.yaml", "scene: block.yaml\nsweep: {loads.pressure.value: [1000, 3000]}\n");
   const fs::path out = dir / "out", so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", so, se),
+  ASSERT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", se, so),
             0)
       << read_file(se);
   EXPECT_NE(read_file(so).find("2/2 designs ok"), std::string::npos) << read_file(so);
@@ -202,11 +194,11 @@ TEST(Batch, CliWritesOneRowPerDesign) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1][0], "sweep0");
   EXPECT_EQ(rows[2][1], "ok");
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers x", so, se), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers x", se, so), 2);
   EXPECT_NE(read_file(se).find("--workers must be an integer"), std::string::npos) << read_file(se);
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --backend gpu", so, se), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --backend gpu", se, so), 2);
   EXPECT_NE(read_file(se).find("--backend must be cpu or cuda"), std::string::npos) << read_file(se);
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), so, se), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), se, so), 2);
   EXPECT_NE(read_file(se).find("'batch' needs --out DIR"), std::string::npos) << read_file(se);
 }
 

@@ -7,11 +7,16 @@
 #include <Eigen/Sparse>
 #include <random>
 
+#include "linear_solver_test_support.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
 namespace {
+
+using solver_test::beam;
+using solver_test::random_columns;
+using solver_test::System;
 
 std::vector<LinearSolverKind> kinds() {
   std::vector<LinearSolverKind> k{LinearSolverKind::EigenLDLT};
@@ -19,31 +24,6 @@ std::vector<LinearSolverKind> kinds() {
   return k;
 }
 
-struct System {
-  Mesh mesh;
-  std::unique_ptr<Assembler> assembler;
-  std::vector<Real> K;
-};
-
-System beam(bool fixed, Formulation formulation, Real compression = 1.0) {
-  System s;
-  BoxSpec spec;
-  spec.size = {4.0, 1.0, 1.0};
-  spec.cells = {12, 3, 3};
-  s.mesh = make_box(3, CellType::Tet4, spec);
-  AssemblyOptions options;
-  options.formulation = formulation;
-  const Material m = formulation == Formulation::Hyperelastic
-                         ? Material(fem::NeoHookean::from_young_poisson(100.0, 0.3))
-                         : Material(fem::LinearElastic::from_young_poisson(100.0, 0.3));
-  s.assembler = std::make_unique<Assembler>(
-      s.mesh, std::vector<Material>{m}, fixed ? fix_nodes(s.mesh, s.mesh.node_groups.at("xmin")) : std::vector<char>{},
-      options);
-  std::vector<Real> x = s.mesh.rest_positions();
-  for (size_t k = 0; k < x.size(); k += 3) x[k] *= compression;
-  s.assembler->assemble(x, nullptr, nullptr, &s.K);
-  return s;
-}
 
 Real relative_residual(const System& s, const Eigen::MatrixXd& X, const Eigen::MatrixXd& B) {
   const auto K = s.assembler->to_sparse(s.K);
@@ -132,14 +112,6 @@ TEST(LinearSolver, MisuseIsAnError) {
   }
 }
 
-Eigen::MatrixXd random_columns(int n, int nrhs, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<Real> g;
-  Eigen::MatrixXd B(n, nrhs);
-  for (int j = 0; j < nrhs; ++j)
-    for (int i = 0; i < n; ++i) B(i, j) = g(rng);
-  return B;
-}
 
 TEST(LinearSolver, HalfSolvesComposeToTheFullSolveAndGiveTheCompliance) {
   const System s = beam(true, Formulation::Corotational);

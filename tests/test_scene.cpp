@@ -367,11 +367,6 @@ outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
   EXPECT_EQ(result.vtu_files, 4);
 }
 
-int run_cli(const std::string& arguments, const fs::path& stderr_file) {
-  const std::string command = std::string(SOFTIK_CLI_PATH) + " " + arguments + " >/dev/null 2>" + stderr_file.string();
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(Scene, CliExitStatusAndMessages) {
   const fs::path dir = fresh_dir("cli");

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../../cuda/cudss_solver.hpp"
+#include "../linear_solver_test_support.hpp"
 #include "softik/assembly.hpp"
 #include "softik/cuda_backend.hpp"
 #include "softik/error.hpp"
@@ -42,42 +43,9 @@ namespace {
     if (!cuda::cudss_library_available(&skip_reason_)) GTEST_SKIP() << skip_reason_;                \
   } while (0)
 
-struct System {
-  Mesh mesh;
-  std::unique_ptr<Assembler> assembler;
-  std::vector<Real> K;
-};
-
-/// The CPU solver tests' beam: 12 x 3 x 3 Tet4 cells, the xmin face clamped (or nothing fixed),
-/// optionally compressed along x (an indefinite neo-Hookean tangent at 0.4).
-System beam(bool fixed, Formulation formulation, Real compression = 1.0) {
-  System s;
-  BoxSpec spec;
-  spec.size = {4.0, 1.0, 1.0};
-  spec.cells = {12, 3, 3};
-  s.mesh = make_box(3, CellType::Tet4, spec);
-  AssemblyOptions options;
-  options.formulation = formulation;
-  const Material m = formulation == Formulation::Hyperelastic
-                         ? Material(fem::NeoHookean::from_young_poisson(100.0, 0.3))
-                         : Material(fem::LinearElastic::from_young_poisson(100.0, 0.3));
-  s.assembler = std::make_unique<Assembler>(
-      s.mesh, std::vector<Material>{m}, fixed ? fix_nodes(s.mesh, s.mesh.node_groups.at("xmin")) : std::vector<char>{},
-      options);
-  std::vector<Real> x = s.mesh.rest_positions();
-  for (std::size_t k = 0; k < x.size(); k += 3) x[k] *= compression;
-  s.assembler->assemble(x, nullptr, nullptr, &s.K);
-  return s;
-}
-
-Eigen::MatrixXd random_columns(int n, int nrhs, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<Real> g;
-  Eigen::MatrixXd B(n, nrhs);
-  for (int j = 0; j < nrhs; ++j)
-    for (int i = 0; i < n; ++i) B(i, j) = g(rng);
-  return B;
-}
+using solver_test::beam;
+using solver_test::random_columns;
+using solver_test::System;
 
 Real relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& reference) {
   return (a - reference).norm() / reference.norm();

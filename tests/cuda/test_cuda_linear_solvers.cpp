@@ -23,6 +23,7 @@
 #include "../../cuda/cuda_dense_solver.hpp"
 #include "../../cuda/cuda_pcg_solver.hpp"
 #include "../../cuda/device_array.hpp"
+#include "../linear_solver_test_support.hpp"
 #include "softik/cuda_backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
@@ -30,42 +31,19 @@
 namespace softik {
 namespace {
 
-struct System {
-  Mesh mesh;
-  std::unique_ptr<Assembler> assembler;
-  std::vector<Real> K;
-  int n() const { return assembler->num_free_dofs(); }
-};
+using solver_test::random_columns;
+using solver_test::System;
 
-/// The CPU tests' clamped Tet4 beam (4 x 1 x 1, 12 x 3 x 3 cells, corotational, E = 100,
-/// nu = 0.3) with the z DOF of the last node fixed too: 575 free DOFs, not a multiple of 3 (the
-/// PCG's BSR pads a row), and free-row triplets that straddle nodes. `fixed` = false: nothing
-/// fixed (six rigid-body modes, K singular).
+/// The CPU tests' clamped Tet4 beam (corotational) with the z DOF of the last node fixed too:
+/// 575 free DOFs, not a multiple of 3 (the PCG's BSR pads a row), and free-row triplets that
+/// straddle nodes. `fixed` = false: nothing fixed (six rigid-body modes, K singular).
 System cantilever(bool fixed = true) {
-  System s;
-  BoxSpec spec;
-  spec.size = {4.0, 1.0, 1.0};
-  spec.cells = {12, 3, 3};
-  s.mesh = make_box(3, CellType::Tet4, spec);
-  std::vector<char> fixed_dofs;
-  if (fixed) {
-    fixed_dofs = fix_nodes(s.mesh, s.mesh.node_groups.at("xmin"));
-    fixed_dofs[3 * static_cast<std::size_t>(s.mesh.num_nodes() - 1) + 2] = 1;
-  }
-  s.assembler = std::make_unique<Assembler>(
-      s.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)}, fixed_dofs);
-  s.assembler->assemble(s.mesh.rest_positions(), nullptr, nullptr, &s.K);
+  const int last_z = 3 * ((12 + 1) * (3 + 1) * (3 + 1) - 1) + 2;  // the beam's last node
+  System s = solver_test::beam(fixed, Formulation::Corotational, 1.0, fixed ? std::vector<int>{last_z} : std::vector<int>{});
+  if (fixed && s.n() != 575) ADD_FAILURE() << "the cantilever has " << s.n() << " free DOFs, expected 575";
   return s;
 }
 
-Eigen::MatrixXd random_columns(int n, int nrhs, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<Real> g;
-  Eigen::MatrixXd B(n, nrhs);
-  for (int j = 0; j < nrhs; ++j)
-    for (int i = 0; i < n; ++i) B(i, j) = g(rng);
-  return B;
-}
 
 /// K^-1 B by the CPU's Eigen SimplicialLDLT (the reference).
 Eigen::MatrixXd cpu_solve(const System& s, const Eigen::MatrixXd& B) {
