@@ -119,15 +119,19 @@ sweep:
   for (size_t k = 0; k < 6; ++k) {
     const DesignResult& d = result.designs[k];
     ASSERT_TRUE(d.ok) << d.error;
-    // The same answer as the design's scene run on its own (bitwise: same operations, and the
-    // CPU assembly is deterministic for any thread count).
+    // The same answer as the design's scene run on its own, to round-off (the batch runs its
+    // factorisations with fewer BLAS threads, which sums in another order; the assembly is
+    // deterministic for any thread count).
     Scene scene = design_scene(spec, spec.designs[k]);
     SceneRunOptions alone;
     alone.out_dir = (dir / ("alone" + std::to_string(k))).string();
     const SceneRunResult reference = run_scene(scene, alone);
     ASSERT_EQ(d.run.probes.size(), 1u);
-    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(d.run.probes[0].displacement[i], reference.probes[0].displacement[i]) << k;
-    EXPECT_EQ(d.run.pressures[0].volume, reference.pressures[0].volume);
+    const auto& u_ref = reference.probes[0].displacement;
+    const Real scale = std::max({std::abs(u_ref[0]), std::abs(u_ref[1]), std::abs(u_ref[2])});
+    ASSERT_GT(scale, 0);
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(d.run.probes[0].displacement[i], u_ref[i], 1e-10 * scale) << k;
+    EXPECT_NEAR(d.run.pressures[0].volume, reference.pressures[0].volume, 1e-12 * reference.pressures[0].volume);
     EXPECT_TRUE(fs::exists(fs::path(options.out_dir) / d.name / "block.csv")) << d.name;
   }
   // Physics across the sweep: the tip moves more at a higher pressure and less in a stiffer body.
