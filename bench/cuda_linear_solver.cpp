@@ -8,6 +8,8 @@
 //                "factorisation" is the BSR scatter and the diagonal-block inverses; every timed
 //                solve starts cold (warm_start = false), so it iterates to the tolerance
 //   cusolversp   cusolverSp low-level csrchol (deprecated in CUDA 13; benchmark only)
+//   cudss        NVIDIA cuDSS (when built with it; skipped with the reason where libcudss.so.1
+//                cannot be loaded)
 //   cholmod      CHOLMOD supernodal on the CPU (all hardware threads of OpenBLAS)
 // Timing: wall clock of one synchronous call with host values and right-hand sides (the uploads
 // and downloads are included, as LinearSolver::factorize(values) and solve(b, x) do them).
@@ -94,6 +96,7 @@ void BM_Solve(benchmark::State& state) {
 std::vector<int> kinds() {
   std::vector<int> k{static_cast<int>(LinearSolverKind::CudaDense), static_cast<int>(LinearSolverKind::CudaPcg),
                      static_cast<int>(LinearSolverKind::CusolverSpCholesky)};
+  if (softik::have_cudss_solver()) k.push_back(static_cast<int>(LinearSolverKind::Cudss));
   if (softik::have_cholmod()) k.push_back(static_cast<int>(LinearSolverKind::Cholmod));
   return k;
 }

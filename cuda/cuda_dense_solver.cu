@@ -278,7 +278,7 @@ void CudaDenseSolver::solve_forward_device(const Real* d_b, Real* d_z, int nrhs)
   if (d_z != d_b)
     SOFTIK_CUDA_CHECK(cudaMemcpy(d_z, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   triangular_solve(p.blas.get(), CUBLAS_OP_N, p.n, p.A.get(), d_z, nrhs);  // z = L^-1 b
-  SOFTIK_CUDA_CHECK(cudaDeviceSynchronize());
+  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
 }
 
 void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs) const {
@@ -289,7 +289,7 @@ void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs
   if (d_x != d_z)
     SOFTIK_CUDA_CHECK(cudaMemcpy(d_x, d_z, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, nrhs);  // x = L^-T z
-  SOFTIK_CUDA_CHECK(cudaDeviceSynchronize());
+  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
 }
 
 }  // namespace softik::cuda

@@ -625,10 +625,13 @@ void CudssSolver::factorize_device(const Real* d_values) {
       p.factored = true;
       return;
     }
-  } else if (spd.info == 0) {  // a failure that is not "not positive definite"
+  } else if (spd.status == CUDSS_STATUS_ALLOC_FAILED) {  // memory: L D L^T would not fit either
     SOFTIK_CHECK(false, "cuDSS call cudssExecute(CUDSS_PHASE_(RE)FACTORIZATION) of the L L^T factorisation failed: "
-                            << cudss_status_name(spd.status) << " (status " << static_cast<int>(spd.status) << ")");
+                            << cudss_status_name(spd.status) << " (status " << static_cast<int>(spd.status)
+                            << "): the factor does not fit in device memory; use LinearSolverKind::CudaPcg");
   }
+  // Any other failure of L L^T (with or without a reported minor) is treated as "not positive
+  // definite": L D L^T below either factors K or reports why.
 
   // Not positive definite (indefinite, or singular): L D L^T, from its own analysis (kept).
   if (!p.sym.analysed) p.analyse(p.sym, CUDSS_MTYPE_SYMMETRIC, name());

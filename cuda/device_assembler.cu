@@ -269,6 +269,7 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
                "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
                              << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
                              << "designs in smaller batches");
+  p.num_designs = 0;  // until the new buffers exist: a failed allocation below leaves no dangling batch
   p.design_materials = DeviceArray<unsigned char>();
   p.design_x = DeviceArray<Real>();
   p.design_force = DeviceArray<Real>();
@@ -285,7 +286,6 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
             cudaMemcpy(p.design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
       },
       materials.front().front());
-  p.num_designs = static_cast<int>(D);
   p.design_material_count = static_cast<int>(count);
   p.design_x = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
   p.design_force = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
@@ -295,6 +295,7 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
   SOFTIK_CUDA_CHECK(cudaMemset(p.design_x.get(), 0, p.design_x.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.design_force.get(), 0, p.design_force.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.design_K.get(), 0, p.design_K.bytes()));
+  p.num_designs = static_cast<int>(D);  // last: every buffer above is sized for D designs
 }
 
 int DeviceAssembler::num_designs() const { return impl_->num_designs; }

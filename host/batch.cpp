@@ -311,7 +311,9 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   result.designs.resize(spec.designs.size());
   const bool override_backend = options.has_backend || spec.has_backend;
   result.backend = options.has_backend ? options.backend : spec.backend;
-  if (override_backend) require_backend(result.backend);
+  if (!override_backend && !spec.designs.empty())  // the scenes' own (design 0's, for the summary)
+    result.backend = design_scene(spec, spec.designs.front()).solver.backend;
+  require_backend(result.backend);
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int workers = options.workers >= 0 ? options.workers : spec.workers;
   if (workers == 0) workers = hardware;

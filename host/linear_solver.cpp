@@ -100,8 +100,8 @@ void LinearSolver::require_cholesky_factor(const char* call) const {
 }
 
 void LinearSolver::factorize_device(const Real*) {
-  SOFTIK_CHECK(accepts_device_values(), name() << "::factorize_device needs a GPU solver (K values in device memory); "
-                                                  "this solver factors host values: call factorize()");
+  SOFTIK_CHECK(false, name() << "::factorize_device needs a GPU solver that factors K values in device memory "
+                             << "(accepts_device_values()); this solver factors host values: call factorize()");
 }
 
 // Default for solvers without half solves: has_cholesky_factor() is false, so these throw.

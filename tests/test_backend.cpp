@@ -3,7 +3,6 @@
 // it: a clear error, never a crash. (The CUDA == CPU comparisons are in tests/cuda/.)
 #include <gtest/gtest.h>
 
-
 #include "scene_test_support.hpp"
 #include "softik/backend.hpp"
 #include "softik/error.hpp"
@@ -90,7 +89,6 @@ TEST(Backend, CudaWithoutADeviceOrBuildIsAClearError) {
     }
   }
 }
-
 
 TEST(Backend, CliBackendAndSolverOptions) {
   const fs::path dir = fresh_dir("backend_cli");

@@ -367,7 +367,6 @@ outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
   EXPECT_EQ(result.vtu_files, 4);
 }
 
-
 TEST(Scene, CliExitStatusAndMessages) {
   const fs::path dir = fresh_dir("cli");
   const fs::path err = dir / "stderr.txt";

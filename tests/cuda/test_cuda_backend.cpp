@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
+#include "../scene_test_support.hpp"
+#include "softik/batch.hpp"
 #include "softik/cuda_assembly.hpp"
 #include "softik/cuda_backend.hpp"
 #include "softik/linear_solver.hpp"
@@ -275,6 +277,37 @@ TEST(CudaBackend, DesignsInOneLaunchEqualEachDesignOnTheCpu) {
     FAIL() << "a NaN position in design 1 was accepted";
   } catch (const Error& err) {
     EXPECT_NE(std::string(err.what()).find("design 1"), std::string::npos) << err.what();
+  }
+}
+
+TEST(CudaBackend, BatchOfDesignsOnConcurrentStreamsEqualsTheCpuBatch) {
+  SKIP_WITHOUT_DEVICE();
+  const fs::path dir = fresh_dir("cuda_batch");
+  write_file(dir / "block.yaml", kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
+solver: {load_steps: 2}
+outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
+)");
+  write_file(dir / "b.yaml", "scene: block.yaml\nworkers: 3\nsweep: {loads.pressure.value: [2000, 4000, 6000], "
+                             "materials.young: [1.0e5, 2.0e5]}\n");
+  const BatchSpec spec = parse_batch((dir / "b.yaml").string());
+  BatchRunOptions options;
+  options.has_backend = true;
+  options.out_dir = (dir / "cpu").string();
+  options.backend = Backend::Cpu;
+  const BatchResult cpu = run_batch(spec, options);
+  options.out_dir = (dir / "cuda").string();
+  options.backend = Backend::Cuda;
+  const BatchResult gpu = run_batch(spec, options);
+  EXPECT_EQ(gpu.backend, Backend::Cuda);
+  ASSERT_EQ(gpu.designs.size(), 6u);
+  for (size_t k = 0; k < 6; ++k) {
+    SCOPED_TRACE(spec.designs[k].name);
+    ASSERT_TRUE(cpu.designs[k].ok) << cpu.designs[k].error;
+    ASSERT_TRUE(gpu.designs[k].ok) << gpu.designs[k].error;
+    const auto& a = cpu.designs[k].run.probes[0].displacement;
+    const auto& b = gpu.designs[k].run.probes[0].displacement;
+    const Real scale = std::max({std::abs(a[0]), std::abs(a[1]), std::abs(a[2])});
+    for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(b[i], a[i], 1e-7 * scale);
   }
 }
 
