@@ -124,6 +124,16 @@ TEST(CudssSolver, WithoutADeviceOrCudssItIsAnError) {
   }
 }
 
+TEST(CudssSolver, LibraryFoundAtConfigureTimeLoadsWithoutADevice) {
+  // dlopen, the function table and the version check need no GPU: a build with cuDSS must find
+  // the library CMake found (or say what it tried).
+  if (!have_cudss_solver()) GTEST_SKIP() << "softik was built without cuDSS";
+  std::string reason;
+  const bool loaded = cuda::cudss_library_available(&reason);
+  EXPECT_TRUE(loaded) << reason;
+  EXPECT_NE(reason.find(loaded ? "cuDSS loaded from" : "tried"), std::string::npos) << reason;
+}
+
 TEST(CudssSolver, MatchesEigenForOneAndFiveRightHandSides) {
   SKIP_UNLESS_CUDSS_RUNS();
   const System s = beam(true, Formulation::Corotational);
