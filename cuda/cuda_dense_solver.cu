@@ -59,6 +59,14 @@ struct CudaDenseSolver::Impl {
   DeviceArray<int> dev_info;   ///< Xpotrf / Xpotrs status
   DeviceArray<Real> rhs;       ///< staging for host right-hand sides: n x rhs_columns
   int rhs_columns = 0;
+  // forward_gram: Z = L^-1 B (n x gram_columns) and one more column for Z c stay in gram_Z, apart
+  // from the solve staging (a solve() between forward_gram and backward_combination keeps Z);
+  // G and c are staged in gram.
+  int gram_columns = 0;
+  DeviceArray<Real> gram_Z;    ///< n x gram_Z_columns
+  int gram_Z_columns = 0;
+  DeviceArray<Real> gram;      ///< gram_capacity entries: G (nb x nb), then c (nb)
+  std::size_t gram_capacity = 0;
   std::vector<Real> host_diag;
 
   void release_buffers() {
@@ -71,6 +79,11 @@ struct CudaDenseSolver::Impl {
     dev_info = {};
     rhs = {};
     rhs_columns = 0;
+    gram = {};
+    gram_capacity = 0;
+    gram_columns = 0;
+    gram_Z = {};
+    gram_Z_columns = 0;
     host_workspace.clear();
   }
 
@@ -174,6 +187,7 @@ void CudaDenseSolver::factorize_device(const Real* d_values) {
   Impl& p = *impl_;
   SOFTIK_CHECK(p.analysed, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
   p.factored = false;
+  p.gram_columns = 0;  // Z of an earlier forward_gram belongs to the old factor
   p.info = FactorizationInfo{};
   if (p.n == 0) {
     p.factored = true;
@@ -290,6 +304,58 @@ void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs
     SOFTIK_CUDA_CHECK(cudaMemcpy(d_x, d_z, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, nrhs);  // x = L^-T z
   SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
+}
+
+void CudaDenseSolver::forward_gram(const Real* B, int n, int nb, Real* G) {
+  require_cholesky_factor("forward_gram");
+  Impl& p = *impl_;
+  SOFTIK_CHECK(n == p.n, name() << "::forward_gram got columns of " << n << " rows for a factor of size " << p.n);
+  SOFTIK_CHECK(nb >= 0, name() << "::forward_gram got " << nb << " columns");
+  p.gram_columns = 0;
+  if (nb == 0) return;
+  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(nb);
+  const std::size_t g_count = static_cast<std::size_t>(nb) * static_cast<std::size_t>(nb + 1);  // G, then c
+  if (g_count > p.gram_capacity) {
+    p.gram = {};
+    p.gram = DeviceArray<Real>(g_count);
+    p.gram_capacity = g_count;
+  }
+  if (nb + 1 > p.gram_Z_columns) {  // Z and the column for Z c (grown, never shrunk)
+    p.gram_Z = {};
+    p.gram_Z = DeviceArray<Real>(static_cast<std::size_t>(n) * static_cast<std::size_t>(nb + 1));
+    p.gram_Z_columns = nb + 1;
+  }
+  Real* d_Z = p.gram_Z.get();
+  upload(d_Z, B, count);
+  triangular_solve(p.blas.get(), CUBLAS_OP_N, p.n, p.A.get(), d_Z, nb);  // Z = L^-1 B, kept on the device
+  // G = Z^T Z: lower triangle by Dsyrk (C = alpha op(A) op(A)^T + beta C with op = T: A is n x nb).
+  const Real one = 1.0, zero = 0.0;
+  SOFTIK_CUBLAS_CHECK(cublasDsyrk_64(p.blas.get(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, static_cast<int64_t>(nb),
+                                     static_cast<int64_t>(n), &one, d_Z, static_cast<int64_t>(n), &zero, p.gram.get(),
+                                     static_cast<int64_t>(nb)));
+  download(G, p.gram.get(), static_cast<std::size_t>(nb) * static_cast<std::size_t>(nb));  // waits for the stream
+  for (int j = 0; j < nb; ++j)  // mirror the lower triangle (column-major G(i, j) = G[i + j nb])
+    for (int i = 0; i < j; ++i)
+      G[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * nb] =
+          G[static_cast<std::size_t>(j) + static_cast<std::size_t>(i) * nb];
+  p.gram_columns = nb;
+}
+
+void CudaDenseSolver::backward_combination(const Real* c, Real* x) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(p.gram_columns > 0 && p.factored,
+               name() << "::backward_combination needs forward_gram() on the current factorisation first");
+  const int nb = p.gram_columns;
+  Real* d_c = p.gram.get() + static_cast<std::size_t>(nb) * static_cast<std::size_t>(nb);
+  upload(d_c, c, static_cast<std::size_t>(nb));
+  // z = Z c into the column after Z.
+  Real* d_Z = p.gram_Z.get();
+  Real* d_x = d_Z + static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nb);
+  const Real one = 1.0, zero = 0.0;
+  SOFTIK_CUBLAS_CHECK(cublasDgemv_64(p.blas.get(), CUBLAS_OP_N, static_cast<int64_t>(p.n), static_cast<int64_t>(nb), &one,
+                                     d_Z, static_cast<int64_t>(p.n), d_c, 1, &zero, d_x, 1));
+  triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, 1);  // x = L^-T z
+  download(x, d_x, static_cast<std::size_t>(p.n));
 }
 
 }  // namespace softik::cuda

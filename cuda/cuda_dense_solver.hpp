@@ -55,6 +55,11 @@ class CudaDenseSolver final : public LinearSolver {
   void solve_forward(const Real* b, Real* z, int nrhs = 1) const override;
   /// x = L^-T z (host memory, n x nrhs column-major).
   void solve_backward(const Real* z, Real* x, int nrhs = 1) const override;
+  /// Z = L^-1 B by one cublasDtrsm on all nb columns, G = Z^T Z by cublasDsyrk; Z stays on the
+  /// device, only G (nb x nb) is downloaded.
+  void forward_gram(const Real* B, int n, int nb, Real* G) override;
+  /// x = L^-T (Z c) on the device (cublasDgemv, cublasDtrsm); c up, x down.
+  void backward_combination(const Real* c, Real* x) override;
 
   // Device-pointer variants: n x nrhs column-major arrays (leading dimension n) in device
   // memory. The output may be the input (in place); otherwise they must not overlap.

@@ -54,6 +54,7 @@ class CholmodSolver final : public LinearSolver {
 
   void factorize(const std::vector<Real>& values) override {
     SOFTIK_CHECK(L_ != nullptr, "LinearSolver::factorize before analyze: call analyze(pattern) first");
+    forget_gram();
     SOFTIK_CHECK(values.size() == static_cast<size_t>(nnz_),
                  "factorize got " << values.size() << " values for a pattern of " << nnz_);
     std::memcpy(A_->x, values.data(), sizeof(Real) * values.size());

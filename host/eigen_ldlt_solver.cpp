@@ -27,6 +27,7 @@ class EigenLdltSolver final : public LinearSolver {
 
   void factorize(const std::vector<Real>& values) override {
     SOFTIK_CHECK(analysed_, "LinearSolver::factorize before analyze: call analyze(pattern) first");
+    forget_gram();
     SOFTIK_CHECK(values.size() == static_cast<size_t>(pattern_.nnz()),
                  "factorize got " << values.size() << " values for a pattern of " << pattern_.nnz());
     ldlt_.factorize(upper(values));

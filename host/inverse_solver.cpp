@@ -208,7 +208,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   rep.half_solves = half;
   t0 = Clock::now();
   const Eigen::Index nb = m + 1 + nr;
-  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nf, nb), Z(nf, nb);
+  Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nf, nb), Z(nf, half ? 0 : nb);
   B.col(0) = rhs;
   B.middleCols(1, m) = rs.Jt;
   for (Eigen::Index k = 0; k < nr; ++k)
@@ -216,8 +216,9 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       const int row = free[static_cast<size_t>(dof)];
       if (row >= 0) B(row, 1 + m + k) += v;
     }
-  if (half)
-    solver_.solve_forward(B.data(), Z.data(), static_cast<int>(nb));
+  Eigen::MatrixXd G(nb, nb);
+  if (half)  // Z = L^-1 P B stays with the solver (on the device for GPU solvers), G = Z^T Z
+    solver_.forward_gram(B.data(), static_cast<int>(nf), static_cast<int>(nb), G.data());
   else
     solver_.solve(B.data(), Z.data(), static_cast<int>(nb));
   rep.t_solves = seconds_since(t0);
@@ -226,14 +227,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   //   a^T K_t^-1 b = a^T K^-1 b - (a^T K^-1 U) M (U^T K^-1 b),  M = (I + C U^T K^-1 U)^-1 C,
   // so W = J K_t^-1 J^T and J dx_free = J K_t^-1 rhs are blocks of G_t = G - G_:U M G_U: .
   t0 = Clock::now();
-  Eigen::MatrixXd G(nb, nb);
-  if (half) {
-    G.setZero();
-    G.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
-    G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
-  } else {
-    G = B.transpose() * Z;
-  }
+  if (!half) G = B.transpose() * Z;
   Eigen::MatrixXd M;
   if (nr > 0) {
     Eigen::MatrixXd C = Eigen::MatrixXd::Zero(nr, nr);
@@ -354,11 +348,11 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   c(0) = 1;
   for (Eigen::Index j = 0; j < na; ++j) c(1 + rs.actuators[static_cast<size_t>(j)]) = lambda(j);
   if (nr > 0) c.tail(nr) = -M * (G.bottomLeftCorner(nr, m + 1) * c.head(m + 1));
-  Eigen::VectorXd dx = Z * c;
-  if (half) {
-    const Eigen::VectorXd z = dx;
-    solver_.solve_backward(z.data(), dx.data(), 1);
-  }
+  Eigen::VectorXd dx(nf);
+  if (half)
+    solver_.backward_combination(c.data(), dx.data());  // P^T L^-T (Z c)
+  else
+    dx = Z * c;
   for (size_t k = 0; k < ndof; ++k)
     if (free[k] >= 0) x[k] += dx(free[k]);
   for (Eigen::Index j = 0; j < na; ++j) lambda_[static_cast<size_t>(j)] = lambda(j);

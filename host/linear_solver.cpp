@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <Eigen/Dense>
+
 #include "linear_solvers.hpp"
 #include "softik/error.hpp"
 
@@ -102,6 +104,29 @@ void LinearSolver::require_cholesky_factor(const char* call) const {
 void LinearSolver::factorize_device(const Real*) {
   SOFTIK_CHECK(false, name() << "::factorize_device needs a GPU solver that factors K values in device memory "
                              << "(accepts_device_values()); this solver factors host values: call factorize()");
+}
+
+void LinearSolver::forward_gram(const Real* B, int n, int nb, Real* G) {
+  require_cholesky_factor("forward_gram");
+  SOFTIK_CHECK(n >= 0 && nb >= 0, name() << "::forward_gram got n = " << n << ", nb = " << nb);
+  gram_Z_.resize(static_cast<size_t>(n) * static_cast<size_t>(nb));
+  gram_n_ = n;
+  gram_nb_ = 0;
+  if (nb > 0) solve_forward(B, gram_Z_.data(), nb);
+  gram_nb_ = nb;
+  const Eigen::Map<const Eigen::MatrixXd> Z(gram_Z_.data(), n, nb);
+  Eigen::Map<Eigen::MatrixXd> Gm(G, nb, nb);
+  Gm.setZero();
+  Gm.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
+  Gm.triangularView<Eigen::StrictlyUpper>() = Gm.transpose();
+}
+
+void LinearSolver::backward_combination(const Real* c, Real* x) {
+  SOFTIK_CHECK(gram_nb_ > 0 && has_cholesky_factor(),
+               name() << "::backward_combination needs forward_gram() on the current factorisation first");
+  const Eigen::Map<const Eigen::MatrixXd> Z(gram_Z_.data(), gram_n_, gram_nb_);
+  const Eigen::VectorXd z = Z * Eigen::Map<const Eigen::VectorXd>(c, gram_nb_);
+  solve_backward(z.data(), x, 1);
 }
 
 // Default for solvers without half solves: has_cholesky_factor() is false, so these throw.

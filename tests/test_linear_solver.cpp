@@ -135,6 +135,18 @@ TEST(LinearSolver, HalfSolvesComposeToTheFullSolveAndGiveTheCompliance) {
     Eigen::VectorXd z1(n);
     solver->solve_forward(B.col(2).data(), z1.data(), 1);
     EXPECT_LE((z1 - Z.col(2)).norm() / Z.col(2).norm(), 1e-12) << solver->name();
+    // The inverse step's form: G = Z^T Z in one call, then P^T L^-T (Z c) = K^-1 B c.
+    Eigen::VectorXd c(nrhs), x(n);
+    EXPECT_THROW(solver->backward_combination(c.data(), x.data()), Error) << solver->name() << ": no forward_gram yet";
+    Eigen::MatrixXd G(nrhs, nrhs);
+    solver->forward_gram(B.data(), n, nrhs, G.data());
+    EXPECT_LE((G - BtKinvB).norm() / BtKinvB.norm(), 1e-12) << solver->name();
+    EXPECT_EQ((G - G.transpose()).norm(), 0) << solver->name();
+    c << 1.0, -2.0, 0.5, 3.0;
+    solver->backward_combination(c.data(), x.data());
+    EXPECT_LE((x - X * c).norm() / (X * c).norm(), 1e-12) << solver->name();
+    solver->factorize(s.K);  // a new factorisation makes the kept Z stale
+    EXPECT_THROW(solver->backward_combination(c.data(), x.data()), Error) << solver->name() << ": stale Z";
   }
 }
 

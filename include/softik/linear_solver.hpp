@@ -77,6 +77,15 @@ class LinearSolver {
   /// Throws softik::Error unless has_cholesky_factor().
   virtual void solve_backward(const Real* z, Real* x, int nrhs = 1) const;
 
+  /// The half path of the inverse step in one call: Z = L^-1 P B (B: n x nb host columns,
+  /// column-major) is kept by the solver and G = Z^T Z (nb x nb, column-major, symmetric) is
+  /// returned, so that B^T K^-1 B comes from forward solves only. GPU solvers keep Z in device
+  /// memory: only G crosses to the host. Throws softik::Error unless has_cholesky_factor().
+  virtual void forward_gram(const Real* B, int n, int nb, Real* G);
+  /// x = P^T L^-T (Z c) for the Z of the last forward_gram (c: nb entries, x: n entries, host).
+  /// Throws softik::Error without an earlier forward_gram on this factorisation.
+  virtual void backward_combination(const Real* c, Real* x);
+
   /// Whether factorize_device() accepts K values already in device memory (GPU solvers), so
   /// that the GPU assembly's values need not cross to the host.
   virtual bool accepts_device_values() const { return false; }
@@ -90,6 +99,12 @@ class LinearSolver {
  protected:
   /// Throws softik::Error naming `call` unless has_cholesky_factor().
   void require_cholesky_factor(const char* call) const;
+  /// Solvers call this from every factorisation: Z of an earlier forward_gram is stale.
+  void forget_gram() { gram_nb_ = 0; }
+
+ private:
+  std::vector<Real> gram_Z_;  ///< the default forward_gram's Z (n x nb, column-major)
+  int gram_n_ = 0, gram_nb_ = 0;
 };
 
 std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind = LinearSolverKind::Automatic);

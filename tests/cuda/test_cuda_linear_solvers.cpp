@@ -168,6 +168,33 @@ INSTANTIATE_TEST_SUITE_P(AllGpuSolvers, GpuLinearSolver,
                                            LinearSolverKind::CusolverSpCholesky),
                          kind_test_name);
 
+TEST(CudaDenseSolver, ForwardGramKeepsZOnTheDeviceAndMatchesTheCpu) {
+  std::string reason;
+  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  const System s = cantilever();
+  const int n = s.n(), nb = 5;
+  const Eigen::MatrixXd B = random_columns(n, nb, 11);
+  auto gpu = make_linear_solver(LinearSolverKind::CudaDense);
+  auto cpu = make_linear_solver(LinearSolverKind::EigenLDLT);
+  for (auto* solver : {gpu.get(), cpu.get()}) {
+    solver->analyze(s.assembler->pattern());
+    solver->factorize(s.K);
+  }
+  Eigen::MatrixXd G_gpu(nb, nb), G_cpu(nb, nb);
+  gpu->forward_gram(B.data(), n, nb, G_gpu.data());
+  cpu->forward_gram(B.data(), n, nb, G_cpu.data());
+  EXPECT_LE((G_gpu - G_cpu).norm() / G_cpu.norm(), 1e-10);
+  EXPECT_EQ((G_gpu - G_gpu.transpose()).norm(), 0);
+  // A solve between forward_gram and backward_combination leaves the kept Z alone.
+  Eigen::VectorXd y(n);
+  gpu->solve(B.col(0).data(), y.data(), 1);
+  Eigen::VectorXd c = Eigen::VectorXd::LinSpaced(nb, -1.0, 2.0), x_gpu(n), x_cpu(n);
+  gpu->backward_combination(c.data(), x_gpu.data());
+  cpu->backward_combination(c.data(), x_cpu.data());
+  EXPECT_LE((x_gpu - x_cpu).norm() / x_cpu.norm(), 1e-10);
+  EXPECT_THROW(gpu->forward_gram(B.data(), n + 1, nb, G_gpu.data()), Error);
+}
+
 TEST(CudaDenseSolver, HalfSolvesGiveTheComplianceOnHostAndDevice) {
   std::string reason;
   if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
