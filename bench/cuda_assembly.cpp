@@ -124,22 +124,30 @@ void set_common_counters(benchmark::State& state, const Problem& p) {
   state.counters["cells_per_second"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
+/// The problem and its GPU assembler, or null after state.SkipWithError (no device, or the size
+/// does not fit host or device memory).
+softik::cuda::DeviceAssembler* ready_gpu(benchmark::State& state, Law law, int target, Problem*& out) {
   std::string reason;
   if (!softik::cuda::device_available(&reason)) {
     state.SkipWithError(("no usable CUDA device: " + reason).c_str());
-    return;
+    return nullptr;
   }
   Problem& p = problem(law, target);
+  out = &p;
   if (!p.skip.empty()) {
     state.SkipWithError(p.skip.c_str());
-    return;
+    return nullptr;
   }
   softik::cuda::DeviceAssembler* gpu = gpu_assembler(p);
-  if (!gpu) {
-    state.SkipWithError(p.gpu_skip.c_str());
-    return;
-  }
+  if (!gpu) state.SkipWithError(p.gpu_skip.c_str());
+  return gpu;
+}
+
+void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
+  Problem* problem_ = nullptr;
+  softik::cuda::DeviceAssembler* gpu = ready_gpu(state, law, target, problem_);
+  if (!gpu) return;
+  Problem& p = *problem_;
   const Real* d_x = gpu->device_positions();
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
@@ -158,21 +166,10 @@ void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
 /// parameter sets of the same mesh, each at the problem's state; cells_per_second counts
 /// designs x cells.
 void BM_GpuDesignsAssembly(benchmark::State& state, int target, int designs) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) {
-    state.SkipWithError(("no usable CUDA device: " + reason).c_str());
-    return;
-  }
-  Problem& p = problem(NeoHookean, target);
-  if (!p.skip.empty()) {
-    state.SkipWithError(p.skip.c_str());
-    return;
-  }
-  softik::cuda::DeviceAssembler* gpu = gpu_assembler(p);
-  if (!gpu) {
-    state.SkipWithError(p.gpu_skip.c_str());
-    return;
-  }
+  Problem* problem_ = nullptr;
+  softik::cuda::DeviceAssembler* gpu = ready_gpu(state, NeoHookean, target, problem_);
+  if (!gpu) return;
+  Problem& p = *problem_;
   std::vector<std::vector<softik::Material>> materials;
   for (int d = 0; d < designs; ++d)
     materials.push_back({softik::fem::NeoHookean::from_young_poisson(1e5 * (1 + 0.1 * d), 0.45)});
