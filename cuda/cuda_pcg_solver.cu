@@ -96,7 +96,17 @@ void CudaPcgSolver::Impl::ensure_workspace(int nrhs) {
   if (nrhs > capacity) {
     for (DeviceArray<Real>* v : {&B, &X, &R, &Z, &P, &Q}) *v = {};  // free before allocating anew
     warm_columns = 0;
+    capacity = columns = 0;  // until the new vectors exist (a failed check below leaves none)
     const std::size_t size = vector_size(nrhs);
+    // The six block vectors of the recurrences (analyze() checked K's own buffers).
+    const std::size_t needed = 6 * size * sizeof(Real);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    SOFTIK_CHECK(needed <= free_bytes, "block PCG with " << nrhs << " right-hand sides of " << n << " free DOFs needs "
+                                                        << needed / 1e9 << " GB of device memory for its vectors, but only "
+                                                        << free_bytes / 1e9 << " GB of " << total_bytes / 1e9
+                                                        << " GB are free: solve fewer right-hand sides at once, or use a "
+                                                           "smaller mesh");
     for (DeviceArray<Real>* v : {&B, &X, &R, &Z, &P, &Q}) {
       *v = DeviceArray<Real>(size);
       // Padded rows must stay zero in every vector (the copies in and out skip them).
