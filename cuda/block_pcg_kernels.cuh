@@ -137,6 +137,21 @@ __global__ void bsr3_multiply(int mb, int nrhs, int ld, const int* row_ptr, cons
   y[2] = alpha * y2 + (beta != 0 ? beta * y[2] : 0);
 }
 
+/// Tree sums of a pair of per-thread values over the block (blockDim.x a power of two, at most
+/// kDotBlock): on return s_ab[0] and s_ac[0] hold the block's totals.
+__device__ inline void block_sum_pair(Real* s_ab, Real* s_ac, unsigned t, Real ab, Real ac) {
+  s_ab[t] = ab;
+  s_ac[t] = ac;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) {
+      s_ab[t] += s_ab[t + s];
+      s_ac[t] += s_ac[t + s];
+    }
+    __syncthreads();
+  }
+}
+
 /// First stage of the column dot products A_j.B_j (and A_j.C_j when C is not null): grid
 /// (parts, nrhs); block (p, j) sums a fixed strided subset of rows, so results are
 /// deterministic. partial[j * parts + p] (A.B) and partial[(nrhs + j) * parts + p] (A.C).
@@ -153,16 +168,7 @@ __global__ void column_dots_partial(int rows, int ld, const Real* A, const Real*
     ab += a[i] * b[i];
     if (c) ac += a[i] * c[i];
   }
-  s_ab[t] = ab;
-  s_ac[t] = ac;
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      s_ab[t] += s_ab[t + s];
-      s_ac[t] += s_ac[t + s];
-    }
-    __syncthreads();
-  }
+  block_sum_pair(s_ab, s_ac, t, ab, ac);
   if (t == 0) {
     partial[j * parts + blockIdx.x] = s_ab[0];
     if (c) partial[(nrhs + j) * parts + blockIdx.x] = s_ac[0];
@@ -179,16 +185,7 @@ __global__ void column_dots_finish(int parts, const Real* partial, Real* out_ab,
     ab += partial[j * static_cast<std::size_t>(parts) + static_cast<std::size_t>(p)];
     if (out_ac) ac += partial[(nrhs + j) * static_cast<std::size_t>(parts) + static_cast<std::size_t>(p)];
   }
-  s_ab[t] = ab;
-  s_ac[t] = ac;
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s) {
-      s_ab[t] += s_ab[t + s];
-      s_ac[t] += s_ac[t + s];
-    }
-    __syncthreads();
-  }
+  block_sum_pair(s_ab, s_ac, t, ab, ac);
   if (t == 0) {
     out_ab[j] = s_ab[0];
     if (out_ac) out_ac[j] = s_ac[0];

@@ -174,15 +174,9 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
                                                           << " is " << x[k] << ": the state diverged or was not initialised");
 #ifdef SOFTIK_HAVE_CUDA
   if (device_) {
+    if (!energy && !force && !K_values) return;
     const std::lock_guard<std::mutex> lock(*device_mutex_);
-    cuda::AssemblyRequest request;
-    request.energy = energy != nullptr;
-    request.force = force != nullptr;
-    request.stiffness = K_values != nullptr;
-    if (!request.energy && !request.force && !request.stiffness) return;
-    device_->assemble(x, request);
-    if (energy) *energy = device_->energy();
-    if (force) device_->download_force(*force);
+    device_assemble(x, energy, force, K_values != nullptr);
     if (K_values) device_->download_K_values(*K_values);
     return;
   }
@@ -208,18 +202,26 @@ const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* ener
   SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
   const std::lock_guard<std::mutex> lock(*device_mutex_);
-  cuda::AssemblyRequest request;
-  request.energy = energy != nullptr;
-  request.force = force != nullptr;
-  request.stiffness = true;
-  device_->assemble(x, request);  // checks x for NaN/inf with the CPU's message
-  if (energy) *energy = device_->energy();
-  if (force) device_->download_force(*force);
+  device_assemble(x, energy, force, true);
   return device_->device_K_values();
 #else
   (void)energy;
   (void)force;
   return nullptr;
+#endif
+}
+
+void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, bool stiffness) const {
+#ifdef SOFTIK_HAVE_CUDA
+  cuda::AssemblyRequest request;
+  request.energy = energy != nullptr;
+  request.force = force != nullptr;
+  request.stiffness = stiffness;
+  device_->assemble(x, request);  // checks x for NaN/inf with the CPU's message
+  if (energy) *energy = device_->energy();
+  if (force) device_->download_force(*force);
+#else
+  (void)x, (void)energy, (void)force, (void)stiffness;
 #endif
 }
 

@@ -138,6 +138,9 @@ class Assembler {
 
  private:
   CellLoop cell_loop() const;
+  /// Backend::Cuda: one GPU pass (the caller holds device_mutex_); energy and force copied back,
+  /// K values left in the device assembler's buffer.
+  void device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, bool stiffness) const;
 
   Mesh mesh_;
   AssemblyOptions options_;
