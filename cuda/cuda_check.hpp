@@ -9,7 +9,7 @@
 #define SOFTIK_CUDA_CHECK(call)                                                                      \
   do {                                                                                               \
     const cudaError_t softik_cuda_status_ = (call);                                                  \
-    SOFTIK_CHECK(softik_cuda_status_ == cudaSuccess, "CUDA call " #call " failed: "                  \
+    SOFTIK_CHECK_KIND(softik_cuda_status_ == cudaSuccess, ::softik::ErrorKind::Internal, "CUDA call " #call " failed: "                  \
                                                          << cudaGetErrorName(softik_cuda_status_) << " (" \
                                                          << cudaGetErrorString(softik_cuda_status_) << ")"); \
   } while (0)

@@ -50,7 +50,7 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 #define SOFTIK_CUBLAS_CHECK(call)                                                                        \
   do {                                                                                                   \
     const cublasStatus_t softik_cublas_status_ = (call);                                                 \
-    SOFTIK_CHECK(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS,                                         \
+    SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                         \
                  "cuBLAS call " #call " failed: " << cublasGetStatusName(softik_cublas_status_) << " ("   \
                                                   << cublasGetStatusString(softik_cublas_status_) << ")"); \
   } while (0)
@@ -58,7 +58,7 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 #define SOFTIK_CUSOLVER_CHECK(call)                                                                  \
   do {                                                                                               \
     const cusolverStatus_t softik_cusolver_status_ = (call);                                         \
-    SOFTIK_CHECK(softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS,                                 \
+    SOFTIK_CHECK_KIND(softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                 \
                  "cuSOLVER call " #call " failed: "                                                  \
                      << ::softik::cuda::cusolver_status_name(softik_cusolver_status_) << " (status " \
                      << static_cast<int>(softik_cusolver_status_) << ")");                          \
@@ -67,7 +67,7 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 #define SOFTIK_CUSPARSE_CHECK(call)                                                                           \
   do {                                                                                                        \
     const cusparseStatus_t softik_cusparse_status_ = (call);                                                  \
-    SOFTIK_CHECK(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS,                                          \
+    SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                          \
                  "cuSPARSE call " #call " failed: " << cusparseGetErrorName(softik_cusparse_status_) << " ("   \
                                                     << cusparseGetErrorString(softik_cusparse_status_) << ")"); \
   } while (0)

@@ -39,7 +39,7 @@ const char* cudss_status_name(cudssStatus_t status);
 #define SOFTIK_CUDSS_CHECK(call)                                                                   \
   do {                                                                                             \
     const cudssStatus_t softik_cudss_status_ = (call);                                             \
-    SOFTIK_CHECK(softik_cudss_status_ == CUDSS_STATUS_SUCCESS,                                     \
+    SOFTIK_CHECK_KIND(softik_cudss_status_ == CUDSS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                     \
                  "cuDSS call " #call " failed: " << ::softik::cuda::cudss_status_name(softik_cudss_status_) \
                                                  << " (status " << static_cast<int>(softik_cudss_status_) << ")"); \
   } while (0)

@@ -200,7 +200,7 @@ void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest reque
   SOFTIK_CHECK(x.size() == static_cast<std::size_t>(p.num_dofs),
                "positions have " << x.size() << " entries, expected num_dofs = " << p.num_dofs);
   for (std::size_t k = 0; k < x.size(); ++k)
-    SOFTIK_CHECK(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
                                                           << ": the state diverged or was not initialised");
   SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
   assemble(p.x.get(), request);
@@ -227,11 +227,11 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
     const int dof = result.first_nonfinite_dof;
     Real value = 0;
     SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
-    SOFTIK_CHECK(false, "position of node " << dof / p.dim << " component " << dof % p.dim << " is " << value
+    SOFTIK_CHECK_NUMERICAL(false, "position of node " << dof / p.dim << " component " << dof % p.dim << " is " << value
                                             << ": the state diverged or was not initialised");
   }
   // The CPU Assembler's message (host/element_kernels_impl.hpp), with the GPU's smallest index.
-  SOFTIK_CHECK(result.first_invalid_cell == kNoIndex,
+  SOFTIK_CHECK_NUMERICAL(result.first_invalid_cell == kNoIndex,
                "cell " << result.first_invalid_cell << " is inverted in the current configuration (det F <= 0), where the "
                        << (l.corotational ? std::string("QR corotational rotation") : p.law_name)
                        << " formulation is undefined: take smaller load steps, or use StableNeoHookean or the polar "
@@ -330,10 +330,10 @@ void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request)
   SOFTIK_CUDA_CHECK(cudaMemcpy(result.data(), p.design_status.get(), D * sizeof(DeviceStatus), cudaMemcpyDeviceToHost));
   for (std::size_t d = 0; d < D; ++d) {
     const DeviceStatus& r = result[d];
-    SOFTIK_CHECK(r.first_nonfinite_dof == kNoIndex, "design " << d << ": position of node " << r.first_nonfinite_dof / p.dim
+    SOFTIK_CHECK_NUMERICAL(r.first_nonfinite_dof == kNoIndex, "design " << d << ": position of node " << r.first_nonfinite_dof / p.dim
                                                               << " component " << r.first_nonfinite_dof % p.dim
                                                               << " is not finite: the state diverged or was not initialised");
-    SOFTIK_CHECK(r.first_invalid_cell == kNoIndex,
+    SOFTIK_CHECK_NUMERICAL(r.first_invalid_cell == kNoIndex,
                  "design " << d << ": cell " << r.first_invalid_cell
                            << " is inverted in the current configuration (det F <= 0), where the "
                            << (l.corotational ? std::string("QR corotational rotation") : p.law_name)

@@ -150,7 +150,7 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   if (options_.backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
 #ifdef SOFTIK_HAVE_CUDA
-    device_ = std::make_unique<cuda::DeviceAssembler>(*this);
+    device_.reset(new cuda::DeviceAssembler(*this));
     device_mutex_ = std::make_unique<std::mutex>();
 #endif
   }
@@ -159,6 +159,14 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
 CellLoop Assembler::cell_loop() const {
   return CellLoop{&mesh_,         color_ptr_.data(),    color_blocks_.data(), num_colors(),
                   slots_.data(),  options_.num_threads, options_.block_size};
+}
+
+void Assembler::DeviceAssemblerDeleter::operator()(cuda::DeviceAssembler* device) const {
+#ifdef SOFTIK_HAVE_CUDA
+  delete device;
+#else
+  (void)device;  // never created: the constructor refuses Backend::Cuda in a build without CUDA
+#endif
 }
 
 Assembler::~Assembler() = default;
@@ -170,7 +178,7 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
   for (size_t k = 0; k < x.size(); ++k)
-    SOFTIK_CHECK(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
                                                           << " is " << x[k] << ": the state diverged or was not initialised");
 #ifdef SOFTIK_HAVE_CUDA
   if (device_) {

@@ -33,11 +33,11 @@ void require_backend(Backend backend) {
   if (backend == Backend::Cpu) return;
 #ifdef SOFTIK_HAVE_CUDA
   std::string reason;
-  SOFTIK_CHECK(cuda::device_available(&reason),
+  SOFTIK_CHECK_KIND(cuda::device_available(&reason), ErrorKind::Unsupported,
                "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or use "
                                                                   "the cpu backend (--backend cpu)");
 #else
-  SOFTIK_CHECK(false, "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
+  SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
                       "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
 #endif
 }

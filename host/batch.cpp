@@ -342,6 +342,8 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
         r.ok = true;
       } catch (const std::exception& e) {
         r.error = e.what();
+        const auto* error = dynamic_cast<const Error*>(&e);
+        r.error_kind = error ? error->kind() : ErrorKind::Internal;
         std::string overrides;
         for (const auto& s : design.set) overrides += (overrides.empty() ? "" : ", ") + s.first + " = " + s.second;
         if (!overrides.empty() && r.error.find("overrides: ") == std::string::npos)

@@ -68,7 +68,7 @@ class ElementKernelsImpl final : public ElementKernels {
         }
       }
     }
-    SOFTIK_CHECK(first_inverted == num_cells,
+    SOFTIK_CHECK_NUMERICAL(first_inverted == num_cells,
                  "cell " << first_inverted << " is inverted in the current configuration (det F <= 0), where the "
                          << (options_.formulation == Formulation::Corotational ? "QR corotational rotation"
                                                                               : material_name(Material(material(first_inverted))))

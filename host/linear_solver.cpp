@@ -23,7 +23,7 @@ struct KindName {
   const char* name;
 };
 constexpr KindName kKindNames[] = {
-    {LinearSolverKind::Automatic, "automatic"},   {LinearSolverKind::Cholmod, "cholmod"},
+    {LinearSolverKind::Automatic, "auto"},   {LinearSolverKind::Cholmod, "cholmod"},
     {LinearSolverKind::EigenLDLT, "eigen"},       {LinearSolverKind::CudaDense, "cuda-dense"},
     {LinearSolverKind::Cudss, "cudss"},           {LinearSolverKind::CudaPcg, "cuda-pcg"},
     {LinearSolverKind::CusolverSpCholesky, "cusolversp"},
@@ -42,6 +42,7 @@ const char* linear_solver_kind_name(LinearSolverKind kind) {
 }
 
 LinearSolverKind parse_linear_solver_kind(const std::string& name) {
+  if (name == "automatic") return LinearSolverKind::Automatic;  // alias of "auto"
   std::string names;
   for (const KindName& k : kKindNames) {
     if (name == k.name) return k.kind;
@@ -78,7 +79,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
       default: return make_cudss_solver();
     }
 #else
-    SOFTIK_CHECK(false, "the GPU linear solver '" << linear_solver_kind_name(kind)
+    SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the GPU linear solver '" << linear_solver_kind_name(kind)
                                                   << "' was requested, but softik was built without the CUDA backend: "
                                                      "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON, or "
                                                      "use a CPU solver (cholmod, eigen)");
@@ -87,7 +88,7 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
 #ifdef SOFTIK_HAVE_CHOLMOD
   return make_cholmod_solver();
 #else
-  SOFTIK_CHECK(kind == LinearSolverKind::Automatic,
+  SOFTIK_CHECK_KIND(kind == LinearSolverKind::Automatic, ErrorKind::Unsupported,
                "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
                "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
   return make_eigen_ldlt_solver();

@@ -2,12 +2,17 @@
 //   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--quiet]
 //   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--quiet]
 //   softik --help | --version
-// Exit status: 0 on success, 1 on an error (bad scene, failed solve), 2 on a usage error.
+// Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
+// machine without what was asked for); 2 did not converge, or a goal was not reached; 3 I/O error
+// (a file could not be read or written).
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -60,11 +65,27 @@ constexpr const char* kHelp =
     "  --version     the softik version\n"
     "\n"
     "The scene format is described in docs/scene-format.md; examples are in examples/.\n"
-    "Exit status: 0 success, 1 error (bad scene, failed solve), 2 usage error.\n";
+    "Exit status: 0 success; 1 input error (bad scene, mesh or option); 2 a solve did not\n"
+    "converge or a goal was not reached (the reason is printed); 3 I/O error (a file could not\n"
+    "be read or written).\n";
+
+/// The exit statuses (docs/cli.md).
+constexpr int kExitSuccess = 0, kExitInput = 1, kExitNotConverged = 2, kExitIo = 3;
+
+int exit_status(softik::ErrorKind kind) {
+  switch (kind) {
+    case softik::ErrorKind::Numerical: return kExitNotConverged;
+    case softik::ErrorKind::Io: return kExitIo;
+    case softik::ErrorKind::Input:
+    case softik::ErrorKind::Unsupported:
+    case softik::ErrorKind::Internal: return kExitInput;
+  }
+  return kExitInput;
+}
 
 int usage_error(const std::string& message) {
   std::cerr << "softik: error: " << message << "\n" << kUsage;
-  return 2;
+  return kExitInput;
 }
 
 /// Options shared by run and batch.
@@ -154,7 +175,10 @@ int run(const std::vector<std::string>& args) {
               << softik::backend_name(scene.solver.backend) << ")\n";
   const softik::SceneRunResult result = softik::run_scene(scene, options);
   softik::write_summary(result, std::cout);
-  return 0;
+  const std::string unmet = softik::unmet_goals(result);
+  if (unmet.empty()) return kExitSuccess;
+  std::cerr << "softik: error: " << cl.input << ": goals not reached:\n" << unmet;
+  return kExitNotConverged;
 }
 
 int batch(const std::vector<std::string>& args) {
@@ -167,24 +191,42 @@ int batch(const std::vector<std::string>& args) {
   options.backend = cl.backend;
   options.workers = cl.workers;
   options.progress = cl.quiet ? nullptr : &std::cerr;
-  std::filesystem::create_directories(cl.out_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(cl.out_dir, ec);
+  SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(cl.out_dir),
+                  "cannot create the output folder '" << cl.out_dir << "': " << (ec ? ec.message() : "not a folder"));
   const std::string csv_path = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
   if (!cl.quiet)
     std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path << " -> " << cl.out_dir << "\n";
   const softik::BatchResult result = softik::run_batch(spec, options);
   std::ofstream csv(csv_path);
-  SOFTIK_CHECK(csv, "cannot write '" << csv_path << "'");
+  SOFTIK_CHECK_IO(csv, "cannot write '" << csv_path << "': " << std::strerror(errno));
   softik::write_batch_csv(spec, result, csv);
-  int failed = 0;
-  for (const softik::DesignResult& d : result.designs) failed += d.ok ? 0 : 1;
+  csv.flush();
+  SOFTIK_CHECK_IO(csv, "writing '" << csv_path << "' failed (" << std::strerror(errno)
+                                    << "): is the disk full? The designs' own outputs are in " << cl.out_dir);
+  int failed = 0, status = kExitSuccess;
+  for (const softik::DesignResult& d : result.designs) {
+    failed += d.ok ? 0 : 1;
+    // The most severe outcome over the designs: I/O (3) > not converged / unreached (2) > input (1).
+    const int design_status = !d.ok ? exit_status(d.error_kind)
+                                    : softik::unmet_goals(d.run).empty() ? kExitSuccess : kExitNotConverged;
+    const auto rank = [](int code) { return code == kExitIo ? 3 : code == kExitNotConverged ? 2 : code; };
+    if (rank(design_status) > rank(status)) status = design_status;
+  }
   std::cout << "batch " << spec.path << ": " << result.designs.size() - failed << "/" << result.designs.size()
             << " designs ok, " << result.seconds << " s on " << result.workers << " workers (backend "
             << softik::backend_name(result.backend) << "), " << result.designs_per_second() * 60
             << " designs/min\n"
             << "results: " << csv_path << "\n";
-  for (const softik::DesignResult& d : result.designs)
-    if (!d.ok) std::cout << "design " << d.name << " failed: " << d.error << "\n";
-  return failed == 0 ? 0 : 1;
+  for (const softik::DesignResult& d : result.designs) {
+    if (!d.ok) {
+      std::cout << "design " << d.name << " failed: " << d.error << "\n";
+    } else if (const std::string unmet = softik::unmet_goals(d.run); !unmet.empty()) {
+      std::cout << "design " << d.name << ": goals not reached: " << unmet;
+    }
+  }
+  return status;
 }
 
 }  // namespace
@@ -207,9 +249,12 @@ int main(int argc, char** argv) {
     return command == "run" ? run(rest) : batch(rest);
   } catch (const softik::Error& e) {
     std::cerr << "softik: error: " << e.what() << "\n";
-    return 1;
+    return exit_status(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "softik: error: out of memory: the model is too large for this machine (use a coarser mesh)\n";
+    return kExitInput;
   } catch (const std::exception& e) {
-    std::cerr << "softik: error: " << e.what() << "\n";
-    return 1;
+    std::cerr << "softik: internal error: " << e.what() << " (please report it with the scene)\n";
+    return kExitInput;
   }
 }

@@ -1,6 +1,8 @@
 // Writers (mesh_io.hpp): VTK XML UnstructuredGrid (.vtu, ASCII, Float64) and the ParaView
 // collection (.pvd) of a time/load series. Numbers are written by std::to_chars in the shortest
 // form that reads back to the same double; names and file names are XML-escaped.
+#include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -82,15 +84,22 @@ void write_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream o(tmp, std::ios::binary);
-    SOFTIK_CHECK(o.good(), path << ": cannot write the file (does its folder exist and is it writable?)");
+    SOFTIK_CHECK_IO(o.good(), path << ": cannot write the file (" << std::strerror(errno)
+                                   << "; does its folder exist and is it writable?)");
     o.write(text.data(), static_cast<std::streamsize>(text.size()));
     o.flush();
-    SOFTIK_CHECK(o.good(), path << ": writing the file failed (disk full?)");
+    if (!o.good()) {
+      const std::string reason = std::strerror(errno);
+      o.close();
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);  // the old file, if any, stays as it was
+      SOFTIK_CHECK_IO(false, path << ": writing the file failed (" << reason << "; disk full?)");
+    }
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) std::filesystem::remove(tmp, ec);
-  SOFTIK_CHECK(!ec, path << ": cannot replace the file (" << ec.message() << ")");
+  SOFTIK_CHECK_IO(!ec, path << ": cannot replace the file (" << ec.message() << ")");
 }
 
 }  // namespace

@@ -334,7 +334,7 @@ PointLocation PointLocator::nearest(const std::array<Real, 3>& p) const {
   return detail::dispatch_element(mesh_->cell_type, [&](auto tag) -> PointLocation {
     using E = typename decltype(tag)::type;
     if constexpr (E::dim == 1) {
-      detail::throw_error(__FILE__, __LINE__, "PointLocator: Edge2 meshes are not supported");
+      detail::throw_error(ErrorKind::Unsupported, __FILE__, __LINE__, "PointLocator: Edge2 meshes are not supported");
     } else {
       return nearest_impl<E>(p);
     }

@@ -50,14 +50,6 @@ std::string join(const std::vector<std::string>& words) {
   return s;
 }
 
-/// The factories' messages end with the C++ check's " [file:line]"; in a scene error the scene's
-/// location is the useful one.
-std::string strip_source_location(const std::string& message) {
-  const size_t open = message.rfind(" [");
-  if (open != std::string::npos && !message.empty() && message.back() == ']') return message.substr(0, open);
-  return message;
-}
-
 /// Ogden terms: 1 to 3 (mu_i, alpha_i); unused terms of Ogden<3> get mu = 0 (alpha = 2, inert).
 struct OgdenTerms {
   std::array<Real, 3> mu{0, 0, 0};
@@ -177,7 +169,7 @@ SceneMaterial parse_material(const YAML::Node& node, const std::string& path, co
   } catch (const Error& e) {
     const std::string message = e.what();
     if (message.rfind(path + ":", 0) == 0) throw;  // already located (a scene type error)
-    fail(m.where(), what + " (" + law.name + "): " + strip_source_location(message));
+    fail(m.where(), what + " (" + law.name + "): " + message);
   }
   return result;
 }

@@ -1,5 +1,7 @@
 // Runs a scene: builds it, solves the static problem by load steps and writes the CSV table,
 // the .vtu files and the .pvd collection as the steps converge.
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -81,7 +83,8 @@ struct Recorder {
       volume0.push_back(p.closed ? surface_volume(p, mesh, X) : 0.0);
     result.csv_path = file(".csv");
     csv.open(result.csv_path);
-    SOFTIK_CHECK(csv, "cannot write '" << result.csv_path << "'; check that the --out folder is writable");
+    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
+                                          << "); check that the --out folder is writable");
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures)
       csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
@@ -122,6 +125,8 @@ struct Recorder {
     }
     csv << "," << iterations << "," << residual << "," << since(t0) << "\n";
     csv.flush();
+    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
+                                     << "): is the disk full? The rows of the steps before are in the file");
     if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, x);
     result.load_steps = step;
     result.load_factor = load_factor;
@@ -159,7 +164,7 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
     for (const std::string& w : built.warnings) *options.warnings << "softik: warning: " << w << "\n";
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
-  SOFTIK_CHECK(!ec && fs::is_directory(options.out_dir),
+  SOFTIK_CHECK_IO(!ec && fs::is_directory(options.out_dir),
                "cannot create the output folder '" << options.out_dir << "': " << ec.message());
 
   if (scene.inverse.enabled) {

@@ -3,6 +3,8 @@
 // goal (InverseSolver::solve), and records one CSV row per step (per goal when converged):
 // actuator outputs, effector positions and errors, the constraint-space solver's status and
 // iterations, and the time of each phase.
+#include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -51,7 +53,8 @@ class InverseRecorder {
       : scene_(scene), built_(built), options_(options), t0_(t0), inverse_(inverse), result_(result) {
     result_.csv_path = file(".csv");
     csv_.open(result_.csv_path);
-    SOFTIK_CHECK(csv_, "cannot write '" << result_.csv_path << "'; check that the --out folder is writable");
+    SOFTIK_CHECK_IO(csv_, "cannot write '" << result_.csv_path << "' (" << std::strerror(errno)
+                                           << "); check that the --out folder is writable");
     csv_ << "step,goal";
     for (const auto& c : inverse_.constraints())
       for (const auto& [key, value] : c->outputs()) csv_ << "," << c->name() << "_" << key;
@@ -77,6 +80,8 @@ class InverseRecorder {
          << "," << r.iterations << "," << r.t_assembly << "," << r.t_factorization << "," << r.t_solves << ","
          << r.t_constraint_solve << "," << r.t_update << "," << since(t0_) << "\n";
     csv_.flush();
+    SOFTIK_CHECK_IO(csv_, "writing '" << result_.csv_path << "' failed (" << std::strerror(errno)
+                                      << "): is the disk full? The rows of the steps before are in the file");
     if (pvd_ && vtu_due) write_vtu(r.step, x);
   }
 

@@ -174,6 +174,16 @@ void check_loads(const Assembler& assembler, const Loads& loads, const std::vect
   SOFTIK_CHECK(x.size() == n, "solve_static: x has " << x.size() << " entries, expected num_dofs = " << n);
   SOFTIK_CHECK(loads.nodal.empty() || loads.nodal.size() == n,
                "solve_static: the nodal load has " << loads.nodal.size() << " entries, expected num_dofs = " << n);
+  // With nothing fixed the body can move rigidly and K is singular: refuse it up front, even
+  // under a zero load that Newton would accept without a factorisation.
+  std::vector<char> referenced(static_cast<size_t>(assembler.mesh().num_nodes()), 0);
+  for (int v : assembler.mesh().cells) referenced[static_cast<size_t>(v)] = 1;
+  bool anything_fixed = false;
+  for (size_t dof = 0; dof < n && !anything_fixed; ++dof)
+    anything_fixed = referenced[dof / static_cast<size_t>(assembler.mesh().dim)] && assembler.free_dof_index()[dof] < 0;
+  SOFTIK_CHECK(anything_fixed, "nothing is fixed: the body can move rigidly, so its stiffness matrix is singular and the "
+                               "static problem has no unique solution. Fix nodes (scene key `fixed:`, or the Assembler's "
+                               "fixed-DOF mask): at least one face of every separate part");
   for (size_t k = 0; k < loads.nodal.size(); ++k)
     SOFTIK_CHECK(std::isfinite(loads.nodal[k]), "external load on DOF " << k << " is " << loads.nodal[k] << ": fix the load");
   for (const PressureLoad& p : loads.pressures) {
@@ -233,7 +243,9 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       ok = newton.equilibrate(trial, target, step_index, &iterations, &r);
     } catch (const Error& e) {
       failure = e.what();
-      if (failure.find("singular") != std::string::npos) throw;  // cutting the load cannot help
+      // A numerical failure (an inverted cell, a diverged state) may pass with a smaller load
+      // step; bad input (a singular K: nothing fixed) and anything else cannot.
+      if (e.kind() != ErrorKind::Numerical) throw;
     }
     if (ok) {
       x.swap(trial);
@@ -251,7 +263,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       const size_t first = result.log.size() > 6 ? result.log.size() - 6 : 0;
       for (size_t k = first; k < result.log.size(); ++k) s << " " << result.log[k].residual;
       s << ". Increase load_steps, check the boundary conditions, or use a law that tolerates large strains";
-      SOFTIK_CHECK(false, s.str());
+      SOFTIK_CHECK_NUMERICAL(false, s.str());
     }
     step *= 0.5;
   }

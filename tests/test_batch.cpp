@@ -198,11 +198,11 @@ TEST(Batch, CliWritesOneRowPerDesign) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1][0], "sweep0");
   EXPECT_EQ(rows[2][1], "ok");
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers x", se, so), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers x", se, so), 1);
   EXPECT_NE(read_file(se).find("--workers must be an integer"), std::string::npos) << read_file(se);
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --backend gpu", se, so), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --backend gpu", se, so), 1);
   EXPECT_NE(read_file(se).find("--backend must be cpu or cuda"), std::string::npos) << read_file(se);
-  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), se, so), 2);
+  EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), se, so), 1);
   EXPECT_NE(read_file(se).find("'batch' needs --out DIR"), std::string::npos) << read_file(se);
 }
 

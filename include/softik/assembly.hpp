@@ -152,7 +152,12 @@ class Assembler {
   std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
-  std::unique_ptr<cuda::DeviceAssembler> device_;  ///< Backend::Cuda only
+  /// Deletes the device assembler where its type is complete (assembly.cpp), so that this
+  /// header and a build without the CUDA backend never need it.
+  struct DeviceAssemblerDeleter {
+    void operator()(cuda::DeviceAssembler* device) const;
+  };
+  std::unique_ptr<cuda::DeviceAssembler, DeviceAssemblerDeleter> device_;  ///< Backend::Cuda only
   std::unique_ptr<std::mutex> device_mutex_;       ///< one assemble() at a time on the device buffers
 };
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "softik/backend.hpp"
+#include "softik/error.hpp"
 #include "softik/scene.hpp"
 
 namespace softik {
@@ -76,6 +77,7 @@ struct DesignResult {
   std::string name;
   bool ok = false;
   std::string error;  ///< the softik::Error text when !ok
+  ErrorKind error_kind = ErrorKind::Internal;  ///< the softik::Error's kind when !ok (Internal for any other exception)
   SceneRunResult run;
 };
 

@@ -40,7 +40,7 @@ enum class LinearSolverKind {
 
 /// Whether `kind` runs on the GPU.
 bool is_gpu_solver(LinearSolverKind kind);
-/// "automatic", "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp".
+/// "auto" (alias "automatic"), "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp".
 const char* linear_solver_kind_name(LinearSolverKind kind);
 /// The inverse of linear_solver_kind_name; throws softik::Error listing the names otherwise.
 LinearSolverKind parse_linear_solver_kind(const std::string& name);

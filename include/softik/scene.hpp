@@ -319,4 +319,12 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options);
 /// A human-readable summary of a run (the CLI prints it at the end).
 void write_summary(const SceneRunResult& result, std::ostream& out);
 
+/// Whether an inverse run met its goals: empty when every effector ended each goal within its
+/// tolerance and every converged solve converged; otherwise why not, one line per effector
+/// (by how much it missed: final and worst error against the tolerance) and the solver's last
+/// explanation (an infeasible or unbounded QP, a bound, non-convergence). A forward run that
+/// returns has met its goal (a failed Newton solve throws ErrorKind::Numerical). The CLI exits
+/// with status 2 when this is not empty.
+std::string unmet_goals(const SceneRunResult& result);
+
 }  // namespace softik
