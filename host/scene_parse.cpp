@@ -1,4 +1,5 @@
 // YAML scene -> Scene (strict; docs/scene-format.md describes every key).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -402,13 +403,24 @@ Scene scene_detail::parse_scene_node(const YAML::Node& root, const std::string& 
 }
 
 Scene parse_scene(const std::string& path) {
+  std::error_code ec;
+  SOFTIK_CHECK(!fs::is_directory(path, ec), "'" << path << "' is a folder, not a scene file; give the path of a .yaml "
+                                                            "scene (see docs/scene-format.md)");
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw Error("cannot open scene file '" + path + "': " + (fs::exists(path) ? "not readable" : "no such file") +
-                "; give the path of a .yaml scene (see docs/scene-format.md)");
+    throw Error("cannot open scene file '" + path + "': " + (fs::exists(path, ec) ? "not readable" : "no such file") +
+                    "; give the path of a .yaml scene (see docs/scene-format.md)",
+                ErrorKind::Io);
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_scene_string(text.str(), path);
+  SOFTIK_CHECK_IO(!in.bad(), "cannot read scene file '" << path << "'");
+  const std::string content = text.str();
+  const size_t nul = content.find('\0');
+  SOFTIK_CHECK(nul == std::string::npos,
+               path << ":" << 1 + std::count(content.begin(), content.begin() + static_cast<long>(nul), '\n')
+                    << ": a NUL byte: this is not a text YAML scene (a binary file, or a file saved as UTF-16?); "
+                       "give a .yaml scene in UTF-8 (see docs/scene-format.md)");
+  return parse_scene_string(content, path);
 }
 
 }  // namespace softik

@@ -36,6 +36,29 @@ std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, co
   return u;
 }
 
+/// Removes what an earlier run of the same scene wrote into out_dir (<name>.csv, <name>.pvd,
+/// <name>_NNNN.vtu), so that a rerun with fewer steps leaves no stale .vtu for ParaView to load.
+/// Any other file in the folder is the user's and is left alone.
+static void remove_previous_outputs(const std::string& out_dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    bool ours = file == name + ".csv" || file == name + ".pvd";
+    if (!ours && file.size() > name.size() + 5 && file.compare(0, name.size() + 1, name + "_") == 0 &&
+        file.compare(file.size() - 4, 4, ".vtu") == 0) {
+      const std::string digits = file.substr(name.size() + 1, file.size() - name.size() - 5);
+      ours = digits.size() >= 4 && digits.find_first_not_of("0123456789") == std::string::npos;
+    }
+    if (!ours || !it->is_regular_file()) continue;
+    std::error_code removed;
+    fs::remove(it->path(), removed);
+    SOFTIK_CHECK_IO(!removed, "cannot remove the previous output '" << it->path().string() << "': " << removed.message()
+                                                                    << "; check that the --out folder is writable");
+  }
+  SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
+}
+
 void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
                      Real time, const std::vector<Real>& x, const std::string& force_name,
                      const std::vector<Real>& force, PvdWriter& pvd) {
@@ -166,6 +189,7 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
   fs::create_directories(options.out_dir, ec);
   SOFTIK_CHECK_IO(!ec && fs::is_directory(options.out_dir),
                "cannot create the output folder '" << options.out_dir << "': " << ec.message());
+  remove_previous_outputs(options.out_dir, scene.name);
 
   if (scene.inverse.enabled) {
     run_inverse(scene, built, options, t0, result);

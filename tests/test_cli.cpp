@@ -199,6 +199,43 @@ TEST(Cli, UnwritableOutputFolderExitsWithStatusThree) {
   EXPECT_NE(read_file(err).find(out), std::string::npos) << read_file(err);
 }
 
+TEST(Cli, ARerunWithFewerStepsLeavesNoStaleVtuAndKeepsTheUsersFiles) {
+  const fs::path dir = fresh_dir("cli_rerun");
+  const fs::path out = dir / "out", err = dir / "stderr.txt";
+  const auto scene = [](int steps) {
+    return kBlock + "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: " + std::to_string(steps) +
+           "}\noutputs: {vtu: true}\n";
+  };
+  write_file(dir / "s.yaml", scene(4));
+  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0) << read_file(err);
+  ASSERT_TRUE(fs::exists(out / "s_0004.vtu"));
+  write_file(out / "notes.txt", "mine");
+  write_file(out / "s_final.vtu", "mine too");       // not softik's numbering
+  write_file(out / "other_0003.vtu", "another scene");  // another scene's series
+  write_file(dir / "s.yaml", scene(2));
+  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0) << read_file(err);
+  EXPECT_TRUE(fs::exists(out / "s_0002.vtu"));
+  EXPECT_FALSE(fs::exists(out / "s_0003.vtu"));
+  EXPECT_FALSE(fs::exists(out / "s_0004.vtu"));
+  EXPECT_EQ(read_file(out / "s.pvd").find("s_0003.vtu"), std::string::npos);
+  EXPECT_EQ(read_file(out / "notes.txt"), "mine");
+  EXPECT_EQ(read_file(out / "s_final.vtu"), "mine too");
+  EXPECT_EQ(read_file(out / "other_0003.vtu"), "another scene");
+}
+
+TEST(Cli, AFolderOrABinaryFileGivenAsASceneIsNamedForWhatItIs) {
+  const fs::path dir = fresh_dir("cli_not_a_scene");
+  const fs::path err = dir / "stderr.txt";
+  fs::create_directories(dir / "folder.yaml");
+  EXPECT_EQ(run_cli("run " + (dir / "folder.yaml").string() + " --out " + (dir / "out").string(), err), 1);
+  EXPECT_NE(read_file(err).find("is a folder, not a scene file"), std::string::npos) << read_file(err);
+  write_file(dir / "nul.yaml", std::string("mesh: {generator: {type: box}}\n\0materials: x\n", 45));
+  EXPECT_EQ(run_cli("run " + (dir / "nul.yaml").string() + " --out " + (dir / "out").string(), err), 1);
+  EXPECT_NE(read_file(err).find((dir / "nul.yaml").string() + ":2: a NUL byte"), std::string::npos) << read_file(err);
+  EXPECT_EQ(run_cli("run " + (dir / "missing.yaml").string() + " --out " + (dir / "out").string(), err), 3);
+  EXPECT_NE(read_file(err).find("no such file"), std::string::npos) << read_file(err);
+}
+
 TEST(Cli, MessagesNeverNameSoftiksSourceFiles) {
   const fs::path dir = fresh_dir("cli_source");
   const fs::path err = dir / "stderr.txt";

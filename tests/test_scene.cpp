@@ -370,7 +370,7 @@ outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
 TEST(Scene, CliExitStatusAndMessages) {
   const fs::path dir = fresh_dir("cli");
   const fs::path err = dir / "stderr.txt";
-  EXPECT_EQ(run_cli("run " + (dir / "missing.yaml").string() + " --out " + (dir / "out").string(), err), 1);
+  EXPECT_EQ(run_cli("run " + (dir / "missing.yaml").string() + " --out " + (dir / "out").string(), err), 3);  // I/O
   EXPECT_EQ(read_file(err).rfind("softik: error: cannot open scene file '" + (dir / "missing.yaml").string() + "'", 0),
             0u)
       << read_file(err);
