@@ -15,6 +15,16 @@ int gauss_seidel_inverse(const Eigen::MatrixXd& W_ea, const Eigen::VectorXd& del
                    static_cast<Eigen::Index>(lambda_bounds.size()) == na &&
                    static_cast<Eigen::Index>(delta_bounds.size()) == na && delta_e_free.size() == W_ea.rows(),
                "gauss_seidel_inverse: inconsistent sizes");
+  SOFTIK_CHECK(W_ea.allFinite() && W_aa.allFinite() && delta_e_free.allFinite() && delta_a_free.allFinite() &&
+                   lambda.allFinite(),
+               "gauss_seidel_inverse: W_ea, W_aa, delta_e_free, delta_a_free and the starting lambda must be finite");
+  for (Eigen::Index j = 0; j < na; ++j) {
+    const Interval& l = lambda_bounds[static_cast<size_t>(j)];
+    const Interval& b = delta_bounds[static_cast<size_t>(j)];
+    SOFTIK_CHECK(!std::isnan(l.lo) && !std::isnan(l.hi) && !std::isnan(b.lo) && !std::isnan(b.hi) && l.lo < kInf &&
+                     l.hi > -kInf,
+                 "gauss_seidel_inverse: the bounds of actuator " << j << " are NaN, or lambda's are [+inf, .] / [., -inf]");
+  }
   // Current effector and actuator values for the starting lambda (eq. 6's right-hand side).
   Eigen::VectorXd delta_e = delta_e_free + W_ea * lambda;
   Eigen::VectorXd delta_a = delta_a_free + W_aa * lambda;
@@ -42,6 +52,12 @@ int gauss_seidel_inverse(const Eigen::MatrixXd& W_ea, const Eigen::VectorXd& del
       change = std::max(change, std::abs(d));
       scale = std::max(scale, std::abs(lambda(j)));
     }
+    // A change this large can only come from a coupling at round-off level (the caller zeroes
+    // those: inverse_checks.hpp) or from unbounded inputs growing without limit: never let an
+    // infinity or a NaN out.
+    SOFTIK_CHECK_NUMERICAL(lambda.allFinite() && delta_e.allFinite() && delta_a.allFinite(),
+                           "gauss_seidel_inverse: the actuation became infinite in sweep "
+                               << sweep << "; bound the actuators (min/max force or pressure)");
     if (change <= tol * std::max(scale, 1e-300)) return sweep;
   }
   return max_sweeps + 1;

@@ -98,6 +98,10 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
     if (final) epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
   }
   out.message = "no convergence within max_iterations = " + std::to_string(options_.max_iterations);
+  // A constraint-space solve that was not optimal is the likely reason: say which and why.
+  if (!out.steps.empty() && out.steps.back().status != QpStatus::Optimal)
+    out.message += std::string("; the last constraint-space solve was ") + qp_status_name(out.steps.back().status) +
+                   (out.steps.back().message.empty() ? "" : ": " + out.steps.back().message);
   return false;
 }
 

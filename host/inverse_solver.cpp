@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "inverse_checks.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -67,6 +68,9 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   const size_t ndof = static_cast<size_t>(assembler_.num_dofs());
   const Eigen::Index nf = assembler_.num_free_dofs();
   SOFTIK_CHECK(x.size() == ndof, "InverseSolver::step: x has " << x.size() << " entries, expected " << ndof);
+  for (size_t k = 0; k < ndof; ++k)
+    SOFTIK_CHECK(std::isfinite(x[k]), "InverseSolver::step: the positions x hold " << x[k] << " at DOF " << k
+                                                                                   << " (node " << k / 3 << ")");
   InverseStepReport rep;
 
   // Assembly: f, K, external load, constraint rows.
@@ -246,10 +250,24 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   }
   Eigen::MatrixXd Gt = G.topLeftCorner(m + 1, m + 1);
   if (nr > 0) Gt -= G.topRightCorner(m + 1, nr) * M * G.bottomLeftCorner(nr, m + 1);
-  const Eigen::MatrixXd W = Gt.bottomRightCorner(m, m);
-  rep.W.assign(W.data(), W.data() + W.size());  // symmetric: row- and column-major alike
+  Eigen::MatrixXd W = Gt.bottomRightCorner(m, m);
   Eigen::VectorXd delta_free = Gt.col(0).tail(m);
   for (Eigen::Index r = 0; r < m; ++r) delta_free(r) += rs.rows[static_cast<size_t>(r)].delta;
+  // No NaN or infinity goes on (DESIGN.md section 7): name the constraint whose row has one.
+  auto row_name = [&](size_t r) {
+    return "the row of constraint '" + constraints_[static_cast<size_t>(rs.owner[r])]->name() + "'";
+  };
+  const std::string solve_hint =
+      "the solves with the stiffness matrix failed silently (a singular or badly scaled K, or a state far from "
+      "equilibrium); take smaller steps or check the fixed DOFs and the material";
+  for (Eigen::Index c = 0; c < m; ++c)
+    inverse_detail::require_finite(W.col(c).data(), static_cast<size_t>(m), "the constraint-space compliance W",
+                                   row_name, solve_hint);
+  inverse_detail::require_finite(delta_free.data(), static_cast<size_t>(m), "the free violation delta_free", row_name,
+                                 solve_hint);
+  // Effector-actuator couplings at round-off level are zero (inverse_checks.hpp).
+  const std::vector<bool> idle = inverse_detail::clean_round_off_couplings(W, rs.effectors, rs.actuators);
+  rep.W.assign(W.data(), W.data() + W.size());  // symmetric: row- and column-major alike
   const Eigen::Index na = static_cast<Eigen::Index>(rs.actuators.size());
   const Eigen::Index ne = static_cast<Eigen::Index>(rs.effectors.size());
   auto pick = [&](const std::vector<int>& rows_i, const std::vector<int>& cols_j) {
@@ -264,10 +282,13 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
   for (Eigen::Index i = 0; i < ne; ++i) de_free(i) = delta_free(rs.effectors[static_cast<size_t>(i)]);
   for (Eigen::Index i = 0; i < na; ++i) da_free(i) = delta_free(rs.actuators[static_cast<size_t>(i)]);
   std::vector<Interval> lambda_bounds, delta_bounds;
+  std::vector<std::string> actuator_names;  // per actuator row
   for (int r : rs.actuators) {
     lambda_bounds.push_back(rs.rows[static_cast<size_t>(r)].lambda_bounds);
     delta_bounds.push_back(rs.rows[static_cast<size_t>(r)].delta_bounds);
+    actuator_names.push_back(constraints_[static_cast<size_t>(rs.owner[static_cast<size_t>(r)])]->name());
   }
+  auto actuator_name = [&](size_t j) { return "actuator '" + actuator_names[j] + "'"; };
   Eigen::VectorXd lambda = Eigen::Map<const Eigen::VectorXd>(lambda_.data(), na);
   if (na > 0) {
     if (options_.method == InverseMethod::GaussSeidel) {
@@ -276,6 +297,10 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       rep.solver_iterations = gauss_seidel_inverse(W_ea, de_free, W_aa, da_free, lambda_bounds, delta_bounds, lambda,
                                                    options_.gauss_seidel_iterations, options_.gauss_seidel_tolerance);
       rep.status = rep.solver_iterations > options_.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
+      if (rep.status == QpStatus::IterationLimit)
+        rep.message = "Gauss-Seidel: no convergence within " + std::to_string(options_.gauss_seidel_iterations) +
+                      " sweeps (relative change of lambda above " + std::to_string(options_.gauss_seidel_tolerance) +
+                      "); the actuators may be nearly redundant: use the QP method";
     } else if (std::all_of(lambda_bounds.begin(), lambda_bounds.end(), [](const Interval& b) { return b.lo == b.hi; })) {
       // Every input imposed (forward mode): nothing to optimise; only the delta bounds to check.
       for (Eigen::Index j = 0; j < na; ++j) lambda(j) = lambda_bounds[static_cast<size_t>(j)].lo;
@@ -298,6 +323,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       const Real eps_abs = (ne > 0 && EtE.norm() > 0 && waa > 0) ? epsilon * EtE.norm() / waa : 1.0;
       qp.H = EtE + eps_abs * W_aa;
       qp.g = W_ea.transpose() * de_free;
+      qp.g_terms = W_ea.cwiseAbs().transpose() * de_free.cwiseAbs();  // g's round-off scale
       qp.lower.resize(na);
       qp.upper.resize(na);
       qp.A = W_aa;
@@ -322,22 +348,36 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
       } catch (const Error& e) {
         // W_aa = J_a K^-1 J_a^T is positive definite when K is; an indefinite tangent (a state
         // far from equilibrium, or past a limit point) can make it indefinite.
-        SOFTIK_CHECK(!solver_.info().indefinite,
-                     "InverseSolver: the tangent stiffness at this state is indefinite, so the constraint-space QP "
-                     "is not convex ("
-                         << e.what()
-                         << "); approach the goals in smaller steps (effector max_shift, actuator rate limits) or "
-                            "use the converged solve(), which follows a continuation path");
+        SOFTIK_CHECK_NUMERICAL(!solver_.info().indefinite,
+                               "InverseSolver: the tangent stiffness at this state is indefinite, so the "
+                               "constraint-space QP is not convex ("
+                                   << e.what()
+                                   << "); approach the goals in smaller steps (effector max_shift, actuator rate "
+                                      "limits) or use the converged solve(), which follows a continuation path");
         throw;
       }
-      lambda = res.x;
       warm_ = res.active_set;
       rep.status = res.status;
       rep.solver_iterations = res.iterations;
       rep.kkt_residual = res.kkt.max();
       rep.message = res.message;
+      if (res.status == QpStatus::Unbounded) {
+        // No answer to apply: the actuation stays where it was (within its bounds), and the
+        // message names the actuators that need a bound.
+        for (Eigen::Index j = 0; j < na; ++j)
+          lambda(j) = std::clamp(lambda(j), lambda_bounds[static_cast<size_t>(j)].lo, lambda_bounds[static_cast<size_t>(j)].hi);
+        rep.message = inverse_detail::unbounded_message(res, actuator_names, lambda_bounds);
+      } else {
+        lambda = res.x.array() + 0.0;  // + 0.0: no "-0" pressure in the outputs
+      }
     }
   }
+  {
+    const std::string idle_note = inverse_detail::idle_actuators_message(idle, actuator_names);
+    if (!idle_note.empty()) rep.message += (rep.message.empty() ? "" : "; ") + idle_note;
+  }
+  inverse_detail::require_finite(lambda.data(), static_cast<size_t>(na), "the actuation lambda", actuator_name,
+                                 "the constraint-space solve returned it; check the actuators' bounds");
   rep.t_constraint_solve = seconds_since(t0);
 
   // Step III: x <- x + K_t^-1 (rhs + J_a^T lambda_a) = x + K_t^-1 B c with c = e_0 + sum_a lambda_a e_a;
@@ -353,14 +393,38 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
     solver_.backward_combination(c.data(), dx.data());  // P^T L^-T (Z c)
   else
     dx = Z * c;
+  // Checked before anything is changed: a failed update leaves x and lambda as they were.
+  std::vector<size_t> dof_of_free(static_cast<size_t>(nf));
   for (size_t k = 0; k < ndof; ++k)
-    if (free[k] >= 0) x[k] += dx(free[k]);
-  for (Eigen::Index j = 0; j < na; ++j) lambda_[static_cast<size_t>(j)] = lambda(j);
-  rep.lambda = lambda_;
+    if (free[k] >= 0) dof_of_free[static_cast<size_t>(free[k])] = k;
+  inverse_detail::require_finite(
+      dx.data(), static_cast<size_t>(nf), "the displacement update dx",
+      [&](size_t i) { return "DOF " + std::to_string(dof_of_free[i]) + " (node " + std::to_string(dof_of_free[i] / 3) + ")"; },
+      solve_hint);
+  std::vector<Real> x_new = x;
+  for (size_t k = 0; k < ndof; ++k)
+    if (free[k] >= 0) x_new[k] += dx(free[k]);
+  inverse_detail::require_finite(
+      x_new.data(), ndof, "the updated positions x",
+      [](size_t k) { return "DOF " + std::to_string(k) + " (node " + std::to_string(k / 3) + ")"; },
+      "the step is too large for double precision; bound the actuators");
   rep.effector_error = (de_free + W_ea * lambda).norm();
   const Eigen::VectorXd delta_a = da_free + W_aa * lambda;
+  inverse_detail::require_finite(&rep.effector_error, 1, "the predicted effector error", [](size_t) { return std::string("the effectors"); },
+                                 "the step is too large for double precision; bound the actuators");
+  inverse_detail::require_finite(delta_a.data(), static_cast<size_t>(na), "the predicted actuator displacement",
+                                 actuator_name, "the step is too large for double precision; bound the actuators");
+  x = std::move(x_new);
+  for (Eigen::Index j = 0; j < na; ++j) lambda_[static_cast<size_t>(j)] = lambda(j);
+  rep.lambda = lambda_;
   rep.actuator_delta.assign(delta_a.data(), delta_a.data() + na);
   accept_all(x);  // outputs and rate windows re-centre on the new state
+  // The constraints' outputs (pressures, volumes, positions, effector errors) at the new state.
+  for (const auto& con : constraints_)
+    for (const auto& [key, value] : con->outputs())
+      SOFTIK_CHECK_NUMERICAL(std::isfinite(value), "InverseSolver: output '" << key << "' of constraint '" << con->name()
+                                                                            << "' is not finite (" << value
+                                                                            << ") after the step");
   rep.t_update = seconds_since(t0);
   return rep;
 }

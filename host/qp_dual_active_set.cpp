@@ -65,9 +65,11 @@ class DualActiveSet {
   DualActiveSet(const QpProblem& p, Real tol, int budget)
       : p_(p), n_(p.H.rows()), m_(p.A.rows()), tol_(tol), budget_(budget) {
     llt_.compute(p.H);
-    SOFTIK_CHECK(llt_.info() == Eigen::Success,
-                 "QP: the Hessian H is not positive definite (Cholesky failed); in the inverse problem the energy "
-                 "weight epsilon must be > 0, which makes the QP strictly convex");
+    // solve_convex() sends only strictly convex problems here (its semi-definite sub-problems
+    // are made so): a failure is round-off in a matrix at the edge of that test.
+    SOFTIK_CHECK_NUMERICAL(llt_.info() == Eigen::Success,
+                           "QP: the Cholesky factorisation of a Hessian that passed the positive-definiteness test "
+                           "failed (round-off); rescale the problem's variables");
     J_ = llt_.matrixU().solve(Eigen::MatrixXd::Identity(n_, n_));  // L^-T
     R_ = Eigen::MatrixXd::Zero(n_, n_);
     x0_ = llt_.solve(-p.g);

@@ -1,5 +1,6 @@
 // solve_qp (qp.hpp): input checks, the least-violation answer of infeasible problems, KKT
-// residuals and messages. The active-set iteration itself is in qp_dual_active_set.cpp.
+// residuals and messages. The active-set iteration itself is in qp_dual_active_set.cpp, the
+// treatment of semi-definite Hessians (flat directions, unboundedness) in qp_semidefinite.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -45,6 +46,8 @@ QpProblem checked(const QpProblem& p) {
                "QP: give no row names or m = " << m << " of them, got " << p.row_names.size());
   SOFTIK_CHECK(p.H.allFinite(), "QP: the Hessian H holds NaN or infinity");
   SOFTIK_CHECK(p.g.allFinite(), "QP: the linear term g holds NaN or infinity");
+  SOFTIK_CHECK(p.g_terms.size() == 0 || (p.g_terms.size() == n && p.g_terms.allFinite() && p.g_terms.minCoeff() >= 0),
+               "QP: g_terms must be empty or have n = " << n << " finite entries >= 0");
   SOFTIK_CHECK(m == 0 || p.A.allFinite(), "QP: the constraint matrix A holds NaN or infinity");
   for (Eigen::Index i = 0; i < n; ++i) {
     const Real lo = lower_of(p, i), hi = upper_of(p, i);
@@ -65,18 +68,6 @@ QpProblem checked(const QpProblem& p) {
   QpProblem out = p;
   out.H = 0.5 * (p.H + p.H.transpose());
   if (m == 0) out.A.resize(0, n);
-  // Positive definite to working precision: a Cholesky pivot L_ii^2 below 1e-14 H_ii means H is
-  // singular up to round-off (e.g. W_ea^T W_ea alone, epsilon = 0). The ratio does not change
-  // when variables are rescaled (units), unlike a comparison with the largest entry.
-  const Eigen::LLT<Eigen::MatrixXd> llt(out.H);
-  const Real pivot = llt.info() == Eigen::Success
-                         ? llt.matrixLLT().diagonal().cwiseAbs2().cwiseQuotient(out.H.diagonal()).minCoeff()
-                         : 0.0;
-  SOFTIK_CHECK(llt.info() == Eigen::Success && pivot > 1e-14,
-               "QP: the Hessian H is not positive definite (Cholesky "
-                   << (llt.info() == Eigen::Success ? "pivot at round-off level" : "failed")
-                   << "); in the inverse problem the energy weight epsilon must be > 0, which makes the QP strictly "
-                      "convex");
   return out;
 }
 
@@ -148,7 +139,8 @@ Real violation_optimality(const QpProblem& p, const Eigen::VectorXd& x) {
 
 /// Least-violation answer of an infeasible problem (qp.hpp). `used`: iterations spent so far;
 /// `stage2`: set to the stage-2 problem that the answer solves.
-QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpProblem& stage2) {
+QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, const QpOptions& o, int used,
+                         QpProblem& stage2) {
   const Eigen::Index n = p.H.rows(), m = p.A.rows();
   // Stage 1 in y = (x, w): minimise 1/2 |w|^2 subject to the variable bounds and
   // a_lower_r <= a_r.x - w_k <= a_upper_r, one free slack w_k per row with a finite side; a row
@@ -158,7 +150,8 @@ QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpPro
   // each warm-started from the previous active set) and the violations to the unique optimum.
   // They stop when the projected gradient of the violation vanishes (violation_optimality);
   // delta shrinks by 100x (down to 1e-8 of its start) whenever that measure falls by less than
-  // 10x in a step, which happens when rows of very different weights meet.
+  // 10x in a step, which happens when rows of very different weights meet. The proximal metric
+  // is H, or D = diag(H) when H is only semi-definite.
   struct SlackRow {
     Eigen::Index row;
     Real lo, hi;
@@ -176,7 +169,8 @@ QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpPro
   const Eigen::Index k = static_cast<Eigen::Index>(srows.size()), N = n + k;
   Real amax = 0;
   for (Eigen::Index r = 0; r < m; ++r) amax = std::max(amax, p.A.row(r).squaredNorm());
-  Real delta = 1e-3 * (amax > 0 ? amax : 1.0) / std::max(p.H.diagonal().maxCoeff(), kTiny);
+  const Eigen::MatrixXd metric = c.strictly_convex() ? p.H : Eigen::MatrixXd(c.scale.asDiagonal());
+  Real delta = 1e-3 * (amax > 0 ? amax : 1.0) / std::max(metric.diagonal().maxCoeff(), kTiny);
   QpProblem s1;
   s1.H = Eigen::MatrixXd::Identity(N, N);
   s1.lower = Eigen::VectorXd::Constant(N, -kInf);
@@ -198,9 +192,9 @@ QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpPro
   Real opt_prev = kInf;
   const Real delta_min = 1e-8 * delta;
   for (int it = 0; it < 100; ++it) {
-    s1.H.topLeftCorner(n, n) = delta * p.H;
+    s1.H.topLeftCorner(n, n) = delta * metric;
     s1.g = Eigen::VectorXd::Zero(N);
-    s1.g.head(n) = -delta * (p.H * xk);
+    s1.g.head(n) = -delta * (metric * xk);
     r1 = qp_detail::dual_active_set(s1, it ? &warm1 : nullptr, o.max_iterations - used, o.feasibility_tolerance);
     used += r1.iterations;
     if (r1.status != QpStatus::Optimal) break;  // IterationLimit (stage 1 is always feasible)
@@ -245,7 +239,7 @@ QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpPro
   for (Eigen::Index i = 0; i < n; ++i)
     if (r1.mu_x(i) != 0 && std::abs(r1.mu_x(i)) > 1e-8 * push(i)) variables.push_back(static_cast<int>(i));
   // Stage 2: the objective over the least-violation points.
-  const QpResult r2 = qp_detail::dual_active_set(s2, &warm2, o.max_iterations - used, o.feasibility_tolerance);
+  const QpResult r2 = qp_detail::solve_convex(s2, c, &warm2, o.max_iterations - used, o.feasibility_tolerance);
   used += r2.iterations;
   if (r2.status == QpStatus::Optimal) {
     res = r2;
@@ -309,7 +303,10 @@ QpResult least_violation(const QpProblem& p, const QpOptions& o, int used, QpPro
     msg << ".";
   }
   msg << " Relax these bounds or move the goals.";
-  if (r2.status != QpStatus::Optimal) msg << " (The objective could not be minimised among those points.)";
+  if (r2.status == QpStatus::Unbounded)
+    msg << " (The objective is unbounded below among those points: it could not be minimised.)";
+  else if (r2.status != QpStatus::Optimal)
+    msg << " (The objective could not be minimised among those points.)";
   res.message = msg.str();
   return res;
 }
@@ -321,6 +318,7 @@ const char* qp_status_name(QpStatus s) {
     case QpStatus::Optimal: return "optimal";
     case QpStatus::Infeasible: return "infeasible";
     case QpStatus::IterationLimit: return "iteration limit";
+    case QpStatus::Unbounded: return "unbounded";
   }
   return "unknown";
 }
@@ -331,16 +329,27 @@ QpResult solve_qp(const QpProblem& problem, const QpOptions& options, const QpAc
   SOFTIK_CHECK(options.max_iterations >= 0 && options.feasibility_tolerance >= 0,
                "QP: max_iterations and feasibility_tolerance must be >= 0");
   const QpProblem p = checked(problem);
-  QpResult res = qp_detail::dual_active_set(p, warm, options.max_iterations, options.feasibility_tolerance);
+  const qp_detail::Curvature c = qp_detail::analyse_curvature(p);
+  QpResult res = qp_detail::solve_convex(p, c, warm, options.max_iterations, options.feasibility_tolerance);
   QpProblem kkt_problem = p;  // the problem x solves: p, or the stage-2 problem when infeasible
   if (res.status == QpStatus::Infeasible) {
     const bool warm_started = res.warm_started;
-    res = least_violation(p, options, res.iterations, kkt_problem);
+    res = least_violation(p, c, options, res.iterations, kkt_problem);
     res.warm_started = warm_started;
-  } else {
-    if (res.status == QpStatus::IterationLimit)
-      res.message = "QP: iteration limit (" + std::to_string(options.max_iterations) +
-                    " active-set changes) reached before the optimum; x is not optimal";
+  } else if (res.status == QpStatus::IterationLimit) {
+    res.message = "QP: iteration limit (" + std::to_string(options.max_iterations) +
+                  " active-set changes) reached before the optimum; x is not optimal";
+  } else if (res.status == QpStatus::Unbounded) {
+    std::ostringstream msg;
+    msg << "QP unbounded: the objective decreases without limit along a direction of (near-)zero curvature that no "
+           "bound or row stops, moving ";
+    for (size_t j = 0; j < res.unbounded_variables.size(); ++j) {
+      const Eigen::Index i = res.unbounded_variables[j];
+      msg << (j ? ", " : "") << variable_name(p, i) << (res.direction(i) > 0 ? " up" : " down");
+    }
+    msg << ". Bound these variables on that side (or give the objective curvature along it). Returned a feasible "
+           "point, not a solution.";
+    res.message = msg.str();
   }
   // x within the variable bounds exactly: this moves an optimal or least-violation x by no more
   // than the feasibility tolerance, and an iterate cut off by the iteration limit into the box.
@@ -348,6 +357,13 @@ QpResult solve_qp(const QpProblem& problem, const QpOptions& options, const QpAc
   if (p.upper.size()) res.x = res.x.cwiseMin(p.upper);
   res.kkt = kkt_residuals(kkt_problem, res);
   res.row_violation = row_violations(p, res.x);
+  // Never a NaN or infinity out (qp.hpp): the checks above make one impossible, so this is a
+  // failure of the arithmetic, reported as such.
+  SOFTIK_CHECK_NUMERICAL(res.x.allFinite() && res.mu_x.allFinite() && res.mu_a.allFinite() &&
+                             std::isfinite(res.kkt.max()) && res.row_violation.allFinite(),
+                         "QP: the solution is not finite (status " << qp_status_name(res.status)
+                                                                  << "): the problem is too badly scaled for double "
+                                                                     "precision; rescale its variables or rows");
   return res;
 }
 

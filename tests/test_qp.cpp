@@ -362,12 +362,10 @@ TEST(Qp, BadInputIsAnError) {
   q.a_upper = Eigen::VectorXd::Ones(1);
   EXPECT_NE(message(q).find("constraint matrix A"), std::string::npos);
   q = p;
-  q.H = Eigen::MatrixXd::Zero(2, 2);  // epsilon = 0 and no effector: singular
-  EXPECT_NE(message(q).find("epsilon must be > 0"), std::string::npos) << message(q);
-  q.H << 1, 2, 2, 1;  // indefinite
-  EXPECT_NE(message(q).find("epsilon must be > 0"), std::string::npos);
-  q.H << 1, 1, 1, 1;  // W_ea^T W_ea of one effector row with eps = 0: positive semi-definite
-  EXPECT_NE(message(q).find("epsilon must be > 0"), std::string::npos);
+  q.H << 1, 2, 2, 1;  // indefinite (semi-definite Hessians are solved: test_qp_semidefinite.cpp)
+  EXPECT_NE(message(q).find("not positive semi-definite"), std::string::npos) << message(q);
+  q.H << -1, 0, 0, 0;  // negative curvature on a variable of its own
+  EXPECT_NE(message(q).find("not positive semi-definite"), std::string::npos) << message(q);
   q.H << 1, 0.5, 0, 1;  // not symmetric
   EXPECT_NE(message(q).find("not symmetric"), std::string::npos);
   q = p;
@@ -381,6 +379,9 @@ TEST(Qp, BadInputIsAnError) {
   q = p;
   q.lower(0) = std::nan("");
   EXPECT_NE(message(q).find("cavity0 pressure"), std::string::npos);
+  q = p;
+  q.g_terms = Eigen::VectorXd::Constant(2, -1.0);
+  EXPECT_NE(message(q).find("g_terms"), std::string::npos);
   q = p;
   q.variable_names = {"only one"};
   EXPECT_NE(message(q).find("variable names"), std::string::npos);

@@ -13,6 +13,13 @@
 //                 s.t. lambda bounds, delta_a bounds (rate windows included),
 //             eps_abs = eps ||W_ea^T W_ea||_F / ||W_aa||_F   (eps: InverseOptions::epsilon)
 //             or the Gauss-Seidel iteration of eqs. 6-10.
+//             Couplings W_ea(e, a) at round-off level (below 1e-10 of sqrt(W_ee W_aa), their
+//             Cauchy-Schwarz bound) are set to 0 first: an actuator that cannot move an effector
+//             (an effector axis across its plane of symmetry) keeps its least-energy input and the
+//             report says so, instead of the ratio of two round-off values (1e18 Pa).
+//             With eps zero or tiny the QP is only semi-definite (qp.hpp); should it be unbounded
+//             (status Unbounded), the actuation stays at its previous value and the message names
+//             the actuators that need a bound.
 //   Step III  x <- x + dx_free + Y_a lambda_a.
 // With a Cholesky factor K = P^T L L^T P (LinearSolver::has_cholesky_factor) Steps I-II need
 // forward solves only (DESIGN.md section 5):
@@ -27,6 +34,11 @@
 // and delta_free come from G - G_:U M G_U:, and Step III adds -K^-1 U M U^T K^-1 (rhs + J_a^T lambda).
 // lambda is the physical actuation (Pa, N), the total value at x, never an impulse: nothing
 // depends on a time step. Sensors' rows are evaluated and reported, never solved for.
+// No NaN or infinity leaves a step (DESIGN.md section 7): W, delta_free, lambda, dx, the new
+// positions, the predicted effector error and actuator displacements and every constraint output
+// are checked, and a non-finite one is a softik::Error of kind Numerical naming the quantity and
+// the constraint, actuator or DOF (x and lambda are then left as they were, unless only an output
+// after the update is at fault).
 //
 // Modes: step() is the real-time mode (one linearisation per call, goals may move between
 // calls); solve() repeats steps until equilibrium f + f_ext + J_a^T lambda_a = 0 and the
@@ -93,10 +105,15 @@ struct InverseOptions {
 
 /// What one step did.
 struct InverseStepReport {
-  QpStatus status = QpStatus::Optimal;  ///< of the constraint-space solve (GS: Optimal or IterationLimit)
+  /// Of the constraint-space solve: Optimal, Infeasible (least-violation answer applied),
+  /// IterationLimit, or Unbounded (QP with eps zero or tiny only: nothing applied, lambda kept);
+  /// Gauss-Seidel: Optimal or IterationLimit.
+  QpStatus status = QpStatus::Optimal;
   int solver_iterations = 0;            ///< QP or Gauss-Seidel iterations
   Real kkt_residual = 0;                ///< QP only
-  std::string message;                  ///< infeasibility explanation, when any
+  /// What went wrong or needs attention, naming the constraints: the infeasibility explanation,
+  /// the actuators an unbounded QP needs bounded, actuators that cannot move the effectors.
+  std::string message;
   Real equilibrium_residual = 0;        ///< |f + f_ext + J_a^T lambda_prev| on the free DOFs at the step's start
   Real force_scale = 0;                 ///< the force its tolerance is relative to
   /// equilibrium_residual / force_scale (the residual itself when the scale is 0: nothing loaded)
@@ -173,10 +190,13 @@ class InverseSolver {
 };
 
 /// Gauss-Seidel in constraint space (seed 002, eqs. 6-10): per actuator j, the change
-///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea,
+///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea  (0 when w_*j = 0),
 /// clamped to the lambda bounds and to the lambda interval keeping delta_a_j in its bounds;
 /// delta_e += w_*j d lambda_j. Sweeps until the largest change is below tol * max |lambda|.
-/// Returns the number of sweeps (max_sweeps + 1 when it did not converge).
+/// Returns the number of sweeps (max_sweeps + 1 when it did not converge). W_ea should have its
+/// round-off couplings zeroed (InverseSolver does): a column of round-off gives a change of
+/// round-off over round-off. Non-finite input is an Error (Input); a lambda that becomes infinite
+/// is an Error of kind Numerical, never returned.
 int gauss_seidel_inverse(const Eigen::MatrixXd& W_ea, const Eigen::VectorXd& delta_e_free, const Eigen::MatrixXd& W_aa,
                          const Eigen::VectorXd& delta_a_free, const std::vector<Interval>& lambda_bounds,
                          const std::vector<Interval>& delta_bounds, Eigen::VectorXd& lambda, int max_sweeps, Real tol);

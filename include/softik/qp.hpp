@@ -1,7 +1,7 @@
 // softik's dense QP solver for the constraint-space problem of the inverse method (issue 4;
-// DESIGN.md section 6; seed 002 eq. 5). Host-only. Strictly convex problems:
+// DESIGN.md section 6; seed 002 eq. 5). Host-only. Convex problems:
 //
-//   minimise    1/2 x^T H x + g^T x                 H symmetric positive definite (n x n)
+//   minimise    1/2 x^T H x + g^T x                 H symmetric positive semi-definite (n x n)
 //   subject to  lower   <= x   <= upper             per-variable bounds, +-infinity allowed
 //               a_lower <= A x <= a_upper           m two-sided rows, +-infinity allowed;
 //                                                   a_lower == a_upper: an equality row
@@ -22,6 +22,26 @@
 // anti-cycling rule in host/qp_dual_active_set.cpp). The returned x always lies within the
 // variable bounds exactly (an optimal x is moved by at most the feasibility tolerance).
 //
+// Semi-definite H (host/qp_semidefinite.cpp). With D = diag(H) (1 where H_ii = 0) and the scaled
+// Hessian D^-1/2 H D^-1/2 (unit diagonal: the test does not depend on the units of x), H is
+// strictly convex when every Cholesky pivot of the scaled matrix exceeds 1e-14 (the method
+// above); otherwise its eigenvalues below 1e-13 of the largest span the *flat* directions (zero
+// or near-zero curvature, e.g. W_ea^T W_ea + eps W_aa with eps zero or tiny). A negative
+// eigenvalue below -1e-10 of the largest is an error (not convex). The problem is then
+//   - Unbounded when some flat direction d (x + t d feasible for every t >= 0: d_i >= 0 where x_i
+//     has a finite lower bound, <= 0 where it has a finite upper one, likewise for the rows) makes
+//     the objective decrease: its slope, measured in the scaled variables, exceeds 1e-8 of the
+//     gradient's round-off scale (g_terms below). The steepest such d is found by projecting
+//     -D^-1/2 g onto that cone within the flat subspace (a small strictly convex QP). Status
+//     Unbounded, with that direction, the variables that move along it, and x a feasible point
+//     (the one nearest 0 in the scaled variables) - never an infinite or NaN x. Infeasible
+//     constraints take precedence (status Infeasible as below).
+//   - otherwise bounded: the part of the gradient's flat slope that no constraint stops (at
+//     round-off, by the test above) is dropped, and the problem solved by proximal-point
+//     iterations along the flat directions (each a strictly
+//     convex QP by the method above, warm-started), which pick, among the optima, one reached
+//     from 0; the KKT residuals are those of the problem as given.
+//
 // Infeasible problems (status Infeasible) return a least-violation answer, defined as
 //   1. the smallest sum of squared row violations  sum_r dist(a_r . x, [a_lower_r, a_upper_r])^2
 //      (for an empty range a_lower_r > a_upper_r: (a_lower_r - a_r.x)_+^2 + (a_r.x - a_upper_r)_+^2)
@@ -36,13 +56,15 @@
 // stage 1; such a variable sits exactly at that bound). Note that the criterion weighs rows in
 // their own units: scale rows comparably if their violations should count alike.
 //
-// Errors (softik::Error): inconsistent sizes; NaN or infinity in H, g or A; a NaN bound, a lower
-// bound of +inf or an upper bound of -inf; lower > upper on a variable (the message names it); an
-// H that is not symmetric (beyond 1e-8 relative; H is symmetrised) or not positive definite
-// (failed Cholesky, or a pivot L_ii^2 < 1e-14 H_ii: in the inverse problem the energy weight
-// epsilon must be > 0); variable or row names given but not n / m of them; warm-start entries
-// other than -1, 0, 1. A row with a_lower > a_upper is not an error (a rate window can miss the
-// absolute range): it makes the problem infeasible and is reported as such.
+// Errors (softik::Error, kind Input unless said): inconsistent sizes; NaN or infinity in H, g, A
+// or g_terms; a NaN bound, a lower bound of +inf or an upper bound of -inf; lower > upper on a
+// variable (the message names it); an H that is not symmetric (beyond 1e-8 relative; H is
+// symmetrised) or not positive semi-definite (a clearly negative eigenvalue: in the inverse
+// problem an indefinite tangent); variable or row names given but not n / m of them; warm-start
+// entries other than -1, 0, 1. A row with a_lower > a_upper is not an error (a rate window can
+// miss the absolute range): it makes the problem infeasible and is reported as such. A result
+// that is not finite (x or a multiplier; it should never happen) is an ErrorKind::Numerical
+// error, never returned.
 #pragma once
 
 #include <string>
@@ -55,8 +77,13 @@
 namespace softik {
 
 struct QpProblem {
-  Eigen::MatrixXd H;                 ///< n x n, symmetric positive definite (n >= 1)
+  Eigen::MatrixXd H;                 ///< n x n, symmetric positive semi-definite (n >= 1)
   Eigen::VectorXd g;                 ///< n
+  /// Optional (n entries >= 0, or none): the size of the terms each g_i is computed from, e.g.
+  /// |W_ea|^T |delta_e| for g = W_ea^T delta_e: the round-off scale against which a slope of the
+  /// objective along a flat direction is judged (a g that nearly cancels, as at the optimum of an
+  /// unreachable goal, must not make round-off look like a slope). None: |g|.
+  Eigen::VectorXd g_terms;
   Eigen::VectorXd lower, upper;      ///< n each; empty: -inf / +inf for every variable
   Eigen::MatrixXd A;                 ///< m x n (m may be 0; then A may be 0 x 0)
   Eigen::VectorXd a_lower, a_upper;  ///< m each
@@ -65,7 +92,9 @@ struct QpProblem {
   std::vector<std::string> variable_names, row_names;
 };
 
-enum class QpStatus { Optimal, Infeasible, IterationLimit };
+/// Unbounded: the objective decreases without limit along a feasible direction of (near-)zero
+/// curvature (semi-definite H only; see the top of this file and QpResult::direction).
+enum class QpStatus { Optimal, Infeasible, IterationLimit, Unbounded };
 const char* qp_status_name(QpStatus s);
 
 /// Which constraints are active: for each variable and row, kAtLower, kAtUpper or kInactive.
@@ -96,11 +125,12 @@ struct QpResult {
   /// bound, either sign on an equality, 0 on an inactive constraint.
   Eigen::VectorXd mu_x, mu_a;
   QpStatus status = QpStatus::Optimal;
-  int iterations = 0;  ///< active-set changes (constraints added + dropped), all stages together
+  int iterations = 0;  ///< active-set changes (constraints added + dropped), all stages and sub-problems together
   bool warm_started = false;  ///< the warm active set was used (else a cold start)
-  /// Residuals of the QP whose solution x is: the problem itself (Optimal, IterationLimit) or,
-  /// when Infeasible, the stage-2 problem (violated rows pinned at their least-violation values;
-  /// the problem itself if stage 2 could not be completed).
+  /// Residuals of the QP whose solution x is: the problem itself (Optimal, IterationLimit,
+  /// Unbounded: there x is no solution and the residuals say so) or, when Infeasible, the stage-2
+  /// problem (violated rows pinned at their least-violation values; the problem itself if stage
+  /// 2 could not be completed).
   QpKkt kkt;
   QpActiveSet active_set;  ///< of x; rows pinned in stage 2 read the side they violate
   /// Per row: a_r.x minus the nearest point of [a_lower_r, a_upper_r] (0 when met; for an empty
@@ -109,7 +139,15 @@ struct QpResult {
   // Infeasible only:
   std::vector<int> conflicting_rows;       ///< rows left violated by the least-violation answer
   std::vector<int> conflicting_variables;  ///< variables whose bound blocks a smaller violation
-  std::string message;  ///< Infeasible / IterationLimit: what happened, naming the constraints
+  // Unbounded only:
+  /// A direction along which the objective decreases without bound and no bound or row stops it
+  /// (H d ~ 0 to the flat tolerance, g.d < 0, x + t d feasible for all t >= 0); largest |d_i| = 1.
+  Eigen::VectorXd direction;
+  /// The variables that move along `direction` (|d_i| sqrt(H_ii) above 1e-6 of the largest):
+  /// each needs a bound on the side it moves to (direction_i > 0: an upper bound) - or the
+  /// problem more curvature (in the inverse problem: a larger energy weight epsilon).
+  std::vector<int> unbounded_variables;
+  std::string message;  ///< Infeasible / IterationLimit / Unbounded: what happened, naming the constraints
 };
 
 struct QpOptions {
@@ -141,6 +179,26 @@ namespace qp_detail {
 /// mu_x, mu_a, status (Optimal, Infeasible when the constraints conflict, IterationLimit),
 /// iterations, warm_started and active_set; nothing else.
 QpResult dual_active_set(const QpProblem& p, const QpActiveSet* warm, int budget, Real feasibility_tolerance);
+
+/// The curvature of a validated H (symmetric, finite): the variables' scale D = diag(H) (1 where
+/// H_ii = 0) and, when H is not strictly convex to working precision, an orthonormal basis of
+/// its flat directions in the scaled variables y = D^1/2 x (top of this file). An H with a
+/// clearly negative eigenvalue is an Error.
+struct Curvature {
+  Eigen::VectorXd scale;  ///< D: n entries > 0
+  Eigen::MatrixXd flat;   ///< n x k, orthonormal columns (k = 0: strictly convex)
+  Real largest = 1;       ///< the largest eigenvalue of D^-1/2 H D^-1/2 (when k > 0)
+  bool strictly_convex() const { return flat.cols() == 0; }
+};
+Curvature analyse_curvature(const QpProblem& p);
+
+/// The QP on a validated problem with curvature c: the Goldfarb-Idnani iteration when strictly
+/// convex, else the semi-definite treatment of the top of this file. Fills what
+/// dual_active_set fills; status Unbounded also fills direction and unbounded_variables (the
+/// caller writes the message). Infeasible constraints give status Infeasible (the caller
+/// computes the least-violation answer).
+QpResult solve_convex(const QpProblem& p, const Curvature& c, const QpActiveSet* warm, int budget,
+                      Real feasibility_tolerance);
 
 /// Relative violation of value v against [lo, hi] (positive when violated), with the scale of
 /// QpKkt: |bound| + terms (terms = sum_k |a_k x_k|).
