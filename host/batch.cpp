@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -220,6 +223,53 @@ class BlasThreads {
 
 }  // namespace
 
+namespace {
+
+/// The results table kept at BatchRunOptions::csv_path while a batch runs (batch.hpp).
+class LiveTable {
+ public:
+  LiveTable(const BatchSpec& spec, const BatchResult& result, const std::string& path, const std::vector<bool>& finished)
+      : spec_(spec), result_(result), path_(path), finished_(finished) {}
+
+  /// After a design finished (the caller holds the lock); `last`: every design has.
+  void update(bool last) {
+    if (path_.empty()) return;
+    const auto now = std::chrono::steady_clock::now();
+    const size_t done = static_cast<size_t>(std::count(finished_.begin(), finished_.end(), true));
+    // Rewriting the table costs its length: every design for small batches, once a second beyond.
+    if (!last && done > 1000 && now - written_at_ < std::chrono::seconds(1)) return;
+    try {
+      write_batch_csv_file(spec_, result_, path_, &finished_);
+      rows_ = done;
+      written_at_ = now;
+      failure_.clear();
+    } catch (const Error& e) {
+      failure_ = e.what();
+    }
+  }
+
+  /// Throws the last failure, if the final table could not be written.
+  void check() const {
+    if (failure_.empty()) return;
+    SOFTIK_CHECK_IO(false, failure_ << ". " << (rows_ > 0 ? "'" + path_ + "' keeps the " + std::to_string(rows_) +
+                                                             " design rows written before the failure"
+                                                       : "No row could be written")
+                                    << " of " << spec_.designs.size()
+                                    << "; each design's own outputs are in its folder next to it");
+  }
+
+ private:
+  const BatchSpec& spec_;
+  const BatchResult& result_;
+  std::string path_;
+  const std::vector<bool>& finished_;
+  size_t rows_ = 0;
+  std::chrono::steady_clock::time_point written_at_{};
+  std::string failure_;
+};
+
+}  // namespace
+
 Scene design_scene(const BatchSpec& spec, const BatchDesign& design) {
   const YAML::Node root = load_yaml(read_file(spec.scene_path, "base scene"), spec.scene_path);
   for (const auto& s : design.set) {
@@ -324,7 +374,10 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
 
   const BlasThreads blas(threads_per_design);
   std::atomic<size_t> next{0};
-  std::mutex progress_mutex;
+  std::mutex progress_mutex;  // guards finished, finished_count, table and the progress stream
+  std::vector<bool> finished(spec.designs.size(), false);
+  size_t finished_count = 0;
+  LiveTable table(spec, result, options.csv_path, finished);
   const auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     for (size_t i = next++; i < spec.designs.size(); i = next++) {
@@ -349,8 +402,11 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
         if (!overrides.empty() && r.error.find("overrides: ") == std::string::npos)
           r.error += " (design overrides: " + overrides + ")";
       }
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      finished[i] = true;
+      ++finished_count;
+      table.update(finished_count == spec.designs.size());
       if (options.progress) {
-        const std::lock_guard<std::mutex> lock(progress_mutex);
         *options.progress << "softik: design " << design.name << ": "
                           << (r.ok ? "ok, " + format_number(r.run.seconds) + " s" : "error: " + r.error) << "\n";
       }
@@ -361,17 +417,24 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   worker();
   for (std::thread& t : threads) t.join();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (spec.designs.empty()) table.update(true);
+  table.check();
   return result;
 }
 
-void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out) {
+void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out,
+                     const std::vector<bool>* finished) {
   SOFTIK_CHECK(result.designs.size() == spec.designs.size(), "write_batch_csv: the result has " << result.designs.size()
                                                                                               << " designs, the spec "
                                                                                               << spec.designs.size());
+  SOFTIK_CHECK(!finished || finished->size() == spec.designs.size(),
+               "write_batch_csv: " << finished->size() << " finished flags for " << spec.designs.size() << " designs");
+  auto listed = [&](size_t i) { return !finished || (*finished)[i]; };
   std::vector<std::string> names;
   std::map<std::string, size_t> index;
   std::vector<std::map<size_t, std::string>> rows(result.designs.size());
-  for (size_t i = 0; i < result.designs.size(); ++i)
+  for (size_t i = 0; i < result.designs.size(); ++i) {
+    if (!listed(i)) continue;
     for (const auto& c : design_columns(spec.designs[i], result.designs[i])) {
       auto it = index.find(c.first);
       if (it == index.end()) {
@@ -380,10 +443,12 @@ void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostr
       }
       rows[i][it->second] = c.second;
     }
+  }
   out << "design,status,error";
   for (const std::string& n : names) out << "," << csv_field(n);
   out << "\n";
   for (size_t i = 0; i < result.designs.size(); ++i) {
+    if (!listed(i)) continue;
     const DesignResult& r = result.designs[i];
     out << csv_field(r.name) << "," << (r.ok ? "ok" : "error") << "," << csv_field(r.error);
     for (size_t k = 0; k < names.size(); ++k) {
@@ -392,6 +457,34 @@ void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostr
     }
     out << "\n";
   }
+}
+
+void write_batch_csv_file(const BatchSpec& spec, const BatchResult& result, const std::string& path,
+                          const std::vector<bool>* finished) {
+  const std::string tmp = path + ".tmp";
+  std::string failure;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      failure = std::string("cannot create '") + tmp + "' (" + std::strerror(errno) + ")";
+    } else {
+      write_batch_csv(spec, result, out, finished);
+      out.flush();
+      if (!out) failure = std::string("writing '") + tmp + "' failed (" + std::strerror(errno) + ")";
+      out.close();
+      if (failure.empty() && out.fail()) failure = std::string("closing '") + tmp + "' failed (" + std::strerror(errno) + ")";
+    }
+  }
+  if (failure.empty()) {
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (!ec) return;
+    failure = "renaming '" + tmp + "' to '" + path + "' failed (" + ec.message() + ")";
+  }
+  std::error_code ignored;
+  std::filesystem::remove(tmp, ignored);
+  SOFTIK_CHECK_IO(false, "the batch results table '" << path << "' could not be updated: " << failure
+                                                      << "; is the disk full or the folder read-only?");
 }
 
 }  // namespace softik

@@ -198,13 +198,8 @@ int batch(const std::vector<std::string>& args) {
   const std::string csv_path = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
   if (!cl.quiet)
     std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path << " -> " << cl.out_dir << "\n";
+  options.csv_path = csv_path;  // kept up to date as designs finish; a failed write throws (exit 3)
   const softik::BatchResult result = softik::run_batch(spec, options);
-  std::ofstream csv(csv_path);
-  SOFTIK_CHECK_IO(csv, "cannot write '" << csv_path << "': " << std::strerror(errno));
-  softik::write_batch_csv(spec, result, csv);
-  csv.flush();
-  SOFTIK_CHECK_IO(csv, "writing '" << csv_path << "' failed (" << std::strerror(errno)
-                                    << "): is the disk full? The designs' own outputs are in " << cl.out_dir);
   int failed = 0, status = kExitSuccess;
   for (const softik::DesignResult& d : result.designs) {
     failed += d.ok ? 0 : 1;

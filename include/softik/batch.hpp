@@ -71,6 +71,13 @@ struct BatchRunOptions {
   Backend backend = Backend::Cpu;
   int workers = -1;                  ///< -1: the batch file's value
   std::ostream* progress = nullptr;  ///< one line per finished design (null: quiet)
+  /// When set, the results table (write_batch_csv) is kept at this path while the batch runs:
+  /// after every finished design (at most once a second beyond 1000 designs) the designs
+  /// finished so far are written to csv_path + ".tmp", flushed, checked and renamed over
+  /// csv_path, so the file is always a complete table and a crash or a full disk keeps the rows
+  /// already written. A failed write is an Error of kind Io naming the path and the rows kept;
+  /// it is thrown once every design has run (the designs' own outputs are still written).
+  std::string csv_path;
 };
 
 struct DesignResult {
@@ -93,7 +100,15 @@ struct BatchResult {
 BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options);
 
 /// One CSV row per design (header first); columns are the union over designs, in first-seen
-/// order; a design without a column (or that failed) leaves it empty.
-void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out);
+/// order; a design without a column (or that failed) leaves it empty. With `finished` (one flag
+/// per design), only the flagged designs get a row.
+void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out,
+                     const std::vector<bool>* finished = nullptr);
+
+/// write_batch_csv into path + ".tmp", flushed and checked, then renamed over `path` (atomic:
+/// `path` holds the previous complete table until then). A failure is an Error of kind Io
+/// naming the path and the cause; the temporary file is removed and `path` left as it was.
+void write_batch_csv_file(const BatchSpec& spec, const BatchResult& result, const std::string& path,
+                          const std::vector<bool>* finished = nullptr);
 
 }  // namespace softik
