@@ -104,6 +104,8 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
   const Real grid_cells = static_cast<Real>(n[0]) * static_cast<Real>(n[1]) * static_cast<Real>(n[2]);
   SOFTIK_CHECK(grid_cells <= 5e7, who << ": cell_size = " << cell_size << " gives " << grid_cells
                                       << " grid cells (limit 5e7): raise cell_size");
+  check_generated_size(who, static_cast<Real>(n[0] + 1) * static_cast<Real>(n[1] + 1) * static_cast<Real>(n[2] + 1),
+                       grid_cells * (type == CellType::Tet4 ? 6 : 1), type);
 
   // Remove every grid cell inside a cavity box (cells are whole, since the box walls are planes).
   std::vector<char> keep(n[0] * n[1] * n[2], 1);

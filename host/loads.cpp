@@ -97,10 +97,26 @@ Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vecto
   return V;
 }
 
-void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x,
+const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
+  if (load.follower) return x;
+  SOFTIK_CHECK(mesh.X.size() == x.size(), "pressure load '" << load.name << "': x has " << x.size()
+                                                           << " entries, the mesh's rest positions " << mesh.X.size());
+  return mesh.X;
+}
+
+Real pressure_work(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x) {
+  if (load.follower) return P * surface_volume(load, mesh, x);
+  const std::vector<Real> J0 = pressure_jacobian(load, mesh, x);  // dV/dx at the rest positions
+  Real w = 0;
+  for (size_t k = 0; k < x.size(); ++k) w += J0[k] * x[k];
+  return P * w;
+}
+
+void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x_given,
                          std::vector<Real>& f) {
   SOFTIK_CHECK(std::isfinite(P), "pressure load '" << load.name << "': pressure " << P << " is not finite");
-  SOFTIK_CHECK(f.size() == x.size(), "add_pressure_forces: f has " << f.size() << " entries, expected " << x.size());
+  SOFTIK_CHECK(f.size() == x_given.size(), "add_pressure_forces: f has " << f.size() << " entries, expected " << x_given.size());
+  const std::vector<Real>& x = pressure_positions(load, mesh, x_given);
   const VertexMap map = checked_map(load, mesh, x);
   for_each_triangle(load.surface, [&](int a, int b, int c, Real tw) {
     const int v[3] = {a, b, c};
@@ -123,6 +139,7 @@ std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, 
 
 long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
                             Real scale, std::vector<Real>& K_values) {
+  if (!load.follower) return 0;  // a dead load: no load stiffness
   const Mesh& mesh = assembler.mesh();
   const CsrPattern& pattern = assembler.pattern();
   const std::vector<int>& free = assembler.free_dof_index();

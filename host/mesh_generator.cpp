@@ -1,5 +1,7 @@
 #include "softik/mesh_generator.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -128,6 +130,22 @@ Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType t
   return m;
 }
 
+void check_generated_size(const char* who, double nodes, double cells, CellType type) {
+  const int dim = cell_dimension(type);
+  SOFTIK_CHECK(nodes * dim < 2147483647.0,
+               who << ": the mesh would have " << nodes << " nodes (" << nodes * dim
+                   << " degrees of freedom), beyond softik's limit of 2^31 - 1 degrees of freedom: use fewer cells");
+  const double neighbours = type == CellType::Hex8 ? 27 : type == CellType::Tet4 ? 15 : 9;
+  const double bytes = nodes * (3 * 8 + dim * dim * neighbours * 12) + cells * nodes_per_cell(type) * 4;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;  // unknown: nothing to compare with
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  SOFTIK_CHECK(bytes <= memory, who << ": the mesh would have " << nodes << " nodes and " << cells
+                                    << " cells; its mesh and stiffness matrix alone need at least " << bytes / 1e9
+                                    << " GB (the factorisation several times more), more than this machine's "
+                                    << memory / 1e9 << " GB of memory: use fewer or larger cells");
+}
+
 Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
   SOFTIK_CHECK(dim >= 1 && dim <= 3, "make_box: dim must be 1, 2 or 3, got " << dim);
   SOFTIK_CHECK(cell_dimension(type) == dim, "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
@@ -137,6 +155,12 @@ Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
     SOFTIK_CHECK(spec.size[i] > 0 && std::isfinite(spec.size[i]),
                  "make_box: size[" << i << "] = " << spec.size[i] << ", need a positive finite length");
   }
+  double nodes = 1, cells = type == CellType::Tet4 ? 6 : type == CellType::Tri3 ? 2 : 1;
+  for (int i = 0; i < dim; ++i) {
+    nodes *= spec.cells[i] + 1.0;
+    cells *= spec.cells[i];
+  }
+  check_generated_size("make_box", nodes, cells, type);
   if (dim == 3) {
     std::array<std::vector<Real>, 3> coords;
     for (int axis = 0; axis < 3; ++axis)

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "softik/actuator_generator.hpp"
 #include "softik/error.hpp"
@@ -134,17 +135,52 @@ struct Builder {
     for (int i : owner) out.materials.push_back(scene.materials[static_cast<size_t>(i)].material);
   }
 
+  /// A 2-D mesh has x and y only: a z value that is not 0 would be dropped without a word.
+  void require_planar(const SceneLocation& where, const std::string& key, const std::array<Real, 3>& v,
+                      const std::string& fix) const {
+    if (out.mesh.dim != 2 || v[2] == 0) return;
+    std::ostringstream z;
+    z << v[2];
+    fail(where, key + ": has a z component (" + z.str() + ") but the mesh is 2-D (x, y only); " + fix);
+  }
+  /// components: [z] alone on a 2-D mesh selects nothing to fix or load.
+  void require_planar_components(const SceneSelection& s, const std::string& key) const {
+    if (out.mesh.dim == 2 && s.components[2] && !s.components[0] && !s.components[1])
+      fail(s.where, key + ".components: z alone, but the mesh is 2-D (x, y only): there is no z to act on; use x "
+                          "and/or y");
+  }
+
   void boundary_conditions() {
     const Mesh& mesh = out.mesh;
     out.fixed_dofs.assign(static_cast<size_t>(mesh.num_dofs()), 0);
+    std::vector<int> fixed_by(static_cast<size_t>(mesh.num_dofs()), -1);  // DOF -> the fixed[] entry fixing it
     for (size_t i = 0; i < scene.fixed.size(); ++i) {
       const SceneSelection& s = scene.fixed[i];
-      fix_components(mesh, select(s, "fixed[" + std::to_string(i) + "]"), s.components, out.fixed_dofs);
+      require_planar_components(s, "fixed[" + std::to_string(i) + "]");
+      const std::vector<int> nodes = select(s, "fixed[" + std::to_string(i) + "]");
+      fix_components(mesh, nodes, s.components, out.fixed_dofs);
+      for (int n : nodes)
+        for (int c = 0; c < mesh.dim; ++c)
+          if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0)
+            fixed_by[static_cast<size_t>(n * mesh.dim + c)] = static_cast<int>(i);
     }
     std::map<int, Real> prescribed;  // DOF -> displacement; a later entry overrides an earlier one
     for (size_t i = 0; i < scene.prescribed.size(); ++i) {
       const ScenePrescribed& p = scene.prescribed[i];
-      const std::vector<int> nodes = select(p.selection, "prescribed[" + std::to_string(i) + "]");
+      const std::string key = "prescribed[" + std::to_string(i) + "]";
+      require_planar_components(p.selection, key);
+      require_planar(p.selection.where, key + ".displacement", p.displacement, "give [ux, uy, 0]");
+      const std::vector<int> nodes = select(p.selection, key);
+      // A DOF held at 0 by fixed[] and moved by prescribed[]: one of the two would be ignored.
+      for (int n : nodes)
+        for (int c = 0; c < mesh.dim; ++c) {
+          const int by = fixed_by[static_cast<size_t>(n * mesh.dim + c)];
+          if (p.selection.components[static_cast<size_t>(c)] && by >= 0)
+            fail(p.selection.where, key + ": node " + std::to_string(n) + " (" + "xyz"[c] +
+                                        ") is also fixed by fixed[" + std::to_string(by) +
+                                        "]; a DOF is either fixed (held at 0) or prescribed, not both: remove it "
+                                        "from one of the two selections (or use components)");
+        }
       fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
       for (int n : nodes)
         for (int c = 0; c < mesh.dim; ++c)
@@ -159,6 +195,8 @@ struct Builder {
     out.loads.nodal.assign(static_cast<size_t>(mesh.num_dofs()), 0);
     for (size_t i = 0; i < scene.forces.size(); ++i) {
       const SceneForce& f = scene.forces[i];
+      require_planar_components(f.selection, "loads.forces[" + std::to_string(i) + "]");
+      require_planar(f.selection.where, "loads.forces[" + std::to_string(i) + "].force", f.force, "give [Fx, Fy, 0]");
       const std::vector<int> nodes = select(f.selection, "loads.forces[" + std::to_string(i) + "]");
       const Real share = 1.0 / static_cast<Real>(nodes.size());
       for (int n : nodes)
@@ -167,6 +205,8 @@ struct Builder {
             out.loads.nodal[static_cast<size_t>(n) * mesh.dim + c] += share * f.force[static_cast<size_t>(c)];
     }
     if (scene.gravity.enabled) {
+      require_planar(scene.gravity.where, "loads.gravity.g", scene.gravity.g,
+                     "give g in the mesh's plane, e.g. g: [0, -9.81, 0] (the default [0, 0, -9.81] is for 3-D meshes)");
       const std::vector<Real> g = located(scene.gravity.where, "loads.gravity", [&] {
         return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
       });
@@ -325,8 +365,14 @@ BuiltScene build_scene(const Scene& scene) {
     return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
   });
   b.nodal_loads();
-  for (size_t i = 0; i < scene.pressures.size(); ++i) out.loads.pressures.push_back(
+  for (size_t i = 0; i < scene.pressures.size(); ++i) {
+    out.loads.pressures.push_back(
         b.pressure(scene.pressures[i], "loads.pressure[" + std::to_string(i) + "] '" + scene.pressures[i].name + "'"));
+    // Not given: a follower load where the formulation follows the geometry, a dead load in a
+    // linear (small-displacement) analysis.
+    const int follower = scene.pressures[i].follower;
+    out.loads.pressures.back().follower = follower >= 0 ? follower == 1 : scene.formulation != Formulation::LinearSmallStrain;
+  }
   b.probes();
   if (scene.inverse.enabled) b.inverse();
 

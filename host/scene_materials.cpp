@@ -24,7 +24,7 @@ const std::vector<LawInfo>& laws() {
       {"linear", {"lambda", "mu"}, {}, {}, false},
       {"saint_venant_kirchhoff", {"lambda", "mu"}, {}, {}, false},
       {"neo_hookean", {"lambda", "mu"}, {}, {}, false},
-      {"neo_hookean_d1", {"C10", "D1"}, {}, {}, false},
+      {"neo_hookean_decoupled", {"C10", "D1"}, {}, {}, true},
       {"stable_neo_hookean", {"lambda", "mu"}, {}, {}, false},
       {"mooney_rivlin", {"C10", "C01", "D1"}, {}, {"c01_share"}, true},
       {"ogden", {"mu", "alpha", "D1"}, {}, {"alpha"}, true},
@@ -34,9 +34,19 @@ const std::vector<LawInfo>& laws() {
   return table;
 }
 
+/// Older names, kept: each means its law exactly (documented in docs/scene-format.md).
+const std::vector<std::pair<std::string, std::string>>& aliases() {
+  static const std::vector<std::pair<std::string, std::string>> table = {
+      {"neo_hookean_d1", "neo_hookean_decoupled"},  // before every decoupled law took volumetric:
+  };
+  return table;
+}
+
+/// The laws' names, then their aliases (as_choice's list).
 std::vector<std::string> law_names() {
   std::vector<std::string> names;
   for (const LawInfo& l : laws()) names.emplace_back(l.name);
+  for (const auto& a : aliases()) names.push_back(a.first);
   return names;
 }
 
@@ -76,7 +86,9 @@ Material make_material(const LawInfo& law, const Map& m, bool young_mode) {
     if (name == "linear") return fem::LinearElastic::from_young_poisson(E, nu);
     if (name == "saint_venant_kirchhoff") return fem::SaintVenantKirchhoff::from_young_poisson(E, nu);
     if (name == "neo_hookean") return fem::NeoHookean::from_young_poisson(E, nu);
-    if (name == "neo_hookean_d1") return fem::NeoHookeanD1::from_young_poisson(E, nu);
+    if (name == "neo_hookean_decoupled")  // Mooney-Rivlin with C01 = 0 when U(J) is not the D1 form
+      return vol == fem::Volumetric::D1Form ? Material(fem::NeoHookeanD1::from_young_poisson(E, nu))
+                                            : Material(fem::MooneyRivlin::from_young_poisson(E, nu, vol, 0.0));
     if (name == "stable_neo_hookean") return fem::StableNeoHookean::from_young_poisson(E, nu);
     if (name == "mooney_rivlin") return fem::MooneyRivlin::from_young_poisson(E, nu, vol, m.number("c01_share", 0.0));
     if (name == "yeoh") return fem::Yeoh::from_young_poisson(E, nu, vol);
@@ -99,7 +111,9 @@ Material make_material(const LawInfo& law, const Map& m, bool young_mode) {
   if (name == "saint_venant_kirchhoff") return fem::SaintVenantKirchhoff::from_lame(c("lambda"), c("mu"));
   if (name == "neo_hookean") return fem::NeoHookean::from_lame(c("lambda"), c("mu"));
   if (name == "stable_neo_hookean") return fem::StableNeoHookean::from_lame(c("lambda"), c("mu"));
-  if (name == "neo_hookean_d1") return fem::NeoHookeanD1::from_constants(c("C10"), c("D1"));
+  if (name == "neo_hookean_decoupled")
+    return vol == fem::Volumetric::D1Form ? Material(fem::NeoHookeanD1::from_constants(c("C10"), c("D1")))
+                                          : Material(fem::MooneyRivlin::from_constants(c("C10"), 0.0, c("D1"), vol));
   if (name == "mooney_rivlin") return fem::MooneyRivlin::from_constants(c("C10"), c("C01"), c("D1"), vol);
   if (name == "yeoh") return fem::Yeoh::from_constants(c("C10"), c("C20"), c("C30"), c("D1"), vol);
   if (name == "arruda_boyce") return fem::ArrudaBoyce::from_constants(c("mu"), c("lambda_m"), c("D1"), vol);
@@ -130,8 +144,13 @@ SceneMaterial parse_material(const YAML::Node& node, const std::string& path, co
       has_law = true;
     }
   if (!has_law) fail(location(path, node), what + ": missing required key 'law' (one of: " + join(law_names()) + ")");
-  const int index = as_choice(law_node, path, what + ".law", law_names());
-  const LawInfo& law = laws()[static_cast<size_t>(index)];
+  size_t index = static_cast<size_t>(as_choice(law_node, path, what + ".law", law_names()));
+  if (index >= laws().size()) {  // an alias: its law
+    const std::string& target = aliases()[index - laws().size()].second;
+    index = 0;
+    while (laws()[index].name != target) ++index;
+  }
+  const LawInfo& law = laws()[index];
 
   std::vector<std::string> allowed = {"law", "region", "young", "poisson"};
   for (const std::string& k : law.constants) allowed.push_back(k);

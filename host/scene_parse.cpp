@@ -56,6 +56,9 @@ ScenePressure parse_cavity(const Map& m) {
 
 namespace {
 
+constexpr int kMaxLoadSteps = 1000000;  ///< solver.load_steps
+constexpr int kMaxFrames = 100000;      ///< .vtu files one run may write
+
 CellType cell_type(const Map& m) {
   return m.choice("cell_type", {"tet4", "hex8"}, 0) == 0 ? CellType::Tet4 : CellType::Hex8;
 }
@@ -213,12 +216,13 @@ const std::vector<std::string> kSelectionKeys = {"group", "box", "plane", "nodes
 ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
   // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
   const Map m(node, path, what,
-              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip"});
+              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip", "follower"});
   ScenePressure p = parse_cavity(m);
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
   p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
   p.closed = m.boolean("closed", true);
+  if (m.has("follower")) p.follower = m.boolean("follower", true) ? 1 : 0;
   return p;
 }
 
@@ -260,14 +264,23 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
                "line_search", "pressure_stiffness", "linear_solver", "backend", "threads"});
-  auto at_least = [&](const std::string& key, int v, int lo) {
+  // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
+  // steps) from running for days and filling the disk with one CSV row per step.
+  auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
     if (v < lo) fail(m.where(key), m.name(key) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
+    if (v > hi) fail(m.where(key), m.name(key) + ": " + std::to_string(v) + " is above the cap of " + std::to_string(hi) + "; " + why);
     return v;
   };
-  if (m.has("load_steps")) s.load_steps = at_least("load_steps", m.integer("load_steps", 0), 1);
-  if (m.has("max_iterations")) s.max_iterations = at_least("max_iterations", m.integer("max_iterations", 0), 1);
-  if (m.has("max_step_cuts")) s.max_step_cuts = at_least("max_step_cuts", m.integer("max_step_cuts", 0), 0);
-  if (m.has("threads")) s.threads = at_least("threads", m.integer("threads", 0), 0);
+  if (m.has("load_steps"))
+    s.load_steps = within("load_steps", m.integer("load_steps", 0), 1, kMaxLoadSteps,
+                          "each step is a Newton solve and a CSV row: a few to a few hundred steps are typical");
+  if (m.has("max_iterations"))
+    s.max_iterations = within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
+                              "Newton converges in a few to a few tens of iterations or not at all: add load_steps");
+  if (m.has("max_step_cuts"))
+    s.max_step_cuts = within("max_step_cuts", m.integer("max_step_cuts", 0), 0, 50,
+                             "each cut halves the step: 50 cuts are a factor 1e-15");
+  if (m.has("threads")) s.threads = within("threads", m.integer("threads", 0), 0, 4096, "0 uses every core");
   s.residual_tolerance = m.number("residual_tolerance", s.residual_tolerance);
   check_positive(m, "residual_tolerance", s.residual_tolerance);
   s.increment_tolerance = m.number("increment_tolerance", s.increment_tolerance);
@@ -296,6 +309,30 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   if (s.backend == Backend::Cuda && !cuda_backend_built())
     fail(m.where("backend"), "solver.backend: this softik was built without the CUDA backend; use 'cpu', or "
                              "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
+}
+
+/// Refuses a scene that would write more than kMaxFrames .vtu files (a run writes one every
+/// outputs.every steps, and the last), naming the keys that set the count.
+void check_output_volume(const Scene& scene, const Map& m) {
+  if (!scene.outputs.vtu) return;
+  double steps = scene.solver.load_steps;
+  std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
+  if (scene.inverse.enabled) {
+    size_t goals = 1;
+    for (const SceneEffector& e : scene.inverse.effectors)
+      goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
+    const bool realtime = scene.inverse.mode == SceneInverse::Mode::RealTime;
+    steps = static_cast<double>(goals) * (realtime ? scene.inverse.steps_per_target : 1);
+    from = std::to_string(goals) + " goals" +
+           (realtime ? " x inverse.steps_per_target = " + std::to_string(scene.inverse.steps_per_target) : "");
+  }
+  const double frames = std::ceil(steps / scene.outputs.every) + 1;  // and the rest state
+  if (frames > kMaxFrames)
+    fail(m.has("outputs") ? m.where("outputs") : m.has("inverse") ? m.where("inverse") : m.has("solver") ? m.where("solver") : m.where(),
+         "outputs: " + from + " with outputs.every = " + std::to_string(scene.outputs.every) +
+                                 " would write " + std::to_string(static_cast<long long>(frames)) +
+                                 " .vtu files (cap " + std::to_string(kMaxFrames) +
+                                 "); raise outputs.every or set outputs.vtu: false");
 }
 
 void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
@@ -329,6 +366,11 @@ void check_laws(const Scene& scene) {
                "' (" + first.where.str() +
                "); all regions must use one law (the Assembler runs one law per model), with different parameters "
                "if needed");
+  for (size_t i = 1; i < scene.materials.size(); ++i)  // neo_hookean_decoupled: D1 form or another U(J)
+    if (scene.materials[i].material.index() != first.material.index())
+      fail(scene.materials[i].where, item("materials", i) + ": its volumetric term differs from materials[0]'s (" +
+                                         first.where.str() + "); law '" + first.law +
+                                         "' takes one volumetric form per model: give every region the same");
   if (scene.formulation != Formulation::Hyperelastic && first.law != "linear")
     fail(scene.formulation_where,
          std::string("formulation '") + (scene.formulation == Formulation::Corotational ? "corotational" : "linear") +
@@ -377,6 +419,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
+  check_output_volume(scene, m);
   return scene;
 }
 

@@ -271,7 +271,15 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
                                " only (this scene's mode is " + (realtime ? "realtime" : "converged") + ")");
   inv.steps_per_target = m.integer("steps_per_target", inv.steps_per_target);
   if (inv.steps_per_target < 1) fail(m.where("steps_per_target"), "inverse.steps_per_target: must be >= 1");
+  if (inv.steps_per_target > 100000)
+    fail(m.where("steps_per_target"), "inverse.steps_per_target: " + std::to_string(inv.steps_per_target) +
+                                          " is above the cap of 100000 (each step writes a CSV row); a real-time "
+                                          "step moves most of the way to its goal: a few to a few tens are typical");
   inv.max_iterations = m.integer("max_iterations", inv.max_iterations);
+  if (inv.max_iterations > 100000)
+    fail(m.where("max_iterations"), "inverse.max_iterations: " + std::to_string(inv.max_iterations) +
+                                        " is above the cap of 100000; a converged solve needs tens of iterations or "
+                                        "does not converge");
   // Per continuation increment; the last one lowers the energy weight 10x per iteration from
   // epsilon to InverseOptions::epsilon_min (1e-10) and needs one more to see lambda settle.
   const int needed = static_cast<int>(std::ceil(std::log10(inv.epsilon / InverseOptions{}.epsilon_min))) + 2;

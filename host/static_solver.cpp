@@ -46,7 +46,7 @@ struct Newton {
     if (!loads.nodal.empty())
       for (size_t k = 0; k < x.size(); ++k)
         if (assembler.free_dof_index()[k] >= 0) work += loads.nodal[k] * x[k];
-    for (const PressureLoad& p : loads.pressures) work += p.pressure * surface_volume(p, assembler.mesh(), x);
+    for (const PressureLoad& p : loads.pressures) work += pressure_work(p, p.pressure, assembler.mesh(), x);
     return energy - lambda * work;
   }
 
@@ -96,7 +96,9 @@ struct Newton {
       Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
       // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
       // added to it on the host.
-      const bool pressure_K = options.pressure_stiffness && !loads.pressures.empty();
+      const bool pressure_K = options.pressure_stiffness &&
+                              std::any_of(loads.pressures.begin(), loads.pressures.end(),
+                                          [](const PressureLoad& p) { return p.follower; });  // dead: none
       const Real* d_K = nullptr;
       if (!pressure_K && assembler.keeps_stiffness_on_device(solver))
         d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
@@ -220,7 +222,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
   if (line_search == LineSearch::Automatic) {
     line_search = LineSearch::Energy;
     for (const PressureLoad& p : loads.pressures)
-      if (!p.closed) line_search = LineSearch::Residual;  // an open surface's load has no potential
+      if (!p.closed && p.follower) line_search = LineSearch::Residual;  // an open surface's follower load has no potential
   }
   StaticResult result;
   Newton newton{assembler, solver, loads, options, line_search, result, model_size(assembler.mesh())};

@@ -38,6 +38,11 @@ struct PressureLoad {
   SurfaceEmbedding embedding;  ///< empty: surface indices are mesh nodes
   Real pressure = 0;
   bool closed = true;          ///< a closed cavity: its volume is meaningful, its load conservative
+  /// true: a follower load, normal to the deformed surface and proportional to its current area
+  /// (P dV/dx at x, with the load stiffness -P d2V/dx2). false: a dead load, fixed at the rest
+  /// geometry (P dV/dx at the rest positions X, no load stiffness, potential P (dV/dx at X) . x):
+  /// what a linear (small-displacement) analysis assumes.
+  bool follower = true;
 };
 
 /// Displacement of one fixed DOF (its node's position becomes X + lambda * value).
@@ -54,6 +59,14 @@ struct Loads {
 
 /// Nodal gravity load f = M g with the row-sum lumped mass of density rho (num_dofs entries;
 /// only the first `dim` components of g are used).
+/// The positions a pressure load's forces are evaluated at: x for a follower load, the mesh's
+/// rest positions for a dead one.
+const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
+
+/// The work potential of the pressure loads at x (pressure * the load's factor `lambda`): P V(x)
+/// for a follower load on a closed surface, P (dV/dx at X) . x for a dead load.
+Real pressure_work(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x);
+
 std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g);
 
 /// Enclosed volume of a (closed, outward-wound) surface at positions x (divergence theorem,
@@ -61,7 +74,8 @@ std::vector<Real> gravity_load(const Assembler& assembler, Real density, const s
 /// the bilinear face, fem/pressure_load.hpp). dim must be 3.
 Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
 
-/// Adds the nodal forces of pressure P on the load's surface at positions x to f (num_dofs).
+/// Adds the nodal forces of pressure P on the load's surface at positions x to f (num_dofs);
+/// a dead load (follower = false) takes them at the rest positions whatever x is.
 void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x,
                          std::vector<Real>& f);
 
@@ -75,7 +89,7 @@ std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, 
 /// before assembly; over a closed cavity their sum is already symmetric (= P d2V/dx2), so this is
 /// exact there and the symmetric part of the load stiffness for an open surface. Couplings that
 /// are not in the elastic pattern (vertices embedded in different cells) are dropped; returns how
-/// many non-zero contributions were dropped.
+/// many non-zero contributions were dropped. A dead load has no load stiffness: adds nothing.
 long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
                             Real scale, std::vector<Real>& K_values);
 

@@ -23,6 +23,14 @@ struct BoxSpec {
 /// with positive orientation.
 Mesh make_box(int dim, CellType type, const BoxSpec& spec);
 
+/// Refuses, before anything is allocated, a generated mesh that could not be solved here: more
+/// than 2^31 degrees of freedom (softik indexes DOFs with int), or a lower bound of the memory its
+/// mesh and stiffness matrix alone need (bytes per node below, from the nonzeros of one
+/// stiffness row: 27 neighbour nodes for hexahedra, ~15 for tetrahedra, 9 for 2-D cells, x 3 DOFs
+/// x 12 bytes of CSR entry; the factorisation needs several times more) above this machine's
+/// physical memory. The error gives both figures and names `who`.
+void check_generated_size(const char* who, double nodes, double cells, CellType type);
+
 /// A 3D structured mesh on the tensor-product grid coords[0] x coords[1] x coords[2] (each list
 /// strictly increasing, at least 2 entries; spacings may differ). Grid cell (i, j, k) spans
 /// [coords[0][i], coords[0][i+1]] x [coords[1][j], ..] x [coords[2][k], ..] and is kept when

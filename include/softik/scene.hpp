@@ -94,6 +94,9 @@ struct ScenePressure {
   Real value = 0;       ///< pressure at load factor 1
   bool closed = true;
   bool allow_flip = true;
+  /// loads.pressure `follower`: 1 a follower load, 0 a dead load (PressureLoad::follower), -1 not
+  /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
+  int follower = -1;
   SceneLocation where;
 };
 

@@ -55,9 +55,22 @@ struct Lame {
   Real mu;
 };
 
+/// A modulus derived from (E, nu) must be a finite number > 0 (or any finite number for lambda):
+/// E near the largest double (1e308), or nu just below 0.5, overflows it to infinity, or a bulk
+/// modulus that overflows makes D1 = 2/K zero. Names the parameters given, not the derived one alone.
+inline void check_derived(const char* law, Real E, Real nu, const char* name, Real v, bool positive) {
+  SOFTIK_CHECK(std::isfinite(v) && (!positive || v > 0),
+               law << ": Young's modulus E = " << E << " with Poisson's ratio nu = " << nu << " gives " << name << " = "
+                   << v << ", which double precision cannot hold; give E in consistent units (soft robots: 1e4 to "
+                   << "1e9 Pa) and nu further from 0.5");
+}
+
 inline Lame lame_from_young_poisson(const char* law, Real E, Real nu) {
   check_young_poisson(law, E, nu);
-  return {E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+  const Lame l{E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))};
+  check_derived(law, E, nu, "lambda (first Lame parameter)", l.lambda, false);
+  check_derived(law, E, nu, "mu (shear modulus)", l.mu, true);
+  return l;
 }
 }  // namespace detail
 

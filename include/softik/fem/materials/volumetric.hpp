@@ -148,7 +148,11 @@ struct ShearBulk {
 inline ShearBulk shear_and_D1_from_young_poisson(const char* law, Real E, Real nu) {
   check_young_poisson(law, E, nu);
   const Real K = E / (3 * (1 - 2 * nu));
-  return {E / (2 * (1 + nu)), 2 / K};
+  check_derived(law, E, nu, "K (bulk modulus)", K, true);
+  const ShearBulk m{E / (2 * (1 + nu)), 2 / K};
+  check_derived(law, E, nu, "mu (shear modulus)", m.mu, true);
+  check_derived(law, E, nu, "D1 = 2/K", m.D1, true);
+  return m;
 }
 
 inline void check_volumetric(const char* law, Volumetric v) {

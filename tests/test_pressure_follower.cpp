@@ -1,0 +1,95 @@
+// Follower and dead pressure loads (loads.pressure `follower`, PressureLoad::follower) against
+// closed forms. A unit cube on rollers (x = 0, y = 0, z = 0 planes hold their normal component)
+// is pulled by a pressure P on its x = 1 face: the deformation is homogeneous, F = diag(a, b, b),
+// which trilinear hexahedra reproduce exactly, so the finite-element answer is the closed form to
+// the Newton tolerance.
+//   dead load (nominal traction):      P11(a, b) = P
+//   follower load (true traction):     sigma11 = P11 a / J = P11 / b^2 = P, i.e. P11 = P b^2
+//   free lateral faces:                P22(a, b) = 0
+// with the compressible neo-Hookean P = mu (F - F^-T) + lambda ln J F^-T, J = a b^2. In a linear
+// analysis the default is a dead load: u_x = P L / E, u_y = -nu P L / E exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "scene_test_support.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+namespace {
+
+constexpr Real kE = 1e6, kNu = 0.3, kP = 2e5;  // 20% of E: the two loads differ by ~12%
+
+std::string cube(const std::string& law, const std::string& formulation, const std::string& follower) {
+  return "mesh: {generator: {type: box, size: [1, 1, 1], cells: [2, 2, 2], cell_type: hex8}}\n"
+         "formulation: " + formulation + "\n"
+         "materials: {law: " + law + ", young: " + std::to_string(kE) + ", poisson: " + std::to_string(kNu) + "}\n"
+         "fixed: [{group: xmin, components: [x]}, {group: ymin, components: [y]}, {group: zmin, components: [z]}]\n"
+         "loads: {pressure: {surface: xmax, value: " + std::to_string(kP) + ", closed: false" + follower + "}}\n"
+         "solver: {load_steps: 8, residual_tolerance: 1.0e-12}\n"
+         "outputs: {vtu: false, probes: [{name: corner, point: [1, 1, 1]}]}\n";
+}
+
+std::array<Real, 3> corner_displacement(const std::string& yaml, const std::string& name) {
+  const fs::path dir = fresh_dir(name);
+  SceneRunOptions options;
+  options.out_dir = dir.string();
+  const SceneRunResult r = run_scene(parse_scene_string(yaml, (dir / "cube.yaml").string()), options);
+  return r.probes.at(0).displacement;
+}
+
+/// The homogeneous stretches (a, b) of the closed form, by Newton on (P11 - t(b), P22) = 0.
+std::array<Real, 2> stretches(bool follower) {
+  const Real mu = kE / (2 * (1 + kNu)), lambda = kE * kNu / ((1 + kNu) * (1 - 2 * kNu));
+  Real a = 1, b = 1;
+  for (int it = 0; it < 50; ++it) {
+    const Real L = std::log(a * b * b);
+    const Real r1 = mu * (a - 1 / a) + lambda * L / a - (follower ? kP * b * b : kP);
+    const Real r2 = mu * (b - 1 / b) + lambda * L / b;
+    // Jacobian of (r1, r2) with respect to (a, b).
+    const Real j11 = mu * (1 + 1 / (a * a)) + lambda * (1 - L) / (a * a);
+    const Real j12 = 2 * lambda / (a * b) - (follower ? 2 * kP * b : 0);
+    const Real j21 = lambda / (a * b);
+    const Real j22 = mu * (1 + 1 / (b * b)) + lambda * (2 - L) / (b * b);
+    const Real det = j11 * j22 - j12 * j21;
+    a -= (j22 * r1 - j12 * r2) / det;
+    b -= (j11 * r2 - j21 * r1) / det;
+  }
+  return {a, b};
+}
+
+TEST(PressureFollower, DeadAndFollowerLoadsMatchTheirClosedForms) {
+  for (const bool follower : {false, true}) {
+    SCOPED_TRACE(follower ? "follower" : "dead");
+    const auto [a, b] = stretches(follower);
+    const auto u = corner_displacement(cube("neo_hookean", "hyperelastic", follower ? ", follower: true" : ", follower: false"),
+                                       follower ? "pressure_follower" : "pressure_dead");
+    EXPECT_NEAR(u[0], a - 1, 1e-8 * (a - 1));
+    EXPECT_NEAR(u[1], b - 1, 1e-8 * (1 - b));
+    EXPECT_NEAR(u[2], b - 1, 1e-8 * (1 - b));
+  }
+  // The two really differ here (a follower load on a face that shrinks laterally pulls less).
+  EXPECT_GT(stretches(false)[0] - stretches(true)[0], 0.01);
+}
+
+TEST(PressureFollower, ALinearAnalysisTakesADeadLoadByDefault) {
+  const auto u = corner_displacement(cube("linear", "linear", ""), "pressure_linear_default");
+  EXPECT_NEAR(u[0], kP / kE, 1e-10 * kP / kE);
+  EXPECT_NEAR(u[1], -kNu * kP / kE, 1e-10 * kP / kE);
+  EXPECT_NEAR(u[2], -kNu * kP / kE, 1e-10 * kP / kE);
+  // A follower load asked for explicitly is honoured: the face's lateral shrinkage lowers the force.
+  const auto f = corner_displacement(cube("linear", "linear", ", follower: true"), "pressure_linear_follower");
+  EXPECT_LT(f[0], u[0] * (1 - 1e-3));
+}
+
+TEST(PressureFollower, FollowerMustBeABoolean) {
+  try {
+    (void)parse_scene_string(cube("linear", "linear", ", follower: maybe"), "cube.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("follower"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace softik

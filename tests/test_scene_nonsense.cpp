@@ -1,0 +1,135 @@
+// Scenes that would once have been accepted and answered silently wrong, or crashed (issue 13,
+// item 5 and 9): each is now an error naming the key and the fix, or, for an old law name, the
+// same model as its new name.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "scene_test_support.hpp"
+#include "softik/mesh_generator.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+namespace {
+
+/// The message of the Error thrown by parsing and building `yaml` ("(no error)" if none).
+std::string error_of(const std::string& yaml) {
+  try {
+    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// A 2 x 1 plate of two Quad4 (a 2-D mesh: x, y only), clamped at x = 0 (nodes 0 and 3).
+std::string plate(const std::string& rest) {
+  static const fs::path dir = [] {
+    const fs::path d = fresh_dir("scene_nonsense_plate");
+    write_file(d / "plate.vtk", "# vtk DataFile Version 3.0\nplate\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+                                "POINTS 6 double\n0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n"
+                                "CELLS 2 10\n4 0 1 4 3\n4 1 2 5 4\nCELL_TYPES 2\n9\n9\n");
+    return d;
+  }();
+  return "mesh: {file: " + (dir / "plate.vtk").string() + "}\n"
+         "materials: {law: linear, young: 1.0e6, poisson: 0.3}\n"
+         "formulation: linear\n"
+         "fixed: [{nodes: [0, 3]}]\n" +
+         rest;
+}
+
+TEST(SceneNonsense, ZComponentsOnA2dMeshAreErrors) {
+  // The plate itself is a valid scene.
+  ASSERT_EQ(error_of(plate("loads: {forces: [{nodes: [2, 5], force: [1, 2, 0]}]}\n")), "(no error)");
+  std::string e = error_of(plate("loads: {forces: [{nodes: [2, 5], force: [1, 0, 5]}]}\n"));
+  EXPECT_NE(e.find("loads.forces[0].force: has a z component (5) but the mesh is 2-D"), std::string::npos) << e;
+  e = error_of(plate("loads: {gravity: {density: 1000}}\n"));  // the default g is along z
+  EXPECT_NE(e.find("loads.gravity.g: has a z component (-9.81)"), std::string::npos) << e;
+  EXPECT_NE(e.find("[0, -9.81, 0]"), std::string::npos) << e;
+  e = error_of(plate("prescribed: [{nodes: [2, 5], displacement: [0.1, 0, 0.2]}]\n"));
+  EXPECT_NE(e.find("prescribed[0].displacement: has a z component (0.2)"), std::string::npos) << e;
+  e = error_of(plate("loads: {forces: [{nodes: [2, 5], force: [0, 0, 0], components: [z]}]}\n"));
+  EXPECT_NE(e.find("loads.forces[0].components: z alone"), std::string::npos) << e;
+}
+
+TEST(SceneNonsense, ANodeBothFixedAndPrescribedIsAnError) {
+  const std::string block = kBlock;  // fixed: [{group: xmin}]
+  std::string e = error_of(block + "prescribed: [{nodes: [0], displacement: [0.001, 0, 0]}]\n");
+  EXPECT_NE(e.find("prescribed[0]: node 0 (x) is also fixed by fixed[0]"), std::string::npos) << e;
+  // Different components of the same node are fine.
+  const std::string sliding = R"(mesh: {generator: {type: box, size: [1, 1, 1], cells: [2, 2, 2], cell_type: hex8}}
+materials: {law: neo_hookean, young: 1.0e6, poisson: 0.3}
+fixed: [{group: xmin, components: [y, z]}]
+prescribed: [{group: xmin, components: [x], displacement: [-0.01, 0, 0]}, {group: xmax, components: [x], displacement: [0.01, 0, 0]}]
+)";
+  EXPECT_EQ(error_of(sliding), "(no error)");
+}
+
+TEST(SceneNonsense, DerivedModuliThatOverflowNameYoungAndPoisson) {
+  for (const std::string law : {"neo_hookean", "mooney_rivlin", "linear"}) {
+    const std::string e = error_of("mesh: {generator: {type: box, size: [1, 1, 1], cells: [1, 1, 1]}}\n"
+                                   "materials: {law: " + law + ", young: 1.0e308, poisson: 0.45}\n"
+                                   "fixed: [{group: xmin}]\n");
+    EXPECT_NE(e.find("Young's modulus E = 1e+308 with Poisson's ratio nu = 0.45 gives"), std::string::npos) << law << ": " << e;
+    EXPECT_NE(e.find("s.yaml:2"), std::string::npos) << e;
+  }
+}
+
+TEST(SceneNonsense, AHugeGeneratedMeshIsRefusedWithItsMemoryFigure) {
+  const std::string e = error_of("mesh: {generator: {type: box, size: [1, 1, 1], cells: [100000, 100000, 100000]}}\n"
+                                 "materials: {law: linear, young: 1.0e6, poisson: 0.3}\nfixed: [{group: xmin}]\n");
+  EXPECT_NE(e.find("degrees of freedom"), std::string::npos) << e;
+  try {
+    check_generated_size("make_box", 5e8, 5e8, CellType::Hex8);  // 1.5e9 DOFs: fits an int, not in memory
+    ADD_FAILURE() << "no error";
+  } catch (const Error& err) {
+    const std::string m = err.what();
+    EXPECT_NE(m.find("GB"), std::string::npos) << m;
+    EXPECT_NE(m.find("more than this machine's"), std::string::npos) << m;
+  }
+  EXPECT_NO_THROW(check_generated_size("make_box", 1e5, 1e5, CellType::Hex8));
+}
+
+TEST(SceneNonsense, AbsurdCountsAreCapped) {
+  std::string e = error_of(kBlock + "solver: {load_steps: 2000000000}\n");
+  EXPECT_NE(e.find("solver.load_steps: 2000000000 is above the cap of 1000000"), std::string::npos) << e;
+  e = error_of(kBlock + "solver: {max_iterations: 100000000}\n");
+  EXPECT_NE(e.find("solver.max_iterations: 100000000 is above the cap"), std::string::npos) << e;
+  e = error_of(kBlock + "solver: {load_steps: 500000}\n");  // allowed, but not 500,001 .vtu files
+  EXPECT_NE(e.find("would write 500001 .vtu files (cap 100000)"), std::string::npos) << e;
+  EXPECT_EQ(error_of(kBlock + "solver: {load_steps: 500000}\noutputs: {vtu: false}\n"), "(no error)");
+  EXPECT_EQ(error_of(kBlock + "solver: {load_steps: 500000}\noutputs: {every: 10}\n"), "(no error)");
+}
+
+TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
+  auto material = [](const std::string& law) {
+    return parse_scene_string(kBlock.substr(0, kBlock.find("materials:")) + "materials: {" + law +
+                                  ", young: 2.0e5, poisson: 0.45}\nfixed: [{group: xmin}]\n",
+                              "s.yaml")
+        .materials.front();
+  };
+  const SceneMaterial old = material("law: neo_hookean_d1");
+  const SceneMaterial now = material("law: neo_hookean_decoupled");
+  EXPECT_EQ(old.law, "neo_hookean_decoupled");
+  ASSERT_TRUE(std::holds_alternative<fem::NeoHookeanD1>(old.material));
+  ASSERT_TRUE(std::holds_alternative<fem::NeoHookeanD1>(now.material));
+  EXPECT_EQ(std::get<fem::NeoHookeanD1>(old.material).C10, std::get<fem::NeoHookeanD1>(now.material).C10);
+  EXPECT_EQ(std::get<fem::NeoHookeanD1>(old.material).D1, std::get<fem::NeoHookeanD1>(now.material).D1);
+  // Another volumetric form: Mooney-Rivlin with C01 = 0, the same shear and bulk moduli.
+  const SceneMaterial logsq = material("law: neo_hookean_decoupled, volumetric: log_squared");
+  ASSERT_TRUE(std::holds_alternative<fem::MooneyRivlin>(logsq.material));
+  const auto& mr = std::get<fem::MooneyRivlin>(logsq.material);
+  EXPECT_DOUBLE_EQ(mr.C10, std::get<fem::NeoHookeanD1>(now.material).C10);
+  EXPECT_EQ(mr.C01, 0.0);
+  EXPECT_EQ(mr.volumetric, fem::Volumetric::LogSquared);
+  // The coupled laws take no volumetric key.
+  try {
+    (void)material("law: neo_hookean, volumetric: d1_form");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("volumetric"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace softik
