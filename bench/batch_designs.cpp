@@ -183,6 +183,42 @@ BENCHMARK(BM_BatchDesigns)
     ->UseRealTime()
     ->Iterations(1);
 
+/// The results table kept current while a batch runs (BatchRunOptions::csv_path): one rewrite
+/// of `rows` finished designs (write_batch_csv_file: temporary file, flush, rename), the cost
+/// paid after every finished design up to 1000 designs (then at most once a second). The rows
+/// are synthetic results of the scene above (a pressure override, probe, pressure, volume).
+void BM_BatchTableRewrite(benchmark::State& state) {
+  const int rows = static_cast<int>(state.range(0));
+  const TempFolder folder;
+  softik::BatchSpec spec;
+  spec.path = (folder.path() / "table.yaml").string();
+  spec.scene_path = (folder.path() / "finger.yaml").string();
+  softik::BatchResult result;
+  for (int i = 0; i < rows; ++i) {
+    softik::BatchDesign d;
+    d.name = "sweep" + std::to_string(i);
+    d.set.emplace_back("loads.pressure.value", std::to_string(4000 + i));
+    spec.designs.push_back(d);
+    softik::DesignResult r;
+    r.name = d.name;
+    r.ok = true;
+    r.run.seconds = 0.5 + 1e-4 * i;
+    r.run.num_free_dofs = 2694;
+    r.run.num_cells = 3180;
+    r.run.load_factor = 1;
+    r.run.newton_iterations = 9;
+    r.run.pressures.push_back({"cavity", 4000.0 + i, 1.2e-5, 1.23e-5 + 1e-9 * i});
+    r.run.probes.push_back({"tip", {0.1, 0.01, 0.01}, {1e-4 * i, 2e-5, -3e-3}});
+    result.designs.push_back(r);
+  }
+  const std::string path = (folder.path() / "table.csv").string();
+  for (auto _ : state) softik::write_batch_csv_file(spec, result, path);
+  state.counters["rows"] = rows;
+  state.counters["bytes"] = static_cast<double>(std::filesystem::file_size(path));
+}
+
+BENCHMARK(BM_BatchTableRewrite)->ArgName("rows")->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "inverse_test_support.hpp"
+#include "scene_test_support.hpp"
 
 namespace softik {
 namespace {
@@ -58,6 +59,34 @@ TEST(InverseUnbounded, NonFinitePositionsAreRefusedNamingTheDof) {
     EXPECT_NE(std::string(e.what()).find("DOF 7 (node 2)"), std::string::npos) << e.what();
   }
 }
+
+#ifdef SOFTIK_CLI_PATH
+// The same from a scene, as the defect was found: a real-time run with an actuator without an
+// upper bound and a goal across its plane of symmetry. Exit status 2 (goal not reached), the
+// message says why, and no NaN or infinity in the CSV.
+TEST(InverseUnbounded, TheSceneRunExitsWithStatusTwoAndWritesNoNan) {
+  const fs::path dir = fresh_dir("inverse_unbounded_cli");
+  write_file(dir / "across.yaml", R"(mesh: {generator: {type: finger, cell_size: 0.004, cell_type: hex8}}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+inverse:
+  mode: realtime
+  steps_per_target: 3
+  actuators: [{type: pressure, name: cavity, surface: cavity, min_pressure: 0}]
+  effectors: [{type: position, name: tip, point: [0.10, 0.01, 0.01], axes: [y], goal: [0.10, 0.05, 0.01]}]
+outputs: {vtu: false}
+)");
+  const fs::path err = dir / "stderr.txt", out = dir / "stdout.txt";
+  EXPECT_EQ(run_cli("run " + (dir / "across.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err, out),
+            2)
+      << read_file(err);
+  const std::string text = read_file(err);
+  EXPECT_NE(text.find("actuator 'cavity' cannot move the effectors"), std::string::npos) << text;
+  const std::string csv = read_file(dir / "out" / "across.csv");
+  ASSERT_FALSE(csv.empty());
+  for (const char* bad : {"nan", "inf"}) EXPECT_EQ(csv.find(bad), std::string::npos) << csv;
+}
+#endif
 
 }  // namespace
 }  // namespace softik
