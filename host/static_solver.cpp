@@ -243,6 +243,11 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
       ok = newton.equilibrate(trial, target, step_index, &iterations, &r);
+      // A converged state is finite, or it is not converged (no NaN leaves softik as a result).
+      if (ok && !std::all_of(trial.begin(), trial.end(), [](Real v) { return std::isfinite(v); })) {
+        ok = false;
+        failure = "the positions became NaN or infinite";
+      }
     } catch (const Error& e) {
       failure = e.what();
       // A numerical failure (an inverted cell, a diverged state) may pass with a smaller load

@@ -2,7 +2,8 @@
 # Installs every Debian package softik needs, and, where the CUDA toolkit (nvcc) is installed,
 # NVIDIA cuDSS from PyPI for the GPU sparse direct solver. Idempotent; quiet when everything is
 # there.
-# Usage: scripts/setup.sh        (run as root, or with sudo available)
+# Usage: scripts/setup.sh [--sanitize]   (run as root, or with sudo available; --sanitize: also
+#        clang and libomp, for scripts/test.sh --sanitize and scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -45,6 +46,11 @@ apt_install() {
 }
 
 apt_install "${packages[@]}"
+# scripts/test.sh --sanitize and scripts/fuzz.sh build with clang (libFuzzer comes with it; its
+# OpenMP is libomp).
+if [ "${1:-}" = "--sanitize" ]; then
+  apt_install clang libomp-dev
+fi
 
 # ---- cuDSS (GPU sparse direct solver), only useful with the CUDA backend ----------------------
 # The PyPI wheel nvidia-cudss-cu13 holds cudss.h and libcudss.so.1 (under
