@@ -276,7 +276,7 @@ Scene design_scene(const BatchSpec& spec, const BatchDesign& design) {
     try {
       apply_override(root, s.first, load_yaml(s.second, spec.path));
     } catch (const Error& e) {
-      throw Error(spec.path + ": design '" + design.name + "': " + e.what());
+      throw Error(spec.path + ": design '" + design.name + "': " + e.what(), e.kind());
     }
   }
   try {
@@ -285,7 +285,8 @@ Scene design_scene(const BatchSpec& spec, const BatchDesign& design) {
     std::string overrides;
     for (const auto& s : design.set) overrides += (overrides.empty() ? "" : ", ") + s.first + " = " + s.second;
     throw Error(std::string(e.what()) + " (in design '" + design.name + "' of " + spec.path +
-                (overrides.empty() ? std::string(")") : ", overrides: " + overrides + ")"));
+                    (overrides.empty() ? std::string(")") : ", overrides: " + overrides + ")"),
+                e.kind());
   }
 }
 
@@ -384,8 +385,10 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
       const BatchDesign& design = spec.designs[i];
       DesignResult& r = result.designs[i];
       r.name = design.name;
+      bool scene_made = false;  // design_scene's errors name the design and its overrides already
       try {
         Scene scene = design_scene(spec, design);
+        scene_made = true;
         if (override_backend) scene.solver.backend = result.backend;
         if (scene.solver.threads == 0) scene.solver.threads = threads_per_design;
         scene.outputs.vtu = spec.vtu;
@@ -399,8 +402,7 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
         r.error_kind = error ? error->kind() : ErrorKind::Internal;
         std::string overrides;
         for (const auto& s : design.set) overrides += (overrides.empty() ? "" : ", ") + s.first + " = " + s.second;
-        if (!overrides.empty() && r.error.find("overrides: ") == std::string::npos)
-          r.error += " (design overrides: " + overrides + ")";
+        if (!overrides.empty() && scene_made) r.error += " (design overrides: " + overrides + ")";
       }
       const std::lock_guard<std::mutex> lock(progress_mutex);
       finished[i] = true;

@@ -35,6 +35,12 @@ bool is_gpu_solver(LinearSolverKind kind) {
          kind == LinearSolverKind::CusolverSpCholesky;
 }
 
+std::vector<LinearSolverKind> linear_solver_kinds() {
+  std::vector<LinearSolverKind> kinds;
+  for (const KindName& k : kKindNames) kinds.push_back(k.kind);
+  return kinds;
+}
+
 const char* linear_solver_kind_name(LinearSolverKind kind) {
   for (const KindName& k : kKindNames)
     if (k.kind == kind) return k.name;

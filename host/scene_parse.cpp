@@ -288,12 +288,11 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   const LineSearch searches[] = {LineSearch::Automatic, LineSearch::Energy, LineSearch::Residual, LineSearch::None};
   s.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
   s.pressure_stiffness = m.boolean("pressure_stiffness", s.pressure_stiffness);
-  const LinearSolverKind kinds[] = {LinearSolverKind::Automatic, LinearSolverKind::Cholmod,
-                                    LinearSolverKind::EigenLDLT, LinearSolverKind::CudaDense,
-                                    LinearSolverKind::Cudss,     LinearSolverKind::CudaPcg,
-                                    LinearSolverKind::CusolverSpCholesky};
-  const int kind = m.choice("linear_solver", {"auto", "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp"}, 0);
-  if (kind == 1 && !have_cholmod())
+  const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
+  std::vector<std::string> names;
+  for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));
+  const size_t kind = static_cast<size_t>(m.choice("linear_solver", names, 0));
+  if (kinds[kind] == LinearSolverKind::Cholmod && !have_cholmod())
     fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without CHOLMOD; use 'auto' or "
                                    "'eigen', or rebuild with -DSOFTIK_WITH_CHOLMOD=ON");
   if (is_gpu_solver(kinds[kind]) && !cuda_backend_built())

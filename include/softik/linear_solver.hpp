@@ -42,6 +42,8 @@ enum class LinearSolverKind {
 bool is_gpu_solver(LinearSolverKind kind);
 /// "auto" (alias "automatic"), "cholmod", "eigen", "cuda-dense", "cudss", "cuda-pcg", "cusolversp".
 const char* linear_solver_kind_name(LinearSolverKind kind);
+/// Every kind, in the order the documentation lists them (Automatic first).
+std::vector<LinearSolverKind> linear_solver_kinds();
 /// The inverse of linear_solver_kind_name; throws softik::Error listing the names otherwise.
 LinearSolverKind parse_linear_solver_kind(const std::string& name);
 
