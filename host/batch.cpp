@@ -7,9 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -17,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.hpp"
 #include "scene_yaml.hpp"
 #include "softik/error.hpp"
 
@@ -231,11 +229,11 @@ class LiveTable {
   LiveTable(const BatchSpec& spec, const BatchResult& result, const std::string& path, const std::vector<bool>& finished)
       : spec_(spec), result_(result), path_(path), finished_(finished) {}
 
-  /// After a design finished (the caller holds the lock); `last`: every design has.
-  void update(bool last) {
+  /// After a design finished (the caller holds the lock): `done` designs have, of all.
+  void update(size_t done) {
     if (path_.empty()) return;
     const auto now = std::chrono::steady_clock::now();
-    const size_t done = static_cast<size_t>(std::count(finished_.begin(), finished_.end(), true));
+    const bool last = done == spec_.designs.size();
     // Rewriting the table costs its length: every design for small batches, once a second beyond.
     if (!last && done > 1000 && now - written_at_ < std::chrono::seconds(1)) return;
     try {
@@ -407,7 +405,7 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
       const std::lock_guard<std::mutex> lock(progress_mutex);
       finished[i] = true;
       ++finished_count;
-      table.update(finished_count == spec.designs.size());
+      table.update(finished_count);
       if (options.progress) {
         *options.progress << "softik: design " << design.name << ": "
                           << (r.ok ? "ok, " + format_number(r.run.seconds) + " s" : "error: " + r.error) << "\n";
@@ -419,7 +417,7 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   worker();
   for (std::thread& t : threads) t.join();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (spec.designs.empty()) table.update(true);
+  if (spec.designs.empty()) table.update(0);
   table.check();
   return result;
 }
@@ -463,30 +461,9 @@ void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostr
 
 void write_batch_csv_file(const BatchSpec& spec, const BatchResult& result, const std::string& path,
                           const std::vector<bool>* finished) {
-  const std::string tmp = path + ".tmp";
-  std::string failure;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      failure = std::string("cannot create '") + tmp + "' (" + std::strerror(errno) + ")";
-    } else {
-      write_batch_csv(spec, result, out, finished);
-      out.flush();
-      if (!out) failure = std::string("writing '") + tmp + "' failed (" + std::strerror(errno) + ")";
-      out.close();
-      if (failure.empty() && out.fail()) failure = std::string("closing '") + tmp + "' failed (" + std::strerror(errno) + ")";
-    }
-  }
-  if (failure.empty()) {
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (!ec) return;
-    failure = "renaming '" + tmp + "' to '" + path + "' failed (" + ec.message() + ")";
-  }
-  std::error_code ignored;
-  std::filesystem::remove(tmp, ignored);
-  SOFTIK_CHECK_IO(false, "the batch results table '" << path << "' could not be updated: " << failure
-                                                      << "; is the disk full or the folder read-only?");
+  std::ostringstream table;
+  write_batch_csv(spec, result, table, finished);
+  detail::write_atomically(path, table.str());
 }
 
 }  // namespace softik

@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "atomic_file.hpp"
 #include "mesh_io_common.hpp"
 
 namespace softik {
@@ -79,29 +80,6 @@ void check_fields(const std::string& path, const std::vector<VtuField>& fields, 
   }
 }
 
-/// Writes `text` through a temporary file renamed over `path`: a reader never sees half a file.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream o(tmp, std::ios::binary);
-    SOFTIK_CHECK_IO(o.good(), path << ": cannot write the file (" << std::strerror(errno)
-                                   << "; does its folder exist and is it writable?)");
-    o.write(text.data(), static_cast<std::streamsize>(text.size()));
-    o.flush();
-    if (!o.good()) {
-      const std::string reason = std::strerror(errno);
-      o.close();
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);  // the old file, if any, stays as it was
-      SOFTIK_CHECK_IO(false, path << ": writing the file failed (" << reason << "; disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  SOFTIK_CHECK_IO(!ec, path << ": cannot replace the file (" << ec.message() << ")");
-}
-
 }  // namespace
 
 void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real>& x,
@@ -138,7 +116,7 @@ void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real
   out += "      </PointData>\n      <CellData>\n";
   for (const VtuField& f : cell_fields) put_field(out, f);
   out += "      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n";
-  write_atomically(path, out);
+  detail::write_atomically(path, out);
 }
 
 PvdWriter::PvdWriter(std::string path) : path_(std::move(path)) {}
@@ -158,7 +136,7 @@ void PvdWriter::write() const {
     out += " group=\"\" part=\"0\" file=\"" + xml_escape(file) + "\"/>\n";
   }
   out += "  </Collection>\n</VTKFile>\n";
-  write_atomically(path_, out);
+  detail::write_atomically(path_, out);
 }
 
 }  // namespace softik

@@ -106,8 +106,8 @@ void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostr
                      const std::vector<bool>* finished = nullptr);
 
 /// write_batch_csv into path + ".tmp", flushed and checked, then renamed over `path` (atomic:
-/// `path` holds the previous complete table until then). A failure is an Error of kind Io
-/// naming the path and the cause; the temporary file is removed and `path` left as it was.
+/// `path` holds the previous complete table until then; the same writer as the .vtu files). A
+/// failure is an Error of kind Io naming the path and the cause; `path` is left as it was.
 void write_batch_csv_file(const BatchSpec& spec, const BatchResult& result, const std::string& path,
                           const std::vector<bool>* finished = nullptr);
 
