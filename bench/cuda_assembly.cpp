@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
-#include "softik/cuda_assembly.hpp"
-#include "softik/cuda_backend.hpp"
+#include "cuda/assembly/device_assembler.hpp"
+#include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace {

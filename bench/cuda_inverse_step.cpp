@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "softik/actuator_generator.hpp"
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 

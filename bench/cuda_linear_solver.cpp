@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "../cuda/cuda_pcg_solver.hpp"
-#include "softik/cuda_backend.hpp"
+#include "cuda/solvers/cuda_pcg_solver.hpp"
+#include "softik/backend.hpp"
 #include "bench_beam.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"

@@ -10,7 +10,7 @@
 #include "softik/mesh_generator.hpp"
 #include "softik/scene.hpp"
 #ifdef SOFTIK_HAVE_CUDA
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #endif
 
 namespace softik {

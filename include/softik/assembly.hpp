@@ -43,10 +43,10 @@ struct AssemblyOptions {
   /// Clamp each element tangent's negative eigenvalues to zero before scattering (for Cholesky
   /// solvers on indefinite hyperelastic tangents). The unprojected tangent is the default.
   bool project_spd = false;
-  /// Backend::Cuda computes energy, force and K values with softik::cuda::DeviceAssembler (the
-  /// same element functions on the GPU; results equal to round-off, summed with atomics so not
-  /// bitwise reproducible) and copies them back into the host vectors of assemble(); von_mises
-  /// and lumped_mass stay on the host. Needs a CUDA build and device (else the constructor throws).
+  /// Backend::Cuda computes energy, force and K values on the GPU (the same cell kernel as the
+  /// CPU; results equal to round-off, summed with atomics so not bitwise reproducible) and
+  /// copies them back into the host vectors of assemble(); von_mises and lumped_mass stay on
+  /// the host. Needs a CUDA build and device (else the constructor throws).
   Backend backend = Backend::Cpu;
   int num_threads = 0;  ///< 0: all hardware threads
   /// Cells per block. Contiguous blocks of cells are coloured so that blocks of one colour
@@ -72,12 +72,13 @@ struct CsrPattern {
 };
 
 /// Per-cell element loops behind a type-erased boundary (one instantiation per element trait
-/// and material law; see host/element_kernels.hpp).
+/// and material law; the CPU backend's, and a device backend's behind DeviceAssembly).
 class ElementKernels;
 struct CellLoop;
 class LinearSolver;
-namespace cuda {
-class DeviceAssembler;
+class DeviceAssembly;
+namespace assembly {
+struct CellStatus;
 }
 
 class Assembler {
@@ -106,9 +107,9 @@ class Assembler {
   /// DOF is not free.
   const std::vector<int>& slots() const { return slots_; }
 
-  /// The GPU assembler behind AssemblyOptions::backend == Backend::Cuda (null on the CPU
-  /// backend): its device buffers let a device-resident pipeline skip the host copies.
-  cuda::DeviceAssembler* device_assembler() const { return device_.get(); }
+  /// The device backend's assembly behind AssemblyOptions::backend == Backend::Cuda (null on
+  /// the CPU backend).
+  DeviceAssembly* device_assembly() const { return device_.get(); }
 
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
   /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
@@ -138,6 +139,8 @@ class Assembler {
 
  private:
   CellLoop cell_loop() const;
+  /// Throws the Error a pass's status records (the same words for every backend).
+  void check_status(const assembly::CellStatus& status, const Real* x) const;
   /// Backend::Cuda: one GPU pass (the caller holds device_mutex_); energy and force copied back,
   /// K values left in the device assembler's buffer.
   void device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, bool stiffness) const;
@@ -152,12 +155,7 @@ class Assembler {
   std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
-  /// Deletes the device assembler where its type is complete (assembly.cpp), so that this
-  /// header and a build without the CUDA backend never need it.
-  struct DeviceAssemblerDeleter {
-    void operator()(cuda::DeviceAssembler* device) const;
-  };
-  std::unique_ptr<cuda::DeviceAssembler, DeviceAssemblerDeleter> device_;  ///< Backend::Cuda only
+  std::unique_ptr<DeviceAssembly> device_;  ///< Backend::Cuda only
   std::unique_ptr<std::mutex> device_mutex_;       ///< one assemble() at a time on the device buffers
 };
 

@@ -12,7 +12,7 @@ namespace softik {
 
 enum class Backend {
   Cpu,   ///< host assembly (OpenMP over coloured cell blocks)
-  Cuda,  ///< GPU assembly (softik::cuda::DeviceAssembler); needs a CUDA build and a device
+  Cuda,  ///< GPU assembly (the CUDA backend, cuda/); needs a CUDA build and a device
 };
 
 /// "cpu" or "cuda".
@@ -21,6 +21,12 @@ const char* backend_name(Backend backend);
 Backend parse_backend(const std::string& name);
 /// Whether this build contains the CUDA backend (SOFTIK_CUDA found nvcc).
 bool cuda_backend_built();
+namespace cuda {
+/// True when a CUDA device can be used; otherwise false and, if given, `reason` says why (built
+/// without the CUDA backend, no driver, no device, ...). Never throws.
+bool device_available(std::string* reason = nullptr);
+}  // namespace cuda
+
 /// Throws softik::Error unless `backend` can run here: for Cuda, a CUDA build and a usable
 /// device (the message says which is missing and how to get it, or to use --backend cpu).
 void require_backend(Backend backend);

@@ -31,6 +31,8 @@
 
 namespace softik {
 
+class PressureEvaluator;  // host/assembly/pressure_evaluator.hpp
+
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
 
 struct Interval {
@@ -93,6 +95,11 @@ class Constraint {
   }
   /// Named scalar outputs ("pressure", "volume_growth", ...), in a fixed order per type.
   virtual std::vector<std::pair<std::string, Real>> outputs() const = 0;
+  /// Called by InverseSolver::add with its Assembler's mesh and backend: constraints whose rows
+  /// come from a surface (cavity pressure, volume) evaluate it there from then on (per-triangle
+  /// kernels on the GPU with Backend::Cuda). `mesh` must outlive the constraint's use. The
+  /// default does nothing.
+  virtual void use_backend(const Mesh& mesh, Backend backend) { (void)mesh, (void)backend; }
 
  protected:
   Constraint(std::string name, ConstraintRole role) : name_(std::move(name)), role_(role) {}
@@ -186,6 +193,7 @@ class VolumeEffector : public Constraint {
   void rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const override;
   void accept(const Mesh& mesh, const std::vector<Real>& x, const Real* lambda) override;
   std::vector<std::pair<std::string, Real>> outputs() const override;
+  void use_backend(const Mesh& mesh, Backend backend) override;
   void set_target(Real volume);  ///< > 0
   Real target() const { return spec_.target; }
   Real volume() const { return V_; }  ///< at the last accepted state
@@ -194,6 +202,7 @@ class VolumeEffector : public Constraint {
  private:
   VolumeEffectorSpec spec_;
   Real V0_ = 0, V_ = 0;
+  std::shared_ptr<PressureEvaluator> cavity_;  ///< set by use_backend; null: the CPU functions
 };
 
 }  // namespace softik

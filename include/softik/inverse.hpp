@@ -142,6 +142,10 @@ struct InverseSolveReport {
   std::vector<InverseStepReport> steps;
 };
 
+namespace detail {
+class InverseStep;  // one step_with call as seed 002's steps (host/inverse/inverse_solver.cpp)
+}
+
 class InverseSolver {
  public:
   /// `external`: nodal loads (gravity) and imposed pressures applied at full value; prescribed
@@ -162,6 +166,7 @@ class InverseSolver {
   const std::vector<Real>& lambda() const { return lambda_; }
 
  private:
+  friend class detail::InverseStep;
   /// A point s of solve()'s continuation path: the start values delta_start (every row, in row
   /// order) and lambda_start (every actuator row).
   struct Continuation {
@@ -179,6 +184,8 @@ class InverseSolver {
   const Assembler& assembler_;
   LinearSolver& solver_;
   Loads external_;
+  /// One per external_.pressures entry, on the assembler's backend.
+  std::vector<std::shared_ptr<PressureEvaluator>> external_pressure_;
   InverseOptions options_;
   std::vector<std::shared_ptr<Constraint>> constraints_;
   std::vector<Real> lambda_;

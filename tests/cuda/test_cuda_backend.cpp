@@ -14,8 +14,8 @@
 #include "../inverse_test_support.hpp"
 #include "../scene_test_support.hpp"
 #include "softik/batch.hpp"
-#include "softik/cuda_assembly.hpp"
-#include "softik/cuda_backend.hpp"
+#include "cuda/assembly/device_assembler.hpp"
+#include "softik/backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/static_solver.hpp"
@@ -82,8 +82,8 @@ TEST(CudaBackend, AssemblerOutputsEqualTheCpuBackend) {
     const Assembler cpu(mesh, {material_for(model.formulation)}, fixed, options);
     options.backend = Backend::Cuda;
     const Assembler gpu(mesh, {material_for(model.formulation)}, fixed, options);
-    ASSERT_NE(gpu.device_assembler(), nullptr);
-    EXPECT_EQ(cpu.device_assembler(), nullptr);
+    ASSERT_NE(gpu.device_assembly(), nullptr);
+    EXPECT_EQ(cpu.device_assembly(), nullptr);
     const std::vector<Real> x = deformed(mesh);
     Real e_cpu = 0, e_gpu = 0;
     std::vector<Real> f_cpu, f_gpu, K_cpu, K_gpu;

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "../../cuda/cudss_solver.hpp"
+#include "cuda/solvers/cudss_solver.hpp"
 #include "../linear_solver_test_support.hpp"
 #include "softik/assembly.hpp"
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"

@@ -1,6 +1,7 @@
 // softik::cuda::DeviceAssembler must produce the CPU Assembler's numbers to round-off (DESIGN.md
-// section 8: one test body per backend, the CUDA result compared to the CPU's): for Tet4 and
-// Hex8 boxes in a rotated, stretched and jittered state, every formulation and every law,
+// section 8: one test body per backend, the CUDA result compared to the CPU's): for boxes of
+// every element (Edge2, Tri3, Quad4, Tet4, Hex8) in a rotated, stretched and jittered state,
+// every formulation and every law of softik::Material (the list is checked to cover them all),
 // force on all DOFs (reactions on the fixed ones included), K values in the CPU's CSR pattern
 // and the energy agree to a relative 1e-12 (max abs difference / max abs value). Skips with
 // the reason when no GPU is present.
@@ -9,12 +10,15 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
+#include <variant>
 #include <string>
 #include <vector>
 
+#include "../assembly_cases.hpp"
+#include "cuda/assembly/device_assembler.hpp"
 #include "softik/assembly.hpp"
-#include "softik/cuda_assembly.hpp"
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
@@ -31,23 +35,28 @@ struct Case {
 };
 
 Mesh box(CellType type) {
+  const int dim = cell_dimension(type);
   BoxSpec spec;
   spec.size = {1.2, 0.5, 0.4};
-  spec.cells = type == CellType::Tet4 ? std::array<int, 3>{4, 2, 2} : std::array<int, 3>{5, 3, 2};
-  return make_box(3, type, spec);
+  if (dim < 3)
+    spec.cells = {6, dim == 2 ? 3 : 1, 1};
+  else
+    spec.cells = type == CellType::Tet4 ? std::array<int, 3>{4, 2, 2} : std::array<int, 3>{5, 3, 2};
+  return make_box(dim, type, spec);
 }
 
-/// A large rotation about z of a stretched (or compressed) box, plus a small random strain.
+/// A large rotation of a stretched (or compressed) box along x, plus a small random jitter, in
+/// the mesh's dimension.
 std::vector<Real> deformed(const Mesh& mesh, bool compressed, unsigned seed = 7) {
-  std::vector<Real> x = mesh.rest_positions();
+  std::vector<Real> x(static_cast<size_t>(mesh.num_dofs()));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<Real> jitter(-0.01, 0.01);
-  const Real stretch = compressed ? 0.75 : 1.08, angle = 0.7;
+  const Real stretch = compressed ? 0.75 : 1.08;
+  const Eigen::Matrix3d Q = testing::test_rotation(mesh.dim, 0.7);
   for (int n = 0; n < mesh.num_nodes(); ++n) {
-    const Real X = stretch * mesh.X[3 * n], Y = mesh.X[3 * n + 1];
-    x[3 * n + 0] = std::cos(angle) * X - std::sin(angle) * Y + jitter(rng);
-    x[3 * n + 1] = std::sin(angle) * X + std::cos(angle) * Y + jitter(rng);
-    x[3 * n + 2] += jitter(rng);
+    const Eigen::Vector3d p(stretch * mesh.X[3 * n], mesh.X[3 * n + 1], mesh.X[3 * n + 2]);
+    const Eigen::Vector3d y = Q * p;
+    for (int i = 0; i < mesh.dim; ++i) x[static_cast<size_t>(mesh.dim * n + i)] = y[i] + jitter(rng);
   }
   return x;
 }
@@ -56,7 +65,7 @@ std::vector<Real> deformed(const Mesh& mesh, bool compressed, unsigned seed = 7)
 /// (slot -1) inside the body, not only at the clamp.
 std::vector<char> fixed_dofs(const Mesh& mesh) {
   std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
-  for (int n = 0; n < mesh.num_nodes(); n += 5) fixed[static_cast<size_t>(3 * n + 2)] = 1;
+  for (int n = 0; n < mesh.num_nodes(); n += 5) fixed[static_cast<size_t>(mesh.dim * n + mesh.dim - 1)] = 1;
   return fixed;
 }
 
@@ -88,7 +97,7 @@ std::vector<Case> all_cases() {
       {"ArrudaBoyce", fem::ArrudaBoyce::from_constants(1e4, 2.5, 1e-5)},
   };
   std::vector<Case> cases;
-  for (CellType type : {CellType::Tet4, CellType::Hex8}) {
+  for (CellType type : testing::all_cell_types()) {
     const std::string element = cell_type_name(type);
     const Material linear = fem::LinearElastic::from_young_poisson(E, nu);
     for (auto rotation : {fem::RotationMethod::Polar, fem::RotationMethod::QR})
@@ -175,8 +184,26 @@ TEST_P(DeviceAssemblerEqualsCpu, ForceStiffnessAndEnergy) {
 INSTANTIATE_TEST_SUITE_P(EveryFormulationAndLaw, DeviceAssemblerEqualsCpu, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+TEST(CudaDeviceAssembler, CasesCoverEveryElementLawAndFormulation) {
+  // Adding an element or a law to softik must add it to the GPU comparison above: every
+  // CellType, every alternative of softik::Material and every Formulation appears (checked on
+  // the CPU, with or without a GPU).
+  std::set<CellType> types;
+  std::set<std::size_t> laws;
+  std::set<Formulation> formulations;
+  for (const Case& c : all_cases()) {
+    types.insert(c.type);
+    for (const Material& m : c.materials) laws.insert(m.index());
+    formulations.insert(c.options.formulation);
+  }
+  EXPECT_EQ(types.size(), static_cast<std::size_t>(CellType::Hex8) + 1);
+  EXPECT_EQ(laws.size(), std::variant_size<Material>::value);
+  EXPECT_EQ(formulations.size(), 3u);
+}
+
 TEST(CudaDeviceAssembler, ProjectionCasesHaveIndefiniteElementTangents) {
-  // The projected cases above only test something if projecting changes K: checked on the CPU.
+  // The projected cases above only test something if projecting changes K: checked on the CPU
+  // for the 3D elements (a compressed 1D/2D strip need not have indefinite element tangents).
   for (CellType type : {CellType::Tet4, CellType::Hex8}) {
     const Mesh mesh = box(type);
     const std::vector<Real> x = deformed(mesh, true);

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
-#include "softik/cuda_assembly.hpp"
-#include "softik/cuda_backend.hpp"
+#include "cuda/assembly/device_assembler.hpp"
+#include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
@@ -30,7 +30,12 @@ Mesh box(CellType type) {
 }
 
 /// Rest positions with the node nearest (0.5, 0.2, 0.2) (an interior node) pushed 1.0 along z,
-/// through the layer above it: the cells around it invert, the others do not.
+/// through the layer above it, and slightly sideways: the cells around it invert, the others do
+/// not. The sideways part keeps the inverted cells' singular values apart: pushed straight
+/// along z the Tet4 cells' F has singular values (4, 1, 1), and the rotation nearest to that
+/// reflection is not unique (any direction of the tied pair may be flipped), so two correct
+/// implementations may return different forces there. That was the H100 failure of the
+/// "corotational polar" case on 2026-11-22 (force 6.2e-3 apart): a tie, not a backend drift.
 std::vector<Real> one_node_pushed_through(const Mesh& mesh) {
   int nearest = 0;
   Real best = std::numeric_limits<Real>::max();
@@ -42,6 +47,8 @@ std::vector<Real> one_node_pushed_through(const Mesh& mesh) {
     }
   }
   std::vector<Real> x = mesh.rest_positions();
+  x[3 * static_cast<size_t>(nearest) + 0] += 0.037;
+  x[3 * static_cast<size_t>(nearest) + 1] += 0.021;
   x[3 * static_cast<size_t>(nearest) + 2] += 1.0;  // > 4 h_z / 2: Hex8 centres invert too
   return x;
 }
@@ -67,15 +74,6 @@ Real relative_difference(const std::vector<Real>& gpu, const std::vector<Real>& 
     scale = std::max(scale, std::abs(cpu[k]));
   }
   return diff / scale;
-}
-
-TEST(CudaDeviceAssembler, OtherCellTypesAreRefusedWithTheSupportedOnes) {
-  const Mesh mesh = make_box(2, CellType::Tri3, BoxSpec{});
-  const Assembler cpu(mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, {});
-  const auto message = error_of([&] { cuda::DeviceAssembler gpu(cpu); });
-  ASSERT_TRUE(message.has_value());
-  EXPECT_NE(message->find("supports Tet4 and Hex8"), std::string::npos) << *message;
-  EXPECT_NE(message->find("Tri3"), std::string::npos) << *message;
 }
 
 TEST(CudaDeviceAssembler, InvertedCellsAreHandledAsOnTheCpu) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/fem/element_stress.hpp"
 #include "softik/fem/hyperelastic_element.hpp"

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "../../cuda/cuda_dense_solver.hpp"
-#include "../../cuda/cuda_pcg_solver.hpp"
-#include "../../cuda/device_array.hpp"
+#include "cuda/solvers/cuda_dense_solver.hpp"
+#include "cuda/solvers/cuda_pcg_solver.hpp"
+#include "cuda/exec/device_array.hpp"
 #include "../linear_solver_test_support.hpp"
-#include "softik/cuda_backend.hpp"
+#include "softik/backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 

@@ -2,9 +2,8 @@
 // add_pressure_forces, pressure_jacobian) to a relative 1e-12 (max abs difference / max abs
 // value), at deformed positions, on: the triangle cavity of a Tet4 finger, the quad cavity of
 // the Hex8 finger of the inverse tests, and a cube surface (quads and triangles) embedded in
-// Tet4 and Hex8 boxes. softik::cuda::DeviceConstraintRows' J Y, J^T and Z^T Z must match Eigen's
-// dense products to 1e-12. Without a GPU these skip with the reason, and constructing either
-// class throws a softik::Error naming the missing device (checked here without a GPU).
+// Tet4 and Hex8 boxes. Without a GPU these skip with the reason, and constructing the class
+// throws a softik::Error naming the missing device (checked here without a GPU).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -20,9 +19,8 @@
 
 #include "../inverse_test_support.hpp"
 #include "softik/actuator_generator.hpp"
-#include "softik/cuda_backend.hpp"
-#include "softik/cuda_constraint_space.hpp"
-#include "softik/cuda_pressure.hpp"
+#include "softik/backend.hpp"
+#include "cuda/assembly/device_pressure.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
 #include "softik/loads.hpp"
@@ -197,109 +195,6 @@ TEST(CudaPressure, EmbeddedCubeSurfaceOfQuadsAndTriangles) {
   }
 }
 
-/// A random m x n CSR: row 1 empty, row 2 with 150 entries (more than a warp), row 3 holding a
-/// duplicate column (summed), the others a few entries each.
-struct RandomRows {
-  int m = 7, n = 200;
-  std::vector<int> row_ptr{0}, col;
-  std::vector<Real> val;
-  Eigen::MatrixXd dense() const {
-    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(m, n);
-    for (int r = 0; r < m; ++r)
-      for (int p = row_ptr[static_cast<std::size_t>(r)]; p < row_ptr[static_cast<std::size_t>(r) + 1]; ++p)
-        J(r, col[static_cast<std::size_t>(p)]) += val[static_cast<std::size_t>(p)];
-    return J;
-  }
-};
-
-RandomRows random_rows(unsigned seed) {
-  RandomRows rows;
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<Real> u(-1, 1);
-  std::uniform_int_distribution<int> column(0, rows.n - 1);
-  for (int r = 0; r < rows.m; ++r) {
-    const int count = r == 1 ? 0 : r == 2 ? 150 : 5;
-    for (int e = 0; e < count; ++e) {
-      rows.col.push_back(r == 3 && e == 4 ? rows.col.back() : column(rng));
-      rows.val.push_back(u(rng));
-    }
-    rows.row_ptr.push_back(static_cast<int>(rows.col.size()));
-  }
-  return rows;
-}
-
-Eigen::MatrixXd random_matrix(int rows, int cols, unsigned seed) {
-  const std::vector<Real> v = random_vector(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), seed);
-  return Eigen::Map<const Eigen::MatrixXd>(v.data(), rows, cols);
-}
-
-std::vector<Real> as_vector(const Eigen::MatrixXd& A) { return std::vector<Real>(A.data(), A.data() + A.size()); }
-
-TEST(CudaConstraintSpace, RowsTimesDenseMatchEigen) {
-  std::string reason;
-  if (!cuda::device_available(&reason)) GTEST_SKIP() << reason;
-  RandomRows rows = random_rows(5);
-  cuda::DeviceConstraintRows J;
-  J.set_rows(rows.m, rows.n, rows.row_ptr, rows.col, rows.val);
-  EXPECT_EQ(J.num_rows(), rows.m);
-  EXPECT_EQ(J.num_cols(), rows.n);
-  EXPECT_EQ(J.nnz(), static_cast<int>(rows.col.size()));
-  for (int k : {1, 6}) {
-    SCOPED_TRACE(k);
-    const Eigen::MatrixXd Y = random_matrix(rows.n, k, 6 + static_cast<unsigned>(k));
-    Buffer d_Y(as_vector(Y));
-    Buffer d_out(static_cast<std::size_t>(rows.m) * static_cast<std::size_t>(k));
-    J.apply(d_Y.get(), k, d_out.get());
-    EXPECT_LE(relative_difference(d_out.download(), as_vector(rows.dense() * Y)), kTolerance);
-
-    // New values in the same pattern.
-    rows.val = random_vector(rows.val.size(), 20 + static_cast<unsigned>(k));
-    J.set_values(rows.val);
-    J.apply(d_Y.get(), k, d_out.get());
-    EXPECT_LE(relative_difference(d_out.download(), as_vector(rows.dense() * Y)), kTolerance);
-  }
-
-  // J^T as a dense n x m matrix (written over whatever the buffer held).
-  Buffer d_JT(std::vector<Real>(static_cast<std::size_t>(rows.n) * static_cast<std::size_t>(rows.m), 1e30));
-  J.transpose_dense(d_JT.get());
-  EXPECT_LE(relative_difference(d_JT.download(), as_vector(rows.dense().transpose())), kTolerance);
-
-  // Host round trip of the helpers.
-  const std::vector<Real> v = random_vector(10, 30);
-  Buffer d_v(v.size());
-  cuda::DeviceConstraintRows::upload(v, d_v.get());
-  EXPECT_EQ(cuda::DeviceConstraintRows::download(d_v.get(), v.size()), v);
-
-  // Bad CSR input is refused on the host.
-  EXPECT_THROW(J.set_rows(2, 5, {0, 1}, {0}, {1.0}), Error);             // row_ptr too short
-  EXPECT_THROW(J.set_rows(2, 5, {0, 2, 1}, {0, 1}, {1.0, 2.0}), Error);  // decreasing
-  EXPECT_THROW(J.set_rows(1, 5, {0, 1}, {5}, {1.0}), Error);             // column out of range
-  EXPECT_THROW(J.set_values({1.0}), Error);                              // wrong count
-}
-
-TEST(CudaConstraintSpace, GramMatchesEigenAndIsSymmetric) {
-  std::string reason;
-  if (!cuda::device_available(&reason)) GTEST_SKIP() << reason;
-  const cuda::DeviceConstraintRows rows;
-  for (const auto& [n, k] : std::vector<std::pair<int, int>>{{300, 9}, {5, 12}, {1, 1}}) {
-    SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(k));
-    const Eigen::MatrixXd Z = random_matrix(n, k, 40 + static_cast<unsigned>(n));
-    Buffer d_Z(as_vector(Z));
-    Buffer d_G(std::vector<Real>(static_cast<std::size_t>(k) * static_cast<std::size_t>(k), 1e30));
-    rows.gram(d_Z.get(), n, k, d_G.get());
-    const std::vector<Real> G = d_G.download();
-    EXPECT_LE(relative_difference(G, as_vector(Z.transpose() * Z)), kTolerance);
-    for (int i = 0; i < k; ++i)
-      for (int j = 0; j < i; ++j)
-        EXPECT_EQ(G[static_cast<std::size_t>(i + j * k)], G[static_cast<std::size_t>(j + i * k)]) << i << ", " << j;
-  }
-  // n = 0: G = 0.
-  Buffer d_G(std::vector<Real>(4, 1e30));
-  Buffer d_Z(1);
-  rows.gram(d_Z.get(), 0, 2, d_G.get());
-  EXPECT_EQ(d_G.download(), std::vector<Real>(4, 0.0));
-}
-
 TEST(CudaPressure, WithoutADeviceConstructionIsAnErrorNamingIt) {
   std::string reason;
   if (cuda::device_available(&reason)) GTEST_SKIP() << "a CUDA device is present";
@@ -321,8 +216,6 @@ TEST(CudaPressure, WithoutADeviceConstructionIsAnErrorNamingIt) {
   EXPECT_NE(pressure.find("DevicePressure"), std::string::npos) << pressure;
   EXPECT_NE(pressure.find("needs a usable CUDA device"), std::string::npos) << pressure;
   EXPECT_NE(pressure.find(reason), std::string::npos) << pressure;
-  const std::string rows = message_of([] { cuda::DeviceConstraintRows device; });
-  EXPECT_NE(rows.find("DeviceConstraintRows needs a usable CUDA device"), std::string::npos) << rows;
 }
 
 }  // namespace

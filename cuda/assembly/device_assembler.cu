@@ -1,0 +1,399 @@
+// DeviceAssembler: uploads a host Assembler's cells, rest data, materials and slot map once,
+// then runs the one cell kernel (host/assembly/cell_kernel.hpp) on the GPU through the
+// per-element entry points of device_cells.hpp.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <cub/device/device_segmented_reduce.cuh>
+
+#include "cuda/assembly/device_assembler.hpp"
+#include "cuda/assembly/device_cells.hpp"
+#include "cuda/exec/cuda_check.hpp"
+#include "cuda/exec/device_array.hpp"
+#include "host/assembly/cell_status.hpp"
+#include "host/mesh/element_dispatch.hpp"
+#include "softik/backend.hpp"
+
+namespace softik::cuda {
+
+namespace {
+
+using assembly::CellStatus;
+using assembly::kNoIndex;
+
+/// Uploads num_cells records of `words` entries each (record of cell c filled by fill(c, T*))
+/// into the structure-of-arrays layout dst[w * num_cells + c], in chunks of about 32 MB so
+/// that the host never holds a second copy of a whole array.
+template <class T, class Fill>
+void upload_transposed(T* dst, int num_cells, int words, Fill&& fill) {
+  const std::size_t chunk_cells =
+      std::max<std::size_t>(1, (std::size_t{32} << 20) / (sizeof(T) * static_cast<std::size_t>(words)));
+  std::vector<T> record(static_cast<std::size_t>(words));
+  std::vector<T> columns;
+  for (std::size_t first = 0; first < static_cast<std::size_t>(num_cells); first += chunk_cells) {
+    const std::size_t count = std::min(chunk_cells, static_cast<std::size_t>(num_cells) - first);
+    columns.resize(count * static_cast<std::size_t>(words));
+    for (std::size_t j = 0; j < count; ++j) {
+      fill(static_cast<int>(first + j), record.data());
+      for (int w = 0; w < words; ++w) columns[static_cast<std::size_t>(w) * count + j] = record[static_cast<std::size_t>(w)];
+    }
+    SOFTIK_CUDA_CHECK(cudaMemcpy2D(dst + first, static_cast<std::size_t>(num_cells) * sizeof(T), columns.data(),
+                                   count * sizeof(T), count * sizeof(T), static_cast<std::size_t>(words),
+                                   cudaMemcpyHostToDevice));
+  }
+}
+
+std::size_t material_bytes(const std::vector<Material>& materials) {
+  return std::visit([](const auto& m) { return sizeof(m); }, materials.front()) * materials.size();
+}
+
+}  // namespace
+
+struct DeviceAssembler::Impl {
+  int num_cells = 0, num_dofs = 0, num_free_dofs = 0, nnz = 0, dim = 3, nodes_per_cell_count = 0;
+  DeviceElement element;
+  std::size_t law = 0;
+  std::string law_name;
+  AssemblyOptions options;
+  int material_stride = 0;
+  DeviceArray<int> cells, slots;
+  DeviceArray<Real> rest, x, force, K, cell_energy;
+  DeviceArray<unsigned char> materials;
+  DeviceArray<CellStatus> status;
+  Real energy = 0;
+  // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
+  int num_designs = 0, design_material_count = 0;
+  DeviceArray<unsigned char> design_materials;
+  DeviceArray<Real> design_x, design_force, design_K, design_cell_energy;
+  DeviceArray<CellStatus> design_status;
+  std::vector<Real> design_energy;
+  // Energy reduction: per-design sums of the cell energies (cub, no atomics: deterministic).
+  DeviceArray<int> segment_offsets;  ///< d * num_cells, d = 0..designs
+  DeviceArray<Real> energy_sums;
+  DeviceArray<unsigned char> reduce_scratch;
+
+  /// The mesh part of a pass and its state x (device views; outputs set by the caller).
+  DevicePass pass_for(const Real* d_x) const;
+  /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
+  std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
+  /// The name check_cell_status gives an inverted cell's formulation.
+  std::string formulation_name() const {
+    return options.formulation == Formulation::Corotational ? std::string("QR corotational rotation") : law_name;
+  }
+};
+
+DevicePass DeviceAssembler::Impl::pass_for(const Real* d_x) const {
+  const std::size_t N = static_cast<std::size_t>(num_cells);
+  const int npc = nodes_per_cell_count, nd = npc * dim;
+  DevicePass p;
+  p.num_cells = num_cells;
+  p.nodes = {{cells.get(), cells.size()}, exec::Layout::columns(N)};
+  p.rest = {{rest.get(), rest.size()}, exec::Layout::columns(N)};
+  p.slots = {{slots.get(), static_cast<std::size_t>(nd) * nd * N}, exec::Layout::columns(N)};
+  p.materials = {materials.get(), materials.size()};
+  p.material_stride = static_cast<std::size_t>(material_stride);
+  p.rotation = options.rotation;
+  p.tangent = options.corotational_tangent;
+  p.project_spd = options.project_spd;
+  p.x = {d_x, static_cast<std::size_t>(num_dofs)};
+  return p;
+}
+
+std::vector<Real> DeviceAssembler::Impl::reduce_energies(const Real* d_cell_energy, int designs) {
+  if (segment_offsets.size() < static_cast<std::size_t>(designs) + 1) {
+    std::vector<int> offsets(static_cast<std::size_t>(designs) + 1);
+    for (std::size_t d = 0; d < offsets.size(); ++d) offsets[d] = static_cast<int>(d) * num_cells;
+    segment_offsets = DeviceArray<int>(offsets.size());
+    SOFTIK_CUDA_CHECK(cudaMemcpy(segment_offsets.get(), offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
+    energy_sums = DeviceArray<Real>(static_cast<std::size_t>(designs));
+  }
+  std::size_t scratch_bytes = 0;
+  SOFTIK_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, scratch_bytes, d_cell_energy, energy_sums.get(), designs,
+                                                    segment_offsets.get(), segment_offsets.get() + 1, cudaStreamPerThread));
+  if (reduce_scratch.size() < scratch_bytes) reduce_scratch = DeviceArray<unsigned char>(scratch_bytes);
+  SOFTIK_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(reduce_scratch.get(), scratch_bytes, d_cell_energy, energy_sums.get(),
+                                                    designs, segment_offsets.get(), segment_offsets.get() + 1,
+                                                    cudaStreamPerThread));
+  std::vector<Real> sums(static_cast<std::size_t>(designs));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(sums.data(), energy_sums.get(), sums.size() * sizeof(Real), cudaMemcpyDeviceToHost));
+  return sums;
+}
+
+std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
+  const Mesh& mesh = host.mesh();
+  const DeviceElement element = device_element(mesh.cell_type);
+  const std::size_t cells = static_cast<std::size_t>(mesh.num_cells());
+  const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(mesh.cell_type));
+  const std::size_t nd = npc * static_cast<std::size_t>(mesh.dim);
+  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) + nd * nd * sizeof(int)) +
+         material_bytes(host.materials()) + 2 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
+         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus);
+}
+
+DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique<Impl>()) {
+  const Mesh& mesh = host.mesh();
+  Impl& p = *impl_;
+  p.element = device_element(mesh.cell_type);
+  std::string reason;
+  SOFTIK_CHECK(device_available(&reason), "DeviceAssembler needs a usable CUDA device: " << reason);
+  // Buffers, plus the local memory the driver reserves for the kernel's stack frames.
+  int device = 0, sms = 0, threads_per_sm = 0;
+  SOFTIK_CUDA_CHECK(cudaGetDevice(&device));
+  SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  const std::size_t buffers = required_device_bytes(host);
+  const std::size_t stacks = p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation) *
+                             static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  SOFTIK_CHECK(buffers + stacks <= free_bytes,
+               "the GPU assembly of " << mesh.num_cells() << " " << cell_type_name(mesh.cell_type) << " cells needs "
+                                      << buffers / 1e9 << " GB of device memory for its buffers and up to " << stacks / 1e9
+                                      << " GB for the kernel's stack frames; " << free_bytes / 1e9 << " GB of "
+                                      << total_bytes / 1e9 << " GB are free: use a smaller mesh or free device memory");
+  SOFTIK_CHECK(mesh.num_cells() < kNoIndex && host.num_dofs() < kNoIndex,
+               "the GPU assembly indexes cells and DOFs below " << kNoIndex << ", got " << mesh.num_cells() << " cells and "
+                                                                << host.num_dofs() << " DOFs: split the model");
+  p.num_cells = mesh.num_cells();
+  p.num_dofs = host.num_dofs();
+  p.num_free_dofs = host.num_free_dofs();
+  p.nnz = host.pattern().nnz();
+  p.dim = mesh.dim;
+  p.nodes_per_cell_count = nodes_per_cell(mesh.cell_type);
+  p.options = host.options();
+  const std::vector<Material>& materials = host.materials();
+  p.law = materials.front().index();
+  p.law_name = material_name(materials.front());
+  p.material_stride = materials.size() == 1 ? 0 : 1;
+
+  const int npc = nodes_per_cell(mesh.cell_type), nd = npc * mesh.dim, slot_words = nd * nd;
+  const std::size_t num_cells = static_cast<std::size_t>(p.num_cells);
+  p.cells = DeviceArray<int>(num_cells * static_cast<std::size_t>(npc));
+  upload_transposed(p.cells.get(), p.num_cells, npc,
+                    [&](int c, int* record) { std::memcpy(record, mesh.cell(c), sizeof(int) * static_cast<std::size_t>(npc)); });
+  p.rest = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.rest_words));
+  upload_transposed(p.rest.get(), p.num_cells, p.element.rest_words,
+                    [&](int c, Real* record) { p.element.pack_rest(mesh, c, record, 1); });
+  const int* slots = host.slots().data();
+  p.slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
+  upload_transposed(p.slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
+    std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words, sizeof(int) * static_cast<std::size_t>(slot_words));
+  });
+  std::visit(
+      [&](const auto& first) {
+        using M = std::decay_t<decltype(first)>;
+        static_assert(std::is_trivially_copyable<M>::value, "material laws are copied to the device bytewise");
+        std::vector<M> typed;
+        typed.reserve(materials.size());
+        for (const Material& m : materials) typed.push_back(std::get<M>(m));  // one law: Assembler checked it
+        p.materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        SOFTIK_CUDA_CHECK(cudaMemcpy(p.materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+      },
+      materials.front());
+
+  p.x = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
+  p.force = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
+  p.K = DeviceArray<Real>(static_cast<std::size_t>(p.nnz));
+  p.cell_energy = DeviceArray<Real>(num_cells);
+  p.status = DeviceArray<CellStatus>(1);
+  SOFTIK_CUDA_CHECK(cudaMemset(p.x.get(), 0, p.x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.force.get(), 0, p.force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.K.get(), 0, p.K.bytes()));
+}
+
+DeviceAssembler::~DeviceAssembler() = default;
+DeviceAssembler::DeviceAssembler(DeviceAssembler&&) noexcept = default;
+DeviceAssembler& DeviceAssembler::operator=(DeviceAssembler&&) noexcept = default;
+
+int DeviceAssembler::num_cells() const { return impl_->num_cells; }
+int DeviceAssembler::num_dofs() const { return impl_->num_dofs; }
+int DeviceAssembler::num_free_dofs() const { return impl_->num_free_dofs; }
+int DeviceAssembler::nnz() const { return impl_->nnz; }
+Real* DeviceAssembler::device_positions() { return impl_->x.get(); }
+const Real* DeviceAssembler::device_force() const { return impl_->force.get(); }
+const Real* DeviceAssembler::device_K_values() const { return impl_->K.get(); }
+Real DeviceAssembler::energy() const { return impl_->energy; }
+
+void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(x.size() == static_cast<std::size_t>(p.num_dofs),
+               "positions have " << x.size() << " entries, expected num_dofs = " << p.num_dofs);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
+                                                          << ": the state diverged or was not initialised");
+  SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  assemble(p.x.get(), request);
+}
+
+void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(d_x != nullptr, "DeviceAssembler::assemble: the device position pointer is null");
+  CellStatus* status = p.status.get();
+  SOFTIK_CUDA_CHECK(cudaMemsetAsync(status, 0x7f, sizeof(CellStatus)));  // kNoIndex, both
+  if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.force.get(), 0, p.force.bytes()));
+  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
+
+  DevicePass pass = p.pass_for(d_x);
+  if (request.energy) pass.cell_energy = {p.cell_energy.get(), p.cell_energy.size()};
+  if (request.force) pass.force = {p.force.get(), p.force.size()};
+  if (request.stiffness) pass.K = {p.K.get(), p.K.size()};
+  pass.status = {status, 1};
+  p.element.launch(pass, p.law, p.options.formulation);
+
+  CellStatus result;
+  SOFTIK_CUDA_CHECK(cudaMemcpy(&result, status, sizeof(CellStatus), cudaMemcpyDeviceToHost));  // waits
+  assembly::check_cell_status(result, p.dim, [&](int dof) {
+    Real value = 0;
+    SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+    return value;
+  }, p.formulation_name());
+  if (request.energy) p.energy = p.reduce_energies(p.cell_energy.get(), 1).front();
+}
+
+void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
+  SOFTIK_CHECK(materials.size() < 65536, "set_designs: at most 65535 designs per launch, got " << materials.size()
+                                                                                                << ": split the batch");
+  const std::size_t count = materials.front().size();
+  SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(p.num_cells),
+               "set_designs: design 0 has " << count << " materials for " << p.num_cells
+                                            << " cells: give one material, or one per cell");
+  for (std::size_t d = 0; d < materials.size(); ++d) {
+    SOFTIK_CHECK(materials[d].size() == count, "set_designs: design " << d << " has " << materials[d].size()
+                                                                      << " materials, design 0 has " << count
+                                                                      << ": every design needs the same count");
+    for (std::size_t k = 0; k < count; ++k) {
+      const Material& m = materials[d][k];
+      SOFTIK_CHECK(m.index() == p.law, "set_designs: design " << d << " material " << k << " is "
+                                                              << material_name(m) << ", the assembler's law is "
+                                                              << p.law_name << ": designs share the law (the kernel)");
+    }
+  }
+  const std::size_t D = materials.size();
+  SOFTIK_CHECK(D * static_cast<std::size_t>(p.num_cells) < static_cast<std::size_t>(kNoIndex),
+               "set_designs: " << D << " designs of " << p.num_cells << " cells exceed the " << kNoIndex
+                               << " cells one pass indexes: evaluate the designs in smaller batches");
+  const std::size_t bytes = D * (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz) +
+                                 static_cast<std::size_t>(p.num_cells)) * sizeof(Real) +
+                            D * material_bytes(materials.front()) + D * sizeof(CellStatus);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() + p.design_materials.bytes() +
+                           p.design_cell_energy.bytes();
+  SOFTIK_CHECK(bytes <= free_bytes + held,
+               "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
+                             << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
+                             << "designs in smaller batches");
+  p.num_designs = 0;  // until the new buffers exist: a failed allocation below leaves no dangling batch
+  p.design_materials = DeviceArray<unsigned char>();
+  p.design_x = DeviceArray<Real>();
+  p.design_force = DeviceArray<Real>();
+  p.design_K = DeviceArray<Real>();
+  p.design_cell_energy = DeviceArray<Real>();
+  std::visit(
+      [&](const auto& first) {
+        using M = std::decay_t<decltype(first)>;
+        std::vector<M> typed;
+        typed.reserve(D * count);
+        for (const auto& design : materials)
+          for (const Material& m : design) typed.push_back(std::get<M>(m));
+        p.design_materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        SOFTIK_CUDA_CHECK(
+            cudaMemcpy(p.design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+      },
+      materials.front().front());
+  p.design_material_count = static_cast<int>(count);
+  p.design_x = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
+  p.design_force = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
+  p.design_K = DeviceArray<Real>(D * static_cast<std::size_t>(p.nnz));
+  p.design_cell_energy = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_cells));
+  p.design_status = DeviceArray<CellStatus>(D);
+  p.design_energy.assign(D, 0.0);
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_x.get(), 0, p.design_x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_force.get(), 0, p.design_force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(p.design_K.get(), 0, p.design_K.bytes()));
+  p.num_designs = static_cast<int>(D);  // last: every buffer above is sized for D designs
+}
+
+int DeviceAssembler::num_designs() const { return impl_->num_designs; }
+Real* DeviceAssembler::device_design_positions() { return impl_->design_x.get(); }
+const Real* DeviceAssembler::device_design_force() const { return impl_->design_force.get(); }
+const Real* DeviceAssembler::device_design_K_values() const { return impl_->design_K.get(); }
+std::vector<Real> DeviceAssembler::design_energies() const { return impl_->design_energy; }
+
+void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request) {
+  Impl& p = *impl_;
+  SOFTIK_CHECK(p.num_designs > 0, "assemble_designs: call set_designs() first");
+  SOFTIK_CHECK(d_x != nullptr, "assemble_designs: the device position pointer is null");
+  const std::size_t D = static_cast<std::size_t>(p.num_designs);
+  SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_status.get(), 0x7f, D * sizeof(CellStatus)));  // kNoIndex
+  if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_force.get(), 0, p.design_force.bytes()));
+  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_K.get(), 0, p.design_K.bytes()));
+  DevicePass pass = p.pass_for(d_x);
+  pass.num_designs = p.num_designs;
+  pass.materials = {p.design_materials.get(), p.design_materials.size()};
+  pass.material_stride = p.design_material_count == 1 ? 0 : 1;
+  pass.material_design_stride = static_cast<std::size_t>(p.design_material_count);
+  pass.x = {d_x, D * static_cast<std::size_t>(p.num_dofs)};
+  pass.x_stride = static_cast<std::size_t>(p.num_dofs);
+  if (request.energy) pass.cell_energy = {p.design_cell_energy.get(), p.design_cell_energy.size()};
+  if (request.force) pass.force = {p.design_force.get(), p.design_force.size()};
+  pass.force_stride = static_cast<std::size_t>(p.num_dofs);
+  if (request.stiffness) pass.K = {p.design_K.get(), p.design_K.size()};
+  pass.K_stride = static_cast<std::size_t>(p.nnz);
+  pass.status = {p.design_status.get(), D};
+  p.element.launch(pass, p.law, p.options.formulation);
+  std::vector<CellStatus> result(D);
+  SOFTIK_CUDA_CHECK(cudaMemcpy(result.data(), p.design_status.get(), D * sizeof(CellStatus), cudaMemcpyDeviceToHost));
+  for (std::size_t d = 0; d < D; ++d) {
+    const Real* x_d = d_x + d * static_cast<std::size_t>(p.num_dofs);
+    assembly::check_cell_status(result[d], p.dim, [&](int dof) {
+      Real value = 0;
+      SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+      return value;
+    }, p.formulation_name(), "design " + std::to_string(d) + ": ");
+  }
+  if (request.energy) p.design_energy = p.reduce_energies(p.design_cell_energy.get(), p.num_designs);
+}
+
+void DeviceAssembler::download_force(std::vector<Real>& force) const {
+  force.resize(static_cast<std::size_t>(impl_->num_dofs));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), impl_->force.get(), impl_->force.bytes(), cudaMemcpyDeviceToHost));
+}
+
+void DeviceAssembler::download_K_values(std::vector<Real>& K_values) const {
+  K_values.resize(static_cast<std::size_t>(impl_->nnz));
+  SOFTIK_CUDA_CHECK(cudaMemcpy(K_values.data(), impl_->K.get(), impl_->K.bytes(), cudaMemcpyDeviceToHost));
+}
+
+std::vector<Real> DeviceAssembler::force() const {
+  std::vector<Real> f;
+  download_force(f);
+  return f;
+}
+
+std::vector<Real> DeviceAssembler::K_values() const {
+  std::vector<Real> K;
+  download_K_values(K);
+  return K;
+}
+
+DeviceElement device_element(CellType type) {
+  return softik::detail::dispatch_element(type, [](auto tag) { return device_element<typename decltype(tag)::type>(); });
+}
+
+}  // namespace softik::cuda
+
+namespace softik {
+std::unique_ptr<DeviceAssembly> make_device_assembly(const Assembler& host) {
+  return std::make_unique<cuda::DeviceAssembler>(host);
+}
+}  // namespace softik

@@ -1,0 +1,35 @@
+// The CUDA backend's per-element entry points: the cell kernel of host/assembly/cell_kernel.hpp
+// launched with the exec::Cuda policy for every law and formulation of the dispatch table
+// (host/assembly/cell_dispatch.hpp). Defined in cell_kernels.cuh and instantiated once per
+// element trait in the generated cuda_cell_kernels_<trait>.cu (SOFTIK_ELEMENTS in
+// CMakeLists.txt). Private to cuda/.
+#pragma once
+
+#include <cstddef>
+
+#include "host/assembly/cell_kernel.hpp"
+#include "softik/assembly.hpp"
+#include "softik/mesh.hpp"
+
+namespace softik::cuda {
+
+using DevicePass = assembly::CellPass<exec::Space::Device>;
+
+struct DeviceElement {
+  int rest_words = 0;  ///< words per cell of the packed rest data
+  /// assembly::pack_rest<E>: cell c's rest words to words[w * stride].
+  void (*pack_rest)(const Mesh& mesh, int c, Real* words, std::size_t stride) = nullptr;
+  /// Launches the pass on the calling thread's default stream (asynchronous).
+  void (*launch)(const DevicePass& pass, std::size_t law, Formulation formulation) = nullptr;
+  /// Local memory (stack frame) per thread of that kernel, in bytes: the driver reserves it for
+  /// every thread the device can hold at once.
+  std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation) = nullptr;
+};
+
+template <class E>
+DeviceElement device_element();
+
+/// The entry points of the mesh's element (every trait of host/mesh/element_dispatch.hpp).
+DeviceElement device_element(CellType type);
+
+}  // namespace softik::cuda

@@ -1,0 +1,120 @@
+// Status checks and RAII owners for the CUDA math libraries (DESIGN.md section 7: every CUDA,
+// cuBLAS, cuSOLVER and cuSPARSE call is wrapped). Like SOFTIK_CUDA_CHECK, a failure becomes a
+// softik::Error naming the call, the file/line and the library's status:
+//
+//   SOFTIK_CUBLAS_CHECK(cublasDtrsm(...));        // cublasStatus_t
+//   SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf(...)); // cusolverStatus_t
+//   SOFTIK_CUSPARSE_CHECK(cusparseSpMM(...));     // cusparseStatus_t
+//
+// LibraryHandle<Handle, Destroy> owns one opaque library object (a handle, a descriptor) and
+// calls Destroy on it in its destructor, so that an exception on the host releases it:
+//
+//   CublasHandle blas;
+//   SOFTIK_CUBLAS_CHECK(cublasCreate(blas.replace()));
+//   SOFTIK_CUBLAS_CHECK(cublasDtrsm(blas.get(), ...));
+//
+// Private to cuda/; shared by every GPU solver (other libraries, such as cuDSS, add their own
+// macro next to their code and may reuse LibraryHandle).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+
+#include "cuda/exec/cuda_check.hpp"
+
+namespace softik::cuda {
+
+/// The enumerator name of a cuSOLVER status (cuSOLVER has no status-string function).
+inline const char* cusolver_status_name(cusolverStatus_t status) {
+  switch (status) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED (out of device memory)";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_MAPPING_ERROR: return "CUSOLVER_STATUS_MAPPING_ERROR";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED: return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_ZERO_PIVOT: return "CUSOLVER_STATUS_ZERO_PIVOT";
+    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default: return "cuSOLVER status (see cusolver_common.h)";
+  }
+}
+
+}  // namespace softik::cuda
+
+#define SOFTIK_CUBLAS_CHECK(call)                                                                        \
+  do {                                                                                                   \
+    const cublasStatus_t softik_cublas_status_ = (call);                                                 \
+    SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                         \
+                 "cuBLAS call " #call " failed: " << cublasGetStatusName(softik_cublas_status_) << " ("   \
+                                                  << cublasGetStatusString(softik_cublas_status_) << ")"); \
+  } while (0)
+
+#define SOFTIK_CUSOLVER_CHECK(call)                                                                  \
+  do {                                                                                               \
+    const cusolverStatus_t softik_cusolver_status_ = (call);                                         \
+    SOFTIK_CHECK_KIND(softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                 \
+                 "cuSOLVER call " #call " failed: "                                                  \
+                     << ::softik::cuda::cusolver_status_name(softik_cusolver_status_) << " (status " \
+                     << static_cast<int>(softik_cusolver_status_) << ")");                          \
+  } while (0)
+
+#define SOFTIK_CUSPARSE_CHECK(call)                                                                           \
+  do {                                                                                                        \
+    const cusparseStatus_t softik_cusparse_status_ = (call);                                                  \
+    SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                          \
+                 "cuSPARSE call " #call " failed: " << cusparseGetErrorName(softik_cusparse_status_) << " ("   \
+                                                    << cusparseGetErrorString(softik_cusparse_status_) << ")"); \
+  } while (0)
+
+namespace softik::cuda {
+
+/// Owns one opaque library object of type Handle (a pointer typedef such as cublasHandle_t)
+/// and releases it with Destroy(handle) (its status is ignored: a destructor cannot throw).
+/// Movable, not copyable.
+template <class Handle, auto Destroy>
+class LibraryHandle {
+ public:
+  LibraryHandle() = default;
+  LibraryHandle(const LibraryHandle&) = delete;
+  LibraryHandle& operator=(const LibraryHandle&) = delete;
+  LibraryHandle(LibraryHandle&& other) noexcept : handle_(other.handle_) { other.handle_ = Handle{}; }
+  LibraryHandle& operator=(LibraryHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = other.handle_;
+      other.handle_ = Handle{};
+    }
+    return *this;
+  }
+  ~LibraryHandle() { reset(); }
+
+  Handle get() const { return handle_; }
+  explicit operator bool() const { return handle_ != Handle{}; }
+  /// Releases what is held and returns the address a Create function writes the new object to.
+  Handle* replace() {
+    reset();
+    return &handle_;
+  }
+  void reset() noexcept {
+    if (handle_ != Handle{}) (void)Destroy(handle_);
+    handle_ = Handle{};
+  }
+
+ private:
+  Handle handle_{};
+};
+
+using CublasHandle = LibraryHandle<cublasHandle_t, &cublasDestroy_v2>;
+using CusolverDnHandle = LibraryHandle<cusolverDnHandle_t, &cusolverDnDestroy>;
+using CusolverDnParams = LibraryHandle<cusolverDnParams_t, &cusolverDnDestroyParams>;
+using CusparseHandle = LibraryHandle<cusparseHandle_t, &cusparseDestroy>;
+using CusparseSpMat = LibraryHandle<cusparseSpMatDescr_t, &cusparseDestroySpMat>;
+using CusparseDnMat = LibraryHandle<cusparseDnMatDescr_t, &cusparseDestroyDnMat>;
+
+}  // namespace softik::cuda

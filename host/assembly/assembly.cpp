@@ -1,0 +1,293 @@
+#include "softik/assembly.hpp"
+
+#include <algorithm>
+#include <bitset>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "host/assembly/cell_status.hpp"
+#include "host/assembly/device_assembly.hpp"
+#include "host/assembly/element_kernels.hpp"
+#include "softik/error.hpp"
+#include "softik/linear_solver.hpp"
+
+namespace softik {
+
+namespace {
+
+constexpr int kMaxColors = 512;
+
+/// Splits the cells into contiguous blocks of `block_size` and colours the blocks greedily so
+/// that blocks sharing a node get different colours. Deterministic (block order). Returns false
+/// when more than kMaxColors colours would be needed.
+bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr, std::vector<int>& color_blocks) {
+  const int npc = nodes_per_cell(mesh.cell_type), num_cells = mesh.num_cells();
+  const int num_blocks = (num_cells + block_size - 1) / block_size;
+  std::vector<std::bitset<kMaxColors>> used(static_cast<size_t>(mesh.num_nodes()));
+  std::vector<int> color(static_cast<size_t>(num_blocks));
+  int num_colors = 0;
+  for (int b = 0; b < num_blocks; ++b) {
+    const int begin = b * block_size, end = std::min(num_cells, begin + block_size);
+    std::bitset<kMaxColors> taken;
+    for (int c = begin; c < end; ++c)
+      for (int a = 0; a < npc; ++a) taken |= used[static_cast<size_t>(mesh.cell(c)[a])];
+    int k = 0;
+    while (k < kMaxColors && taken[static_cast<size_t>(k)]) ++k;
+    if (k == kMaxColors) return false;
+    color[static_cast<size_t>(b)] = k;
+    num_colors = std::max(num_colors, k + 1);
+    for (int c = begin; c < end; ++c)
+      for (int a = 0; a < npc; ++a) used[static_cast<size_t>(mesh.cell(c)[a])].set(static_cast<size_t>(k));
+  }
+  color_ptr.assign(static_cast<size_t>(num_colors) + 1, 0);
+  for (int k : color) ++color_ptr[static_cast<size_t>(k) + 1];
+  for (int k = 0; k < num_colors; ++k) color_ptr[k + 1] += color_ptr[k];
+  color_blocks.resize(color.size());
+  std::vector<int> next(color_ptr.begin(), color_ptr.end() - 1);
+  for (int b = 0; b < num_blocks; ++b) color_blocks[static_cast<size_t>(next[static_cast<size_t>(color[b])]++)] = b;
+  return true;
+}
+
+/// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map.
+void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, CsrPattern& pattern, std::vector<int>& slots) {
+  const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim, nd = npc * d;
+  const int num_nodes = mesh.num_nodes();
+  // node -> neighbouring nodes (including itself), sorted and unique.
+  std::vector<std::vector<int>> adjacent(static_cast<size_t>(num_nodes));
+  for (int c = 0; c < mesh.num_cells(); ++c) {
+    const int* nodes = mesh.cell(c);
+    for (int a = 0; a < npc; ++a)
+      for (int b = 0; b < npc; ++b) adjacent[static_cast<size_t>(nodes[a])].push_back(nodes[b]);
+  }
+  for (auto& list : adjacent) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  int rows = 0;
+  for (int v : free_index) rows += v >= 0 ? 1 : 0;
+  pattern.rows = rows;
+  pattern.row_ptr.assign(static_cast<size_t>(rows) + 1, 0);
+  pattern.col.clear();
+  for (int node = 0; node < num_nodes; ++node)
+    for (int i = 0; i < d; ++i) {
+      const int row = free_index[static_cast<size_t>(node) * d + i];
+      if (row < 0) continue;
+      for (int other : adjacent[static_cast<size_t>(node)])
+        for (int k = 0; k < d; ++k) {
+          const int col = free_index[static_cast<size_t>(other) * d + k];
+          if (col >= 0) pattern.col.push_back(col);
+        }
+      SOFTIK_CHECK(pattern.col.size() < static_cast<size_t>(std::numeric_limits<int>::max()),
+                   "the stiffness pattern exceeds 2^31 non-zeros (" << pattern.col.size() << " at DOF row " << row
+                                                                   << "): split the model or use a coarser mesh");
+      pattern.row_ptr[static_cast<size_t>(row) + 1] = static_cast<int>(pattern.col.size());
+    }
+  // Rows were emitted in DOF order and free indices increase with DOF order, so row_ptr is
+  // already cumulative; columns are sorted because adjacency lists and components are.
+  slots.assign(static_cast<size_t>(mesh.num_cells()) * nd * nd, -1);
+  for (int c = 0; c < mesh.num_cells(); ++c) {
+    const int* nodes = mesh.cell(c);
+    for (int a = 0; a < npc; ++a)
+      for (int i = 0; i < d; ++i) {
+        const int row = free_index[static_cast<size_t>(nodes[a]) * d + i];
+        if (row < 0) continue;
+        const int* begin = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row)];
+        const int* end = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row) + 1];
+        for (int b = 0; b < npc; ++b)
+          for (int k = 0; k < d; ++k) {
+            const int col = free_index[static_cast<size_t>(nodes[b]) * d + k];
+            if (col < 0) continue;
+            const int* it = std::lower_bound(begin, end, col);
+            slots[(static_cast<size_t>(c) * nd + a * d + i) * nd + b * d + k] = static_cast<int>(it - pattern.col.data());
+          }
+      }
+  }
+}
+
+}  // namespace
+
+Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs,
+                     AssemblyOptions options)
+    : mesh_(mesh), options_(options), num_dofs_(mesh.num_dofs()) {
+  validate(mesh_);
+  SOFTIK_CHECK(mesh_.num_cells() > 0, "the mesh has no cells: nothing to assemble");
+  SOFTIK_CHECK(materials.size() == 1 || materials.size() == static_cast<size_t>(mesh_.num_cells()),
+               "got " << materials.size() << " materials for " << mesh_.num_cells()
+                      << " cells: give one material, or one per cell");
+  if (options_.formulation != Formulation::Hyperelastic)
+    SOFTIK_CHECK(std::holds_alternative<fem::LinearElastic>(materials.front()),
+                 "the " << (options_.formulation == Formulation::Corotational ? "corotational" : "linear small-strain")
+                        << " formulation needs a LinearElastic material, got " << material_name(materials.front())
+                        << ": use Formulation::Hyperelastic for nonlinear laws");
+  SOFTIK_CHECK(fixed_dofs.empty() || fixed_dofs.size() == static_cast<size_t>(num_dofs_),
+               "fixed_dofs has " << fixed_dofs.size() << " entries, expected 0 or num_dofs = " << num_dofs_);
+  if (options_.num_threads <= 0) options_.num_threads = std::max(1u, std::thread::hardware_concurrency());
+
+  // Nodes no cell references carry no stiffness: their DOFs are not free (a free one would
+  // make K singular).
+  std::vector<char> referenced(static_cast<size_t>(mesh_.num_nodes()), 0);
+  for (int v : mesh_.cells) referenced[static_cast<size_t>(v)] = 1;
+  free_index_.assign(static_cast<size_t>(num_dofs_), -1);
+  int next = 0;
+  for (int dof = 0; dof < num_dofs_; ++dof)
+    if ((fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) && referenced[static_cast<size_t>(dof / mesh_.dim)])
+      free_index_[static_cast<size_t>(dof)] = next++;
+
+  SOFTIK_CHECK(options_.block_size >= 1, "AssemblyOptions::block_size must be >= 1, got " << options_.block_size);
+  if (!color_blocks(mesh_, options_.block_size, color_ptr_, color_blocks_)) {
+    // The cell numbering is not spatially coherent (blocks touch too many other blocks): colour
+    // single cells instead, which needs at most (cells per node) x (nodes per cell) colours.
+    options_.block_size = 1;
+    SOFTIK_CHECK(color_blocks(mesh_, 1, color_ptr_, color_blocks_),
+                 "cannot colour the cells with " << kMaxColors << " colours: some node is shared by hundreds of "
+                                                 << "cells; remesh with better-shaped cells");
+  }
+  build_pattern(mesh_, free_index_, pattern_, slots_);
+  kernels_ = make_element_kernels(mesh_, materials, options_);
+  materials_ = std::move(materials);
+  if (options_.backend == Backend::Cuda) {
+    require_backend(Backend::Cuda);
+#ifdef SOFTIK_HAVE_CUDA
+    device_ = make_device_assembly(*this);
+    device_mutex_ = std::make_unique<std::mutex>();
+#endif
+  }
+}
+
+CellLoop Assembler::cell_loop() const {
+  CellLoop loop;
+  loop.mesh = &mesh_;
+  loop.colours.color_ptr = color_ptr_.data();
+  loop.colours.color_blocks = color_blocks_.data();
+  loop.colours.num_colors = num_colors();
+  loop.colours.block_size = options_.block_size;
+  loop.colours.num_threads = options_.num_threads;
+  loop.slots = slots_.data();
+  loop.num_threads = options_.num_threads;
+  return loop;
+}
+
+void Assembler::check_status(const assembly::CellStatus& status, const Real* x) const {
+  assembly::check_cell_status(status, mesh_.dim, [x](int dof) { return x[dof]; }, kernels_->formulation_name());
+}
+
+Assembler::~Assembler() = default;
+Assembler::Assembler(Assembler&&) noexcept = default;
+Assembler& Assembler::operator=(Assembler&&) noexcept = default;
+
+void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
+                         std::vector<Real>* K_values) const {
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
+               "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
+  for (size_t k = 0; k < x.size(); ++k)
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
+                                                          << " is " << x[k] << ": the state diverged or was not initialised");
+  if (device_) {
+    if (!energy && !force && !K_values) return;
+    const std::lock_guard<std::mutex> lock(*device_mutex_);
+    device_assemble(x, energy, force, K_values != nullptr);
+    if (K_values) device_->download_K_values(*K_values);
+    return;
+  }
+  const CellLoop loop = cell_loop();
+  std::vector<Real> cell_energy;
+  if (energy) cell_energy.assign(static_cast<size_t>(mesh_.num_cells()), 0.0);
+  if (force) force->assign(static_cast<size_t>(num_dofs_), 0.0);
+  if (K_values) K_values->assign(static_cast<size_t>(pattern_.nnz()), 0.0);
+  assembly::CellStatus status;
+  kernels_->assemble(loop, x.data(), energy ? cell_energy.data() : nullptr, force ? force->data() : nullptr,
+                     K_values ? K_values->data() : nullptr, status);
+  check_status(status, x.data());
+  if (energy) {
+    Real sum = 0;
+    for (Real e : cell_energy) sum += e;  // fixed order: deterministic
+    *energy = sum;
+  }
+}
+
+const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const {
+  SOFTIK_CHECK(device_ != nullptr, "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
+                                   "assembler runs on the CPU: use assemble()");
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
+               "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
+  const std::lock_guard<std::mutex> lock(*device_mutex_);
+  device_assemble(x, energy, force, true);
+  return device_->device_K_values();
+}
+
+void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, bool stiffness) const {
+  device_->assemble_from_host(x, energy != nullptr, force != nullptr, stiffness);  // checks x as the CPU does
+  if (energy) *energy = device_->energy();
+  if (force) device_->download_force(*force);
+}
+
+bool Assembler::keeps_stiffness_on_device(const LinearSolver& solver) const {
+  return device_ != nullptr && solver.accepts_device_values();
+}
+
+Real Assembler::energy(const std::vector<Real>& x) const {
+  Real e = 0;
+  assemble(x, &e, nullptr, nullptr);
+  return e;
+}
+
+std::vector<Real> Assembler::force(const std::vector<Real>& x) const {
+  std::vector<Real> f;
+  assemble(x, nullptr, &f, nullptr);
+  return f;
+}
+
+Eigen::SparseMatrix<Real, Eigen::RowMajor, int> Assembler::to_sparse(const std::vector<Real>& K_values) const {
+  SOFTIK_CHECK(K_values.size() == static_cast<size_t>(pattern_.nnz()),
+               "K_values has " << K_values.size() << " entries, the pattern " << pattern_.nnz());
+  return Eigen::Map<const Eigen::SparseMatrix<Real, Eigen::RowMajor, int>>(
+      pattern_.rows, pattern_.rows, pattern_.nnz(), pattern_.row_ptr.data(), pattern_.col.data(), K_values.data());
+}
+
+Eigen::SparseMatrix<Real, Eigen::RowMajor, int> Assembler::stiffness(const std::vector<Real>& x) const {
+  std::vector<Real> values;
+  assemble(x, nullptr, nullptr, &values);
+  return to_sparse(values);
+}
+
+std::vector<Real> Assembler::von_mises(const std::vector<Real>& x) const {
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_), "positions have " << x.size() << " entries, expected " << num_dofs_);
+  std::vector<Real> out(static_cast<size_t>(mesh_.num_cells()));
+  const CellLoop loop = cell_loop();
+  assembly::CellStatus status;
+  kernels_->von_mises(loop, x.data(), out.data(), status);
+  if (status.first_nonfinite_dof != assembly::kNoIndex) check_status(status, x.data());
+  return out;
+}
+
+std::vector<Real> Assembler::lumped_mass(Real density) const {
+  SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
+  std::vector<Real> out(static_cast<size_t>(num_dofs_), 0.0);
+  const CellLoop loop = cell_loop();
+  kernels_->lumped_mass(loop, density, out.data());
+  return out;
+}
+
+std::vector<char> fix_nodes(const Mesh& mesh, const std::vector<int>& nodes) {
+  std::vector<char> fixed(static_cast<size_t>(mesh.num_dofs()), 0);
+  for (int node : nodes) {
+    SOFTIK_CHECK(node >= 0 && node < mesh.num_nodes(), "fix_nodes: node " << node << " outside [0, " << mesh.num_nodes() << ")");
+    for (int i = 0; i < mesh.dim; ++i) fixed[static_cast<size_t>(node) * mesh.dim + i] = 1;
+  }
+  return fixed;
+}
+
+std::unique_ptr<ElementKernels> make_element_kernels(const Mesh& mesh, const std::vector<Material>& materials,
+                                                     const AssemblyOptions& options) {
+  switch (mesh.cell_type) {
+    case CellType::Edge2: return make_element_kernels_for<fem::Edge2>(mesh, materials, options);
+    case CellType::Tri3: return make_element_kernels_for<fem::Tri3>(mesh, materials, options);
+    case CellType::Quad4: return make_element_kernels_for<fem::Quad4>(mesh, materials, options);
+    case CellType::Tet4: return make_element_kernels_for<fem::Tet4>(mesh, materials, options);
+    case CellType::Hex8: return make_element_kernels_for<fem::Hex8>(mesh, materials, options);
+  }
+  SOFTIK_CHECK(false, "unknown cell type");
+}
+
+}  // namespace softik

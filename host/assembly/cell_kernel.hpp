@@ -1,0 +1,227 @@
+// The one cell kernel of every backend (DESIGN.md section 4): gather a cell's nodes and rest
+// data, evaluate the include/softik/fem/ element of its formulation, apply the one rule for
+// inverted cells, and hand the results to the outputs a pass asks for:
+//   cell_energy   E_e per cell (written, not summed: the caller reduces in a fixed order),
+//   force         f = -dE/dx scattered by node (num_dofs per design),
+//   K             d^2E/dx^2 scattered through the element -> CSR slot map (nnz per design),
+// each skipped when its view is empty. Scatter::Coloured adds plainly (the OpenMP-over-colours
+// policy guarantees that no two concurrent cells share a node); Scatter::Atomic adds with
+// exec::atomic_add (the CUDA policy, where neighbouring cells run at once).
+//
+// The arrays are exec::Tables whose Layout says records (CPU) or columns (GPU); the Space in
+// their type is the policy's (a host loop cannot be handed device memory). A pass covers
+// num_designs designs of one mesh: iteration i is cell i % num_cells of design i / num_cells,
+// which reads x + design * x_stride and its materials at design * material_design_stride and
+// writes its outputs and CellStatus at the design's offsets.
+//
+// Device code never throws: a non-finite gathered position and an inverted cell where the
+// formulation is undefined are recorded (smallest index, exec::atomic_min) in the design's
+// CellStatus, which the host turns into an Error (host/assembly/cell_status.hpp).
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "host/assembly/rest_words.hpp"
+#include "softik/exec/forall.hpp"
+#include "softik/exec/view.hpp"
+#include "softik/fem/corotational_element.hpp"
+#include "softik/fem/element_stress.hpp"
+#include "softik/fem/hyperelastic_element.hpp"
+#include "softik/fem/sym_eigen3.hpp"
+
+namespace softik::assembly {
+
+/// Formulations as compile-time tags. The linear small-strain formulation is TotalLagrangian
+/// with the LinearElastic law (its P(F) is the small-strain stress).
+struct TotalLagrangian {};
+struct Corotational {};  ///< LinearElastic only (fem/corotational_element.hpp)
+
+/// Sentinel of CellStatus: larger than any cell or DOF index (cudaMemset's byte 0x7f repeated).
+constexpr int kNoIndex = 0x7f7f7f7f;
+
+/// What a pass reports per design; reset to kNoIndex before each pass.
+struct CellStatus {
+  int first_invalid_cell = kNoIndex;   ///< smallest cell inverted where the formulation is undefined
+  int first_nonfinite_dof = kNoIndex;  ///< smallest DOF gathered with a NaN/inf position
+};
+
+enum class Scatter { Coloured, Atomic };
+
+template <exec::Space S>
+struct CellPass {
+  // The mesh (uploaded once).
+  int num_cells = 0;
+  int num_designs = 1;
+  exec::Table<const int, S> nodes;  ///< (cell, a): node a of the cell
+  exec::Table<const Real, S> rest;  ///< (cell, w): word w of its fem::RestData (rest_words.hpp)
+  exec::Table<const int, S> slots;  ///< (cell, r * nd + s): CSR slot of element entry (r, s), -1 if fixed
+  exec::View<const unsigned char, S> materials;  ///< laws of one type M, bytewise
+  std::size_t material_stride = 0;         ///< 0: one material for all cells; 1: one per cell
+  std::size_t material_design_stride = 0;  ///< materials per design
+  fem::RotationMethod rotation = fem::RotationMethod::Polar;
+  fem::CorotationalTangent tangent = fem::CorotationalTangent::Rotated;
+  bool project_spd = false;
+  // The state and the outputs of this pass (empty views are skipped).
+  exec::View<const Real, S> x;
+  std::size_t x_stride = 0;
+  exec::View<Real, S> cell_energy;  ///< design d's cells at d * num_cells
+  exec::View<Real, S> force;
+  std::size_t force_stride = 0;
+  exec::View<Real, S> K;
+  std::size_t K_stride = 0;
+  exec::View<CellStatus, S> status;  ///< num_designs entries
+};
+
+/// The one rule for inverted cells: whether a cell whose smallest det F is detF has defined
+/// outputs. The corotational element is defined for any det F with the polar rotation (it falls
+/// back to the SVD) and not with QR (a reflection); total Lagrangian laws with log J or
+/// J^(-1/3) are not, the small-strain and stable neo-Hookean laws are (tolerates_inversion).
+template <class M, class Form>
+SOFTIK_HD_INLINE bool admissible(Real detF, fem::RotationMethod rotation) {
+  if constexpr (std::is_same<Form, Corotational>::value)
+    return detF > 0 || rotation == fem::RotationMethod::Polar;
+  else
+    return detF > 0 || fem::tolerates_inversion<M>::value;
+}
+
+/// The element function of a formulation; returns its det F (see admissible()).
+template <class E, class M, class Form>
+SOFTIK_HD_INLINE Real evaluate_element(const M& material, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
+                                       fem::RotationMethod rotation, fem::CorotationalTangent tangent,
+                                       fem::ElementOutputs<E> out) {
+  if constexpr (std::is_same<Form, Corotational>::value)
+    return fem::corotational_element<E>(material, rest, xe, rotation, tangent, out);
+  else
+    return fem::hyperelastic_element<E>(material, rest, xe, out);
+}
+
+/// The one gather: the cell's node indices, its node positions from x (recording the smallest
+/// non-finite DOF), its rest data (the centre gradients only for the corotational frame) and its
+/// material.
+template <class E, class M, class Form, exec::Space S>
+struct GatheredCell {
+  int nodes[E::num_nodes];
+  fem::NodeMatrix<E> xe;
+  fem::RestData<E> rest;
+  M material;
+
+  SOFTIK_HD GatheredCell(const CellPass<S>& p, int design, int c, const Real* x, CellStatus* status) {
+    constexpr int d = E::dim;
+    for (int a = 0; a < E::num_nodes; ++a) {
+      nodes[a] = p.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
+      for (int i = 0; i < d; ++i) {
+        const std::size_t dof = static_cast<std::size_t>(nodes[a]) * d + i;
+        const Real v = x[dof];
+        if (!(v - v == 0)) exec::atomic_min(&status->first_nonfinite_dof, static_cast<int>(dof));  // NaN or inf
+        xe(a, i) = v;
+      }
+    }
+    constexpr bool with_center = std::is_same<Form, Corotational>::value;
+    for_each_rest_word<E>(rest, with_center,
+                          [&](int w, Real& word) { word = p.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
+    material = reinterpret_cast<const M*>(p.materials.data)[static_cast<std::size_t>(design) * p.material_design_stride +
+                                                            p.material_stride * static_cast<std::size_t>(c)];
+  }
+};
+
+template <Scatter mode>
+SOFTIK_HD_INLINE void scatter_add(Real* target, Real value) {
+  if constexpr (mode == Scatter::Atomic)
+    exec::atomic_add(target, value);
+  else
+    *target += value;
+}
+
+/// Kept out of line on the device so that the (rarely used) projection's work arrays do not
+/// weigh on the register allocation of the main path.
+template <int N>
+#if defined(__CUDA_ARCH__)
+__noinline__
+#endif
+SOFTIK_HD void project_element_spd(Eigen::Matrix<Real, N, N>& Ke) {
+  fem::project_spd<N>(Ke);
+}
+
+/// assemble_cell: iteration i of a pass (cell i % num_cells of design i / num_cells).
+template <class E, class M, class Form, Scatter mode, exec::Space S>
+SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
+  constexpr int d = E::dim, n = E::num_nodes, nd = n * d;
+  const int design = i / p.num_cells, c = i - design * p.num_cells;
+  CellStatus* status = p.status.data + design;
+  const GatheredCell<E, M, Form, S> cell(p, design, c, p.x.data + static_cast<std::size_t>(design) * p.x_stride, status);
+
+  Real energy = 0;
+  fem::ElementVector<E> fe;
+  fem::ElementMatrix<E> Ke;
+  fem::ElementOutputs<E> out;
+  if (p.cell_energy) out.energy = &energy;
+  if (p.force) out.force = &fe;
+  if (p.K) out.stiffness = &Ke;
+  const Real detF = evaluate_element<E, M, Form>(cell.material, cell.rest, cell.xe, p.rotation, p.tangent, out);
+  if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
+
+  if (p.cell_energy) p.cell_energy[static_cast<std::size_t>(design) * p.num_cells + c] = energy;
+  if (p.force) {
+    Real* force = p.force.data + static_cast<std::size_t>(design) * p.force_stride;
+    for (int a = 0; a < n; ++a)
+      for (int k = 0; k < d; ++k) scatter_add<mode>(&force[static_cast<std::size_t>(cell.nodes[a]) * d + k], fe[a * d + k]);
+  }
+  if (p.K) {
+    if (p.project_spd) project_element_spd<nd>(Ke);
+    Real* K = p.K.data + static_cast<std::size_t>(design) * p.K_stride;
+    for (int r = 0; r < nd; ++r)
+      for (int s = 0; s < nd; ++s) {
+        const int slot = p.slots(static_cast<std::size_t>(c), static_cast<std::size_t>(r * nd + s));
+        if (slot >= 0) scatter_add<mode>(&K[slot], Ke(r, s));
+      }
+  }
+}
+
+/// The body every policy runs (a functor rather than a lambda so that a backend can also ask
+/// for its kernel's resources, e.g. exec::forall_local_bytes).
+template <class E, class M, class Form, Scatter mode, exec::Space S>
+struct AssembleCell {
+  CellPass<S> pass;
+  SOFTIK_HD void operator()(int i) const { assemble_cell<E, M, Form, mode>(pass, i); }
+};
+
+/// One pass over every cell of every design of `pass` with `policy`.
+template <class E, class M, class Form, Scatter mode, class Policy>
+void assemble_cells(const Policy& policy, const CellPass<Policy::space>& pass) {
+  forall(policy, pass.num_cells * pass.num_designs, AssembleCell<E, M, Form, mode, Policy::space>{pass});
+}
+
+/// Von Mises stress per cell (mean over the quadrature points) into out[c], through the same
+/// gather. Independent per cell (any policy).
+template <class E, class M, class Form, exec::Space S>
+struct CellVonMises {
+  CellPass<S> pass;
+  exec::View<Real, S> out;
+  SOFTIK_HD void operator()(int c) const {
+    const GatheredCell<E, M, Form, S> cell(pass, 0, c, pass.x.data, pass.status.data);
+    out[static_cast<std::size_t>(c)] = fem::element_von_mises<E>(cell.material, cell.rest, cell.xe,
+                                                                 std::is_same<Form, Corotational>::value, pass.rotation);
+  }
+};
+
+/// Row-sum lumped mass rho * integral(N_a dV), scattered per DOF into out (mode as assemble_cell).
+template <class E, Scatter mode, exec::Space S>
+struct CellLumpedMass {
+  CellPass<S> pass;
+  Real density = 0;
+  exec::View<Real, S> out;
+  SOFTIK_HD void operator()(int c) const {
+    constexpr int d = E::dim;
+    fem::RestData<E> rest;
+    for_each_rest_word<E>(rest, false,
+                          [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
+    const auto m = fem::element_lumped_mass<E>(rest, density);
+    for (int a = 0; a < E::num_nodes; ++a) {
+      const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
+      for (int k = 0; k < d; ++k) scatter_add<mode>(&out[static_cast<std::size_t>(node) * d + k], m[a]);
+    }
+  }
+};
+
+}  // namespace softik::assembly

@@ -1,0 +1,46 @@
+// The CPU backend of the cell kernels: one instantiation per element trait and law behind a
+// type-erased boundary. The loop body is cell_kernel.hpp's (the same the CUDA backend runs);
+// this backend only chooses the policies: exec::OmpColours for passes that scatter (bitwise
+// reproducible for any thread count) and exec::OmpCells for per-cell outputs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/assembly/cell_kernel.hpp"
+#include "softik/assembly.hpp"
+
+namespace softik {
+
+/// The cells and their colouring as the CPU policies need them.
+struct CellLoop {
+  const Mesh* mesh = nullptr;
+  exec::OmpColours colours;
+  const int* slots = nullptr;  ///< per cell, (npc*dim)^2 entries (records layout)
+  int num_threads = 1;
+};
+
+class ElementKernels {
+ public:
+  virtual ~ElementKernels() = default;
+  /// cell_energy: num_cells (or null); force: num_dofs, accumulated; K: nnz, accumulated.
+  /// Non-finite positions and inverted cells are recorded in `status`.
+  virtual void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K,
+                        assembly::CellStatus& status) const = 0;
+  virtual void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const = 0;
+  virtual void lumped_mass(const CellLoop& loop, Real density, Real* out) const = 0;
+  /// What check_cell_status names for an inverted cell: the law or the QR corotational rotation.
+  virtual std::string formulation_name() const = 0;
+};
+
+/// Builds the kernels for `mesh.cell_type`, the law held by `materials` and the options.
+std::unique_ptr<ElementKernels> make_element_kernels(const Mesh& mesh, const std::vector<Material>& materials,
+                                                     const AssemblyOptions& options);
+
+/// Per element trait (instantiated in the generated element_kernels_<trait>.cpp, CMakeLists.txt).
+template <class E>
+std::unique_ptr<ElementKernels> make_element_kernels_for(const Mesh& mesh, const std::vector<Material>& materials,
+                                                         const AssemblyOptions& options);
+
+}  // namespace softik

@@ -1,0 +1,192 @@
+#include "softik/loads.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "host/assembly/pressure_kernel.hpp"
+#include "softik/error.hpp"
+#include "softik/fem/pressure_load.hpp"
+
+namespace softik {
+
+namespace {
+
+using fem::Mat9;
+using fem::Vec3;
+
+/// The nodes and weights that carry vertex v of a pressure surface: the node itself, or the
+/// embedding's cell nodes with their shape-function weights.
+struct VertexMap {
+  const PressureLoad& load;
+  const Mesh& mesh;
+
+  int count() const { return load.embedding.empty() ? 1 : load.embedding.nodes_per_vertex; }
+  int node(int v, int k) const {
+    return load.embedding.empty() ? v : load.embedding.nodes[static_cast<size_t>(v) * count() + k];
+  }
+  Real weight(int v, int k) const {
+    return load.embedding.empty() ? 1.0 : load.embedding.weights[static_cast<size_t>(v) * count() + k];
+  }
+  Vec3 position(int v, const std::vector<Real>& x) const {
+    Vec3 p = Vec3::Zero();
+    for (int k = 0; k < count(); ++k)
+      p += weight(v, k) * Vec3(&x[3 * static_cast<size_t>(node(v, k))]);
+    return p;
+  }
+  int num_vertices() const { return load.embedding.empty() ? mesh.num_nodes() : load.embedding.num_vertices(); }
+};
+
+/// Checks the load against the mesh (3D, indices in range, embedding consistent) once per call.
+VertexMap checked_map(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
+  SOFTIK_CHECK(mesh.dim == 3, "pressure load '" << load.name << "': pressure surfaces need a 3D mesh, this one is "
+                                                << mesh.dim << "D");
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(mesh.num_dofs()),
+               "pressure load '" << load.name << "': x has " << x.size() << " entries, expected " << mesh.num_dofs());
+  const SurfaceEmbedding& e = load.embedding;
+  if (!e.empty()) {
+    SOFTIK_CHECK(e.weights.size() == e.nodes.size() && e.nodes.size() % static_cast<size_t>(e.nodes_per_vertex) == 0,
+                 "pressure load '" << load.name << "': the surface embedding has " << e.nodes.size() << " nodes and "
+                                   << e.weights.size() << " weights for " << e.nodes_per_vertex
+                                   << " nodes per vertex; rebuild it with embed_surface()");
+    for (int n : e.nodes)
+      SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(),
+                   "pressure load '" << load.name << "': embedding node " << n << " is not a mesh node");
+  }
+  VertexMap map{load, mesh};
+  const int nv = map.num_vertices();
+  auto check = [&](int v) {
+    SOFTIK_CHECK(v >= 0 && v < nv, "pressure load '" << load.name << "': surface vertex " << v
+                                                     << " is out of range (" << nv << " vertices)");
+  };
+  for (const auto& t : load.surface.triangles)
+    for (int v : t) check(v);
+  for (const auto& q : load.surface.quads)
+    for (int v : q) check(v);
+  return map;
+}
+
+/// The load's surface at positions x as the per-triangle kernels read it (host views into
+/// `list`, the load's embedding and x).
+assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& load, const assembly::TriangleList& list,
+                                                          const std::vector<Real>& x) {
+  assembly::PressureSurface<exec::Space::Host> s;
+  s.num_triangles = list.size();
+  s.triangles = {list.vertices.data(), list.vertices.size()};
+  s.triangle_weight = {list.weights.data(), list.weights.size()};
+  s.nodes_per_vertex = load.embedding.nodes_per_vertex;
+  s.nodes = {load.embedding.nodes.data(), load.embedding.nodes.size()};
+  s.weights = {load.embedding.weights.data(), load.embedding.weights.size()};
+  s.x = {x.data(), x.size()};
+  return s;
+}
+
+/// Calls body(v0, v1, v2, w) for every triangle of the surface with its weight w: triangles with
+/// w = 1, quads as the four triangles of their two diagonal splits with w = 1/2 each
+/// (fem/pressure_load.hpp: the consistent load of the bilinear face).
+template <class Body>
+void for_each_triangle(const SurfaceGroup& s, Body&& body) {
+  for (const auto& t : s.triangles) body(t[0], t[1], t[2], 1.0);
+  for (const auto& q : s.quads)
+    for (int t = 0; t < 4; ++t)
+      body(q[static_cast<size_t>(fem::quad_split_vertex(t, 0))], q[static_cast<size_t>(fem::quad_split_vertex(t, 1))],
+           q[static_cast<size_t>(fem::quad_split_vertex(t, 2))], 0.5);
+}
+
+}  // namespace
+
+std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g) {
+  for (int i = 0; i < 3; ++i)
+    SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]), "gravity component " << i << " is " << g[static_cast<size_t>(i)]
+                                                                                 << ": give a finite acceleration");
+  std::vector<Real> f = assembler.lumped_mass(density);  // m per DOF
+  const int dim = assembler.mesh().dim;
+  for (size_t k = 0; k < f.size(); ++k) f[k] *= g[k % static_cast<size_t>(dim)];
+  return f;
+}
+
+Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
+  (void)checked_map(load, mesh, x);
+  const assembly::TriangleList list = assembly::expand_triangles(load.surface);
+  std::vector<Real> V_t(static_cast<size_t>(list.size()));
+  forall(exec::Serial{}, list.size(),
+         assembly::TriangleVolume<exec::Space::Host>{host_surface(load, list, x), {V_t.data(), V_t.size()}});
+  Real V = 0;
+  for (Real v : V_t) V += v;  // fixed order
+  return V;
+}
+
+const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
+  if (load.follower) return x;
+  SOFTIK_CHECK(mesh.X.size() == x.size(), "pressure load '" << load.name << "': x has " << x.size()
+                                                           << " entries, the mesh's rest positions " << mesh.X.size());
+  return mesh.X;
+}
+
+Real pressure_work(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x) {
+  if (load.follower) return P * surface_volume(load, mesh, x);
+  const std::vector<Real> J0 = pressure_jacobian(load, mesh, x);  // dV/dx at the rest positions
+  Real w = 0;
+  for (size_t k = 0; k < x.size(); ++k) w += J0[k] * x[k];
+  return P * w;
+}
+
+void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x_given,
+                         std::vector<Real>& f) {
+  SOFTIK_CHECK(std::isfinite(P), "pressure load '" << load.name << "': pressure " << P << " is not finite");
+  SOFTIK_CHECK(f.size() == x_given.size(), "add_pressure_forces: f has " << f.size() << " entries, expected " << x_given.size());
+  const std::vector<Real>& x = pressure_positions(load, mesh, x_given);
+  (void)checked_map(load, mesh, x);
+  const assembly::TriangleList list = assembly::expand_triangles(load.surface);
+  forall(exec::Serial{}, list.size(),
+         assembly::TrianglePressureForces<assembly::Scatter::Coloured, exec::Space::Host>{
+             host_surface(load, list, x), P, {f.data(), f.size()}});
+}
+
+std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
+  std::vector<Real> J(x.size(), 0.0);
+  add_pressure_forces(load, 1.0, mesh, x, J);  // f = P J: the forces per unit pressure
+  return J;
+}
+
+long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
+                            Real scale, std::vector<Real>& K_values) {
+  if (!load.follower) return 0;  // a dead load: no load stiffness
+  const Mesh& mesh = assembler.mesh();
+  const CsrPattern& pattern = assembler.pattern();
+  const std::vector<int>& free = assembler.free_dof_index();
+  SOFTIK_CHECK(K_values.size() == static_cast<size_t>(pattern.nnz()),
+               "add_pressure_stiffness: K has " << K_values.size() << " values, the pattern " << pattern.nnz());
+  const VertexMap map = checked_map(load, mesh, x);
+  long dropped = 0;
+  for_each_triangle(load.surface, [&](int a, int b, int c, Real tw) {
+    const int v[3] = {a, b, c};
+    Mat9 K;
+    fem::triangle_pressure_stiffness(tw * P, map.position(a, x), map.position(b, x), map.position(c, x), K);
+    const Mat9 Ks = Real(0.5) * scale * (K + K.transpose());
+    for (int va = 0; va < 3; ++va)
+      for (int vb = 0; vb < 3; ++vb)
+        for (int ka = 0; ka < map.count(); ++ka)
+          for (int kb = 0; kb < map.count(); ++kb) {
+            const Real w = map.weight(v[va], ka) * map.weight(v[vb], kb);
+            if (w == 0) continue;
+            const int na = map.node(v[va], ka), nb = map.node(v[vb], kb);
+            for (int i = 0; i < 3; ++i) {
+              const int row = free[3 * static_cast<size_t>(na) + i];
+              if (row < 0) continue;
+              for (int j = 0; j < 3; ++j) {
+                const int col = free[3 * static_cast<size_t>(nb) + j];
+                if (col < 0) continue;
+                const Real value = w * Ks(3 * va + i, 3 * vb + j);
+                const int slot = pattern.slot(row, col);
+                if (slot >= 0)
+                  K_values[static_cast<size_t>(slot)] += value;
+                else if (value != 0)
+                  ++dropped;
+              }
+            }
+          }
+  });
+  return dropped;
+}
+
+}  // namespace softik

@@ -1,0 +1,549 @@
+// The real-time inverse step (inverse.hpp; seed 002 Steps I-III); the converged solve is in
+// inverse_converged_solve.cpp.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "host/assembly/pressure_evaluator.hpp"
+#include "host/inverse/inverse_checks.hpp"
+#include "softik/error.hpp"
+#include "softik/inverse.hpp"
+
+namespace softik {
+
+namespace {
+
+/// Real-time steps reuse a factorisation only while the relative equilibrium residual is below
+/// this (InverseOptions::reuse_factorization): far from equilibrium a stale K lets the chord
+/// steps and the QP on a stale W oscillate (seen on the finger from rest: pressure swinging
+/// between 5 and 27 kPa).
+constexpr Real kReuseResidual = 1e-2;
+
+using Clock = std::chrono::steady_clock;
+Real seconds_since(Clock::time_point t0) { return std::chrono::duration<Real>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+InverseSolver::InverseSolver(const Assembler& assembler, LinearSolver& solver, Loads external, InverseOptions options)
+    : assembler_(assembler), solver_(solver), external_(std::move(external)), options_(options) {
+  SOFTIK_CHECK(assembler_.mesh().dim == 3, "InverseSolver: the inverse problem needs a 3D mesh");
+  SOFTIK_CHECK(external_.prescribed.empty(),
+               "InverseSolver: prescribed displacements are not supported; put the fixed DOFs at their positions in x");
+  SOFTIK_CHECK(external_.nodal.empty() || external_.nodal.size() == static_cast<size_t>(assembler_.num_dofs()),
+               "InverseSolver: the nodal load has " << external_.nodal.size() << " entries, expected "
+                                                    << assembler_.num_dofs());
+  SOFTIK_CHECK(options_.epsilon > 0 && options_.epsilon_min > 0,
+               "InverseSolver: the energy weights epsilon and epsilon_min must be > 0 (they make the QP strictly convex)");
+  for (const PressureLoad& p : external_.pressures)
+    external_pressure_.push_back(make_pressure_evaluator(p, assembler_.mesh(), assembler_.options().backend));
+}
+
+void InverseSolver::add(std::shared_ptr<Constraint> constraint) {
+  SOFTIK_CHECK(constraint, "InverseSolver::add: null constraint");
+  for (const auto& c : constraints_)
+    SOFTIK_CHECK(c->name() != constraint->name(), "InverseSolver::add: two constraints are named '"
+                                                      << c->name() << "'; give each a unique name");
+  constraint->use_backend(assembler_.mesh(), assembler_.options().backend);
+  if (constraint->role() == ConstraintRole::Actuator) lambda_.insert(lambda_.end(), constraint->num_rows(), 0.0);
+  constraints_.push_back(std::move(constraint));
+  warm_ = QpActiveSet{};
+}
+
+InverseStepReport InverseSolver::step(std::vector<Real>& x) {
+  SOFTIK_CHECK(options_.reuse_factorization >= 0,
+               "InverseSolver: reuse_factorization must be >= 0, got " << options_.reuse_factorization);
+  return step_with(x, options_.epsilon, options_.actuator_stiffness, nullptr, options_.reuse_factorization);
+}
+
+namespace detail {
+
+/// One real-time step (InverseSolver::step_with) as seed 002 writes it, one function per step:
+///   assemble()                the state at x: f(x), K(x), the external load and the constraint
+///                             rows J, delta (drawn along solve()'s continuation path);
+///   free_configuration()      Steps I-II: factorise K once, and solve with the columns
+///                             B = [f + f_ext, J^T, U] for the Gram matrix G = B^T K^-1 B;
+///   constraint_space()        the projection: W = J K_t^-1 J^T and delta_free (Woodbury with the
+///                             cables' low-rank stiffness K_t = K + U C U^T);
+///   solve_constraint_problem() the QP (or Gauss-Seidel, or the imposed inputs) for lambda_a;
+///   correct()                 Step III: x <- x + K_t^-1 (f + f_ext + J_a^T lambda_a).
+class InverseStep {
+ public:
+  InverseStep(InverseSolver& solver, Real epsilon, bool actuator_stiffness, const InverseSolver::Continuation* path,
+              int reuse)
+      : s_(solver), epsilon_(epsilon), actuator_stiffness_(actuator_stiffness), path_(path), reuse_(reuse),
+        free_(solver.assembler_.free_dof_index()), ndof_(static_cast<size_t>(solver.assembler_.num_dofs())),
+        nf_(solver.assembler_.num_free_dofs()) {}
+
+  InverseStepReport run(std::vector<Real>& x) {
+    SOFTIK_CHECK(x.size() == ndof_, "InverseSolver::step: x has " << x.size() << " entries, expected " << ndof_);
+    for (size_t k = 0; k < ndof_; ++k)
+      SOFTIK_CHECK(std::isfinite(x[k]), "InverseSolver::step: the positions x hold " << x[k] << " at DOF " << k
+                                                                                     << " (node " << k / 3 << ")");
+    auto t0 = Clock::now();
+    assemble(x);
+    rep_.t_assembly = seconds_since(t0);
+    free_configuration();  // times itself: factorisation and solves
+    t0 = Clock::now();
+    constraint_space();
+    solve_constraint_problem();
+    rep_.t_constraint_solve = seconds_since(t0);
+    t0 = Clock::now();
+    correct(x);
+    rep_.t_update = seconds_since(t0);
+    return rep_;
+  }
+
+ private:
+  // ---- assemble(): the system at x ---------------------------------------------------------
+  void assemble(const std::vector<Real>& x) {
+    const Assembler& assembler = s_.assembler_;
+    // With reuse > 0 the factorisation of an earlier step may be kept (a chord step; the rule is
+    // below, once the residual is known); K is then assembled only in a second pass, when needed.
+    // GPU assembly + GPU solver: K stays in device memory (d_K_) unless the actuators' stiffness
+    // is added to it on the host.
+    device_K_ = !actuator_stiffness_ && assembler.keeps_stiffness_on_device(s_.solver_);
+    if (device_K_ && reuse_ == 0)
+      d_K_ = assembler.assemble_on_device(x, nullptr, &f_);
+    else
+      assembler.assemble(x, nullptr, &f_, reuse_ == 0 ? &K_ : nullptr);
+    f_ext_ = s_.external_.nodal.empty() ? std::vector<Real>(ndof_, 0.0) : s_.external_.nodal;
+    for (size_t k = 0; k < s_.external_.pressures.size(); ++k)
+      s_.external_pressure_[k]->add_forces(s_.external_.pressures[k].pressure, x, f_ext_);
+    gather_rows(x);
+    equilibrium();
+    decide_refactorisation(x);
+  }
+
+  /// The rows of every constraint at x, grouped by role, drawn along the continuation path,
+  /// with their delta bounds clipped to the rate windows and their free-DOF Jacobian J^T.
+  void gather_rows(const std::vector<Real>& x) {
+    const Mesh& mesh = s_.assembler_.mesh();
+    for (size_t c = 0; c < s_.constraints_.size(); ++c) {
+      const size_t before = rows_.size();
+      s_.constraints_[c]->rows(mesh, x, rows_);
+      SOFTIK_CHECK(rows_.size() - before == static_cast<size_t>(s_.constraints_[c]->num_rows()),
+                   "constraint '" << s_.constraints_[c]->name() << "' returned a wrong number of rows");
+      for (size_t r = before; r < rows_.size(); ++r) {
+        owner_.push_back(static_cast<int>(c));
+        const int ri = static_cast<int>(r);
+        switch (s_.constraints_[c]->role()) {
+          case ConstraintRole::Actuator: actuators_.push_back(ri); break;
+          case ConstraintRole::Effector: effectors_.push_back(ri); break;
+          case ConstraintRole::Sensor: break;
+        }
+      }
+    }
+    if (path_ && path_->s < 1) {  // solve()'s continuation: the problem at s (inverse.hpp)
+      SOFTIK_CHECK(path_->delta_start.size() == rows_.size() && path_->lambda_start.size() == actuators_.size(),
+                   "InverseSolver: the constraint rows changed during solve()");
+      const Real s = path_->s;
+      // Only imposed values (equal bounds) are drawn: an inequality range such as [0, P_max] is
+      // left as it is, so that an intermediate goal may use all of it.
+      auto draw = [s](Interval& i, Real start) {
+        if (i.lo == i.hi) i.lo = i.hi = start + s * (i.lo - start);
+      };
+      for (int r : effectors_) rows_[static_cast<size_t>(r)].delta -= (1 - s) * path_->delta_start[static_cast<size_t>(r)];
+      for (size_t a = 0; a < actuators_.size(); ++a) {
+        ConstraintRow& row = rows_[static_cast<size_t>(actuators_[a])];
+        draw(row.lambda_bounds, path_->lambda_start[a]);
+        draw(row.delta_bounds, path_->delta_start[static_cast<size_t>(actuators_[a])]);
+      }
+    }
+    // The delta bounds of a step: the absolute bounds (drawn above on a continuation path) within
+    // the rate window around the current value (which is never drawn). An empty intersection
+    // makes the QP infeasible, reported as such.
+    for (int a : actuators_) {
+      ConstraintRow& row = rows_[static_cast<size_t>(a)];
+      row.delta_bounds.lo = std::max(row.delta_bounds.lo, row.delta_window.lo);
+      row.delta_bounds.hi = std::min(row.delta_bounds.hi, row.delta_window.hi);
+    }
+    m_ = static_cast<Eigen::Index>(rows_.size());
+    Jt_ = Eigen::MatrixXd::Zero(nf_, m_);
+    for (Eigen::Index r = 0; r < m_; ++r)
+      for (const auto& [dof, v] : rows_[static_cast<size_t>(r)].J) {
+        const int row = free_[static_cast<size_t>(dof)];
+        if (row >= 0) Jt_(row, r) += v;
+      }
+    for (int r : actuators_) actuator_names_.push_back(constraint_of(static_cast<size_t>(r)).name());
+  }
+
+  /// rhs = f + f_ext on the free DOFs, and the equilibrium residual with the current actuation
+  /// (what solve() drives to zero) against its force scale.
+  void equilibrium() {
+    rhs_.resize(nf_);
+    for (size_t k = 0; k < ndof_; ++k)
+      if (free_[k] >= 0) rhs_(free_[k]) = f_[k] + f_ext_[k];
+    Eigen::VectorXd eq = rhs_;
+    Real applied = 0;
+    for (size_t a = 0; a < actuators_.size(); ++a) {
+      eq += Jt_.col(actuators_[a]) * s_.lambda_[a];
+      applied += (Jt_.col(actuators_[a]) * s_.lambda_[a]).squaredNorm();
+    }
+    Real ext = 0, reaction = 0;
+    for (size_t k = 0; k < ndof_; ++k) {
+      if (free_[k] >= 0)
+        ext += f_ext_[k] * f_ext_[k];
+      else
+        reaction += f_[k] * f_[k];
+    }
+    rep_.equilibrium_residual = eq.norm();
+    rep_.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
+  }
+
+  /// Whether this step factorises K (else an earlier factor is reused: a chord step), K's second
+  /// assembly when it does, and the actuators' stiffness (into K, and as U C U^T).
+  void decide_refactorisation(const std::vector<Real>& x) {
+    const Real relative_residual = rep_.relative_residual();
+    // Near equilibrium only (relative residual below kReuseResidual), where a chord step
+    // contracts, and not after a step that let the residual grow tenfold (at the residual
+    // tolerance round-off may do anything).
+    const bool growing =
+        relative_residual > 10 * s_.last_relative_residual_ && relative_residual > s_.options_.residual_tolerance;
+    refactor_ = reuse_ == 0 || !s_.factor_valid_ || s_.factor_age_ >= reuse_ || !(relative_residual < kReuseResidual) ||
+                growing;
+    s_.last_relative_residual_ = relative_residual;
+    if (refactor_ && reuse_ > 0) {
+      if (device_K_)
+        d_K_ = s_.assembler_.assemble_on_device(x, nullptr, nullptr);
+      else
+        s_.assembler_.assemble(x, nullptr, nullptr, &K_);
+    }
+    rep_.refactored = refactor_;
+    if (actuator_stiffness_) {
+      size_t a = 0;
+      for (const auto& c : s_.constraints_)
+        if (c->role() == ConstraintRole::Actuator) {
+          if (refactor_) c->add_stiffness(s_.assembler_, x, s_.lambda_.data() + a, K_);
+          c->add_low_rank_stiffness(x, s_.lambda_.data() + a, low_rank_);
+          a += static_cast<size_t>(c->num_rows());
+        }
+    }
+    nr_ = static_cast<Eigen::Index>(low_rank_.columns.size());  // rank of U C U^T
+    SOFTIK_CHECK(3 * low_rank_.blocks.size() == low_rank_.columns.size(),
+                 "InverseSolver: a low-rank stiffness needs one 3x3 block per three columns");
+  }
+
+  // ---- free_configuration(): Steps I-II --------------------------------------------------------
+  /// Factorisation (once per step, unless reused) and the solves with B = [rhs, J^T, U], all
+  /// columns in one call:
+  ///   half: K = P^T L L^T P and Z = L^-1 P B   (forward solves only),  G = Z^T Z;
+  ///   full: Z = K^-1 B,                                               G = B^T Z;
+  /// either way the Gram matrix G = B^T K^-1 B.
+  void free_configuration() {
+    auto t0 = Clock::now();
+    LinearSolver& solver = s_.solver_;
+    if (!s_.analyzed_) {
+      solver.analyze(s_.assembler_.pattern());
+      s_.analyzed_ = true;
+    }
+    if (refactor_) {
+      s_.factor_valid_ = false;  // until factorize() returns
+      if (d_K_)
+        solver.factorize_device(d_K_);
+      else
+        solver.factorize(K_);
+      s_.factor_valid_ = true;
+      s_.factor_age_ = 0;
+    }
+    ++s_.factor_age_;
+    rep_.t_factorization = seconds_since(t0);
+    half_ = s_.options_.half_solves && solver.has_cholesky_factor();
+    rep_.half_solves = half_;
+    t0 = Clock::now();
+    nb_ = m_ + 1 + nr_;
+    B_ = Eigen::MatrixXd::Zero(nf_, nb_);
+    Z_.resize(nf_, half_ ? 0 : nb_);
+    B_.col(0) = rhs_;
+    B_.middleCols(1, m_) = Jt_;
+    for (Eigen::Index k = 0; k < nr_; ++k)
+      for (const auto& [dof, v] : low_rank_.columns[static_cast<size_t>(k)]) {
+        const int row = free_[static_cast<size_t>(dof)];
+        if (row >= 0) B_(row, 1 + m_ + k) += v;
+      }
+    G_.resize(nb_, nb_);
+    if (half_)  // Z = L^-1 P B stays with the solver (on the device for GPU solvers), G = Z^T Z
+      solver.forward_gram(B_.data(), static_cast<int>(nf_), static_cast<int>(nb_), G_.data());
+    else
+      solver.solve(B_.data(), Z_.data(), static_cast<int>(nb_));
+    rep_.t_solves = seconds_since(t0);
+  }
+
+  // ---- constraint_space(): the projection ------------------------------------------------------
+  /// With the tangent K_t = K + U C U^T (Woodbury):
+  ///   a^T K_t^-1 b = a^T K^-1 b - (a^T K^-1 U) M (U^T K^-1 b),  M = (I + C U^T K^-1 U)^-1 C,
+  /// so W = J K_t^-1 J^T and J dx_free = J K_t^-1 rhs are blocks of G_t = G - G_:U M G_U: .
+  void constraint_space() {
+    if (!half_) G_ = B_.transpose() * Z_;
+    if (nr_ > 0) {
+      Eigen::MatrixXd C = Eigen::MatrixXd::Zero(nr_, nr_);
+      for (size_t b = 0; b < low_rank_.blocks.size(); ++b)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) =
+                low_rank_.blocks[b][static_cast<size_t>(3 * i + j)];
+      const Eigen::MatrixXd S = Eigen::MatrixXd::Identity(nr_, nr_) + C * G_.bottomRightCorner(nr_, nr_);
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(S);
+      SOFTIK_CHECK(lu.rcond() > 1e-13, "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular "
+                                       "(reciprocal condition of I + C U^T K^-1 U: "
+                                           << lu.rcond() << "); a cable under negative tension (min_force < 0) "
+                                                            "can do this: keep cable forces >= 0");
+      M_ = lu.solve(C);
+    }
+    Eigen::MatrixXd Gt = G_.topLeftCorner(m_ + 1, m_ + 1);
+    if (nr_ > 0) Gt -= G_.topRightCorner(m_ + 1, nr_) * M_ * G_.bottomLeftCorner(nr_, m_ + 1);
+    W_ = Gt.bottomRightCorner(m_, m_);
+    delta_free_ = Gt.col(0).tail(m_);
+    for (Eigen::Index r = 0; r < m_; ++r) delta_free_(r) += rows_[static_cast<size_t>(r)].delta;
+    // No NaN or infinity goes on (DESIGN.md section 7): name the constraint whose row has one.
+    auto row_name = [&](size_t r) { return "the row of constraint '" + constraint_of(r).name() + "'"; };
+    for (Eigen::Index c = 0; c < m_; ++c)
+      inverse_detail::require_finite(W_.col(c).data(), static_cast<size_t>(m_), "the constraint-space compliance W",
+                                     row_name, kSolveHint);
+    inverse_detail::require_finite(delta_free_.data(), static_cast<size_t>(m_), "the free violation delta_free",
+                                   row_name, kSolveHint);
+    // Effector-actuator couplings at round-off level are zero (inverse_checks.hpp).
+    idle_ = inverse_detail::clean_round_off_couplings(W_, effectors_, actuators_);
+    rep_.W.assign(W_.data(), W_.data() + W_.size());  // symmetric: row- and column-major alike
+    W_ea_ = pick(effectors_, actuators_);
+    W_aa_ = pick(actuators_, actuators_);
+    de_free_.resize(static_cast<Eigen::Index>(effectors_.size()));
+    da_free_.resize(static_cast<Eigen::Index>(actuators_.size()));
+    for (size_t i = 0; i < effectors_.size(); ++i) de_free_(static_cast<Eigen::Index>(i)) = delta_free_(effectors_[i]);
+    for (size_t i = 0; i < actuators_.size(); ++i) da_free_(static_cast<Eigen::Index>(i)) = delta_free_(actuators_[i]);
+  }
+
+  // ---- solve_constraint_problem(): lambda_a --------------------------------------------------
+  void solve_constraint_problem() {
+    const Eigen::Index na = static_cast<Eigen::Index>(actuators_.size());
+    for (int r : actuators_) {
+      lambda_bounds_.push_back(rows_[static_cast<size_t>(r)].lambda_bounds);
+      delta_bounds_.push_back(rows_[static_cast<size_t>(r)].delta_bounds);
+    }
+    lambda_ = Eigen::Map<const Eigen::VectorXd>(s_.lambda_.data(), na);
+    if (na > 0) {
+      if (s_.options_.method == InverseMethod::GaussSeidel)
+        solve_gauss_seidel();
+      else if (std::all_of(lambda_bounds_.begin(), lambda_bounds_.end(), [](const Interval& b) { return b.lo == b.hi; }))
+        apply_imposed_inputs();
+      else
+        solve_quadratic_program();
+    }
+    const std::string idle_note = inverse_detail::idle_actuators_message(idle_, actuator_names_);
+    if (!idle_note.empty()) rep_.message += (rep_.message.empty() ? "" : "; ") + idle_note;
+    inverse_detail::require_finite(lambda_.data(), static_cast<size_t>(na), "the actuation lambda", actuator_name(),
+                                   "the constraint-space solve returned it; check the actuators' bounds");
+  }
+
+  /// Seed 002 eqs. 6-10.
+  void solve_gauss_seidel() {
+    const InverseOptions& o = s_.options_;
+    for (Eigen::Index j = 0; j < lambda_.size(); ++j)
+      lambda_(j) = std::clamp(lambda_(j), lambda_bounds_[static_cast<size_t>(j)].lo, lambda_bounds_[static_cast<size_t>(j)].hi);
+    rep_.solver_iterations = gauss_seidel_inverse(W_ea_, de_free_, W_aa_, da_free_, lambda_bounds_, delta_bounds_, lambda_,
+                                                  o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
+    rep_.status = rep_.solver_iterations > o.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
+    if (rep_.status == QpStatus::IterationLimit)
+      rep_.message = "Gauss-Seidel: no convergence within " + std::to_string(o.gauss_seidel_iterations) +
+                     " sweeps (relative change of lambda above " + std::to_string(o.gauss_seidel_tolerance) +
+                     "); the actuators may be nearly redundant: use the QP method";
+  }
+
+  /// Every input imposed (forward mode): nothing to optimise; only the delta bounds to check.
+  void apply_imposed_inputs() {
+    for (Eigen::Index j = 0; j < lambda_.size(); ++j) lambda_(j) = lambda_bounds_[static_cast<size_t>(j)].lo;
+    const Eigen::VectorXd delta_a = da_free_ + W_aa_ * lambda_;
+    for (Eigen::Index j = 0; j < lambda_.size(); ++j) {
+      const Interval& db = delta_bounds_[static_cast<size_t>(j)];
+      if (db.contains(delta_a(j))) continue;
+      std::ostringstream msg;
+      msg << "actuator '" << actuator_names_[static_cast<size_t>(j)] << "': its imposed force/pressure " << lambda_(j)
+          << " gives displacement/volume growth " << delta_a(j) << ", outside its bounds [" << db.lo << ", " << db.hi
+          << "] (rate window included)";
+      rep_.status = QpStatus::Infeasible;
+      rep_.message += (rep_.message.empty() ? "" : "; ") + msg.str();
+    }
+  }
+
+  /// The QP of seed 002 eq. 5 with the relative energy weight.
+  void solve_quadratic_program() {
+    const Eigen::Index na = lambda_.size(), ne = de_free_.size();
+    QpProblem qp;
+    const Eigen::MatrixXd EtE = W_ea_.transpose() * W_ea_;
+    const Real waa = W_aa_.norm();
+    const Real eps_abs = (ne > 0 && EtE.norm() > 0 && waa > 0) ? epsilon_ * EtE.norm() / waa : 1.0;
+    qp.H = EtE + eps_abs * W_aa_;
+    qp.g = W_ea_.transpose() * de_free_;
+    qp.g_terms = W_ea_.cwiseAbs().transpose() * de_free_.cwiseAbs();  // g's round-off scale
+    qp.lower.resize(na);
+    qp.upper.resize(na);
+    qp.A = W_aa_;
+    qp.a_lower.resize(na);
+    qp.a_upper.resize(na);
+    for (Eigen::Index j = 0; j < na; ++j) {
+      const auto& lb = lambda_bounds_[static_cast<size_t>(j)];
+      const auto& db = delta_bounds_[static_cast<size_t>(j)];
+      qp.lower(j) = lb.lo;
+      qp.upper(j) = lb.hi;
+      qp.a_lower(j) = db.lo - da_free_(j);
+      qp.a_upper(j) = db.hi - da_free_(j);
+      const std::string& who = actuator_names_[static_cast<size_t>(j)];
+      qp.variable_names.push_back(who + " force/pressure");
+      qp.row_names.push_back(who + " displacement/volume growth");
+    }
+    QpOptions qo;
+    qo.max_iterations = s_.options_.qp_max_iterations;
+    QpResult res;
+    try {
+      res = solve_qp(qp, qo, &s_.warm_);
+    } catch (const Error& e) {
+      // W_aa = J_a K^-1 J_a^T is positive definite when K is; an indefinite tangent (a state
+      // far from equilibrium, or past a limit point) can make it indefinite.
+      SOFTIK_CHECK_NUMERICAL(!s_.solver_.info().indefinite,
+                             "InverseSolver: the tangent stiffness at this state is indefinite, so the "
+                             "constraint-space QP is not convex ("
+                                 << e.what()
+                                 << "); approach the goals in smaller steps (effector max_shift, actuator rate "
+                                    "limits) or use the converged solve(), which follows a continuation path");
+      throw;
+    }
+    s_.warm_ = res.active_set;
+    rep_.status = res.status;
+    rep_.solver_iterations = res.iterations;
+    rep_.kkt_residual = res.kkt.max();
+    rep_.message = res.message;
+    if (res.status == QpStatus::Unbounded) {
+      // No answer to apply: the actuation stays where it was (within its bounds), and the
+      // message names the actuators that need a bound.
+      for (Eigen::Index j = 0; j < na; ++j)
+        lambda_(j) = std::clamp(lambda_(j), lambda_bounds_[static_cast<size_t>(j)].lo, lambda_bounds_[static_cast<size_t>(j)].hi);
+      rep_.message = inverse_detail::unbounded_message(res, actuator_names_, lambda_bounds_);
+    } else {
+      lambda_ = res.x.array() + 0.0;  // + 0.0: no "-0" pressure in the outputs
+    }
+  }
+
+  // ---- correct(): Step III ---------------------------------------------------------------------
+  /// x <- x + K_t^-1 (rhs + J_a^T lambda_a) = x + K_t^-1 B c with c = e_0 + sum_a lambda_a e_a; with
+  /// the low-rank part c_U = -M G_U: c (Woodbury). Then dx = Z c on the full path, and
+  /// dx = P^T L^-T Z c on the half path (one backward solve of one column). Everything is checked
+  /// before anything changes: a failed update leaves x and lambda as they were.
+  void correct(std::vector<Real>& x) {
+    const Eigen::Index na = lambda_.size();
+    Eigen::VectorXd c = Eigen::VectorXd::Zero(nb_);
+    c(0) = 1;
+    for (Eigen::Index j = 0; j < na; ++j) c(1 + actuators_[static_cast<size_t>(j)]) = lambda_(j);
+    if (nr_ > 0) c.tail(nr_) = -M_ * (G_.bottomLeftCorner(nr_, m_ + 1) * c.head(m_ + 1));
+    Eigen::VectorXd dx(nf_);
+    if (half_)
+      s_.solver_.backward_combination(c.data(), dx.data());  // P^T L^-T (Z c)
+    else
+      dx = Z_ * c;
+    std::vector<size_t> dof_of_free(static_cast<size_t>(nf_));
+    for (size_t k = 0; k < ndof_; ++k)
+      if (free_[k] >= 0) dof_of_free[static_cast<size_t>(free_[k])] = k;
+    inverse_detail::require_finite(
+        dx.data(), static_cast<size_t>(nf_), "the displacement update dx",
+        [&](size_t i) { return "DOF " + std::to_string(dof_of_free[i]) + " (node " + std::to_string(dof_of_free[i] / 3) + ")"; },
+        kSolveHint);
+    std::vector<Real> x_new = x;
+    for (size_t k = 0; k < ndof_; ++k)
+      if (free_[k] >= 0) x_new[k] += dx(free_[k]);
+    const std::string too_large = "the step is too large for double precision; bound the actuators";
+    inverse_detail::require_finite(
+        x_new.data(), ndof_, "the updated positions x",
+        [](size_t k) { return "DOF " + std::to_string(k) + " (node " + std::to_string(k / 3) + ")"; }, too_large);
+    rep_.effector_error = (de_free_ + W_ea_ * lambda_).norm();
+    const Eigen::VectorXd delta_a = da_free_ + W_aa_ * lambda_;
+    inverse_detail::require_finite(&rep_.effector_error, 1, "the predicted effector error",
+                                   [](size_t) { return std::string("the effectors"); }, too_large);
+    inverse_detail::require_finite(delta_a.data(), static_cast<size_t>(na), "the predicted actuator displacement",
+                                   actuator_name(), too_large);
+    x = std::move(x_new);
+    for (Eigen::Index j = 0; j < na; ++j) s_.lambda_[static_cast<size_t>(j)] = lambda_(j);
+    rep_.lambda = s_.lambda_;
+    rep_.actuator_delta.assign(delta_a.data(), delta_a.data() + na);
+    s_.accept_all(x);  // outputs and rate windows re-centre on the new state
+    // The constraints' outputs (pressures, volumes, positions, effector errors) at the new state.
+    for (const auto& con : s_.constraints_)
+      for (const auto& [key, value] : con->outputs())
+        SOFTIK_CHECK_NUMERICAL(std::isfinite(value), "InverseSolver: output '" << key << "' of constraint '" << con->name()
+                                                                              << "' is not finite (" << value
+                                                                              << ") after the step");
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+  const Constraint& constraint_of(size_t row) const { return *s_.constraints_[static_cast<size_t>(owner_[row])]; }
+  std::function<std::string(size_t)> actuator_name() const {
+    return [this](size_t j) { return "actuator '" + actuator_names_[j] + "'"; };
+  }
+  Eigen::MatrixXd pick(const std::vector<int>& rows_i, const std::vector<int>& cols_j) const {
+    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows_i.size()), static_cast<Eigen::Index>(cols_j.size()));
+    for (size_t i = 0; i < rows_i.size(); ++i)
+      for (size_t j = 0; j < cols_j.size(); ++j)
+        out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = W_(rows_i[i], cols_j[j]);
+    return out;
+  }
+
+  static constexpr const char* kSolveHint =
+      "the solves with the stiffness matrix failed silently (a singular or badly scaled K, or a state far from "
+      "equilibrium); take smaller steps or check the fixed DOFs and the material";
+
+  InverseSolver& s_;
+  const Real epsilon_;
+  const bool actuator_stiffness_;
+  const InverseSolver::Continuation* path_;
+  const int reuse_;
+  const std::vector<int>& free_;
+  const size_t ndof_;
+  const Eigen::Index nf_;
+  InverseStepReport rep_;
+  // assemble()
+  std::vector<Real> f_, K_, f_ext_;
+  bool device_K_ = false;
+  const Real* d_K_ = nullptr;  ///< K in device memory (GPU assembly + GPU solver)
+  std::vector<ConstraintRow> rows_;
+  std::vector<int> actuators_, effectors_;  ///< row indices by role
+  std::vector<int> owner_;                  ///< constraint of each row
+  std::vector<std::string> actuator_names_;  ///< per actuator row
+  Eigen::Index m_ = 0;
+  Eigen::MatrixXd Jt_;  ///< n_free x m
+  Eigen::VectorXd rhs_;
+  bool refactor_ = true;
+  LowRankStiffness low_rank_;  ///< K_c = U C U^T
+  Eigen::Index nr_ = 0;
+  // free_configuration()
+  bool half_ = false;
+  Eigen::Index nb_ = 0;
+  Eigen::MatrixXd B_, Z_, G_;
+  // constraint_space()
+  Eigen::MatrixXd M_, W_, W_ea_, W_aa_;
+  Eigen::VectorXd delta_free_, de_free_, da_free_;
+  std::vector<bool> idle_;
+  // solve_constraint_problem()
+  std::vector<Interval> lambda_bounds_, delta_bounds_;
+  Eigen::VectorXd lambda_;
+};
+
+}  // namespace detail
+
+InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, bool actuator_stiffness,
+                                           const Continuation* path, int reuse) {
+  return detail::InverseStep(*this, epsilon, actuator_stiffness, path, reuse).run(x);
+}
+
+void InverseSolver::accept_all(const std::vector<Real>& x) {
+  size_t a = 0;
+  for (const auto& c : constraints_) {
+    if (c->role() == ConstraintRole::Actuator) {
+      c->accept(assembler_.mesh(), x, lambda_.data() + a);
+      a += static_cast<size_t>(c->num_rows());
+    } else {
+      c->accept(assembler_.mesh(), x, nullptr);
+    }
+  }
+}
+
+}  // namespace softik

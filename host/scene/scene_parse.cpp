@@ -1,0 +1,468 @@
+// YAML scene -> Scene (strict; docs/scene-format.md describes every key).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "host/scene/scene_yaml.hpp"
+#include "softik/error.hpp"
+
+namespace softik {
+
+using namespace scene_detail;
+
+namespace fs = std::filesystem;
+
+namespace scene_detail {
+
+std::string resolve(const std::string& scene_path, const std::string& file) {
+  const fs::path p(file);
+  if (p.is_absolute()) return p.string();
+  return (fs::path(scene_path).parent_path() / p).lexically_normal().string();
+}
+
+std::string stem(const std::string& path) { return fs::path(path).stem().string(); }
+
+std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more) {
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
+}
+
+std::string item(const std::string& what, size_t i) { return what + "[" + std::to_string(i) + "]"; }
+
+const std::vector<std::string> kCavityKeys = {"surface", "file", "scale", "embed_tolerance", "allow_flip"};
+
+ScenePressure parse_cavity(const Map& m) {
+  m.exclusive({"surface", "file"}, true,
+              "name a surface group of the mesh (surface: cavity) or an OBJ/STL cavity file (file: cavity.stl)");
+  ScenePressure p;
+  p.where = m.where();
+  if (m.has("surface")) {
+    p.surface = m.string("surface", "");
+    if (m.has("scale") || m.has("embed_tolerance"))
+      fail(m.key_where(m.has("scale") ? "scale" : "embed_tolerance"),
+           m.what() + ": 'scale' and 'embed_tolerance' apply to a cavity 'file' only");
+  } else {
+    p.file = resolve(m.path(), m.string("file", ""));
+    p.scale = m.number("scale", 1.0);
+    if (!(p.scale > 0)) fail(m.where("scale"), m.name("scale") + ": must be > 0");
+    p.embed_tolerance = m.number("embed_tolerance", -1.0);
+  }
+  p.allow_flip = m.boolean("allow_flip", true);
+  return p;
+}
+
+}  // namespace scene_detail
+
+namespace {
+
+constexpr int kMaxLoadSteps = 1000000;  ///< solver.load_steps
+constexpr int kMaxFrames = 100000;      ///< .vtu files one run may write
+
+CellType cell_type(const Map& m) {
+  return m.choice("cell_type", {"tet4", "hex8"}, 0) == 0 ? CellType::Tet4 : CellType::Hex8;
+}
+
+void check_positive(const Map& m, const std::string& key, Real v) {
+  if (!(v > 0)) fail(m.where(key), m.name(key) + ": must be > 0, got " + std::to_string(v));
+}
+
+void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh& mesh) {
+  const std::string what = "mesh.generator";
+  if (!node.IsMap()) Map(node, path, what, {"type"});  // throws: expected a map
+  YAML::Node type;
+  bool has_type = false;
+  for (auto it = node.begin(); it != node.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == "type") {
+      type = it->second;
+      has_type = true;
+    }
+  if (!has_type) fail(location(path, node), what + ": missing required key 'type' (box, finger, bellows or multi_cavity)");
+  const int kind = as_choice(type, path, what + ".type", {"box", "finger", "bellows", "multi_cavity"});
+  if (kind == 0) {
+    const Map m(node, path, what, {"type", "size", "origin", "cells", "cell_type"});
+    mesh.source = SceneMesh::Source::Box;
+    mesh.box.size = m.vec3("size", mesh.box.size);
+    mesh.box.origin = m.vec3("origin", mesh.box.origin);
+    if (m.has("cells")) {
+      const YAML::Node cells = m.at("cells");
+      as_numbers(cells, path, m.name("cells"), 3);
+      for (int i = 0; i < 3; ++i) {
+        mesh.box.cells[static_cast<size_t>(i)] = as_int(cells[i], path, m.name("cells") + "[" + std::to_string(i) + "]");
+        if (mesh.box.cells[static_cast<size_t>(i)] < 1)
+          fail(location(path, cells[i]), m.name("cells") + ": every count must be >= 1");
+      }
+    }
+    mesh.box_cell_type = cell_type(m);
+  } else if (kind == 1) {
+    const Map m(node, path, what,
+                {"type", "length", "width", "height", "base_wall", "tip_wall", "side_wall", "bottom_wall", "top_wall",
+                 "cell_size", "cell_type"});
+    FingerSpec& f = mesh.finger;
+    mesh.source = SceneMesh::Source::Finger;
+    f.length = m.number("length", f.length);
+    f.width = m.number("width", f.width);
+    f.height = m.number("height", f.height);
+    f.base_wall = m.number("base_wall", f.base_wall);
+    f.tip_wall = m.number("tip_wall", f.tip_wall);
+    f.side_wall = m.number("side_wall", f.side_wall);
+    f.bottom_wall = m.number("bottom_wall", f.bottom_wall);
+    f.top_wall = m.number("top_wall", f.top_wall);
+    f.cell_size = m.number("cell_size", f.cell_size);
+    f.cell_type = cell_type(m);
+  } else if (kind == 2) {
+    const Map m(node, path, what,
+                {"type", "chambers", "width", "height", "chamber_length", "wall", "side_wall", "end_wall", "channel",
+                 "cell_size", "cell_type"});
+    BellowsSpec& b = mesh.bellows;
+    mesh.source = SceneMesh::Source::Bellows;
+    b.chambers = m.integer("chambers", b.chambers);
+    if (b.chambers < 1) fail(m.where("chambers"), m.name("chambers") + ": must be >= 1");
+    b.width = m.number("width", b.width);
+    b.height = m.number("height", b.height);
+    b.chamber_length = m.number("chamber_length", b.chamber_length);
+    b.wall = m.number("wall", b.wall);
+    b.side_wall = m.number("side_wall", b.side_wall);
+    b.end_wall = m.number("end_wall", b.end_wall);
+    b.channel = m.number("channel", b.channel);
+    b.cell_size = m.number("cell_size", b.cell_size);
+    b.cell_type = cell_type(m);
+  } else {
+    const Map m(node, path, what, {"type", "size", "cavities", "cell_size", "cell_type"});
+    MultiCavitySpec& s = mesh.multi_cavity;
+    mesh.source = SceneMesh::Source::MultiCavity;
+    s.size = m.vec3("size", s.size);
+    for (const YAML::Node& c : as_list(m.need("cavities", "a list of [x0, y0, z0, dx, dy, dz] boxes"), path,
+                                       m.name("cavities"))) {
+      const std::vector<Real> v = as_numbers(c, path, m.name("cavities") + " entry", 6);
+      s.cavities.push_back({v[0], v[1], v[2], v[3], v[4], v[5]});
+    }
+    s.cell_size = m.number("cell_size", s.cell_size);
+    s.cell_type = cell_type(m);
+  }
+}
+
+SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
+  const Map m(node, path, "mesh", {"file", "scale", "generator"});
+  m.exclusive({"file", "generator"}, true,
+              "give a mesh file (.msh, .vtk or .vtu) or a generator {type: box|finger|bellows|multi_cavity, ...}");
+  SceneMesh mesh;
+  mesh.where = m.where();
+  if (m.has("file")) {
+    mesh.source = SceneMesh::Source::File;
+    mesh.file = resolve(path, m.string("file", ""));
+    mesh.scale = m.number("scale", 1.0);
+    check_positive(m, "scale", mesh.scale);
+    mesh.where = m.where("file");
+  } else {
+    if (m.has("scale")) fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; scale the generator's sizes");
+    parse_generator(m.at("generator"), path, mesh);
+    mesh.where = m.where("generator");
+  }
+  return mesh;
+}
+
+/// A node selection from the keys group | box | plane | nodes (+ components) of a map the caller
+/// opened with kSelectionKeys plus the keys it reads itself (force, displacement).
+SceneSelection parse_selection(const Map& m) {
+  const std::string& path = m.path();
+  m.exclusive({"group", "box", "plane", "nodes"}, true,
+              "select nodes by a node group (group: xmin), a box {min, max}, a plane {point, normal} or a list (nodes: "
+              "[0, 5])");
+  SceneSelection s;
+  s.where = m.where();
+  if (m.has("group")) {
+    s.kind = SceneSelection::Kind::Group;
+    s.group = m.string("group", "");
+  } else if (m.has("box")) {
+    s.kind = SceneSelection::Kind::Box;
+    const Map b(m.at("box"), path, m.name("box"), {"min", "max", "tolerance"});
+    s.min = as_vec3(b.need("min", "the lowest corner [x, y, z]"), path, b.name("min"));
+    s.max = as_vec3(b.need("max", "the highest corner [x, y, z]"), path, b.name("max"));
+    for (int i = 0; i < 3; ++i)
+      if (s.min[static_cast<size_t>(i)] > s.max[static_cast<size_t>(i)])
+        fail(b.where("max"), b.name("max") + ": every coordinate must be >= the one of min");
+    s.tolerance = b.number("tolerance", -1.0);
+  } else if (m.has("plane")) {
+    s.kind = SceneSelection::Kind::Plane;
+    const Map p(m.at("plane"), path, m.name("plane"), {"point", "normal", "tolerance"});
+    s.point = as_vec3(p.need("point", "a point [x, y, z] on the plane"), path, p.name("point"));
+    s.normal = as_vec3(p.need("normal", "the plane's normal [nx, ny, nz]"), path, p.name("normal"));
+    if (s.normal[0] == 0 && s.normal[1] == 0 && s.normal[2] == 0)
+      fail(p.where("normal"), p.name("normal") + ": must not be zero");
+    s.tolerance = p.number("tolerance", -1.0);
+  } else {
+    s.kind = SceneSelection::Kind::Nodes;
+    const YAML::Node list = m.at("nodes");
+    for (const YAML::Node& n : as_list(list, path, m.name("nodes"))) {
+      const int node = as_int(n, path, m.name("nodes") + " entry");
+      if (node < 0) fail(location(path, n), m.name("nodes") + ": node indices are >= 0 (0-based)");
+      s.nodes.push_back(node);
+    }
+    if (s.nodes.empty()) fail(location(path, list), m.name("nodes") + ": the list is empty");
+  }
+  if (m.has("components")) {
+    s.components = {false, false, false};
+    const std::vector<YAML::Node> list = as_list(m.at("components"), path, m.name("components"));
+    if (list.empty()) fail(m.where("components"), m.name("components") + ": expected a non-empty list of x, y, z");
+    for (const YAML::Node& c : list)
+      s.components[static_cast<size_t>(as_choice(c, path, m.name("components") + " entry", {"x", "y", "z"}))] = true;
+  }
+  return s;
+}
+
+const std::vector<std::string> kSelectionKeys = {"group", "box", "plane", "nodes", "components"};
+
+ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
+  // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
+  const Map m(node, path, what,
+              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip", "follower"});
+  ScenePressure p = parse_cavity(m);
+  p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
+  check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
+  p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
+  p.closed = m.boolean("closed", true);
+  if (m.has("follower")) p.follower = m.boolean("follower", true) ? 1 : 0;
+  return p;
+}
+
+void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) {
+  const Map m(node, path, "loads", {"pressure", "gravity", "forces"});
+  if (m.has("pressure")) {
+    const std::vector<YAML::Node> list = as_list(m.at("pressure"), path, "loads.pressure", true);
+    for (size_t i = 0; i < list.size(); ++i) {
+      scene.pressures.push_back(parse_pressure(list[i], path, item("loads.pressure", i)));
+      for (size_t j = 0; j < i; ++j)
+        if (scene.pressures[j].name == scene.pressures[i].name)
+          fail(scene.pressures[i].where, item("loads.pressure", i) + ": the name '" + scene.pressures[i].name +
+                                             "' is already used by loads.pressure[" + std::to_string(j) +
+                                             "]; give each pressure load its own 'name'");
+    }
+  }
+  if (m.has("gravity")) {
+    const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g"});
+    scene.gravity.enabled = true;
+    scene.gravity.where = g.where();
+    scene.gravity.density = g.number("density", "the mass density, e.g. 1070 (kg/m^3)");
+    check_positive(g, "density", scene.gravity.density);
+    scene.gravity.g = g.vec3("g", scene.gravity.g);
+  }
+  if (m.has("forces")) {
+    const std::vector<YAML::Node> list = as_list(m.at("forces"), path, "loads.forces", true);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Map f(list[i], path, item("loads.forces", i), with(kSelectionKeys, {"force"}));
+      SceneForce force;
+      force.selection = parse_selection(f);
+      force.force = as_vec3(f.need("force", "the total force [Fx, Fy, Fz], split evenly over the nodes"), path,
+                            f.name("force"));
+      scene.forces.push_back(force);
+    }
+  }
+}
+
+void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
+  const Map m(node, path, "solver",
+              {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
+               "line_search", "pressure_stiffness", "linear_solver", "backend", "threads"});
+  // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
+  // steps) from running for days and filling the disk with one CSV row per step.
+  auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
+    if (v < lo) fail(m.where(key), m.name(key) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
+    if (v > hi) fail(m.where(key), m.name(key) + ": " + std::to_string(v) + " is above the cap of " + std::to_string(hi) + "; " + why);
+    return v;
+  };
+  if (m.has("load_steps"))
+    s.load_steps = within("load_steps", m.integer("load_steps", 0), 1, kMaxLoadSteps,
+                          "each step is a Newton solve and a CSV row: a few to a few hundred steps are typical");
+  if (m.has("max_iterations"))
+    s.max_iterations = within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
+                              "Newton converges in a few to a few tens of iterations or not at all: add load_steps");
+  if (m.has("max_step_cuts"))
+    s.max_step_cuts = within("max_step_cuts", m.integer("max_step_cuts", 0), 0, 50,
+                             "each cut halves the step: 50 cuts are a factor 1e-15");
+  if (m.has("threads")) s.threads = within("threads", m.integer("threads", 0), 0, 4096, "0 uses every core");
+  s.residual_tolerance = m.number("residual_tolerance", s.residual_tolerance);
+  check_positive(m, "residual_tolerance", s.residual_tolerance);
+  s.increment_tolerance = m.number("increment_tolerance", s.increment_tolerance);
+  if (s.increment_tolerance < 0) fail(m.where("increment_tolerance"), "solver.increment_tolerance: must be >= 0");
+  const LineSearch searches[] = {LineSearch::Automatic, LineSearch::Energy, LineSearch::Residual, LineSearch::None};
+  s.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
+  s.pressure_stiffness = m.boolean("pressure_stiffness", s.pressure_stiffness);
+  const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
+  std::vector<std::string> names;
+  for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));
+  const size_t kind = static_cast<size_t>(m.choice("linear_solver", names, 0));
+  if (kinds[kind] == LinearSolverKind::Cholmod && !have_cholmod())
+    fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without CHOLMOD; use 'auto' or "
+                                   "'eigen', or rebuild with -DSOFTIK_WITH_CHOLMOD=ON");
+  if (is_gpu_solver(kinds[kind]) && !cuda_backend_built())
+    fail(m.where("linear_solver"), "solver.linear_solver: '" + std::string(linear_solver_kind_name(kinds[kind])) +
+                                       "' runs on the GPU, but this softik was built without the CUDA backend; use "
+                                       "'auto', 'cholmod' or 'eigen'");
+  if (kinds[kind] == LinearSolverKind::Cudss && !have_cudss_solver())
+    fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without cuDSS (scripts/setup.sh "
+                                   "installs nvidia-cudss-cu13; rebuild after it); use 'cuda-dense' or 'cuda-pcg'");
+  s.linear_solver = kinds[kind];
+  const Backend backends[] = {Backend::Cpu, Backend::Cuda};
+  s.backend = backends[m.choice("backend", {"cpu", "cuda"}, 0)];
+  if (s.backend == Backend::Cuda && !cuda_backend_built())
+    fail(m.where("backend"), "solver.backend: this softik was built without the CUDA backend; use 'cpu', or "
+                             "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
+}
+
+/// Refuses a scene that would write more than kMaxFrames .vtu files (a run writes one every
+/// outputs.every steps, and the last), naming the keys that set the count.
+void check_output_volume(const Scene& scene, const Map& m) {
+  if (!scene.outputs.vtu) return;
+  double steps = scene.solver.load_steps;
+  std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
+  if (scene.inverse.enabled) {
+    size_t goals = 1;
+    for (const SceneEffector& e : scene.inverse.effectors)
+      goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
+    const bool realtime = scene.inverse.mode == SceneInverse::Mode::RealTime;
+    steps = static_cast<double>(goals) * (realtime ? scene.inverse.steps_per_target : 1);
+    from = std::to_string(goals) + " goals" +
+           (realtime ? " x inverse.steps_per_target = " + std::to_string(scene.inverse.steps_per_target) : "");
+  }
+  const double frames = std::ceil(steps / scene.outputs.every) + 1;  // and the rest state
+  if (frames > kMaxFrames)
+    fail(m.has("outputs") ? m.where("outputs") : m.has("inverse") ? m.where("inverse") : m.has("solver") ? m.where("solver") : m.where(),
+         "outputs: " + from + " with outputs.every = " + std::to_string(scene.outputs.every) +
+                                 " would write " + std::to_string(static_cast<long long>(frames)) +
+                                 " .vtu files (cap " + std::to_string(kMaxFrames) +
+                                 "); raise outputs.every or set outputs.vtu: false");
+}
+
+void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
+  const Map m(node, path, "outputs", {"vtu", "every", "probes"});
+  o.vtu = m.boolean("vtu", o.vtu);
+  o.every = m.integer("every", o.every);
+  if (o.every < 1) fail(m.where("every"), "outputs.every: must be >= 1 (write a .vtu every N load steps)");
+  if (!m.has("probes")) return;
+  const std::vector<YAML::Node> list = as_list(m.at("probes"), path, "outputs.probes", true);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Map p(list[i], path, item("outputs.probes", i), {"name", "point", "tolerance"});
+    SceneProbe probe;
+    probe.where = p.where();
+    probe.name = as_string(p.need("name", "names the CSV columns ux_<name>, uy_<name>, uz_<name>"), path, p.name("name"));
+    check_name(p.at("name"), path, p.name("name"), probe.name);
+    probe.point = as_vec3(p.need("point", "the probe's rest position [x, y, z]"), path, p.name("point"));
+    probe.tolerance = p.number("tolerance", -1.0);
+    for (const SceneProbe& other : o.probes)
+      if (other.name == probe.name)
+        fail(p.where("name"), p.name("name") + ": the name '" + probe.name + "' is used by another probe");
+    o.probes.push_back(probe);
+  }
+}
+
+void check_laws(const Scene& scene) {
+  const SceneMaterial& first = scene.materials.front();
+  for (size_t i = 1; i < scene.materials.size(); ++i)
+    if (scene.materials[i].law != first.law)
+      fail(scene.materials[i].where,
+           item("materials", i) + ": law '" + scene.materials[i].law + "' differs from materials[0]'s '" + first.law +
+               "' (" + first.where.str() +
+               "); all regions must use one law (the Assembler runs one law per model), with different parameters "
+               "if needed");
+  for (size_t i = 1; i < scene.materials.size(); ++i)  // neo_hookean_decoupled: D1 form or another U(J)
+    if (scene.materials[i].material.index() != first.material.index())
+      fail(scene.materials[i].where, item("materials", i) + ": its volumetric term differs from materials[0]'s (" +
+                                         first.where.str() + "); law '" + first.law +
+                                         "' takes one volumetric form per model: give every region the same");
+  if (scene.formulation != Formulation::Hyperelastic && first.law != "linear")
+    fail(scene.formulation_where,
+         std::string("formulation '") + (scene.formulation == Formulation::Corotational ? "corotational" : "linear") +
+             "' needs law 'linear', but materials[0] (" + first.where.str() + ") uses '" + first.law +
+             "'; use formulation: hyperelastic, or law: linear");
+}
+
+Scene parse_root(const YAML::Node& root, const std::string& path) {
+  const Map m(root, path, "the scene",
+              {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
+               "outputs", "inverse"});
+  Scene scene;
+  scene.path = path;
+  scene.name = m.string("name", stem(path));
+  check_name(m.has("name") ? m.at("name") : root, path, "name", scene.name);
+  scene.description = m.has("description") ? as_string(m.at("description"), path, "description") : "";
+  scene.mesh = parse_mesh(m.need("mesh", "mesh: {file: body.msh} or mesh: {generator: {type: finger}}"), path);
+  const Formulation formulations[] = {Formulation::LinearSmallStrain, Formulation::Corotational,
+                                      Formulation::Hyperelastic};
+  scene.formulation = formulations[m.choice("formulation", {"linear", "corotational", "hyperelastic"}, 2)];
+  scene.formulation_where = m.has("formulation") ? m.where("formulation") : m.where();
+  const std::vector<YAML::Node> materials =
+      as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
+              "materials", true);
+  if (materials.empty()) fail(m.where("materials"), "materials: the list is empty; give at least one material");
+  for (size_t i = 0; i < materials.size(); ++i)
+    scene.materials.push_back(parse_material(materials[i], path, item("materials", i)));
+  check_laws(scene);
+  if (m.has("fixed")) {
+    const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, "fixed", true);
+    for (size_t i = 0; i < list.size(); ++i)
+      scene.fixed.push_back(parse_selection(Map(list[i], path, item("fixed", i), kSelectionKeys)));
+  }
+  if (m.has("prescribed")) {
+    const std::vector<YAML::Node> list = as_list(m.at("prescribed"), path, "prescribed", true);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Map p(list[i], path, item("prescribed", i), with(kSelectionKeys, {"displacement"}));
+      ScenePrescribed d;
+      d.selection = parse_selection(p);
+      d.displacement = as_vec3(p.need("displacement", "the displacement [dx, dy, dz] at the end of the load ramp"),
+                               path, p.name("displacement"));
+      scene.prescribed.push_back(d);
+    }
+  }
+  if (m.has("loads")) parse_loads(m.at("loads"), path, scene);
+  if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
+  if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
+  if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
+  check_output_volume(scene, m);
+  return scene;
+}
+
+}  // namespace
+
+Scene parse_scene_string(const std::string& yaml, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    SceneLocation where{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
+    fail(where, "YAML syntax error: " + e.msg);
+  }
+  return scene_detail::parse_scene_node(root, path);
+}
+
+Scene scene_detail::parse_scene_node(const YAML::Node& root, const std::string& path) {
+  try {
+    return parse_root(root, path);
+  } catch (const YAML::Exception& e) {  // yaml-cpp's own checks, should a conversion slip through
+    SceneLocation where{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
+    fail(where, e.msg);
+  }
+}
+
+Scene parse_scene(const std::string& path) {
+  std::error_code ec;
+  SOFTIK_CHECK(!fs::is_directory(path, ec), "'" << path << "' is a folder, not a scene file; give the path of a .yaml "
+                                                            "scene (see docs/scene-format.md)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error("cannot open scene file '" + path + "': " + (fs::exists(path, ec) ? "not readable" : "no such file") +
+                    "; give the path of a .yaml scene (see docs/scene-format.md)",
+                ErrorKind::Io);
+  std::ostringstream text;
+  text << in.rdbuf();
+  SOFTIK_CHECK_IO(!in.bad(), "cannot read scene file '" << path << "'");
+  const std::string content = text.str();
+  const size_t nul = content.find('\0');
+  SOFTIK_CHECK(nul == std::string::npos,
+               path << ":" << 1 + std::count(content.begin(), content.begin() + static_cast<long>(nul), '\n')
+                    << ": a NUL byte: this is not a text YAML scene (a binary file, or a file saved as UTF-16?); "
+                       "give a .yaml scene in UTF-8 (see docs/scene-format.md)");
+  return parse_scene_string(content, path);
+}
+
+}  // namespace softik

@@ -1,0 +1,288 @@
+// Runs a scene: builds it, solves the static problem by load steps and writes the CSV table,
+// the .vtu files and the .pvd collection as the steps converge.
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+
+#include "softik/error.hpp"
+#include "softik/mesh_io.hpp"
+#include "softik/scene.hpp"
+#include "host/scene/scene_run_common.hpp"
+
+namespace softik {
+
+namespace scene_detail {
+
+std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs) {
+  std::vector<Real> v(3 * static_cast<size_t>(mesh.num_nodes()), 0);
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    for (int i = 0; i < mesh.dim; ++i) v[3 * static_cast<size_t>(n) + i] = dofs[static_cast<size_t>(n) * mesh.dim + i];
+  return v;
+}
+
+std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x) {
+  std::array<Real, 3> u{0, 0, 0};
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    for (int i = 0; i < mesh.dim; ++i) {
+      const size_t n = static_cast<size_t>(p.nodes[k]);
+      u[static_cast<size_t>(i)] += p.weights[k] * (x[n * mesh.dim + i] - mesh.X[3 * n + i]);
+    }
+  return u;
+}
+
+/// Removes what an earlier run of the same scene wrote into out_dir (<name>.csv, <name>.pvd,
+/// <name>_NNNN.vtu), so that a rerun with fewer steps leaves no stale .vtu for ParaView to load.
+/// Any other file in the folder is the user's and is left alone.
+static void remove_previous_outputs(const std::string& out_dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    bool ours = file == name + ".csv" || file == name + ".pvd";
+    if (!ours && file.size() > name.size() + 5 && file.compare(0, name.size() + 1, name + "_") == 0 &&
+        file.compare(file.size() - 4, 4, ".vtu") == 0) {
+      const std::string digits = file.substr(name.size() + 1, file.size() - name.size() - 5);
+      ours = digits.size() >= 4 && digits.find_first_not_of("0123456789") == std::string::npos;
+    }
+    if (!ours || !it->is_regular_file()) continue;
+    std::error_code removed;
+    fs::remove(it->path(), removed);
+    SOFTIK_CHECK_IO(!removed, "cannot remove the previous output '" << it->path().string() << "': " << removed.message()
+                                                                    << "; check that the --out folder is writable");
+  }
+  SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
+}
+
+void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
+                     Real time, const std::vector<Real>& x, const std::string& force_name,
+                     const std::vector<Real>& force, PvdWriter& pvd) {
+  const Mesh& mesh = built.mesh;
+  std::vector<Real> u(x.size());
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    for (int i = 0; i < mesh.dim; ++i)
+      u[static_cast<size_t>(n) * mesh.dim + i] = x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "_%04d.vtu", step);
+  const std::string vtu = scene_name + suffix;
+  write_vtu((std::filesystem::path(out_dir) / vtu).string(), mesh, x,
+            {{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}},
+            {{"von_mises", 1, built.assembler->von_mises(x)}});
+  pvd.add(time, vtu);
+  pvd.write();
+}
+
+}  // namespace scene_detail
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scene_detail;
+
+/// Everything one run writes, step by step.
+struct Recorder {
+  const Scene& scene;
+  const BuiltScene& built;
+  const SceneRunOptions& options;
+  Clock::time_point t0;
+  std::ofstream csv;
+  std::unique_ptr<PvdWriter> pvd;
+  std::vector<Real> volume0;
+  SceneRunResult& result;
+
+  std::string file(const std::string& suffix) const {
+    return (fs::path(options.out_dir) / (scene.name + suffix)).string();
+  }
+
+  void open() {
+    const Mesh& mesh = built.mesh;
+    const std::vector<Real> X = mesh.rest_positions();
+    for (const PressureLoad& p : built.loads.pressures)
+      volume0.push_back(p.closed ? surface_volume(p, mesh, X) : 0.0);
+    result.csv_path = file(".csv");
+    csv.open(result.csv_path);
+    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
+                                          << "); check that the --out folder is writable");
+    csv << "step,load_factor";
+    for (const PressureLoad& p : built.loads.pressures)
+      csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
+    for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    csv << ",newton_iterations,residual,seconds\n";
+    csv << std::setprecision(10);
+    if (scene.outputs.vtu) {
+      result.pvd_path = file(".pvd");
+      pvd = std::make_unique<PvdWriter>(result.pvd_path);
+    }
+    record(0, 0, 0, 0, X, true);
+  }
+
+  void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
+    std::vector<Real> f_pressure(x.size(), 0);
+    for (const PressureLoad& p : built.loads.pressures)
+      add_pressure_forces(p, load_factor * p.pressure, built.mesh, x, f_pressure);
+    write_state_vtu(options.out_dir, scene.name, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
+    ++result.vtu_files;
+  }
+
+  /// One CSV row (and a .vtu when due) for a converged state.
+  void record(int step, Real load_factor, int iterations, Real residual, const std::vector<Real>& x, bool vtu_due) {
+    const Mesh& mesh = built.mesh;
+    result.pressures.clear();
+    csv << step << "," << load_factor;
+    for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
+      const PressureLoad& load = built.loads.pressures[p];
+      const Real V = load.closed ? surface_volume(load, mesh, x) : 0.0;
+      csv << "," << load_factor * load.pressure << "," << V << "," << V - volume0[p];
+      result.pressures.push_back({load.name, load_factor * load.pressure, volume0[p], V});
+    }
+    result.probes.clear();
+    for (const BuiltProbe& p : built.probes) {
+      const std::array<Real, 3> u = probe_displacement(mesh, p, x);
+      csv << "," << u[0] << "," << u[1] << "," << u[2];
+      result.probes.push_back({p.name, p.point, u});
+    }
+    csv << "," << iterations << "," << residual << "," << since(t0) << "\n";
+    csv.flush();
+    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
+                                     << "): is the disk full? The rows of the steps before are in the file");
+    if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, x);
+    result.load_steps = step;
+    result.load_factor = load_factor;
+  }
+
+  void on_step(const LoadStepReport& r, const std::vector<Real>& x) {
+    const bool last = r.load_factor >= 1 - 1e-12;
+    record(r.step, r.load_factor, r.iterations, r.residual, x, last || r.step % scene.outputs.every == 0);
+    if (options.progress) {
+      std::ostream& out = *options.progress;
+      const std::ios::fmtflags flags = out.flags();
+      out << "softik: step " << r.step << "/" << scene.solver.load_steps << "  load factor " << std::fixed
+          << std::setprecision(4) << r.load_factor << "  Newton iterations " << r.iterations << "  residual "
+          << std::scientific << std::setprecision(3) << r.residual << "  elapsed " << std::fixed << std::setprecision(2)
+          << since(t0) << " s\n";
+      out.flags(flags);
+      out.flush();
+    }
+  }
+};
+
+}  // namespace
+
+SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
+  SOFTIK_CHECK(!options.out_dir.empty(), "run_scene: no output folder given; set SceneRunOptions::out_dir (--out DIR)");
+  const Clock::time_point t0 = Clock::now();
+  BuiltScene built = build_scene(scene);
+  SceneRunResult result;
+  result.name = scene.name;
+  result.warnings = built.warnings;
+  result.num_dofs = built.assembler->num_dofs();
+  result.num_free_dofs = built.assembler->num_free_dofs();
+  result.num_cells = built.mesh.num_cells();
+  if (options.warnings)
+    for (const std::string& w : built.warnings) *options.warnings << "softik: warning: " << w << "\n";
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  SOFTIK_CHECK_IO(!ec && fs::is_directory(options.out_dir),
+               "cannot create the output folder '" << options.out_dir << "': " << ec.message());
+  remove_previous_outputs(options.out_dir, scene.name);
+
+  if (scene.inverse.enabled) {
+    run_inverse(scene, built, options, t0, result);
+    result.seconds = since(t0);
+    return result;
+  }
+  Recorder recorder{scene, built, options, t0, {}, nullptr, {}, result};
+  recorder.open();
+  std::vector<Real> x = built.mesh.rest_positions();
+  NewtonOptions newton = built.newton;
+  newton.on_step = [&](const LoadStepReport& r, const std::vector<Real>& xs) { recorder.on_step(r, xs); };
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  const StaticResult solved = solve_static(*built.assembler, *solver, built.loads, x, newton);
+  result.newton_iterations = solved.iterations;
+  result.step_cuts = solved.step_cuts;
+  result.seconds = since(t0);
+  return result;
+}
+
+namespace {
+
+/// The forward run's first lines: load steps, Newton iterations, cavity pressures and volumes.
+void write_forward_summary(const SceneRunResult& r, std::ostream& out) {
+  const std::ios::fmtflags flags = out.flags();
+  out << std::setprecision(4);
+  out << "softik: " << r.name << ": " << r.load_steps << " load steps (load factor " << r.load_factor << "), "
+      << r.newton_iterations << " Newton iterations, " << r.step_cuts << " step cuts, " << std::fixed
+      << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs ("
+      << r.num_free_dofs << " free)\n";
+  out.flags(flags);
+  out << std::setprecision(6);
+  for (const PressureSummary& p : r.pressures) {
+    out << "  pressure " << p.name << ": p = " << p.pressure;
+    if (p.volume0 != 0)
+      out << ", volume " << p.volume0 << " -> " << p.volume << " (growth " << p.volume - p.volume0 << ", "
+          << std::showpos << 100 * (p.volume - p.volume0) / p.volume0 << std::noshowpos << " %)";
+    out << "\n";
+  }
+}
+
+/// The inverse run's lines of the summary: actuators, effectors (reached or not), phase times.
+void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
+  const InverseRunSummary& s = r.inverse;
+  out << std::setprecision(4);
+  out << "softik: " << r.name << ": inverse problem (" << s.mode << ", " << s.method << "): " << s.goals
+      << (s.goals == 1 ? " goal, " : " goals, ") << s.steps << (s.mode == "realtime" ? " steps, " : " iterations, ")
+      << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs
+      << " DOFs (" << r.num_free_dofs << " free)\n";
+  out.unsetf(std::ios::floatfield);
+  out << std::setprecision(6);
+  for (const ActuatorSummary& a : s.actuators) {
+    out << (a.sensor ? "  sensor " : "  actuator ") << a.name << ":";
+    for (size_t k = 0; k < a.outputs.size(); ++k) out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
+    out << "\n";
+  }
+  for (const EffectorSummary& e : s.effectors)
+    out << "  effector " << e.name << ": " << (e.reached == e.goals ? "reached" : "NOT reached") << " " << e.reached
+        << "/" << e.goals << " goals; final error " << std::setprecision(3) << e.final_error << ", worst "
+        << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n" << std::setprecision(6);
+  if (s.not_optimal > 0)
+    out << "  warning: " << s.not_optimal << (s.mode == "realtime" ? " step(s)" : " goal(s)")
+        << " without an optimal constraint-space solution; last: "
+        << s.last_message << "\n";
+  if (s.unconverged > 0)
+    out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge; last: " << s.last_message
+        << "\n";
+  out << std::fixed << std::setprecision(3) << "  mean time per step (ms): assembly " << 1e3 * s.t_assembly
+      << ", factorisation " << 1e3 * s.t_factorization << ", solves " << 1e3 * s.t_solves << ", QP "
+      << 1e3 * s.t_constraint_solve << ", update " << 1e3 * s.t_update << "\n";
+  out.unsetf(std::ios::floatfield);
+}
+
+}  // namespace
+
+void write_summary(const SceneRunResult& r, std::ostream& out) {
+  const std::ios::fmtflags flags = out.flags();
+  const std::streamsize precision = out.precision();
+  if (r.inverse.enabled)
+    write_inverse_summary(r, out);
+  else
+    write_forward_summary(r, out);
+  out << std::setprecision(6);
+  for (const ProbeSummary& p : r.probes) {
+    const auto& u = p.displacement;
+    out << "  probe " << p.name << " at (" << p.point[0] << ", " << p.point[1] << ", " << p.point[2]
+        << "): displacement (" << u[0] << ", " << u[1] << ", " << u[2]
+        << "), |u| = " << std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) << "\n";
+  }
+  out << "  outputs: " << r.csv_path;
+  if (!r.pvd_path.empty()) out << ", " << r.pvd_path << " (" << r.vtu_files << " .vtu files)";
+  out << "\n";
+  out.flags(flags);
+  out.precision(precision);
+}
+
+}  // namespace softik

@@ -1,0 +1,247 @@
+// Runs a scene's inverse problem (scene.inverse): visits the effectors' goals in order, with
+// `steps_per_target` real-time steps per goal (InverseSolver::step) or one converged solve per
+// goal (InverseSolver::solve), and records one CSV row per step (per goal when converged):
+// actuator outputs, effector positions and errors, the constraint-space solver's status and
+// iterations, and the time of each phase.
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+
+#include "host/scene/scene_run_common.hpp"
+#include "softik/error.hpp"
+#include "softik/mesh_io.hpp"
+
+namespace softik {
+
+namespace scene_detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One recorded row: a real-time step, or a converged solve (times and iterations summed).
+struct StepRecord {
+  int step = 0, goal = 0;
+  std::string status = "rest";
+  int solver_iterations = 0, iterations = 0;
+  Real kkt_residual = 0, equilibrium_residual = 0;
+  Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
+
+  void add(const InverseStepReport& r) {
+    status = qp_status_name(r.status);
+    solver_iterations += r.solver_iterations;
+    ++iterations;
+    kkt_residual = r.kkt_residual;
+    equilibrium_residual = r.relative_residual();
+    t_assembly += r.t_assembly;
+    t_factorization += r.t_factorization;
+    t_solves += r.t_solves;
+    t_constraint_solve += r.t_constraint_solve;
+    t_update += r.t_update;
+  }
+};
+
+class InverseRecorder {
+ public:
+  InverseRecorder(const Scene& scene, const BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                  const InverseSolver& inverse, SceneRunResult& result)
+      : scene_(scene), built_(built), options_(options), t0_(t0), inverse_(inverse), result_(result) {
+    result_.csv_path = file(".csv");
+    csv_.open(result_.csv_path);
+    SOFTIK_CHECK_IO(csv_, "cannot write '" << result_.csv_path << "' (" << std::strerror(errno)
+                                           << "); check that the --out folder is writable");
+    csv_ << "step,goal";
+    for (const auto& c : inverse_.constraints())
+      for (const auto& [key, value] : c->outputs()) csv_ << "," << c->name() << "_" << key;
+    for (const BuiltProbe& p : built_.probes) csv_ << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    csv_ << ",status,solver_iterations,kkt_residual,equilibrium_residual,iterations,t_assembly,t_factorization,"
+            "t_solves,t_constraint_solve,t_update,seconds\n";
+    csv_ << std::setprecision(10);
+    if (scene_.outputs.vtu) {
+      result_.pvd_path = file(".pvd");
+      pvd_ = std::make_unique<PvdWriter>(result_.pvd_path);
+    }
+  }
+
+  void record(const StepRecord& r, const std::vector<Real>& x, bool vtu_due) {
+    csv_ << r.step << "," << r.goal;
+    for (const auto& c : inverse_.constraints())
+      for (const auto& [key, value] : c->outputs()) csv_ << "," << value;
+    for (const BuiltProbe& p : built_.probes) {
+      const std::array<Real, 3> u = probe_displacement(built_.mesh, p, x);
+      csv_ << "," << u[0] << "," << u[1] << "," << u[2];
+    }
+    csv_ << "," << r.status << "," << r.solver_iterations << "," << r.kkt_residual << "," << r.equilibrium_residual
+         << "," << r.iterations << "," << r.t_assembly << "," << r.t_factorization << "," << r.t_solves << ","
+         << r.t_constraint_solve << "," << r.t_update << "," << since(t0_) << "\n";
+    csv_.flush();
+    SOFTIK_CHECK_IO(csv_, "writing '" << result_.csv_path << "' failed (" << std::strerror(errno)
+                                      << "): is the disk full? The rows of the steps before are in the file");
+    if (pvd_ && vtu_due) write_vtu(r.step, x);
+  }
+
+ private:
+  std::string file(const std::string& suffix) const {
+    return (fs::path(options_.out_dir) / (scene_.name + suffix)).string();
+  }
+
+  /// Displacement, the actuators' nodal forces J_a^T lambda_a and the von Mises stress.
+  void write_vtu(int step, const std::vector<Real>& x) {
+    std::vector<Real> f_act(x.size(), 0);
+    size_t a = 0;
+    for (const auto& c : inverse_.constraints()) {
+      if (c->role() != ConstraintRole::Actuator) continue;
+      std::vector<ConstraintRow> rows;
+      c->rows(built_.mesh, x, rows);
+      for (const ConstraintRow& row : rows) {
+        for (const auto& [dof, v] : row.J) f_act[static_cast<size_t>(dof)] += v * inverse_.lambda()[a];
+        ++a;
+      }
+    }
+    write_state_vtu(options_.out_dir, scene_.name, built_, step, step, x, "actuation_force", f_act, *pvd_);
+    ++result_.vtu_files;
+  }
+
+  const Scene& scene_;
+  const BuiltScene& built_;
+  const SceneRunOptions& options_;
+  Clock::time_point t0_;
+  const InverseSolver& inverse_;
+  SceneRunResult& result_;
+  std::ofstream csv_;
+  std::unique_ptr<PvdWriter> pvd_;
+};
+
+/// The error of an effector at its last accepted state: distance over the selected axes, or
+/// |V - target|.
+Real effector_error(const Constraint& c) {
+  for (const auto& [key, value] : c.outputs())
+    if (key == "error") return std::abs(value);
+  throw Error("effector '" + c.name() + "' reports no error output");
+}
+
+void set_goal(const SceneEffector& e, Constraint& c, size_t goal) {
+  if (e.type == SceneEffector::Type::Position)
+    static_cast<PositionEffector&>(c).set_goal(e.goals[std::min(goal, e.goals.size() - 1)]);
+  else
+    static_cast<VolumeEffector&>(c).set_target(e.volumes[std::min(goal, e.volumes.size() - 1)]);
+}
+
+}  // namespace
+
+void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                 SceneRunResult& result) {
+  const SceneInverse& inv = scene.inverse;
+  const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
+  InverseOptions io;
+  io.method = inv.method;
+  io.epsilon = inv.epsilon;
+  io.actuator_stiffness = inv.actuator_stiffness;
+  io.reuse_factorization = inv.reuse_factorization;
+  io.max_iterations = inv.max_iterations;
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  InverseSolver inverse(*built.assembler, *solver, built.loads, io);
+  for (const auto& a : built.actuators) inverse.add(a);
+  for (const auto& e : built.effectors) inverse.add(e);
+
+  InverseRunSummary& sum = result.inverse;
+  sum.enabled = true;
+  sum.mode = realtime ? "realtime" : "converged";
+  sum.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
+  size_t goals = 1;
+  for (const SceneEffector& e : inv.effectors)
+    goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
+  sum.goals = static_cast<int>(goals);
+  for (size_t i = 0; i < built.effectors.size(); ++i) {
+    EffectorSummary es;
+    es.name = built.effectors[i]->name();
+    es.unit = inv.effectors[i].type == SceneEffector::Type::Position ? "length" : "volume";
+    es.tolerance = built.effector_tolerances[i];
+    sum.effectors.push_back(es);
+  }
+
+  InverseRecorder recorder(scene, built, options, t0, inverse, result);
+  std::vector<Real> x = built.mesh.rest_positions();
+  for (size_t i = 0; i < built.effectors.size(); ++i) set_goal(inv.effectors[i], *built.effectors[i], 0);
+  recorder.record(StepRecord{}, x, true);
+  int step = 0;
+  const int total_steps = realtime ? static_cast<int>(goals) * inv.steps_per_target : static_cast<int>(goals);
+  for (size_t g = 0; g < goals; ++g) {
+    for (size_t i = 0; i < built.effectors.size(); ++i) set_goal(inv.effectors[i], *built.effectors[i], g);
+    const int rows = realtime ? inv.steps_per_target : 1;
+    for (int s = 0; s < rows; ++s) {
+      StepRecord rec;
+      rec.step = ++step;
+      rec.goal = static_cast<int>(g);
+      if (realtime) {
+        const InverseStepReport r = inverse.step(x);
+        rec.add(r);
+        if (r.status != QpStatus::Optimal) ++sum.not_optimal;
+        if (!r.message.empty()) sum.last_message = r.message;
+      } else {
+        const InverseSolveReport r = inverse.solve(x);
+        for (const InverseStepReport& sr : r.steps) {
+          rec.add(sr);
+          if (!sr.message.empty()) sum.last_message = sr.message;
+        }
+        // The answer is the last step's; steps of undone increments may be infeasible on the way.
+        if (!r.steps.empty() && r.steps.back().status != QpStatus::Optimal) ++sum.not_optimal;
+        if (!r.converged) {
+          ++sum.unconverged;
+          sum.last_message = r.message;
+        }
+      }
+      sum.steps += rec.iterations;
+      sum.t_assembly += rec.t_assembly;
+      sum.t_factorization += rec.t_factorization;
+      sum.t_solves += rec.t_solves;
+      sum.t_constraint_solve += rec.t_constraint_solve;
+      sum.t_update += rec.t_update;
+      recorder.record(rec, x, step == total_steps || step % scene.outputs.every == 0);
+    }
+    for (size_t i = 0; i < built.effectors.size(); ++i) {
+      EffectorSummary& es = sum.effectors[i];
+      es.final_error = effector_error(*built.effectors[i]);
+      es.worst_error = std::max(es.worst_error, es.final_error);
+      ++es.goals;
+      if (es.final_error <= es.tolerance) ++es.reached;
+    }
+    if (options.progress) {
+      std::ostream& out = *options.progress;
+      const std::ios::fmtflags flags = out.flags();
+      const std::streamsize precision = out.precision();
+      out << "softik: goal " << g + 1 << "/" << goals << "  steps " << step << std::scientific << std::setprecision(3);
+      for (const EffectorSummary& es : sum.effectors) out << "  error " << es.name << " " << es.final_error;
+      out << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
+      out.flags(flags);
+      out.precision(precision);
+      out.flush();
+    }
+  }
+  if (sum.steps > 0) {
+    const Real n = sum.steps;
+    sum.t_assembly /= n, sum.t_factorization /= n, sum.t_solves /= n, sum.t_constraint_solve /= n, sum.t_update /= n;
+  }
+  for (const auto& c : inverse.constraints())
+    if (c->role() != ConstraintRole::Effector)
+      sum.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
+  result.probes.clear();
+  for (const BuiltProbe& p : built.probes) result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
+  result.load_steps = step;
+  result.load_factor = 1;
+}
+
+}  // namespace scene_detail
+
+bool InverseRunSummary::all_reached() const {
+  for (const EffectorSummary& e : effectors)
+    if (e.reached < e.goals) return false;
+  return true;
+}
+
+}  // namespace softik

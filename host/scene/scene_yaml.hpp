@@ -1,0 +1,115 @@
+// Strict reading of YAML nodes for the scene parser (private to host/scene_*.cpp): typed
+// conversions and maps that reject unknown keys, each error starting with
+// "<scene path>:<line>:<column>: " and naming what was expected.
+#pragma once
+
+#include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "softik/scene.hpp"
+
+namespace softik::scene_detail {
+
+/// The 1-based location of a node (yaml-cpp marks are 0-based).
+SceneLocation location(const std::string& path, const YAML::Node& node);
+/// An Error whose message already starts with its scene location ("scene.yaml:3:5: ..."), so
+/// that callers adding a location can tell it apart by type, never by the message text.
+class LocatedError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Throws LocatedError("<where>: <message>") (an Input softik::Error).
+[[noreturn]] void fail(const SceneLocation& where, const std::string& message);
+/// "a map", "a list", "'text'" or "nothing (null)": what a node holds, for messages.
+std::string describe(const YAML::Node& node);
+
+/// Typed conversions; `what` names the value in messages (e.g. "loads.pressure[0].value").
+Real as_number(const YAML::Node& node, const std::string& path, const std::string& what);
+int as_int(const YAML::Node& node, const std::string& path, const std::string& what);
+bool as_bool(const YAML::Node& node, const std::string& path, const std::string& what);
+std::string as_string(const YAML::Node& node, const std::string& path, const std::string& what);
+std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, const std::string& what);
+/// A list of exactly n numbers.
+std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, const std::string& what, size_t n);
+std::array<Real, 3> as_vec3(const YAML::Node& node, const std::string& path, const std::string& what);
+/// Index of the node's text in `choices`; otherwise an error listing them.
+int as_choice(const YAML::Node& node, const std::string& path, const std::string& what,
+              const std::vector<std::string>& choices);
+/// A list (a single map is accepted as a one-element list when `single_map_ok`).
+std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& path, const std::string& what,
+                                bool single_map_ok = false);
+
+/// The scene held by an already loaded YAML tree (parse_scene_string's second half; the batch
+/// runner parses base scenes with design overrides applied to the tree).
+Scene parse_scene_node(const YAML::Node& root, const std::string& path);
+
+/// One entry of `materials:` (scene_materials.cpp): the law, its parameters (young/poisson or
+/// the law's own constants) and its region; the Material is built and validated here.
+SceneMaterial parse_material(const YAML::Node& node, const std::string& path, const std::string& what);
+
+/// `file` relative to the scene file's folder (absolute paths unchanged).
+std::string resolve(const std::string& scene_path, const std::string& file);
+/// The file name without folder and extension.
+std::string stem(const std::string& path);
+/// keys + more.
+std::vector<std::string> with(std::vector<std::string> keys, const std::vector<std::string>& more);
+/// "what[i]".
+std::string item(const std::string& what, size_t i);
+
+/// Names used in output columns and file names: letters, digits, '_', '-', '.'.
+void check_name(const YAML::Node& node, const std::string& path, const std::string& what, const std::string& name);
+
+/// A YAML map whose keys must all be among `allowed` (no duplicates).
+class Map {
+ public:
+  Map(const YAML::Node& node, std::string path, std::string what, std::vector<std::string> allowed);
+
+  bool has(const std::string& key) const;
+  /// The value of a required key (missing: an error naming it, and `hint` on what it holds).
+  YAML::Node need(const std::string& key, const std::string& hint) const;
+  /// The value of a key that has() said is there.
+  YAML::Node at(const std::string& key) const;
+  /// "<what>.<key>" for messages.
+  std::string name(const std::string& key) const { return what_ + "." + key; }
+  const std::string& path() const { return path_; }
+  const std::string& what() const { return what_; }
+  SceneLocation where() const { return location(path_, node_); }
+  SceneLocation where(const std::string& key) const { return location(path_, at(key)); }
+  /// The location of the key itself (for "this key does not belong here" errors).
+  SceneLocation key_where(const std::string& key) const;
+  /// Fails when more than one of `keys` is present, or (when `one_required`) none is.
+  void exclusive(const std::vector<std::string>& keys, bool one_required, const std::string& hint) const;
+
+  Real number(const std::string& key, Real fallback) const;
+  Real number(const std::string& key, const std::string& hint) const;
+  int integer(const std::string& key, int fallback) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  std::string string(const std::string& key, const std::string& fallback) const;
+  std::array<Real, 3> vec3(const std::string& key, const std::array<Real, 3>& fallback) const;
+  int choice(const std::string& key, const std::vector<std::string>& choices, int fallback) const;
+
+ private:
+  YAML::Node node_;
+  std::string path_, what_;
+  struct Entry {
+    std::string name;
+    YAML::Node key, value;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// The keys of a cavity wall: surface | file (+ scale, embed_tolerance), allow_flip.
+extern const std::vector<std::string> kCavityKeys;
+/// A cavity wall from a map opened with kCavityKeys among its keys (scene_parse.cpp); the
+/// returned ScenePressure has no name and no value.
+ScenePressure parse_cavity(const Map& m);
+
+/// The `inverse:` section (scene_parse_inverse.cpp).
+SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
+
+}  // namespace softik::scene_detail

@@ -1,0 +1,50 @@
+#include "softik/backend.hpp"
+
+#include "softik/error.hpp"
+
+namespace softik {
+
+const char* backend_name(Backend backend) {
+  switch (backend) {
+    case Backend::Cpu: return "cpu";
+    case Backend::Cuda: return "cuda";
+  }
+  SOFTIK_CHECK(false, "unknown Backend " << static_cast<int>(backend));
+}
+
+Backend parse_backend(const std::string& name) {
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") return Backend::Cuda;
+  SOFTIK_CHECK(false, "unknown backend '" << name << "': use cpu or cuda");
+}
+
+bool cuda_backend_built() {
+#ifdef SOFTIK_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+#ifndef SOFTIK_HAVE_CUDA
+// With the CUDA backend, cuda/exec/device.cu defines it.
+bool cuda::device_available(std::string* reason) {
+  if (reason) *reason = "softik was built without the CUDA backend";
+  return false;
+}
+#endif
+
+void require_backend(Backend backend) {
+  if (backend == Backend::Cpu) return;
+#ifdef SOFTIK_HAVE_CUDA
+  std::string reason;
+  SOFTIK_CHECK_KIND(cuda::device_available(&reason), ErrorKind::Unsupported,
+               "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or use "
+                                                                  "the cpu backend (--backend cpu)");
+#else
+  SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
+                      "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
+#endif
+}
+
+}  // namespace softik

@@ -1,0 +1,183 @@
+// SuiteSparse CHOLMOD behind LinearSolver (DESIGN.md section 5): supernodal L L^T with CHOLMOD's
+// default ordering strategy (AMD, and METIS when CHOLMOD was built with it), symbolic analysis
+// once per pattern; an indefinite matrix is refactored as a simplicial L D L^T.
+// Half solves on the L L^T factor P K P^T = L L^T (cholmod_solve2 systems, no refactoring):
+//   solve_forward   z = L^-1 P b     (CHOLMOD_P, then CHOLMOD_L)
+//   solve_backward  x = P^T L^-T z   (CHOLMOD_Lt, then CHOLMOD_Pt)
+// Every solve keeps its cholmod_solve2 result and workspace, so repeated solves with the same
+// number of columns allocate nothing.
+#ifdef SOFTIK_HAVE_CHOLMOD
+#include <cholmod.h>
+
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+
+#include "host/solvers/linear_solvers.hpp"
+#include "softik/error.hpp"
+
+namespace softik {
+
+namespace {
+
+class CholmodSolver final : public LinearSolver {
+ public:
+  CholmodSolver() {
+    cholmod_start(&common_);
+    common_.print = 0;  // errors are reported through softik::Error, not stdout
+    common_.error_handler = nullptr;
+  }
+  ~CholmodSolver() override {
+    release();
+    cholmod_finish(&common_);
+  }
+  CholmodSolver(const CholmodSolver&) = delete;
+  CholmodSolver& operator=(const CholmodSolver&) = delete;
+
+  const char* name() const override { return "CHOLMOD"; }
+
+  void analyze(const CsrPattern& pattern) override {
+    release();
+    n_ = pattern.rows;
+    // CSR rows of the symmetric K read as CSC columns: the same matrix. stype = 1: CHOLMOD
+    // reads the upper triangle and ignores the rest.
+    A_ = cholmod_allocate_sparse(static_cast<size_t>(n_), static_cast<size_t>(n_), static_cast<size_t>(pattern.nnz()),
+                                 /*sorted=*/1, /*packed=*/1, /*stype=*/1, CHOLMOD_REAL, &common_);
+    check("cholmod_allocate_sparse");
+    std::memcpy(A_->p, pattern.row_ptr.data(), sizeof(int) * (static_cast<size_t>(n_) + 1));
+    std::memcpy(A_->i, pattern.col.data(), sizeof(int) * static_cast<size_t>(pattern.nnz()));
+    nnz_ = pattern.nnz();
+    common_.supernodal = CHOLMOD_SUPERNODAL;
+    L_ = cholmod_analyze(A_, &common_);
+    check("cholmod_analyze");
+  }
+
+  void factorize(const std::vector<Real>& values) override {
+    SOFTIK_CHECK(L_ != nullptr, "LinearSolver::factorize before analyze: call analyze(pattern) first");
+    forget_gram();
+    SOFTIK_CHECK(values.size() == static_cast<size_t>(nnz_),
+                 "factorize got " << values.size() << " values for a pattern of " << nnz_);
+    std::memcpy(A_->x, values.data(), sizeof(Real) * values.size());
+    info_ = FactorizationInfo{};
+    factored_ = false;
+    if (!L_->is_super) {  // an indefinite matrix last time left a simplicial factor: back to supernodal
+      cholmod_free_factor(&L_, &common_);
+      L_ = cholmod_analyze(A_, &common_);
+      check("cholmod_analyze");
+    }
+    cholmod_factorize(A_, L_, &common_);
+    if (common_.status == CHOLMOD_NOT_POSDEF) {
+      // Indefinite: L D L^T without pivoting (simplicial), from the same ordering.
+      info_.indefinite = true;
+      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/0, /*to_super=*/0, /*to_packed=*/0, /*to_monotonic=*/0, L_,
+                            &common_);
+      common_.status = CHOLMOD_OK;
+      const int saved_final_ll = common_.final_ll;
+      const int saved_supernodal = common_.supernodal;
+      common_.final_ll = 0;
+      common_.supernodal = CHOLMOD_SIMPLICIAL;
+      cholmod_factorize(A_, L_, &common_);
+      common_.final_ll = saved_final_ll;
+      common_.supernodal = saved_supernodal;
+      if (common_.status == CHOLMOD_NOT_POSDEF) detail::throw_singular(name(), 0.0, permuted_row(L_->minor));
+    }
+    check("cholmod_factorize");
+    info_.pivot_ratio = cholmod_rcond(L_, &common_);
+    info_.factor_nnz = static_cast<long long>(common_.lnz);
+    if (!(info_.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), info_.pivot_ratio, -1);
+    factored_ = true;
+  }
+
+  void solve(const Real* b, Real* x, int nrhs) const override {
+    cholmod_dense B = wrap(b, nrhs);
+    copy_out(run(CHOLMOD_A, &B, &full_.X, full_), x);  // x = P^T L^-T D^-1 L^-1 P b
+  }
+
+  // The supernodal factorisation is always L L^T; the indefinite fallback leaves L D L^T.
+  bool has_cholesky_factor() const override { return factored_ && L_ != nullptr && L_->is_ll; }
+
+  void solve_forward(const Real* b, Real* z, int nrhs) const override {
+    require_cholesky_factor("solve_forward");
+    cholmod_dense B = wrap(b, nrhs);
+    cholmod_dense* Pb = run(CHOLMOD_P, &B, &forward_.mid, forward_);  // P b
+    copy_out(run(CHOLMOD_L, Pb, &forward_.X, forward_), z);           // z = L^-1 (P b)
+  }
+
+  void solve_backward(const Real* z, Real* x, int nrhs) const override {
+    require_cholesky_factor("solve_backward");
+    cholmod_dense Z = wrap(z, nrhs);
+    cholmod_dense* LtZ = run(CHOLMOD_Lt, &Z, &backward_.mid, backward_);  // L^-T z
+    copy_out(run(CHOLMOD_Pt, LtZ, &backward_.X, backward_), x);           // x = P^T (L^-T z)
+  }
+
+  const FactorizationInfo& info() const override { return info_; }
+
+ private:
+  void check(const char* what) {
+    SOFTIK_CHECK(common_.status >= CHOLMOD_OK, what << " failed with CHOLMOD status " << common_.status
+                                                    << (common_.status == CHOLMOD_OUT_OF_MEMORY
+                                                            ? ": out of memory; use a coarser mesh"
+                                                            : ": the matrix pattern is invalid"));
+  }
+  /// cholmod_solve2's result and workspace for one kind of solve, reused between calls
+  /// (reallocated by CHOLMOD only when the number of columns changes).
+  struct SolveBuffers {
+    cholmod_dense* mid = nullptr;  ///< first stage of a half solve (P b, or L^-T z)
+    cholmod_dense* X = nullptr;    ///< result
+    cholmod_dense* Y = nullptr;    ///< workspace
+    cholmod_dense* E = nullptr;    ///< workspace
+  };
+  /// n x nrhs column-major caller memory seen as a cholmod_dense (read only by CHOLMOD).
+  cholmod_dense wrap(const Real* b, int nrhs) const {
+    cholmod_dense B;
+    B.nrow = static_cast<size_t>(n_);
+    B.ncol = static_cast<size_t>(nrhs);
+    B.nzmax = B.nrow * B.ncol;
+    B.d = B.nrow;
+    B.x = const_cast<Real*>(b);
+    B.z = nullptr;
+    B.xtype = CHOLMOD_REAL;
+    B.dtype = CHOLMOD_DOUBLE;
+    return B;
+  }
+  /// *X = system `sys` applied to B (cholmod_solve2); returns *X, owned by `buffers`.
+  cholmod_dense* run(int sys, cholmod_dense* B, cholmod_dense** X, SolveBuffers& buffers) const {
+    SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
+    const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
+    SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
+                 "cholmod_solve2 failed (system " << sys << ", status " << common_.status << ")");
+    return *X;
+  }
+  static void copy_out(const cholmod_dense* X, Real* out) {
+    std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol);
+  }
+  void free_buffers(SolveBuffers& buffers) {
+    for (cholmod_dense** d : {&buffers.mid, &buffers.X, &buffers.Y, &buffers.E})
+      if (*d) cholmod_free_dense(d, &common_);
+  }
+  long permuted_row(size_t column) const {
+    return column < static_cast<size_t>(n_) ? static_cast<const int*>(L_->Perm)[column] : -1;
+  }
+  void release() {
+    factored_ = false;
+    for (SolveBuffers* b : {&full_, &forward_, &backward_}) free_buffers(*b);
+    if (L_) cholmod_free_factor(&L_, &common_);
+    if (A_) cholmod_free_sparse(&A_, &common_);
+  }
+
+  mutable cholmod_common common_;
+  cholmod_sparse* A_ = nullptr;
+  cholmod_factor* L_ = nullptr;
+  int n_ = 0;
+  int nnz_ = 0;
+  bool factored_ = false;  ///< the last factorize() succeeded
+  FactorizationInfo info_;
+  mutable SolveBuffers full_, forward_, backward_;
+};
+
+}  // namespace
+
+std::unique_ptr<LinearSolver> make_cholmod_solver() { return std::make_unique<CholmodSolver>(); }
+
+}  // namespace softik
+#endif  // SOFTIK_HAVE_CHOLMOD
