@@ -27,12 +27,6 @@ struct VertexMap {
   Real weight(int v, int k) const {
     return load.embedding.empty() ? 1.0 : load.embedding.weights[static_cast<size_t>(v) * count() + k];
   }
-  Vec3 position(int v, const std::vector<Real>& x) const {
-    Vec3 p = Vec3::Zero();
-    for (int k = 0; k < count(); ++k)
-      p += weight(v, k) * Vec3(&x[3 * static_cast<size_t>(node(v, k))]);
-    return p;
-  }
   int num_vertices() const { return load.embedding.empty() ? mesh.num_nodes() : load.embedding.num_vertices(); }
 };
 
@@ -78,18 +72,6 @@ assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& lo
   s.weights = {load.embedding.weights.data(), load.embedding.weights.size()};
   s.x = {x.data(), x.size()};
   return s;
-}
-
-/// Calls body(v0, v1, v2, w) for every triangle of the surface with its weight w: triangles with
-/// w = 1, quads as the four triangles of their two diagonal splits with w = 1/2 each
-/// (fem/pressure_load.hpp: the consistent load of the bilinear face).
-template <class Body>
-void for_each_triangle(const SurfaceGroup& s, Body&& body) {
-  for (const auto& t : s.triangles) body(t[0], t[1], t[2], 1.0);
-  for (const auto& q : s.quads)
-    for (int t = 0; t < 4; ++t)
-      body(q[static_cast<size_t>(fem::quad_split_vertex(t, 0))], q[static_cast<size_t>(fem::quad_split_vertex(t, 1))],
-           q[static_cast<size_t>(fem::quad_split_vertex(t, 2))], 0.5);
 }
 
 }  // namespace
@@ -157,11 +139,14 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
   SOFTIK_CHECK(K_values.size() == static_cast<size_t>(pattern.nnz()),
                "add_pressure_stiffness: K has " << K_values.size() << " values, the pattern " << pattern.nnz());
   const VertexMap map = checked_map(load, mesh, x);
+  const assembly::TriangleList list = assembly::expand_triangles(load.surface);
+  const assembly::PressureSurface<exec::Space::Host> surface = host_surface(load, list, x);
   long dropped = 0;
-  for_each_triangle(load.surface, [&](int a, int b, int c, Real tw) {
-    const int v[3] = {a, b, c};
+  for (int t = 0; t < list.size(); ++t) {
+    const int* v = &list.vertices[3 * static_cast<size_t>(t)];
     Mat9 K;
-    fem::triangle_pressure_stiffness(tw * P, map.position(a, x), map.position(b, x), map.position(c, x), K);
+    fem::triangle_pressure_stiffness(list.weights[static_cast<size_t>(t)] * P, assembly::vertex_position(surface, v[0]),
+                                     assembly::vertex_position(surface, v[1]), assembly::vertex_position(surface, v[2]), K);
     const Mat9 Ks = Real(0.5) * scale * (K + K.transpose());
     for (int va = 0; va < 3; ++va)
       for (int vb = 0; vb < 3; ++vb)
@@ -185,7 +170,7 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
               }
             }
           }
-  });
+  }
   return dropped;
 }
 
