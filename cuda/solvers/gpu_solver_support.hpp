@@ -1,5 +1,5 @@
-// Small helpers shared by the GPU linear solvers (cuda/cuda_dense_solver.cu,
-// cuda/cuda_pcg_solver.cu, cuda/cusolversp_solver.cu): the device check every analyze() starts
+// Small helpers shared by the GPU linear solvers (cuda/solvers/cuda_dense_solver.cu,
+// cuda/solvers/cuda_pcg_solver.cu, cuda/solvers/cusolversp_solver.cu): the device check every analyze() starts
 // with, the validation of the CSR pattern it is given, checked host <-> device copies, the
 // launch size of one-thread-per-item kernels and the pivot ratio of a Cholesky factor's
 // diagonal. Private to cuda/.

@@ -1,4 +1,4 @@
-// Strict reading of YAML nodes for the scene parser (private to host/scene_*.cpp): typed
+// Strict reading of YAML nodes for the scene parser (private to host/scene/): typed
 // conversions and maps that reject unknown keys, each error starting with
 // "<scene path>:<line>:<column>: " and naming what was expected.
 #pragma once

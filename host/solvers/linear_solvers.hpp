@@ -12,10 +12,10 @@ std::unique_ptr<LinearSolver> make_cholmod_solver();
 #endif
 #ifdef SOFTIK_HAVE_CUDA
 // GPU solvers (cuda/); each throws softik::Error from analyze() when no CUDA device is usable.
-std::unique_ptr<LinearSolver> make_cuda_dense_solver();      // cuda/cuda_dense_solver.cu
-std::unique_ptr<LinearSolver> make_cuda_pcg_solver();        // cuda/cuda_pcg_solver.cu
-std::unique_ptr<LinearSolver> make_cusolversp_solver();      // cuda/cusolversp_solver.cu
-bool have_cudss();                                           // cuda/cudss_solver.cu
-std::unique_ptr<LinearSolver> make_cudss_solver();           // cuda/cudss_solver.cu (throws without cuDSS)
+std::unique_ptr<LinearSolver> make_cuda_dense_solver();      // cuda/solvers/cuda_dense_solver.cu
+std::unique_ptr<LinearSolver> make_cuda_pcg_solver();        // cuda/solvers/cuda_pcg_solver.cu
+std::unique_ptr<LinearSolver> make_cusolversp_solver();      // cuda/solvers/cusolversp_solver.cu
+bool have_cudss();                                           // cuda/solvers/cudss_solver.cu
+std::unique_ptr<LinearSolver> make_cudss_solver();           // cuda/solvers/cudss_solver.cu (throws without cuDSS)
 #endif
 }  // namespace softik

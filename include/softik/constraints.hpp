@@ -64,7 +64,7 @@ struct AttachedPoint {
 /// share no cell (outside the elastic CSR pattern), e.g. a cable through distant points. U has
 /// one sparse column per entry of `columns` (mesh DOFs); C is block diagonal with one symmetric
 /// 3x3 block (row-major) per three consecutive columns. The inverse step applies it exactly
-/// through the Woodbury identity (host/inverse_solver.cpp), never through the pattern.
+/// through the Woodbury identity (host/inverse/inverse_solver.cpp), never through the pattern.
 struct LowRankStiffness {
   std::vector<std::vector<std::pair<int, Real>>> columns;
   std::vector<std::array<Real, 9>> blocks;

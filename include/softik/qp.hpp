@@ -19,10 +19,10 @@
 // Each finite side of a bound or row is one inequality; equality rows are never dropped.
 // After each addition x and the multipliers are recomputed from the factors with one step of
 // iterative refinement, so accuracy does not drift over many iterations (details and the
-// anti-cycling rule in host/qp_dual_active_set.cpp). The returned x always lies within the
+// anti-cycling rule in host/qp/qp_dual_active_set.cpp). The returned x always lies within the
 // variable bounds exactly (an optimal x is moved by at most the feasibility tolerance).
 //
-// Semi-definite H (host/qp_semidefinite.cpp). With D = diag(H) (1 where H_ii = 0) and the scaled
+// Semi-definite H (host/qp/qp_semidefinite.cpp). With D = diag(H) (1 where H_ii = 0) and the scaled
 // Hessian D^-1/2 H D^-1/2 (unit diagonal: the test does not depend on the units of x), H is
 // strictly convex when every Cholesky pivot of the scaled matrix exceeds 1e-14 (the method
 // above); otherwise its eigenvalues below 1e-13 of the largest span the *flat* directions (zero
@@ -172,7 +172,7 @@ struct QpOptions {
 QpResult solve_qp(const QpProblem& problem, const QpOptions& options = {}, const QpActiveSet* warm = nullptr);
 
 namespace qp_detail {
-// Internal interface between host/qp_solver.cpp and host/qp_dual_active_set.cpp.
+// Internal interface between host/qp/qp_solver.cpp and host/qp/qp_dual_active_set.cpp.
 
 /// The Goldfarb-Idnani iteration on a validated problem (sizes checked, no NaN, lower <= upper on
 /// variables, H symmetric positive definite) with at most `budget` active-set changes. Fills x,
