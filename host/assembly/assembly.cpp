@@ -9,6 +9,7 @@
 #include "host/assembly/cell_status.hpp"
 #include "host/assembly/device_assembly.hpp"
 #include "host/assembly/element_kernels.hpp"
+#include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
 
@@ -164,7 +165,6 @@ CellLoop Assembler::cell_loop() const {
   loop.colours.block_size = options_.block_size;
   loop.colours.num_threads = options_.num_threads;
   loop.slots = slots_.data();
-  loop.num_threads = options_.num_threads;
   return loop;
 }
 
@@ -280,14 +280,10 @@ std::vector<char> fix_nodes(const Mesh& mesh, const std::vector<int>& nodes) {
 
 std::unique_ptr<ElementKernels> make_element_kernels(const Mesh& mesh, const std::vector<Material>& materials,
                                                      const AssemblyOptions& options) {
-  switch (mesh.cell_type) {
-    case CellType::Edge2: return make_element_kernels_for<fem::Edge2>(mesh, materials, options);
-    case CellType::Tri3: return make_element_kernels_for<fem::Tri3>(mesh, materials, options);
-    case CellType::Quad4: return make_element_kernels_for<fem::Quad4>(mesh, materials, options);
-    case CellType::Tet4: return make_element_kernels_for<fem::Tet4>(mesh, materials, options);
-    case CellType::Hex8: return make_element_kernels_for<fem::Hex8>(mesh, materials, options);
-  }
-  SOFTIK_CHECK(false, "unknown cell type");
+  // The one element table (host/mesh/element_dispatch.hpp), as the CUDA backend uses it.
+  return detail::dispatch_element(mesh.cell_type, [&](auto tag) {
+    return make_element_kernels_for<typename decltype(tag)::type>(mesh, materials, options);
+  });
 }
 
 }  // namespace softik

@@ -16,9 +16,8 @@ namespace softik {
 /// The cells and their colouring as the CPU policies need them.
 struct CellLoop {
   const Mesh* mesh = nullptr;
-  exec::OmpColours colours;
+  exec::OmpColours colours;    ///< its num_threads also serves the per-cell loops
   const int* slots = nullptr;  ///< per cell, (npc*dim)^2 entries (records layout)
-  int num_threads = 1;
 };
 
 class ElementKernels {

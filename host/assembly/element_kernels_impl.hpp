@@ -43,7 +43,7 @@ class ElementKernelsImpl final : public ElementKernels {
     const exec::HostView<Real> out_view{out, static_cast<size_t>(pass.num_cells)};
     assembly::dispatch_formulation<M>(options_.formulation, [&](auto tag) {
       using Form = typename decltype(tag)::type;
-      forall(exec::OmpCells{loop.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
+      forall(exec::OmpCells{loop.colours.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
     });
   }
 
