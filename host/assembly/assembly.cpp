@@ -269,6 +269,14 @@ std::vector<Real> Assembler::lumped_mass(Real density) const {
   return out;
 }
 
+std::vector<Real> Assembler::mass_matrix(Real density, bool lumped) const {
+  SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
+  std::vector<Real> out(static_cast<size_t>(pattern_.nnz()), 0.0);
+  const CellLoop loop = cell_loop();
+  kernels_->mass_matrix(loop, density, lumped, out.data());
+  return out;
+}
+
 std::vector<char> fix_nodes(const Mesh& mesh, const std::vector<int>& nodes) {
   std::vector<char> fixed(static_cast<size_t>(mesh.num_dofs()), 0);
   for (int node : nodes) {

@@ -224,4 +224,31 @@ struct CellLumpedMass {
   }
 };
 
+/// Consistent (or, with lumped, row-sum lumped) mass matrix per node pair, scattered into the CSR
+/// values through the cell's slots: entry (a d + i, b d + i) gets M_ab (lumped: the diagonal
+/// entry (a d + i, a d + i) gets sum_b M_ab). mode as assemble_cell.
+template <class E, Scatter mode, exec::Space S>
+struct CellMassMatrix {
+  CellPass<S> pass;
+  Real density = 0;
+  bool lumped = false;
+  exec::View<Real, S> out;
+  SOFTIK_HD void operator()(int c) const {
+    constexpr int d = E::dim, nd = E::num_nodes * E::dim;
+    fem::RestData<E> rest;
+    for_each_rest_word<E>(rest, false,
+                          [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
+    const auto m = fem::element_consistent_mass<E>(rest, density);
+    for (int a = 0; a < E::num_nodes; ++a)
+      for (int b = 0; b < E::num_nodes; ++b) {
+        if (lumped && b != a) continue;
+        const Real value = lumped ? m.row(a).sum() : m(a, b);
+        for (int i = 0; i < d; ++i) {
+          const int slot = pass.slots(static_cast<std::size_t>(c), static_cast<std::size_t>((a * d + i) * nd + b * d + i));
+          if (slot >= 0) scatter_add<mode>(&out[static_cast<std::size_t>(slot)], value);
+        }
+      }
+  }
+};
+
 }  // namespace softik::assembly

@@ -29,6 +29,9 @@ class ElementKernels {
                         assembly::CellStatus& status) const = 0;
   virtual void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const = 0;
   virtual void lumped_mass(const CellLoop& loop, Real density, Real* out) const = 0;
+  /// Mass matrix values (consistent, or row-sum lumped on the diagonal) accumulated into the
+  /// free-DOF CSR values `out` (nnz).
+  virtual void mass_matrix(const CellLoop& loop, Real density, bool lumped, Real* out) const = 0;
   /// What check_cell_status names for an inverted cell: the law or the QR corotational rotation.
   virtual std::string formulation_name() const = 0;
 };

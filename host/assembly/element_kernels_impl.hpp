@@ -55,6 +55,13 @@ class ElementKernelsImpl final : public ElementKernels {
                pass, density, {out, static_cast<size_t>(loop.mesh->num_dofs())}});
   }
 
+  void mass_matrix(const CellLoop& loop, Real density, bool lumped, Real* out) const override {
+    assembly::CellStatus status;
+    const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, nullptr, status);
+    forall(loop.colours, pass.num_cells,
+           assembly::CellMassMatrix<E, assembly::Scatter::Coloured, exec::Space::Host>{pass, density, lumped, {out, 0}});
+  }
+
   std::string formulation_name() const override {
     if (options_.formulation == Formulation::Corotational) return "QR corotational rotation";
     return material_name(Material(materials_.front()));

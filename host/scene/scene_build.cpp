@@ -62,6 +62,8 @@ Mesh make_mesh(const SceneMesh& spec) {
     case SceneMesh::Source::MultiCavity:
       return located(spec.where, "mesh.generator (multi_cavity)",
                      [&] { return make_multi_cavity_block(spec.multi_cavity); });
+    case SceneMesh::Source::Gripper:
+      return located(spec.where, "mesh.generator (gripper)", [&] { return make_gripper(spec.gripper); });
     case SceneMesh::Source::File:
       break;
   }
@@ -211,7 +213,35 @@ struct Builder {
         return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
       });
       for (size_t k = 0; k < g.size(); ++k) out.loads.nodal[k] += g[k];
+      out.gravity = g;
     }
+  }
+
+  /// contact: the obstacles (mesh files read and scaled) and the nodes that can touch them.
+  void contact() {
+    const Mesh& mesh = out.mesh;
+    for (size_t i = 0; i < scene.contact.obstacles.size(); ++i) {
+      const SceneObstacle& s = scene.contact.obstacles[i];
+      const std::string what = "contact.obstacles[" + std::to_string(i) + "] '" + s.obstacle.name + "'";
+      Obstacle o = s.obstacle;
+      if (o.shape == ObstacleShape::TriangleMesh) {
+        const Obstacle read = located(s.where, what, [&] { return load_obstacle_mesh(s.file, o.name); });
+        o.vertices = read.vertices;
+        o.triangles = read.triangles;
+        for (Real& v : o.vertices) v *= s.scale;
+      }
+      located(s.where, what, [&] {
+        validate(o);
+        return 0;
+      });
+      out.obstacles.push_back(std::move(o));
+    }
+    if (mesh.dim != 3) fail(scene.contact.where, "contact: needs a 3D mesh (Tet4 or Hex8); this mesh is " + std::to_string(mesh.dim) + "D");
+    std::vector<char> chosen(static_cast<size_t>(mesh.num_nodes()), 0);
+    for (size_t i = 0; i < scene.contact.nodes.size(); ++i)
+      for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]")) chosen[static_cast<size_t>(n)] = 1;
+    for (int n = 0; n < mesh.num_nodes(); ++n)
+      if (chosen[static_cast<size_t>(n)]) out.contact_nodes.push_back(n);
   }
 
   /// A checked cavity wall (surface group, or an OBJ/STL file embedded in the mesh); `what`
@@ -375,6 +405,7 @@ BuiltScene build_scene(const Scene& scene) {
   }
   b.probes();
   if (scene.inverse.enabled) b.inverse();
+  if (scene.contact.enabled) b.contact();
 
   const SceneSolver& s = scene.solver;
   out.newton.load_steps = s.load_steps;

@@ -6,6 +6,17 @@
 namespace softik {
 
 std::string unmet_goals(const SceneRunResult& result) {
+  if (result.dynamics.enabled) {
+    const DynamicRunSummary& d = result.dynamics;
+    if (d.unconverged_contact_solves == 0) return {};
+    std::ostringstream why;
+    why.precision(4);
+    why << d.unconverged_contact_solves << " of " << d.steps
+        << " steps ended with an unconverged contact solve (last residual " << d.last_contact_residual
+        << ", largest penetration " << d.max_penetration
+        << "); raise contact.max_iterations, loosen contact.tolerance, or reduce dynamics.dt\n";
+    return why.str();
+  }
   const InverseRunSummary& s = result.inverse;
   if (!s.enabled) return {};
   std::ostringstream why;

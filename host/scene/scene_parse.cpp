@@ -77,8 +77,23 @@ void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh&
       type = it->second;
       has_type = true;
     }
-  if (!has_type) fail(location(path, node), what + ": missing required key 'type' (box, finger, bellows or multi_cavity)");
-  const int kind = as_choice(type, path, what + ".type", {"box", "finger", "bellows", "multi_cavity"});
+  if (!has_type)
+    fail(location(path, node), what + ": missing required key 'type' (box, finger, bellows, multi_cavity or gripper)");
+  const int kind = as_choice(type, path, what + ".type", {"box", "finger", "bellows", "multi_cavity", "gripper"});
+  auto finger = [](const Map& m, FingerSpec& f) {
+    f.length = m.number("length", f.length);
+    f.width = m.number("width", f.width);
+    f.height = m.number("height", f.height);
+    f.base_wall = m.number("base_wall", f.base_wall);
+    f.tip_wall = m.number("tip_wall", f.tip_wall);
+    f.side_wall = m.number("side_wall", f.side_wall);
+    f.bottom_wall = m.number("bottom_wall", f.bottom_wall);
+    f.top_wall = m.number("top_wall", f.top_wall);
+    f.cell_size = m.number("cell_size", f.cell_size);
+    f.cell_type = cell_type(m);
+  };
+  const std::vector<std::string> finger_keys = {"type",      "length",      "width",    "height",    "base_wall", "tip_wall",
+                                                "side_wall", "bottom_wall", "top_wall", "cell_size", "cell_type"};
   if (kind == 0) {
     const Map m(node, path, what, {"type", "size", "origin", "cells", "cell_type"});
     mesh.source = SceneMesh::Source::Box;
@@ -95,21 +110,19 @@ void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh&
     }
     mesh.box_cell_type = cell_type(m);
   } else if (kind == 1) {
-    const Map m(node, path, what,
-                {"type", "length", "width", "height", "base_wall", "tip_wall", "side_wall", "bottom_wall", "top_wall",
-                 "cell_size", "cell_type"});
-    FingerSpec& f = mesh.finger;
+    const Map m(node, path, what, finger_keys);
     mesh.source = SceneMesh::Source::Finger;
-    f.length = m.number("length", f.length);
-    f.width = m.number("width", f.width);
-    f.height = m.number("height", f.height);
-    f.base_wall = m.number("base_wall", f.base_wall);
-    f.tip_wall = m.number("tip_wall", f.tip_wall);
-    f.side_wall = m.number("side_wall", f.side_wall);
-    f.bottom_wall = m.number("bottom_wall", f.bottom_wall);
-    f.top_wall = m.number("top_wall", f.top_wall);
-    f.cell_size = m.number("cell_size", f.cell_size);
-    f.cell_type = cell_type(m);
+    finger(m, mesh.finger);
+  } else if (kind == 4) {
+    const Map m(node, path, what, with(finger_keys, {"fingers", "radius", "tip_height", "ball_radius", "ball_cells"}));
+    GripperSpec& g = mesh.gripper;
+    mesh.source = SceneMesh::Source::Gripper;
+    finger(m, g.finger);
+    g.fingers = m.integer("fingers", g.fingers);
+    g.radius = m.number("radius", g.radius);
+    g.tip_height = m.number("tip_height", g.tip_height);
+    g.ball_radius = m.number("ball_radius", g.ball_radius);
+    g.ball_cells = m.integer("ball_cells", g.ball_cells);
   } else if (kind == 2) {
     const Map m(node, path, what,
                 {"type", "chambers", "width", "height", "chamber_length", "wall", "side_wall", "end_wall", "channel",
@@ -162,9 +175,9 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
   return mesh;
 }
 
-/// A node selection from the keys group | box | plane | nodes (+ components) of a map the caller
-/// opened with kSelectionKeys plus the keys it reads itself (force, displacement).
-SceneSelection parse_selection(const Map& m) {
+}  // namespace
+
+SceneSelection scene_detail::parse_selection(const Map& m) {
   const std::string& path = m.path();
   m.exclusive({"group", "box", "plane", "nodes"}, true,
               "select nodes by a node group (group: xmin), a box {min, max}, a plane {point, normal} or a list (nodes: "
@@ -211,18 +224,22 @@ SceneSelection parse_selection(const Map& m) {
   return s;
 }
 
-const std::vector<std::string> kSelectionKeys = {"group", "box", "plane", "nodes", "components"};
+const std::vector<std::string> scene_detail::kSelectionKeys = {"group", "box", "plane", "nodes", "components"};
+
+namespace {
 
 ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
   // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
   const Map m(node, path, what,
-              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip", "follower"});
+              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip", "follower",
+               "over_time"});
   ScenePressure p = parse_cavity(m);
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
   p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
   p.closed = m.boolean("closed", true);
   if (m.has("follower")) p.follower = m.boolean("follower", true) ? 1 : 0;
+  if (m.has("over_time")) p.over_time = parse_time_function(m.at("over_time"), path, m.name("over_time"));
   return p;
 }
 
@@ -240,12 +257,13 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
     }
   }
   if (m.has("gravity")) {
-    const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g"});
+    const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g", "over_time"});
     scene.gravity.enabled = true;
     scene.gravity.where = g.where();
     scene.gravity.density = g.number("density", "the mass density, e.g. 1070 (kg/m^3)");
     check_positive(g, "density", scene.gravity.density);
     scene.gravity.g = g.vec3("g", scene.gravity.g);
+    if (g.has("over_time")) scene.gravity.over_time = parse_time_function(g.at("over_time"), path, g.name("over_time"));
   }
   if (m.has("forces")) {
     const std::vector<YAML::Node> list = as_list(m.at("forces"), path, "loads.forces", true);
@@ -310,13 +328,47 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
                              "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
 }
 
+/// The cross-checks of dynamics: and contact: with the rest of the scene.
+void check_dynamics(Scene& scene, const Map& m) {
+  if (!scene.dynamics.enabled) {
+    if (scene.contact.enabled)
+      fail(m.key_where("contact"), "contact: is solved in the dynamic loop; add a dynamics: section (dt, duration)");
+    if (!scene.gravity.over_time.times.empty())
+      fail(scene.gravity.where, "loads.gravity.over_time: a function of time needs a dynamics: section");
+    for (const ScenePressure& p : scene.pressures)
+      if (!p.over_time.times.empty())
+        fail(p.where, "loads.pressure '" + p.name + "': over_time is a function of time and needs a dynamics: section; "
+                                                     "a static run ramps the value by solver.load_steps");
+    return;
+  }
+  if (scene.inverse.enabled)
+    fail(m.key_where("dynamics"), "dynamics: an inverse problem (inverse:) is solved quasi-statically; remove dynamics: "
+                                  "or inverse: (the inverse step inside the dynamic loop is not available yet)");
+  if (!scene.prescribed.empty())
+    fail(scene.prescribed.front().selection.where, "prescribed: prescribed displacements are not applied over time; "
+                                                   "fix those nodes (fixed:) or move an obstacle along a path instead");
+  DynamicsOptions& o = scene.dynamics.options;
+  if (o.density < 0) {
+    if (!scene.gravity.enabled)
+      fail(scene.dynamics.where, "dynamics: give the mass density (dynamics.density, e.g. 1070 kg/m^3)");
+    o.density = scene.gravity.density;
+  } else if (scene.gravity.enabled && scene.gravity.density != o.density) {
+    fail(scene.gravity.where, "loads.gravity.density (" + std::to_string(scene.gravity.density) +
+                                  ") differs from dynamics.density (" + std::to_string(o.density) +
+                                  "); the weight and the inertia come from one density: give it once");
+  }
+}
+
 /// Refuses a scene that would write more than kMaxFrames .vtu files (a run writes one every
 /// outputs.every steps, and the last), naming the keys that set the count.
 void check_output_volume(const Scene& scene, const Map& m) {
   if (!scene.outputs.vtu) return;
   double steps = scene.solver.load_steps;
   std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
-  if (scene.inverse.enabled) {
+  if (scene.dynamics.enabled) {
+    steps = scene.dynamics.steps;
+    from = "dynamics.duration / dynamics.dt = " + std::to_string(scene.dynamics.steps) + " steps";
+  } else if (scene.inverse.enabled) {
     size_t goals = 1;
     for (const SceneEffector& e : scene.inverse.effectors)
       goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
@@ -380,7 +432,7 @@ void check_laws(const Scene& scene) {
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse"});
+               "outputs", "inverse", "dynamics", "contact"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -418,6 +470,9 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
+  if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
+  if (m.has("contact")) scene.contact = parse_contact(m.at("contact"), path);
+  check_dynamics(scene, m);
   check_output_volume(scene, m);
   return scene;
 }

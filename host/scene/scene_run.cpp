@@ -191,6 +191,11 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
                "cannot create the output folder '" << options.out_dir << "': " << ec.message());
   remove_previous_outputs(options.out_dir, scene.name);
 
+  if (scene.dynamics.enabled) {
+    run_dynamics(scene, built, options, t0, result);
+    result.seconds = since(t0);
+    return result;
+  }
   if (scene.inverse.enabled) {
     run_inverse(scene, built, options, t0, result);
     result.seconds = since(t0);
@@ -267,7 +272,9 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
 void write_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
-  if (r.inverse.enabled)
+  if (r.dynamics.enabled)
+    write_dynamic_summary(r, out);
+  else if (r.inverse.enabled)
     write_inverse_summary(r, out);
   else
     write_forward_summary(r, out);

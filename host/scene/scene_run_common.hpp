@@ -3,6 +3,7 @@
 
 #include <array>
 #include <chrono>
+#include <iosfwd>
 #include <vector>
 
 #include "softik/mesh_io.hpp"
@@ -28,5 +29,12 @@ void write_state_vtu(const std::string& out_dir, const std::string& scene_name, 
 /// <name>.csv (one row per step), the .vtu series and filling result (scene_run_inverse.cpp).
 void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                  SceneRunResult& result);
+
+/// Runs a scene with `dynamics:` (scene_run_dynamics.cpp): <name>.csv with one row per time
+/// step, a .vtu every outputs.every steps, and the dynamics part of the result.
+void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                  SceneRunResult& result);
+/// The dynamic run's lines of the summary.
+void write_dynamic_summary(const SceneRunResult& result, std::ostream& out);
 
 }  // namespace softik::scene_detail

@@ -109,6 +109,18 @@ extern const std::vector<std::string> kCavityKeys;
 /// returned ScenePressure has no name and no value.
 ScenePressure parse_cavity(const Map& m);
 
+/// The keys of a node selection: group | box | plane | nodes, and components.
+extern const std::vector<std::string> kSelectionKeys;
+/// A node selection from a map opened with kSelectionKeys plus the caller's own keys
+/// (scene_parse.cpp).
+SceneSelection parse_selection(const Map& m);
+
+/// A piecewise-linear function of time from a list of [t, value] pairs (`what` names it).
+TimeFunction parse_time_function(const YAML::Node& node, const std::string& path, const std::string& what);
+/// The `dynamics:` and `contact:` sections (scene_parse_dynamics.cpp).
+SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path);
+SceneContact parse_contact(const YAML::Node& node, const std::string& path);
+
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 

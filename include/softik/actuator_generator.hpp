@@ -71,4 +71,33 @@ struct MultiCavitySpec {
 };
 Mesh make_multi_cavity_block(const MultiCavitySpec& spec);
 
+/// A ball of `radius` about `center`: a cube grid of cells^3 Hex8 (or six Tet4 each) mapped
+/// onto the ball by the spherified-cube map p = r (x sqrt(1 - y^2/2 - z^2/2 + y^2 z^2/3), ...)
+/// of [-1, 1]^3 (its boundary lands exactly on the sphere). Cell group "ball", node group "ball".
+struct BallSpec {
+  std::array<Real, 3> center{0, 0, 0};
+  Real radius = 0.02;
+  int cells = 6;  ///< along each axis of the cube (>= 2)
+  CellType cell_type = CellType::Hex8;
+};
+Mesh make_ball(const BallSpec& spec);
+
+/// A pneumatic gripper over a ball, for grasping scenes: `fingers` copies of make_finger(finger)
+/// hanging down around the vertical axis (the finger's x runs down -z from its base at
+/// z = tip_height + finger.length; its bending side, +z of the finger, faces the axis, at
+/// `radius` from it), spread evenly starting at angle 0 (+x), and a ball (make_ball) resting on
+/// z = 0 on the axis. One mesh, separate parts: cell groups "finger0", "finger1", ... and "ball";
+/// node groups "base" (every finger's clamped face), "ball"; surface and node groups
+/// "cavity0", "cavity1", ... (each finger's cavity, wound to inflate); "body" = all cells.
+/// Fingers that would overlap each other or the ball are refused with the parameter to change.
+struct GripperSpec {
+  int fingers = 3;
+  FingerSpec finger;      ///< cell_type and cell_size apply to the ball's cells too (size only roughly)
+  Real radius = 0.025;    ///< from the vertical axis to each finger's inner (bending) face
+  Real tip_height = 0.004;  ///< of the fingertips above z = 0
+  Real ball_radius = 0.02;
+  int ball_cells = 6;
+};
+Mesh make_gripper(const GripperSpec& spec);
+
 }  // namespace softik

@@ -21,6 +21,8 @@
 #include "softik/actuator_generator.hpp"
 #include "softik/assembly.hpp"
 #include "softik/constraints.hpp"
+#include "softik/contact.hpp"
+#include "softik/dynamics.hpp"
 #include "softik/inverse.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
@@ -41,7 +43,7 @@ struct SceneLocation {
 
 /// Where the mesh comes from: a file, or one of the generators.
 struct SceneMesh {
-  enum class Source { File, Box, Finger, Bellows, MultiCavity };
+  enum class Source { File, Box, Finger, Bellows, MultiCavity, Gripper };
   Source source = Source::File;
   std::string file;  ///< resolved against the scene file's folder
   Real scale = 1;    ///< applied to the coordinates read from `file`
@@ -50,6 +52,7 @@ struct SceneMesh {
   FingerSpec finger;
   BellowsSpec bellows;
   MultiCavitySpec multi_cavity;
+  GripperSpec gripper;
   SceneLocation where;
 };
 
@@ -97,6 +100,7 @@ struct ScenePressure {
   /// loads.pressure `follower`: 1 a follower load, 0 a dead load (PressureLoad::follower), -1 not
   /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
   int follower = -1;
+  TimeFunction over_time;  ///< dynamics: the factor of `value` over time (empty: 1)
   SceneLocation where;
 };
 
@@ -104,6 +108,7 @@ struct SceneGravity {
   bool enabled = false;
   Real density = 0;
   std::array<Real, 3> g{0, 0, -9.81};
+  TimeFunction over_time;  ///< dynamics: the factor of g over time (empty: 1)
   SceneLocation where;
 };
 
@@ -190,6 +195,37 @@ struct SceneInverse {
   SceneLocation where;
 };
 
+/// Time integration (`dynamics:`); absent: the scene is static.
+struct SceneDynamics {
+  bool enabled = false;
+  DynamicsOptions options;  ///< everything but `contact` (SceneContact)
+  Real duration = 0;
+  int steps = 0;  ///< ceil(duration / dt)
+  SceneLocation where;
+};
+
+/// A rigid obstacle of `contact.obstacles`; a mesh obstacle's triangles are read at build time.
+struct SceneObstacle {
+  Obstacle obstacle;
+  std::string file;  ///< type mesh: the OBJ/STL file (resolved against the scene's folder)
+  Real scale = 1;    ///< applied to the file's coordinates
+  SceneLocation where;
+};
+
+/// Contact (`contact:`), solved in the dynamic loop.
+struct SceneContact {
+  bool enabled = false;
+  std::vector<SceneObstacle> obstacles;
+  std::vector<SceneSelection> nodes;  ///< which nodes can touch obstacles (empty: the boundary)
+  bool between_parts = false;
+  Real friction = 0;  ///< between parts
+  Real distance = 0;
+  Real alarm_distance = -1;
+  Real tolerance = -1;  ///< < 0: 1e-9 x the mesh's bounding-box diagonal
+  ContactSolverOptions solver;
+  SceneLocation where;
+};
+
 struct Scene {
   std::string path;       ///< the scene file (as given)
   std::string name;       ///< `name:` or the file's stem; names the outputs
@@ -206,6 +242,8 @@ struct Scene {
   SceneSolver solver;
   SceneOutputs outputs;
   SceneInverse inverse;
+  SceneDynamics dynamics;
+  SceneContact contact;
 };
 
 /// Reads and checks a scene file (strict: unknown keys, wrong types, missing required keys and
@@ -238,6 +276,9 @@ struct BuiltScene {
   std::vector<std::shared_ptr<Constraint>> actuators;
   std::vector<std::shared_ptr<Constraint>> effectors;
   std::vector<Real> effector_tolerances;  ///< resolved reach tolerances, per effector
+  std::vector<Real> gravity;          ///< the gravity part of loads.nodal (empty without gravity)
+  std::vector<Obstacle> obstacles;    ///< contact.obstacles, mesh files read
+  std::vector<int> contact_nodes;     ///< contact.nodes resolved (empty: the boundary)
   std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
 };
 
@@ -297,6 +338,25 @@ struct InverseRunSummary {
   bool all_reached() const;
 };
 
+/// What a dynamic run did (scene with `dynamics:`).
+struct DynamicRunSummary {
+  bool enabled = false;
+  std::string scheme;
+  int steps = 0;
+  Real time = 0;
+  int cut_steps = 0;          ///< steps that were cut into sub-steps
+  int newton_iterations = 0;
+  int factorizations = 0;
+  Real kinetic_energy = 0, elastic_energy = 0;  ///< at the end
+  int max_contacts = 0;
+  Real max_penetration = 0;   ///< over all steps, after the correction
+  int unconverged_contact_solves = 0;
+  Real last_contact_residual = 0;
+  Real normal_force = 0;      ///< at the end
+  /// Mean seconds per step: whole step, detection, compliance, contact solve.
+  Real t_step = 0, t_detection = 0, t_compliance = 0, t_contact_solve = 0;
+};
+
 struct SceneRunResult {
   std::string name;
   int num_dofs = 0, num_free_dofs = 0, num_cells = 0;
@@ -310,6 +370,7 @@ struct SceneRunResult {
   std::string csv_path, pvd_path;
   int vtu_files = 0;
   InverseRunSummary inverse;
+  DynamicRunSummary dynamics;
   std::vector<std::string> warnings;
 };
 

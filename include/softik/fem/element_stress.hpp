@@ -40,4 +40,20 @@ SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, 1> element_lumped_mass(const RestDat
   return m;
 }
 
+/// Consistent mass of one element, per node pair (the same for every component):
+///   M_ab = rho * integral(N_a N_b dV) = rho * sum_q w_q detJ_q N_a(xi_q) N_b(xi_q)
+/// over the trait's mass rule. det J is constant on an affine element (taken from the stiffness
+/// rule's w detJ); a non-affine element's mass rule is its stiffness rule.
+template <class E>
+SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, E::num_nodes> element_consistent_mass(const RestData<E>& rest, Real density) {
+  static_assert(E::affine || E::num_mass_quad == E::num_quad, "a non-affine element's mass rule is its stiffness rule");
+  Eigen::Matrix<Real, E::num_nodes, E::num_nodes> m = Eigen::Matrix<Real, E::num_nodes, E::num_nodes>::Zero();
+  for (int q = 0; q < E::num_mass_quad; ++q) {
+    const Real detJ = E::affine ? rest.w_detJ[0] / E::quad_weight(0) : rest.w_detJ[q] / E::quad_weight(q);
+    const Eigen::Matrix<Real, E::num_nodes, 1> N = E::N(E::mass_quad_point(q));
+    m += (density * E::mass_quad_weight(q) * detJ) * (N * N.transpose());
+  }
+  return m;
+}
+
 }  // namespace softik::fem

@@ -10,6 +10,9 @@
 //   E::dN(xi)      -> Matrix<num_nodes,dim>      row a = dN_a/dxi
 //   E::quad_point(q), E::quad_weight(q)          quadrature (weights sum to reference_measure)
 //   E::center()                                  xi at which the corotational rotation is taken
+//   E::affine                                    whether the reference map is affine (det J constant)
+//   E::num_mass_quad, E::mass_quad_point(q),     a rule exact for N_a N_b det J (consistent mass);
+//   E::mass_quad_weight(q)                       for a non-affine element it is the stiffness rule
 // Node orderings follow VTK/Gmsh.
 #pragma once
 
@@ -37,6 +40,10 @@ struct Edge2 {
   SOFTIK_HD static Xi quad_point(int) { return Xi(0.0); }
   SOFTIK_HD static Real quad_weight(int) { return 2.0; }
   SOFTIK_HD static Xi center() { return Xi(0.0); }
+  static constexpr bool affine = true;
+  static constexpr int num_mass_quad = 2;  ///< 2-point Gauss: exact for the quadratic N_a N_b
+  SOFTIK_HD static Xi mass_quad_point(int q) { return Xi(q == 0 ? -0.57735026918962576451 : 0.57735026918962576451); }
+  SOFTIK_HD static Real mass_quad_weight(int) { return 1.0; }
 };
 
 /// 3-node triangle on the unit reference triangle (0,0),(1,0),(0,1); 1-point rule.
@@ -56,6 +63,12 @@ struct Tri3 {
   SOFTIK_HD static Xi quad_point(int) { return Xi(1.0 / 3.0, 1.0 / 3.0); }
   SOFTIK_HD static Real quad_weight(int) { return 0.5; }
   SOFTIK_HD static Xi center() { return Xi(1.0 / 3.0, 1.0 / 3.0); }
+  static constexpr bool affine = true;
+  static constexpr int num_mass_quad = 3;  ///< Strang-Fix 3-point rule, degree 2
+  SOFTIK_HD static Xi mass_quad_point(int q) {
+    return Xi(q == 1 ? 2.0 / 3.0 : 1.0 / 6.0, q == 2 ? 2.0 / 3.0 : 1.0 / 6.0);
+  }
+  SOFTIK_HD static Real mass_quad_weight(int) { return 1.0 / 6.0; }
 };
 
 /// 4-node bilinear quadrilateral on [-1,1]^2, 2x2 Gauss rule.
@@ -90,6 +103,10 @@ struct Quad4 {
   }
   SOFTIK_HD static Real quad_weight(int) { return 1.0; }
   SOFTIK_HD static Xi center() { return Xi(0.0, 0.0); }
+  static constexpr bool affine = false;
+  static constexpr int num_mass_quad = num_quad;  ///< 2x2 Gauss: exact for N_a N_b det J (degree 3 per axis)
+  SOFTIK_HD static Xi mass_quad_point(int q) { return quad_point(q); }
+  SOFTIK_HD static Real mass_quad_weight(int q) { return quad_weight(q); }
 };
 
 /// 4-node tetrahedron on the unit reference tetrahedron; 1-point rule.
@@ -111,6 +128,13 @@ struct Tet4 {
   SOFTIK_HD static Xi quad_point(int) { return Xi(0.25, 0.25, 0.25); }
   SOFTIK_HD static Real quad_weight(int) { return 1.0 / 6.0; }
   SOFTIK_HD static Xi center() { return Xi(0.25, 0.25, 0.25); }
+  static constexpr bool affine = true;
+  static constexpr int num_mass_quad = 4;  ///< 4-point rule, degree 2 (a = (5 + 3 sqrt 5)/20)
+  SOFTIK_HD static Xi mass_quad_point(int q) {
+    const Real a = 0.58541019662496845446, b = 0.13819660112501051518;
+    return Xi(q == 1 ? a : b, q == 2 ? a : b, q == 3 ? a : b);
+  }
+  SOFTIK_HD static Real mass_quad_weight(int) { return 1.0 / 24.0; }
 };
 
 /// 8-node trilinear hexahedron on [-1,1]^3, 2x2x2 Gauss rule.
@@ -148,6 +172,10 @@ struct Hex8 {
   }
   SOFTIK_HD static Real quad_weight(int) { return 1.0; }
   SOFTIK_HD static Xi center() { return Xi(0.0, 0.0, 0.0); }
+  static constexpr bool affine = false;
+  static constexpr int num_mass_quad = num_quad;  ///< 2x2x2 Gauss: exact for N_a N_b det J
+  SOFTIK_HD static Xi mass_quad_point(int q) { return quad_point(q); }
+  SOFTIK_HD static Real mass_quad_weight(int q) { return quad_weight(q); }
 };
 
 }  // namespace softik::fem

@@ -1,0 +1,61 @@
+// The pieces of solve_frictional_contact() (host/contact only): the Coulomb cone, the exact
+// single-contact solve used by projected Gauss-Seidel, and the pivoting (Lemke) solver.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "softik/contact.hpp"
+
+namespace softik {
+namespace contact {
+
+using MatrixXr = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+using VectorXr = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+using Mat3r = Eigen::Matrix<Real, 3, 3>;
+
+/// The Euclidean projection of z = (z_n, z_t) onto K_mu = {|z_t| <= mu z_n}:
+/// z if |z_t| <= mu z_n; 0 if mu |z_t| <= -z_n (the polar cone); else
+/// (z_n + mu |z_t|) / (1 + mu^2) (1, mu z_t / |z_t|).
+Vec3r project_on_cone(const Vec3r& z, Real mu);
+
+/// One contact's natural-map residual (length units), rho = 1 / max diag(W_ii):
+/// |lambda - proj_K(lambda - rho (delta + mu |delta_t| e_n))| / rho.
+Real contact_residual(const Vec3r& lambda, const Vec3r& delta, Real mu, Real rho);
+
+/// The exact solution of one contact, delta = b + A lambda (A = W_ii, b = the rest of delta):
+/// separation (b_n >= 0: lambda = 0), else stick (lambda = -A^-1 b inside the cone), else slip
+/// (delta_n = 0, lambda_t = -mu lambda_n s with delta_t parallel to s, s found by a scan of the
+/// angle and bisection; the root nearest the current lambda's direction). `current` is kept
+/// when no slip direction exists (a singular or strongly coupled A).
+Vec3r solve_single_contact(const Mat3r& A, const Vec3r& b, Real mu, const Vec3r& current);
+
+/// Each contact's state at (lambda, delta): 0 separated (lambda_n <= 0), 2 slipping (mu = 0, or
+/// on the cone's boundary with |delta_t| > slip_threshold), else 1 stick (a contact on the
+/// boundary without slip sticks: delta_i = 0 holds at such a solution).
+std::vector<int> contact_states(const VectorXr& lambda, const VectorXr& delta, const std::vector<Real>& mu,
+                                Real slip_threshold);
+
+/// Active-set polish: with `states` fixed, solves the linear equations of that state exactly
+/// (stick: delta_i = 0; slip: delta_n = 0 with lambda_t = -mu lambda_n s, s = delta_t / |delta_t|
+/// when direction_from_slip, else -lambda_t / |lambda_t|, at the current lambda; separated:
+/// lambda_i = 0). Returns false when the system is singular.
+bool polish_active_set(const MatrixXr& W, const VectorXr& delta_free, const std::vector<Real>& mu,
+                       const std::vector<int>& states, bool direction_from_slip, VectorXr& lambda);
+
+/// Block projected Gauss-Seidel with the exact local solve above.
+ContactSolverReport solve_projected_gauss_seidel(const MatrixXr& W, const VectorXr& delta_free,
+                                                 const std::vector<Real>& mu, VectorXr& lambda,
+                                                 const ContactSolverOptions& options);
+
+/// Lemke's method on the LCP of the inscribed 8-facet friction pyramid (exact when mu = 0).
+ContactSolverReport solve_direct(const MatrixXr& W, const VectorXr& delta_free, const std::vector<Real>& mu,
+                                 VectorXr& lambda, const ContactSolverOptions& options);
+
+/// max_i contact_residual over the contacts, for delta = delta_free + W lambda.
+Real natural_map_residual(const MatrixXr& W, const VectorXr& delta, const std::vector<Real>& mu,
+                          const VectorXr& lambda);
+
+}  // namespace contact
+}  // namespace softik

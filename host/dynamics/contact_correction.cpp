@@ -1,0 +1,311 @@
+// DynamicSolver, seed 003's constraint half of a step: detection, the violation at the free positions, the
+// compliance W = H A^-1 H^T with the tangent A of the free motion, the frictional contact solve
+// and the correction x = x_free + A^-1 H^T lambda (dynamics.hpp, contact.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <tuple>
+
+#include "host/dynamics/dynamic_solver_impl.hpp"
+#include "softik/error.hpp"
+#include "softik/mesh.hpp"
+
+namespace softik {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// Shortest and mean distance between two nodes of one cell (all node pairs).
+void edge_lengths(const Mesh& mesh, Real* shortest, Real* mean) {
+  const int npc = nodes_per_cell(mesh.cell_type);
+  Real lo = 1e300, sum = 0;
+  long count = 0;
+  for (int c = 0; c < mesh.num_cells(); ++c) {
+    const int* nodes = mesh.cell(c);
+    for (int i = 0; i < npc; ++i)
+      for (int j = i + 1; j < npc; ++j) {
+        Real d2 = 0;
+        for (int k = 0; k < 3; ++k) {
+          const Real d = mesh.X[3 * static_cast<size_t>(nodes[i]) + k] - mesh.X[3 * static_cast<size_t>(nodes[j]) + k];
+          d2 += d * d;
+        }
+        lo = std::min(lo, std::sqrt(d2));
+        sum += std::sqrt(d2);
+        ++count;
+      }
+  }
+  *shortest = lo;
+  *mean = count ? sum / static_cast<Real>(count) : 0;
+}
+
+/// The connected component of every node (through shared cells); unused nodes get their own.
+std::vector<int> node_parts(const Mesh& mesh) {
+  std::vector<int> parent(static_cast<size_t>(mesh.num_nodes()));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto root = [&](int n) {
+    while (parent[static_cast<size_t>(n)] != n) n = parent[static_cast<size_t>(n)] = parent[static_cast<size_t>(parent[static_cast<size_t>(n)])];
+    return n;
+  };
+  const int npc = nodes_per_cell(mesh.cell_type);
+  for (int c = 0; c < mesh.num_cells(); ++c)
+    for (int i = 1; i < npc; ++i) parent[static_cast<size_t>(root(mesh.cell(c)[i]))] = root(mesh.cell(c)[0]);
+  std::vector<int> part(parent.size());
+  std::map<int, int> id;
+  for (int n = 0; n < mesh.num_nodes(); ++n) part[static_cast<size_t>(n)] = id.emplace(root(n), static_cast<int>(id.size())).first->second;
+  return part;
+}
+
+}  // namespace
+
+void DynamicSolver::Impl::setup_contact() {
+  ContactOptions& c = options.contact;
+  if (c.obstacles.empty() && !c.between_parts) return;
+  const Mesh& mesh = assembler.mesh();
+  SOFTIK_CHECK(mesh.dim == 3, "contact needs a 3D mesh (Tet4 or Hex8), got a " << cell_type_name(mesh.cell_type) << " mesh");
+  for (const Obstacle& o : c.obstacles) validate(o);
+  SOFTIK_CHECK(std::isfinite(c.body_friction) && c.body_friction >= 0,
+               "contact: friction between parts mu = " << c.body_friction << "; Coulomb's coefficient must be >= 0");
+  Real shortest = 0, mean = 0;
+  edge_lengths(mesh, &shortest, &mean);
+  SOFTIK_CHECK(std::isfinite(c.contact_distance) && c.contact_distance >= 0,
+               "contact: contact_distance = " << c.contact_distance << "; give a distance >= 0");
+  SOFTIK_CHECK(c.contact_distance <= shortest,
+               "contact: contact_distance = " << c.contact_distance << " is larger than the smallest element edge ("
+                                              << shortest << "); give a distance below it (e.g. 0.1 of it)");
+  SOFTIK_CHECK(std::isfinite(c.alarm_distance), "contact: alarm_distance = " << c.alarm_distance);
+  if (c.alarm_distance < 0) c.alarm_distance = 0.1 * mean;
+  SOFTIK_CHECK(std::isfinite(c.tolerance), "contact: tolerance = " << c.tolerance);
+  c.solver.tolerance = c.tolerance < 0 ? 1e-9 * size : c.tolerance;
+  SOFTIK_CHECK(c.solver.tolerance > 0, "contact: tolerance = " << c.tolerance << "; give a positive length");
+  const std::vector<int>& free = assembler.free_dof_index();
+  auto movable = [&](int node) {
+    return free[3 * static_cast<size_t>(node)] >= 0 || free[3 * static_cast<size_t>(node) + 1] >= 0 ||
+           free[3 * static_cast<size_t>(node) + 2] >= 0;
+  };
+  const SurfaceGroup boundary = boundary_surface(mesh);
+  std::vector<char> on_boundary(static_cast<size_t>(mesh.num_nodes()), 0);
+  for (const auto& t : boundary.triangles)
+    for (int n : t) on_boundary[static_cast<size_t>(n)] = 1;
+  for (const auto& q : boundary.quads)
+    for (int n : q) on_boundary[static_cast<size_t>(n)] = 1;
+  if (c.nodes.empty()) {
+    for (int n = 0; n < mesh.num_nodes(); ++n)
+      if (on_boundary[static_cast<size_t>(n)] && movable(n)) contact_nodes.push_back(n);
+  } else {
+    for (int n : c.nodes) {
+      SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(), "contact: node " << n << " is outside [0, " << mesh.num_nodes() << ")");
+      if (movable(n)) contact_nodes.push_back(n);
+    }
+  }
+  if (!c.between_parts) return;
+  node_part = node_parts(mesh);
+  std::vector<std::array<int, 3>> triangles = boundary.triangles;
+  for (const auto& q : boundary.quads) {
+    triangles.push_back({q[0], q[1], q[2]});
+    triangles.push_back({q[0], q[2], q[3]});
+  }
+  std::vector<int> triangle_part;
+  for (const auto& t : triangles) triangle_part.push_back(node_part[static_cast<size_t>(t[0])]);
+  // Mean boundary edge length per part: the finer part's nodes are tested against the coarser
+  // part's triangles (one pass; see slave_of).
+  const int parts = 1 + *std::max_element(node_part.begin(), node_part.end());
+  std::vector<Real> edge_sum(static_cast<size_t>(parts), 0.0), edge_count(static_cast<size_t>(parts), 0.0);
+  for (const auto& t : triangles)
+    for (int j = 0; j < 3; ++j) {
+      const size_t a = static_cast<size_t>(t[static_cast<size_t>(j)]), b = static_cast<size_t>(t[static_cast<size_t>((j + 1) % 3)]);
+      Real d2 = 0;
+      for (int k = 0; k < 3; ++k) d2 += (mesh.X[3 * a + k] - mesh.X[3 * b + k]) * (mesh.X[3 * a + k] - mesh.X[3 * b + k]);
+      edge_sum[static_cast<size_t>(node_part[a])] += std::sqrt(d2);
+      edge_count[static_cast<size_t>(node_part[a])] += 1;
+    }
+  part_edge.resize(static_cast<size_t>(parts));
+  for (size_t k = 0; k < part_edge.size(); ++k) part_edge[k] = edge_count[k] > 0 ? edge_sum[k] / edge_count[k] : 0;
+  proximity = std::make_unique<SurfaceProximity>(std::move(triangles), std::move(triangle_part));
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    if (on_boundary[static_cast<size_t>(n)] && movable(n)) {
+      proximity_nodes.push_back(n);
+      proximity_node_part.push_back(node_part[static_cast<size_t>(n)]);
+    }
+}
+
+bool DynamicSolver::Impl::slave_of(int node_part_id, int triangle_part_id) const {
+  const Real a = part_edge[static_cast<size_t>(node_part_id)], b = part_edge[static_cast<size_t>(triangle_part_id)];
+  if (std::abs(a - b) > 1e-6 * std::max(a, b)) return a < b;
+  return node_part_id > triangle_part_id;
+}
+
+bool DynamicSolver::Impl::has_contact() const { return !options.contact.obstacles.empty() || proximity != nullptr; }
+
+void DynamicSolver::Impl::warn_initial_penetration() {
+  if (!has_contact()) return;
+  const ContactOptions& c = options.contact;
+  std::vector<ContactPoint> found = detect_obstacle_contacts(c.obstacles, t, contact_nodes, x, c.contact_distance, 0.0);
+  if (proximity) {
+    const std::vector<ContactPoint> body =
+        proximity->detect(proximity_nodes, proximity_node_part, x, c.contact_distance, 0.0, c.body_friction);
+    found.insert(found.end(), body.begin(), body.end());
+  }
+  const Real tolerance = 1e-9 * size;
+  std::ostringstream s;
+  int count = 0;
+  Real deepest = 0;
+  for (const ContactPoint& p : found) {
+    if (p.gap >= -tolerance) continue;
+    if (count < 8)
+      s << (count ? ", " : "") << "node " << p.node << " by " << -p.gap
+        << (p.obstacle >= 0 ? " into obstacle '" + c.obstacles[static_cast<size_t>(p.obstacle)].name + "'" : " into another part");
+    deepest = std::max(deepest, -p.gap);
+    ++count;
+  }
+  if (count == 0) return;
+  std::ostringstream w;
+  w << "contact: " << count << " node(s) start interpenetrating (deepest " << deepest << "): " << s.str()
+    << (count > 8 ? ", ..." : "") << "; the first steps push them out. Move the body or the obstacle apart to avoid it";
+  warnings.push_back(w.str());
+}
+
+std::vector<ContactPoint> DynamicSolver::Impl::near_pairs(Real h, const std::vector<Real>& x_free,
+                                                          std::vector<Vec3r>& free_delta) const {
+  const ContactOptions& c = options.contact;
+  const Real t1 = t + h;
+  // Pairs are found at the start of the step, where the surfaces do not interpenetrate (at the
+  // free positions a node may have passed through a thin part, and its closest face would be
+  // the wrong one), within the alarm distance plus the largest motion of the step; their gaps
+  // are then carried to the free positions along the pair's normal.
+  Real motion = 0;
+  for (size_t k = 0; k < x.size(); ++k) motion = std::max(motion, std::abs(x_free[k] - x[k]));
+  for (const Obstacle& o : c.obstacles) motion += (o.offset(t1) - o.offset(t)).norm();
+  const Real alarm = c.alarm_distance + 2 * std::sqrt(3.0) * motion;
+  std::vector<ContactPoint> found = detect_obstacle_contacts(c.obstacles, t, contact_nodes, x, c.contact_distance, alarm);
+  if (proximity) {
+    const std::vector<ContactPoint> body =
+        proximity->detect(proximity_nodes, proximity_node_part, x, c.contact_distance, alarm, c.body_friction);
+    for (const ContactPoint& p : body)
+      if (slave_of(node_part[static_cast<size_t>(p.node)], node_part[static_cast<size_t>(p.triangle[0])]))
+        found.push_back(p);
+  }
+  // The node's motion over the step relative to what it touches, and the pair's free violation:
+  // delta_free = (gap + n . u_rel, t1 . u_rel, t2 . u_rel). Pairs still farther apart than the
+  // alarm distance after the free motion cannot touch within the step and are dropped.
+  auto relative_motion = [&](const ContactPoint& p) {
+    Vec3r u;
+    for (int i = 0; i < 3; ++i) u[i] = x_free[3 * static_cast<size_t>(p.node) + i] - x[3 * static_cast<size_t>(p.node) + i];
+    if (p.obstacle >= 0) {
+      const Obstacle& o = c.obstacles[static_cast<size_t>(p.obstacle)];
+      return Vec3r(u - (o.offset(t1) - o.offset(t)));
+    }
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        const size_t v = static_cast<size_t>(p.triangle[static_cast<size_t>(j)]);
+        u[i] -= p.barycentric[static_cast<size_t>(j)] * (x_free[3 * v + i] - x[3 * v + i]);
+      }
+    return u;
+  };
+  std::vector<ContactPoint> near;
+  free_delta.clear();
+  for (const ContactPoint& p : found) {
+    const Vec3r u = relative_motion(p);
+    const Vec3r d(p.gap + p.normal.dot(u), p.t1.dot(u), p.t2.dot(u));
+    if (d[0] > c.alarm_distance) continue;
+    near.push_back(p);
+    free_delta.push_back(d);
+  }
+  return near;
+}
+
+void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report) {
+  const ContactOptions& c = options.contact;
+  const std::vector<int>& free = assembler.free_dof_index();
+  const int nfree = assembler.num_free_dofs();
+  auto clock = Clock::now();
+  std::vector<Vec3r> free_delta;
+  std::vector<ContactPoint> near = near_pairs(h, x_free, free_delta);
+  report.seconds_detection = seconds_since(clock);
+  const int nc = static_cast<int>(near.size());
+  report.contacts = nc;
+  report.active_contacts = 0;
+  report.normal_force = 0;
+  report.contact_force.setZero();
+  report.max_penetration = 0;
+  report.contact_solve = {};
+  // Warm start from the previous step's forces of the same pair.
+  std::map<std::tuple<int, int, int>, size_t> previous;
+  for (size_t k = 0; k < contacts.size(); ++k)
+    previous[{contacts[k].node, contacts[k].obstacle, contacts[k].triangle[0]}] = k;
+  Eigen::Matrix<Real, Eigen::Dynamic, 1> lambda_next = Eigen::Matrix<Real, Eigen::Dynamic, 1>::Zero(3 * nc);
+  for (int k = 0; k < nc; ++k) {
+    const ContactPoint& p = near[static_cast<size_t>(k)];
+    const auto it = previous.find({p.node, p.obstacle, p.triangle[0]});
+    if (it != previous.end() && lambda.size() >= 3 * it->second + 3)
+      lambda_next[3 * k] = lambda[3 * it->second];  // the normal force only: the frame may have turned
+  }
+  contacts = std::move(near);
+  lambda.assign(static_cast<size_t>(3 * nc), 0.0);
+  deltas.assign(static_cast<size_t>(3 * nc), 0.0);
+  if (nc == 0) return;
+  // delta_free and B = H^T (nfree x 3nc, column-major).
+  clock = Clock::now();
+  Eigen::Matrix<Real, Eigen::Dynamic, 1> delta_free(3 * nc);
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> B = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>::Zero(nfree, 3 * nc);
+  std::vector<Real> mu(static_cast<size_t>(nc));
+  for (int k = 0; k < nc; ++k) {
+    const ContactPoint& p = contacts[static_cast<size_t>(k)];
+    mu[static_cast<size_t>(k)] = p.friction;
+    const Vec3r dir[3] = {p.normal, p.t1, p.t2};
+    delta_free.segment<3>(3 * k) = free_delta[static_cast<size_t>(k)];
+    for (int r = 0; r < 3; ++r)
+      for (int i = 0; i < 3; ++i) {
+        const int row = free[3 * static_cast<size_t>(p.node) + i];
+        if (row >= 0) B(row, 3 * k + r) += dir[r][i];
+        if (p.obstacle >= 0) continue;
+        for (int j = 0; j < 3; ++j) {
+          const int trow = free[3 * static_cast<size_t>(p.triangle[static_cast<size_t>(j)]) + i];
+          if (trow >= 0) B(trow, 3 * k + r) -= p.barycentric[static_cast<size_t>(j)] * dir[r][i];
+        }
+      }
+  }
+  // W = H A^-1 H^T: forward solves only with a Cholesky factor (W = Z^T Z, Z = L^-1 P H^T).
+  const int nb = 3 * nc;
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> W(nb, nb), Y;
+  const bool half = solver.has_cholesky_factor();
+  if (half) {
+    solver.forward_gram(B.data(), nfree, nb, W.data());
+  } else {
+    Y.resize(nfree, nb);
+    solver.solve(B.data(), Y.data(), nb);
+    W = B.transpose() * Y;
+    W = 0.5 * (W + W.transpose()).eval();
+  }
+  report.seconds_compliance = seconds_since(clock);
+  clock = Clock::now();
+  report.contact_solve = solve_frictional_contact(W, delta_free, mu, lambda_next, c.solver);
+  report.seconds_contact_solve = seconds_since(clock);
+  // Correction x = x_free + A^-1 H^T lambda.
+  std::vector<Real> dx(static_cast<size_t>(nfree));
+  if (half) {
+    solver.backward_combination(lambda_next.data(), dx.data());
+  } else {
+    Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>>(dx.data(), nfree) = Y * lambda_next;
+  }
+  for (size_t k = 0; k < x_free.size(); ++k)
+    if (free[k] >= 0) x_free[k] += dx[static_cast<size_t>(free[k])];
+  const Eigen::Matrix<Real, Eigen::Dynamic, 1> delta = delta_free + W * lambda_next;
+  for (int k = 0; k < nc; ++k) {
+    const ContactPoint& p = contacts[static_cast<size_t>(k)];
+    for (int r = 0; r < 3; ++r) {
+      lambda[static_cast<size_t>(3 * k + r)] = lambda_next[3 * k + r];
+      deltas[static_cast<size_t>(3 * k + r)] = delta[3 * k + r];
+    }
+    if (lambda_next[3 * k] > 0) ++report.active_contacts;
+    report.normal_force += lambda_next[3 * k];
+    report.contact_force += lambda_next[3 * k] * p.normal + lambda_next[3 * k + 1] * p.t1 + lambda_next[3 * k + 2] * p.t2;
+    report.max_penetration = std::max(report.max_penetration, -delta[3 * k]);
+  }
+}
+
+}  // namespace softik

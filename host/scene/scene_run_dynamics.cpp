@@ -1,0 +1,195 @@
+// Runs a scene with `dynamics:` (and `contact:`): the DynamicSolver's steps over the duration,
+// one CSV row per step (time, energies, pressures, probes, contact forces, iterations) and a .vtu
+// (displacement, velocity, von Mises) every outputs.every steps, collected in the .pvd.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+
+#include "host/scene/scene_run_common.hpp"
+#include "softik/error.hpp"
+
+namespace softik::scene_detail {
+
+namespace {
+
+DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
+  DynamicLoads loads;
+  if (!built.gravity.empty()) loads.nodal.push_back({built.gravity, scene.gravity.over_time});
+  if (!built.loads.nodal.empty()) {  // the forces: the nodal loads without gravity, constant in time
+    std::vector<Real> forces = built.loads.nodal;
+    bool any = false;
+    for (size_t k = 0; k < forces.size(); ++k) {
+      if (!built.gravity.empty()) forces[k] -= built.gravity[k];
+      any = any || forces[k] != 0;
+    }
+    if (any) loads.nodal.push_back({forces, {}});
+  }
+  loads.pressures = built.loads.pressures;
+  for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
+  return loads;
+}
+
+DynamicsOptions dynamic_options(const Scene& scene, const BuiltScene& built) {
+  DynamicsOptions o = scene.dynamics.options;
+  o.pressure_stiffness = scene.solver.pressure_stiffness;
+  const SceneContact& c = scene.contact;
+  if (!c.enabled) return o;
+  o.contact.obstacles = built.obstacles;
+  o.contact.nodes = built.contact_nodes;
+  o.contact.between_parts = c.between_parts;
+  o.contact.body_friction = c.friction;
+  o.contact.contact_distance = c.distance;
+  o.contact.alarm_distance = c.alarm_distance;
+  o.contact.tolerance = c.tolerance;
+  o.contact.solver = c.solver;
+  return o;
+}
+
+struct DynamicRecorder {
+  const Scene& scene;
+  const BuiltScene& built;
+  const SceneRunOptions& options;
+  Clock::time_point t0;
+  SceneRunResult& result;
+  std::ofstream csv;
+  std::unique_ptr<PvdWriter> pvd;
+
+  void open() {
+    result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
+    csv.open(result.csv_path);
+    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
+                                          << "); check that the --out folder is writable");
+    csv << "step,time,kinetic_energy,elastic_energy";
+    for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
+    for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    csv << ",contacts,active_contacts,normal_force,contact_fx,contact_fy,contact_fz,max_penetration,"
+           "contact_iterations,contact_residual,newton_iterations,substeps,seconds\n";
+    csv << std::setprecision(10);
+    if (scene.outputs.vtu) {
+      result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
+      pvd = std::make_unique<PvdWriter>(result.pvd_path);
+    }
+  }
+
+  void record(const DynamicStepReport& r, const DynamicSolver& dyn, bool vtu_due) {
+    const std::vector<Real>& x = dyn.positions();
+    csv << r.step << "," << r.time << "," << r.kinetic_energy << "," << r.elastic_energy;
+    result.pressures.clear();
+    for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
+      const PressureLoad& load = built.loads.pressures[p];
+      const Real P = p < r.pressures.size() ? r.pressures[p] : 0.0;
+      const Real V = load.closed ? surface_volume(load, built.mesh, x) : 0.0;
+      csv << "," << P << "," << V;
+      result.pressures.push_back({load.name, P, load.closed ? surface_volume(load, built.mesh, built.mesh.rest_positions()) : 0.0, V});
+    }
+    result.probes.clear();
+    for (const BuiltProbe& p : built.probes) {
+      const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
+      csv << "," << u[0] << "," << u[1] << "," << u[2];
+      result.probes.push_back({p.name, p.point, u});
+    }
+    csv << "," << r.contacts << "," << r.active_contacts << "," << r.normal_force << "," << r.contact_force.x() << ","
+        << r.contact_force.y() << "," << r.contact_force.z() << "," << r.max_penetration << ","
+        << r.contact_solve.iterations << "," << r.contact_solve.residual << "," << r.iterations << "," << r.substeps << ","
+        << since(t0) << "\n";
+    csv.flush();
+    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
+                                     << "): is the disk full? The rows of the steps before are in the file");
+    if (scene.outputs.vtu && vtu_due) {
+      write_state_vtu(options.out_dir, scene.name, built, r.step, r.time, x, "velocity", dyn.velocities(), *pvd);
+      ++result.vtu_files;
+    }
+  }
+};
+
+}  // namespace
+
+void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                  SceneRunResult& result) {
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  DynamicSolver dyn(*built.assembler, *solver, dynamic_loads(scene, built), dynamic_options(scene, built));
+  for (const std::string& w : dyn.warnings()) {
+    result.warnings.push_back(w);
+    if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";
+  }
+  DynamicRunSummary& s = result.dynamics;
+  s.enabled = true;
+  s.scheme = time_scheme_name(scene.dynamics.options.scheme);
+  DynamicRecorder recorder{scene, built, options, t0, result, {}, nullptr};
+  recorder.open();
+  DynamicStepReport start;
+  start.kinetic_energy = dyn.kinetic_energy();
+  start.elastic_energy = dyn.elastic_energy();
+  start.substeps = 0;
+  for (size_t p = 0; p < built.loads.pressures.size(); ++p)
+    start.pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(0.0));
+  recorder.record(start, dyn, true);
+  const int every = scene.outputs.every;
+  for (int step = 1; step <= scene.dynamics.steps; ++step) {
+    const DynamicStepReport r = dyn.step();
+    const bool last = step == scene.dynamics.steps;
+    recorder.record(r, dyn, last || step % every == 0);
+    s.steps = r.step;
+    s.time = r.time;
+    s.cut_steps += r.substeps > 1 ? 1 : 0;
+    s.newton_iterations += r.iterations;
+    s.factorizations += r.factorizations;
+    s.kinetic_energy = r.kinetic_energy;
+    s.elastic_energy = r.elastic_energy;
+    s.max_contacts = std::max(s.max_contacts, r.contacts);
+    s.max_penetration = std::max(s.max_penetration, r.max_penetration);
+    if (r.contacts > 0 && !r.contact_solve.converged) ++s.unconverged_contact_solves;
+    s.last_contact_residual = r.contact_solve.residual;
+    s.normal_force = r.normal_force;
+    s.t_step += r.seconds_total;
+    s.t_detection += r.seconds_detection;
+    s.t_compliance += r.seconds_compliance;
+    s.t_contact_solve += r.seconds_contact_solve;
+    if (options.progress && (last || step % every == 0)) {
+      std::ostream& out = *options.progress;
+      const std::ios::fmtflags flags = out.flags();
+      out << "softik: step " << step << "/" << scene.dynamics.steps << "  t = " << std::setprecision(6) << r.time
+          << "  Newton iterations " << r.iterations << "  contacts " << r.active_contacts << "/" << r.contacts
+          << "  kinetic " << std::scientific << std::setprecision(3) << r.kinetic_energy << "  elastic "
+          << r.elastic_energy << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
+      out.flags(flags);
+      out.flush();
+    }
+  }
+  if (s.steps > 0) {
+    s.t_step /= s.steps;
+    s.t_detection /= s.steps;
+    s.t_compliance /= s.steps;
+    s.t_contact_solve /= s.steps;
+  }
+  result.load_steps = s.steps;
+  result.newton_iterations = s.newton_iterations;
+  result.step_cuts = s.cut_steps;
+}
+
+void write_dynamic_summary(const SceneRunResult& r, std::ostream& out) {
+  const DynamicRunSummary& s = r.dynamics;
+  const std::ios::fmtflags flags = out.flags();
+  out << std::setprecision(6);
+  out << "softik: " << r.name << ": dynamics (" << s.scheme << "): " << s.steps << " steps to t = " << s.time << ", "
+      << s.newton_iterations << " Newton iterations, " << s.factorizations << " factorisations, " << s.cut_steps
+      << " cut steps, " << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, "
+      << r.num_dofs << " DOFs (" << r.num_free_dofs << " free)\n";
+  out.unsetf(std::ios::floatfield);
+  out << std::setprecision(6) << "  energy at the end: kinetic " << s.kinetic_energy << ", elastic " << s.elastic_energy
+      << "\n";
+  if (s.max_contacts > 0 || s.unconverged_contact_solves > 0)
+    out << "  contact: up to " << s.max_contacts << " contacts, normal force at the end " << s.normal_force
+        << ", largest penetration " << s.max_penetration << ", " << s.unconverged_contact_solves
+        << " unconverged contact solves\n";
+  out << std::fixed << std::setprecision(3) << "  mean time per step (ms): " << 1e3 * s.t_step << " (detection "
+      << 1e3 * s.t_detection << ", compliance " << 1e3 * s.t_compliance << ", contact solve " << 1e3 * s.t_contact_solve
+      << ")\n";
+  out.flags(flags);
+  for (const PressureSummary& p : r.pressures) out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
+}
+
+}  // namespace softik::scene_detail

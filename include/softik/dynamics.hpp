@@ -1,0 +1,171 @@
+// Implicit dynamics with the free-motion contact loop (issue 15; seed 003, DESIGN.md section 1).
+//
+// Equation of motion on the free DOFs (fixed DOFs do not move):
+//   M a + D v = f(x) + f_ext(t, x) + H^T lambda,      D = alpha M + beta K(x)   (Rayleigh)
+// M the consistent or row-sum lumped mass (Assembler::mass_matrix), f = -dE/dx the elastic force,
+// f_ext(t, x) = sum_k g_k(t) f_k + sum_p P_p(t) J_p(x) + sum_c J_c(x)^T lambda_c(t) (gravity, cavity
+// pressures, driven actuators such as cables), each scaled by a piecewise-linear TimeFunction.
+//
+// Schemes (the unknown of a step is x_{n+1}; v and a follow from it):
+//   backward Euler  v = (x - x_n)/dt,  a = (v - v_n)/dt                   (first order, dissipative)
+//   Newmark         a = (x - x_n - dt v_n)/(beta dt^2) - (1/(2 beta) - 1) a_n,
+//                   v = v_n + dt ((1 - gamma) a_n + gamma a)               (beta = 1/4, gamma = 1/2:
+//                   the trapezoidal rule, second order, energy-conserving for a linear model)
+// Newton on r(x) = f + f_ext - D v - M a with the tangent
+//   A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness),  c_v = dv/dx, c_a = da/dx.
+//
+// Contact (seed 003's free-motion loop): 1. free motion: the step above without contact;
+// 2. detection at the start of the step (where nothing interpenetrates, so every node finds the
+// right face) within the alarm distance plus the step's largest motion, and each pair's
+// violation at the free positions: delta_free_n = gap + n . u_rel, delta_free_t = t . u_rel
+// (u_rel the node's free motion relative to what it touches);
+// 3. compliance W = H A^-1 H^T (A the last factorised tangent; with a Cholesky factor
+// W = Z^T Z, Z = L^-1 P H^T, forward solves only); 4. the frictional contact solve
+// (contact.hpp); 5. correction x = x_free + A^-1 H^T lambda, then v and a from x.
+// lambda is a force (N), not an impulse: a body at rest on the floor carries its weight in
+// sum lambda_n for any dt. (SOFA's compliance dt H A_v^-1 H^T acts on impulses with a velocity
+// tangent A_v = dt^2 A; this is the same operator in position/force units.)
+//
+// A step whose Newton iteration diverges (no convergence, NaN, an inverted cell) is cut: it is
+// redone as two half steps, at most max_step_cuts levels deep, and the report says so.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "softik/assembly.hpp"
+#include "softik/constraints.hpp"
+#include "softik/contact.hpp"
+#include "softik/linear_solver.hpp"
+#include "softik/loads.hpp"
+
+namespace softik {
+
+/// A piecewise-linear function of time: values[k] at times[k] (strictly increasing), linear in
+/// between, held at the end values outside. Empty: the constant 1.
+struct TimeFunction {
+  std::vector<Real> times;
+  std::vector<Real> values;
+  Real operator()(Real t) const;
+};
+
+/// Throws softik::Error naming `what` on sizes that differ, times that do not increase, NaN.
+void validate(const TimeFunction& f, const std::string& what);
+
+enum class TimeScheme { BackwardEuler, Newmark };
+
+/// "backward_euler" or "newmark".
+const char* time_scheme_name(TimeScheme scheme);
+
+/// An actuator whose lambda (pressure, cable tension, force) is imposed as a function of time;
+/// its force J(x)^T lambda(t) and stiffness (Constraint::add_stiffness) enter every step.
+struct DrivenActuator {
+  std::shared_ptr<Constraint> actuator;
+  TimeFunction lambda;  ///< one function for all rows of the actuator
+};
+
+/// Nodal forces (num_dofs entries, e.g. gravity_load) scaled by a function of time.
+struct NodalLoad {
+  std::vector<Real> values;
+  TimeFunction factor;
+};
+
+struct DynamicLoads {
+  std::vector<NodalLoad> nodal;
+  std::vector<PressureLoad> pressures;       ///< pressure = the value at factor 1
+  std::vector<TimeFunction> pressure_factors;  ///< one per pressure (missing: constant 1)
+  std::vector<DrivenActuator> actuators;
+};
+
+struct ContactOptions {
+  std::vector<Obstacle> obstacles;
+  /// Nodes that can touch an obstacle (empty: every node of the mesh boundary).
+  std::vector<int> nodes;
+  /// Contacts between separate parts of the mesh (its connected components): each boundary
+  /// node against the other parts' boundary triangles, with friction `body_friction`.
+  bool between_parts = false;
+  Real body_friction = 0;
+  Real contact_distance = 0;  ///< the gap kept between surfaces (>= 0, below the smallest element)
+  Real alarm_distance = -1;   ///< detection margin beyond the contact distance (< 0: 0.1 x the mean element edge)
+  /// The contact solve's tolerance (contact.hpp's residual, a length); < 0: 1e-9 x the mesh's
+  /// bounding-box diagonal. It replaces solver.tolerance.
+  Real tolerance = -1;
+  ContactSolverOptions solver;  ///< method and max_iterations
+};
+
+struct DynamicsOptions {
+  Real dt = 1e-3;
+  TimeScheme scheme = TimeScheme::BackwardEuler;
+  Real newmark_beta = 0.25;
+  Real newmark_gamma = 0.5;
+  Real density = 1000;       ///< mass density (> 0)
+  bool lumped_mass = false;  ///< row-sum lumped instead of consistent mass
+  Real rayleigh_mass = 0;       ///< alpha (1/time)
+  Real rayleigh_stiffness = 0;  ///< beta (time)
+  int max_iterations = 25;          ///< Newton iterations per step
+  Real residual_tolerance = 1e-9;   ///< |r| <= tol * (|f| + |f_ext| + |M a| + |D v|)
+  Real increment_tolerance = 1e-12; ///< or |dx| <= tol * model size
+  int max_step_cuts = 6;
+  bool pressure_stiffness = true;
+  ContactOptions contact;
+};
+
+/// What one step did.
+struct DynamicStepReport {
+  int step = 0;         ///< steps completed, from 1
+  Real time = 0;        ///< at the end of the step
+  int iterations = 0;   ///< Newton iterations (all sub-steps)
+  Real residual = 0;    ///< final |r| of the free motion
+  int substeps = 1;     ///< > 1 when the step was cut
+  int factorizations = 0;
+  Real kinetic_energy = 0;
+  Real elastic_energy = 0;
+  int contacts = 0;          ///< contact points detected
+  int active_contacts = 0;   ///< with lambda_n > 0
+  Real normal_force = 0;     ///< sum of lambda_n
+  Vec3r contact_force = Vec3r::Zero();  ///< resultant of the contact forces on the body
+  Real max_penetration = 0;  ///< largest -gap after the correction (0 when none)
+  ContactSolverReport contact_solve;
+  double seconds_detection = 0, seconds_compliance = 0, seconds_contact_solve = 0, seconds_total = 0;
+  std::vector<Real> pressures;  ///< P_p(t) per pressure load
+};
+
+class DynamicSolver {
+ public:
+  /// The assembler (and its mesh), the solver and the loads must outlive the DynamicSolver.
+  /// Starts at rest at the assembler's rest positions at time 0. Throws softik::Error on bad
+  /// options (dt <= 0 or NaN, density <= 0, beta/gamma outside the stable range, negative
+  /// damping, mu < 0, a contact distance larger than the smallest element, bad obstacles).
+  DynamicSolver(const Assembler& assembler, LinearSolver& solver, DynamicLoads loads, DynamicsOptions options);
+  ~DynamicSolver();
+  DynamicSolver(DynamicSolver&&) noexcept;
+  DynamicSolver& operator=(DynamicSolver&&) noexcept;
+
+  /// Sets positions and velocities (num_dofs each); the acceleration is recomputed.
+  void set_state(const std::vector<Real>& x, const std::vector<Real>& v, Real time = 0);
+  const std::vector<Real>& positions() const;
+  const std::vector<Real>& velocities() const;
+  Real time() const;
+
+  /// Advances one dt. Throws softik::Error (Numerical) when even the smallest sub-step fails.
+  DynamicStepReport step();
+
+  /// The contacts and their forces (lambda_n, lambda_t1, lambda_t2 per contact) of the last step.
+  const std::vector<ContactPoint>& contacts() const;
+  const std::vector<Real>& contact_forces() const;
+  /// Gap and tangential slip (delta = delta_free + W lambda) of the last step, 3 per contact.
+  const std::vector<Real>& contact_deltas() const;
+  /// Warnings (bodies that start interpenetrating an obstacle, ...), one line each.
+  const std::vector<std::string>& warnings() const;
+
+  Real kinetic_energy() const;  ///< v^T M v / 2 over the free DOFs
+  Real elastic_energy() const;  ///< E(x)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace softik

@@ -1,0 +1,131 @@
+// Scenes with `dynamics:` and `contact:` (issue 15): a block dropped on a table runs end to end
+// (CSV time series, .vtu/.pvd), its last row carrying the block's weight in contact forces; and
+// every bad value of the new keys is an error naming its line and the fix.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "scene_test_support.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+namespace {
+
+const char* kBlock = R"(name: drop
+mesh: {generator: {type: box, size: [0.05, 0.05, 0.05], origin: [0, 0, 0.002], cells: [2, 2, 2], cell_type: hex8}}
+formulation: linear
+materials: {law: linear, young: 1.0e5, poisson: 0.3}
+loads:
+  gravity: {density: 1000}
+)";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SceneDynamics, ABlockDroppedOnATableComesToRestOnIt) {
+  const std::string yaml = std::string(kBlock) + R"(dynamics:
+  dt: 0.01
+  duration: 0.5
+contact:
+  obstacles:
+    - {name: table, type: plane, point: [0, 0, 0], normal: [0, 0, 1], friction: 0.4}
+outputs:
+  every: 10
+  probes:
+    - {name: top, point: [0.025, 0.025, 0.052]}
+)";
+  const fs::path out = fresh_dir("dynamics_drop");
+  const SceneRunResult r = run_scene(parse_scene_string(yaml, "drop.yaml"), {out.string(), nullptr, nullptr});
+  EXPECT_TRUE(r.dynamics.enabled);
+  EXPECT_EQ(r.dynamics.steps, 50);
+  EXPECT_NEAR(r.dynamics.time, 0.5, 1e-12);
+  EXPECT_EQ(r.dynamics.unconverged_contact_solves, 0);
+  EXPECT_EQ(unmet_goals(r), "");
+  const Real weight = 1000 * 0.05 * 0.05 * 0.05 * 9.81;
+  EXPECT_NEAR(r.dynamics.normal_force, weight, 1e-6 * weight);
+  EXPECT_LE(r.dynamics.max_penetration, 1e-9);
+  const auto rows = read_csv(out / "drop.csv");
+  ASSERT_EQ(rows.size(), 52u);  // header, the initial state and 50 steps
+  const std::vector<std::string>& header = rows.front();
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  EXPECT_EQ(std::stod(rows[1][column("time")]), 0.0);
+  EXPECT_EQ(std::stod(rows[1][column("contacts")]), 0.0);
+  EXPECT_NEAR(std::stod(rows.back()[column("contact_fz")]), weight, 1e-6 * weight);
+  // It fell 2 mm onto the table: the top moved down by about that (plus its compression).
+  EXPECT_NEAR(std::stod(rows.back()[column("uz_top")]), -0.002, 2e-4);
+  EXPECT_LT(std::stod(rows.back()[column("kinetic_energy")]), 1e-9);
+  EXPECT_TRUE(fs::exists(out / "drop.pvd"));
+  EXPECT_EQ(r.vtu_files, 6);  // steps 0, 10, ..., 50
+  EXPECT_TRUE(fs::exists(out / "drop_0050.vtu"));
+}
+
+TEST(SceneDynamics, BadValuesNameTheirKey) {
+  const std::string base = kBlock;
+  const std::string dyn = "dynamics: {dt: 0.01, duration: 0.1}\n";
+  struct Case {
+    std::string yaml, words;
+  };
+  const Case cases[] = {
+      {base + "contact: {obstacles: [{type: plane}]}\n", "add a dynamics: section"},
+      {base + "dynamics: {dt: -0.01, duration: 1}\n", "dynamics.dt: must be a positive time step"},
+      {base + "dynamics: {dt: 0.01}\n", "duration"},
+      {base + "dynamics: {dt: 0.01, duration: 1, scheme: leapfrog}\n", "backward_euler"},
+      {base + "dynamics: {dt: 0.01, duration: 1, newmark: {beta: 0.25}}\n", "scheme: newmark only"},
+      {base + "dynamics: {dt: 0.01, duration: 1, scheme: newmark, newmark: {beta: 0.1}}\n", "unconditionally stable"},
+      {base + "dynamics: {dt: 0.01, duration: 1, rayleigh: {mass: -1}}\n", "alpha must be >= 0"},
+      {base + "dynamics: {dt: 0.01, duration: 1, density: 500}\n", "differs from dynamics.density"},
+      {base + dyn + "contact: {obstacles: [{type: plane, friction: -0.1}]}\n", "mu must be >= 0"},
+      {base + dyn + "contact: {obstacles: [{type: sphere, radius: 0.1, normal: [0, 0, 1]}]}\n", "not a key of a sphere"},
+      {base + dyn + "contact: {obstacles: [{type: sphere}]}\n", "radius"},
+      {base + dyn + "contact: {obstacles: [{type: cone}]}\n", "cylinder"},
+      {base + dyn + "contact: {obstacles: [{type: plane, normal: [0, 0, 0]}]}\n", "non-zero direction"},
+      {base + dyn + "contact: {obstacles: [{type: plane, path: [[0, 0, 0, 0], [0, 1, 0, 0]]}]}\n", "increasing order"},
+      {base + dyn + "contact: {obstacles: [{type: plane}, {type: plane}]}\n", "already used"},
+      {base + dyn + "contact: {obstacles: [{type: mesh, file: missing.stl}]}\n", "missing.stl"},
+      {base + dyn + "contact: {between_parts: false}\n", "nothing can touch"},
+      {base + dyn + "contact: {obstacles: [{type: plane}], friction: 0.3}\n", "between_parts: true"},
+      {base + dyn + "contact: {obstacles: [{type: plane}], distance: -1}\n", "contact distance must be >= 0"},
+      {std::string(kBlock) + "  pressure: []\n" + "dynamics: {dt: 0.01, duration: 1}\ninverse: {}\n", "inverse"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = error_of(c.yaml);
+    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
+    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
+  }
+  // A gravity table over time without dynamics.
+  const std::string no_dynamics = std::string(R"(mesh: {generator: {type: box, cells: [1, 1, 1]}}
+materials: {law: linear, young: 1.0e5, poisson: 0.3}
+fixed: [{group: zmin}]
+loads: {gravity: {density: 1000, over_time: [[0, 0], [1, 1]]}}
+)");
+  EXPECT_NE(error_of(no_dynamics).find("needs a dynamics: section"), std::string::npos) << error_of(no_dynamics);
+}
+
+TEST(SceneDynamics, AContactDistanceAboveTheSmallestElementIsRefusedAtRun) {
+  const std::string yaml = std::string(kBlock) + R"(dynamics: {dt: 0.01, duration: 0.02}
+contact:
+  obstacles: [{name: table, type: plane}]
+  distance: 0.1
+)";
+  const fs::path out = fresh_dir("dynamics_distance");
+  try {
+    run_scene(parse_scene_string(yaml, "d.yaml"), {out.string(), nullptr, nullptr});
+    ADD_FAILURE() << "accepted a contact distance of 0.1 with 0.025 elements";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("smallest element"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace softik
