@@ -96,6 +96,47 @@ TEST(DynamicsContact, ABlockAtRestOnTheFloorCarriesItsWeight) {
   }
 }
 
+TEST(DynamicsContact, SymmetryPlanesOnTheFloorAreNotContactRows) {
+  // A quarter model: the xmin face held in x and the ymin face in y (symmetry planes). Their
+  // bottom nodes touch the floor with a fixed tangential component: those rows move no free DOF
+  // and must carry no force, while the normal rows carry the quarter's weight.
+  Block b = make_block(CellType::Hex8, 1e5);
+  std::vector<char> fixed(static_cast<size_t>(b.mesh.num_dofs()), 0);
+  for (int n : b.mesh.node_groups.at("xmin")) fixed[3 * static_cast<size_t>(n)] = 1;
+  for (int n : b.mesh.node_groups.at("ymin")) fixed[3 * static_cast<size_t>(n) + 1] = 1;
+  AssemblyOptions ao;
+  ao.formulation = Formulation::LinearSmallStrain;
+  const Assembler assembler(b.mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, fixed, ao);
+  DynamicLoads loads;
+  loads.nodal = {{gravity_load(assembler, kRho, {0, 0, -kG}), {}}};
+  DynamicsOptions options;
+  options.density = kRho;
+  options.dt = 0.05;
+  options.contact.obstacles = {floor_plane(0.5)};
+  options.contact.tolerance = 1e-15;
+  options.contact.solver.max_iterations = 20000;
+  DynamicSolver dyn(assembler, *b.solver, loads, options);
+  DynamicStepReport r;
+  for (int s = 0; s < 40; ++s) {
+    r = dyn.step();
+    expect_contact_laws(dyn, 1e-7, 1e-10);
+  }
+  ASSERT_TRUE(r.contact_solve.converged);
+  const Real weight = kRho * kSide * kSide * kSide * kG;
+  EXPECT_NEAR(r.contact_force.z(), weight, 1e-8 * weight);
+  for (size_t k = 0; k < dyn.contacts().size(); ++k) {
+    const ContactPoint& c = dyn.contacts()[k];
+    for (int row = 0; row < 3; ++row) {
+      const Vec3r dir = row == 0 ? c.normal : row == 1 ? c.t1 : c.t2;
+      bool moves = false;
+      for (int i = 0; i < 3; ++i) moves = moves || (dir[i] != 0 && !fixed[3 * static_cast<size_t>(c.node) + i]);
+      if (!moves) {
+        EXPECT_EQ(dyn.contact_forces()[3 * k + row], 0.0) << "contact " << k << " row " << row;
+      }
+    }
+  }
+}
+
 /// Mean x velocity of the nodes after `steps` steps on a floor with friction mu under gravity
 /// tilted by theta (the incline seen from its own frame); also the velocity `span` steps before.
 void slide(Real theta, Real mu, int steps, int span, Real* v_end, Real* v_before, Real dt) {

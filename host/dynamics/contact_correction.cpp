@@ -225,22 +225,21 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   auto clock = Clock::now();
   std::vector<Vec3r> free_delta;
   std::vector<ContactPoint> near = near_pairs(h, x_free, free_delta);
-  report.seconds_detection = seconds_since(clock);
+  report.seconds_detection += seconds_since(clock);
   const int nc = static_cast<int>(near.size());
-  report.contacts = nc;
+  // A cut step's sub-steps: the largest counts and penetration, the last forces.
+  report.contacts = std::max(report.contacts, nc);
   report.active_contacts = 0;
   report.normal_force = 0;
   report.contact_force.setZero();
-  report.max_penetration = 0;
-  report.contact_solve = {};
   // Warm start from the previous step's forces of the same pair.
-  std::map<std::tuple<int, int, int>, size_t> previous;
-  for (size_t k = 0; k < contacts.size(); ++k)
-    previous[{contacts[k].node, contacts[k].obstacle, contacts[k].triangle[0]}] = k;
+  auto key = [](const ContactPoint& p) { return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]); };
+  std::map<std::tuple<int, int, int, int, int>, size_t> previous;
+  for (size_t k = 0; k < contacts.size(); ++k) previous[key(contacts[k])] = k;
   Eigen::Matrix<Real, Eigen::Dynamic, 1> lambda_next = Eigen::Matrix<Real, Eigen::Dynamic, 1>::Zero(3 * nc);
   for (int k = 0; k < nc; ++k) {
     const ContactPoint& p = near[static_cast<size_t>(k)];
-    const auto it = previous.find({p.node, p.obstacle, p.triangle[0]});
+    const auto it = previous.find(key(p));
     if (it != previous.end() && lambda.size() >= 3 * it->second + 3)
       lambda_next[3 * k] = lambda[3 * it->second];  // the normal force only: the frame may have turned
   }
@@ -281,10 +280,27 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
     W = B.transpose() * Y;
     W = 0.5 * (W + W.transpose()).eval();
   }
-  report.seconds_compliance = seconds_since(clock);
+  // A row that moves no free DOF (a node whose normal or tangent component is fixed: a symmetry
+  // plane, a roller) cannot act: W_rr = 1, delta_free_r = 0 and no coupling make its lambda 0.
+  for (int r = 0; r < nb; ++r)
+    if (B.col(r).squaredNorm() == 0) {
+      W.row(r).setZero();
+      W.col(r).setZero();
+      W(r, r) = 1;
+      delta_free[r] = 0;
+    }
+  report.seconds_compliance += seconds_since(clock);
   clock = Clock::now();
-  report.contact_solve = solve_frictional_contact(W, delta_free, mu, lambda_next, c.solver);
-  report.seconds_contact_solve = seconds_since(clock);
+  const ContactSolverReport solve = solve_frictional_contact(W, delta_free, mu, lambda_next, c.solver);
+  report.seconds_contact_solve += seconds_since(clock);
+  if (report.contact_solves == 0) {
+    report.contact_solve = solve;
+  } else {
+    report.contact_solve.converged = report.contact_solve.converged && solve.converged;
+    report.contact_solve.iterations += solve.iterations;
+    report.contact_solve.residual = std::max(report.contact_solve.residual, solve.residual);
+  }
+  ++report.contact_solves;
   // Correction x = x_free + A^-1 H^T lambda.
   std::vector<Real> dx(static_cast<size_t>(nfree));
   if (half) {
@@ -304,7 +320,15 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
     if (lambda_next[3 * k] > 0) ++report.active_contacts;
     report.normal_force += lambda_next[3 * k];
     report.contact_force += lambda_next[3 * k] * p.normal + lambda_next[3 * k + 1] * p.t1 + lambda_next[3 * k + 2] * p.t2;
-    report.max_penetration = std::max(report.max_penetration, -delta[3 * k]);
+    // The penetration at the corrected positions: an analytic obstacle's true distance (curved
+    // shapes differ from the linearised delta), else the linearised gap.
+    Real gap = delta[3 * k];
+    if (p.obstacle >= 0 && c.obstacles[static_cast<size_t>(p.obstacle)].shape != ObstacleShape::TriangleMesh) {
+      const Vec3r at(x_free[3 * static_cast<size_t>(p.node)], x_free[3 * static_cast<size_t>(p.node) + 1],
+                     x_free[3 * static_cast<size_t>(p.node) + 2]);
+      gap = distance_to_obstacle(c.obstacles[static_cast<size_t>(p.obstacle)], t + h, at).distance - c.contact_distance;
+    }
+    report.max_penetration = std::max(report.max_penetration, -gap);
   }
 }
 

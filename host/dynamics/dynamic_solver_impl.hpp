@@ -51,6 +51,9 @@ struct DynamicSolver::Impl {
   std::vector<Real> external_force(Real time, const std::vector<Real>& x_at) const;
   /// y += s * M z over the free DOFs (z, y: num_dofs vectors).
   void add_mass_times(const std::vector<Real>& z, Real s, std::vector<Real>& y) const;
+  /// Factorises the step tangent A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness)
+  /// at x_at for step h (K: the elastic tangent values there); a failure is Numerical.
+  void factorize_tangent(Real h, const std::vector<Real>& x_at, const std::vector<Real>& K);
   /// The free motion of one step of length h from the current state: x_free (Newton).
   /// Returns false when it does not converge; `iterations`, `residual` report it.
   bool free_motion(Real h, std::vector<Real>& x_free, int* iterations, Real* residual, int* factorizations);

@@ -187,6 +187,30 @@ Real free_norm(const std::vector<int>& free, const std::vector<Real>& y) {
 
 }  // namespace
 
+void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_at, const std::vector<Real>& K) {
+  Real c_v = 0, c_a = 0;
+  scheme_coefficients(h, &c_v, &c_a);
+  const Real alpha = options.rayleigh_mass, beta = options.rayleigh_stiffness, t1 = t + h;
+  // A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness)
+  std::vector<Real> A(K.size());
+  for (size_t e = 0; e < K.size(); ++e) A[e] = (1.0 + beta * c_v) * K[e] + (c_a + alpha * c_v) * M[e];
+  if (options.pressure_stiffness)
+    for (size_t p = 0; p < loads.pressures.size(); ++p)
+      add_pressure_stiffness(loads.pressures[p], loads.pressures[p].pressure * loads.pressure_factors[p](t1), assembler,
+                             x_at, -1.0, A);
+  for (const DrivenActuator& d : loads.actuators) {
+    const std::vector<Real> lambda(static_cast<size_t>(d.actuator->num_rows()), d.lambda(t1));
+    d.actuator->add_stiffness(assembler, x_at, lambda.data(), A);
+  }
+  try {
+    solver.factorize(A);
+  } catch (const Error& e) {  // A = K + M/dt^2 + ... is positive definite unless the iterate went bad
+    SOFTIK_CHECK_NUMERICAL(false, "the step's tangent could not be factorised (" << e.what() << ")");
+  }
+  factor_is_current = true;
+  factor_dt = constant_tangent ? h : -1;
+}
+
 bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* iterations, Real* residual,
                                       int* factorizations) {
   const std::vector<int>& free = assembler.free_dof_index();
@@ -216,25 +240,8 @@ bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* it
     if (!finite(*residual)) return false;
     if (*residual <= options.residual_tolerance * scale || *residual == 0) return true;
     if (!(factor_is_current && constant_tangent)) {
-      // A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness)
-      std::vector<Real> A(K.size());
-      for (size_t e = 0; e < K.size(); ++e) A[e] = (1.0 + beta * c_v) * K[e] + (c_a + alpha * c_v) * M[e];
-      if (options.pressure_stiffness)
-        for (size_t p = 0; p < loads.pressures.size(); ++p)
-          add_pressure_stiffness(loads.pressures[p], loads.pressures[p].pressure * loads.pressure_factors[p](t1),
-                                 assembler, x_free, -1.0, A);
-      for (const DrivenActuator& d : loads.actuators) {
-        const std::vector<Real> lambda(static_cast<size_t>(d.actuator->num_rows()), d.lambda(t1));
-        d.actuator->add_stiffness(assembler, x_free, lambda.data(), A);
-      }
-      try {
-        solver.factorize(A);
-      } catch (const Error& e) {  // A = K + M/dt^2 + ... is positive definite unless the iterate went bad
-        SOFTIK_CHECK_NUMERICAL(false, "the step's tangent could not be factorised (" << e.what() << ")");
-      }
+      factorize_tangent(h, x_free, K);
       ++*factorizations;
-      factor_is_current = true;
-      factor_dt = constant_tangent ? h : -1;
     }
     for (size_t k = 0; k < n; ++k)
       if (free[k] >= 0) rhs[static_cast<size_t>(free[k])] = r[k];
@@ -263,14 +270,8 @@ void DynamicSolver::Impl::advance(Real h, int depth, DynamicStepReport& report) 
       if (!factor_is_current) {  // converged without a factorisation in this step: the compliance needs one
         std::vector<Real> K;
         assembler.assemble(x_free, nullptr, nullptr, &K);
-        Real c_v = 0, c_a = 0;
-        scheme_coefficients(h, &c_v, &c_a);
-        for (size_t e = 0; e < K.size(); ++e)
-          K[e] = (1.0 + options.rayleigh_stiffness * c_v) * K[e] + (c_a + options.rayleigh_mass * c_v) * M[e];
-        solver.factorize(K);
+        factorize_tangent(h, x_free, K);
         ++report.factorizations;
-        factor_is_current = true;
-        factor_dt = constant_tangent ? h : -1;
       }
       correct(h, x_free, report);
     }
@@ -348,6 +349,7 @@ void DynamicSolver::set_state(const std::vector<Real>& x, const std::vector<Real
   impl_->factor_dt = -1;
   impl_->contacts.clear();
   impl_->lambda.clear();
+  impl_->deltas.clear();
   impl_->initial_acceleration();
   impl_->warn_initial_penetration();
 }
@@ -374,7 +376,24 @@ DynamicStepReport DynamicSolver::step() {
   const auto start = std::chrono::steady_clock::now();
   DynamicStepReport report;
   report.substeps = 0;
-  impl_->advance(impl_->options.dt, 0, report);
+  // A step that fails leaves the state where it began (its sub-steps may have advanced it).
+  const std::vector<Real> x0 = impl_->x, v0 = impl_->v, a0 = impl_->a;
+  const Real t0 = impl_->t;
+  const std::vector<ContactPoint> contacts0 = impl_->contacts;
+  const std::vector<Real> lambda0 = impl_->lambda, deltas0 = impl_->deltas;
+  try {
+    impl_->advance(impl_->options.dt, 0, report);
+  } catch (...) {
+    impl_->x = x0;
+    impl_->v = v0;
+    impl_->a = a0;
+    impl_->t = t0;
+    impl_->contacts = contacts0;
+    impl_->lambda = lambda0;
+    impl_->deltas = deltas0;
+    impl_->factor_dt = -1;
+    throw;
+  }
   ++impl_->steps;
   report.step = impl_->steps;
   report.time = impl_->t;

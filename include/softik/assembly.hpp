@@ -138,7 +138,7 @@ class Assembler {
   std::vector<Real> lumped_mass(Real density) const;
   /// The mass matrix over the free DOFs in the CSR pattern pattern() (nnz values), for one
   /// density rho: consistent, M_(a i)(b i) = rho * integral(N_a N_b dV) (the element's mass
-  /// quadrature, exact for N_a N_b), or with `lumped` its row sums on the diagonal (the same
+  /// quadrature, exact on affine cells and parallelepipeds), or with `lumped` its row sums on the diagonal (the same
   /// numbers as lumped_mass()). The mass of a fixed DOF is not in it.
   std::vector<Real> mass_matrix(Real density, bool lumped = false) const;
 

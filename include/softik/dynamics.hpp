@@ -126,8 +126,11 @@ struct DynamicStepReport {
   int active_contacts = 0;   ///< with lambda_n > 0
   Real normal_force = 0;     ///< sum of lambda_n
   Vec3r contact_force = Vec3r::Zero();  ///< resultant of the contact forces on the body
-  Real max_penetration = 0;  ///< largest -gap after the correction (0 when none)
+  Real max_penetration = 0;  ///< largest -gap at the corrected positions (0 when none)
+  /// The contact solves of the step (of all its sub-steps when cut): converged only if each
+  /// did, iterations summed, the largest residual.
   ContactSolverReport contact_solve;
+  int contact_solves = 0;
   double seconds_detection = 0, seconds_compliance = 0, seconds_contact_solve = 0, seconds_total = 0;
   std::vector<Real> pressures;  ///< P_p(t) per pressure load
 };
@@ -149,7 +152,8 @@ class DynamicSolver {
   const std::vector<Real>& velocities() const;
   Real time() const;
 
-  /// Advances one dt. Throws softik::Error (Numerical) when even the smallest sub-step fails.
+  /// Advances one dt. Throws softik::Error (Numerical) when even the smallest sub-step fails,
+  /// and then leaves the state (positions, velocities, time, contacts) where the step began.
   DynamicStepReport step();
 
   /// The contacts and their forces (lambda_n, lambda_t1, lambda_t2 per contact) of the last step.

@@ -11,8 +11,8 @@
 //   E::quad_point(q), E::quad_weight(q)          quadrature (weights sum to reference_measure)
 //   E::center()                                  xi at which the corotational rotation is taken
 //   E::affine                                    whether the reference map is affine (det J constant)
-//   E::num_mass_quad, E::mass_quad_point(q),     a rule exact for N_a N_b det J (consistent mass);
-//   E::mass_quad_weight(q)                       for a non-affine element it is the stiffness rule
+//   E::num_mass_quad, E::mass_quad_point(q),     a rule for N_a N_b det J (consistent mass), exact on
+//   E::mass_quad_weight(q)                       affine cells; a non-affine element's is its stiffness rule
 // Node orderings follow VTK/Gmsh.
 #pragma once
 
@@ -173,7 +173,9 @@ struct Hex8 {
   SOFTIK_HD static Real quad_weight(int) { return 1.0; }
   SOFTIK_HD static Xi center() { return Xi(0.0, 0.0, 0.0); }
   static constexpr bool affine = false;
-  static constexpr int num_mass_quad = num_quad;  ///< 2x2x2 Gauss: exact for N_a N_b det J
+  /// 2x2x2 Gauss: exact for N_a N_b det J on a parallelepiped; on a distorted hex det J is
+  /// quadratic per axis and the rule is exact to degree 3 per axis only.
+  static constexpr int num_mass_quad = num_quad;
   SOFTIK_HD static Xi mass_quad_point(int q) { return quad_point(q); }
   SOFTIK_HD static Real mass_quad_weight(int q) { return quad_weight(q); }
 };
