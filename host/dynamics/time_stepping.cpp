@@ -143,24 +143,6 @@ std::vector<Real> DynamicSolver::Impl::external_force(Real time, const std::vect
   return f;
 }
 
-void DynamicSolver::Impl::add_mass_times(const std::vector<Real>& z, Real s, std::vector<Real>& y) const {
-  const std::vector<int>& free = assembler.free_dof_index();
-  const CsrPattern& p = assembler.pattern();
-  std::vector<Real> zf(static_cast<size_t>(p.rows));
-  std::vector<int> dof_of(static_cast<size_t>(p.rows));
-  for (size_t k = 0; k < free.size(); ++k)
-    if (free[k] >= 0) {
-      zf[static_cast<size_t>(free[k])] = z[k];
-      dof_of[static_cast<size_t>(free[k])] = static_cast<int>(k);
-    }
-  for (int r = 0; r < p.rows; ++r) {
-    Real sum = 0;
-    for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e)
-      sum += M[static_cast<size_t>(e)] * zf[static_cast<size_t>(p.col[static_cast<size_t>(e)])];
-    y[static_cast<size_t>(dof_of[static_cast<size_t>(r)])] += s * sum;
-  }
-}
-
 namespace {
 
 /// y += s * K z over the free DOFs for CSR values K (z, y: num_dofs vectors).
@@ -177,6 +159,14 @@ void add_csr_times(const Assembler& assembler, const std::vector<Real>& K, const
   for (size_t k = 0; k < free.size(); ++k)
     if (free[k] >= 0) y[k] += s * yf[static_cast<size_t>(free[k])];
 }
+
+}  // namespace
+
+void DynamicSolver::Impl::add_mass_times(const std::vector<Real>& z, Real s, std::vector<Real>& y) const {
+  add_csr_times(assembler, M, z, s, y);
+}
+
+namespace {
 
 Real free_norm(const std::vector<int>& free, const std::vector<Real>& y) {
   Real s = 0;
