@@ -1,7 +1,7 @@
 // One implicit dynamic step (backward Euler, Newton) of the pneumatic finger (make_finger, Tet4,
 // neo-Hookean silicone, base fixed, gravity, its cavity at 20 kPa), without contact and
-// lying on a table with friction (a plane under its bottom face: the finger sags onto it), vs
-// mesh size. Counters are per step, in milliseconds, averaged over the timed steps: the whole
+// lying on a table with friction (a plane under its bottom face: the finger sags onto it) and
+// on a frictionless one (whose pairs need only their normal rows in W), vs mesh size. Counters are per step, in milliseconds, averaged over the timed steps: the whole
 // step, and of it detection, the compliance W = H A^-1 H^T and the contact solve (PGS); also the
 // contacts detected and active, Newton iterations and factorisations per step.
 //
@@ -20,7 +20,7 @@ using softik::Real;
 void BM_DynamicStep(benchmark::State& state) {
   softik::FingerSpec spec;
   spec.cell_size = static_cast<Real>(state.range(0)) * 1e-4;
-  const bool contact = state.range(1) != 0;
+  const bool contact = state.range(1) != 0;  // 0: no table, 1: mu = 0.5, 2: frictionless
   const softik::Mesh mesh = softik::make_finger(spec);
   softik::AssemblyOptions ao;
   ao.formulation = softik::Formulation::Hyperelastic;
@@ -43,7 +43,7 @@ void BM_DynamicStep(benchmark::State& state) {
     softik::Obstacle table;
     table.name = "table";
     table.center = softik::Vec3r(0, 0, -1e-4);
-    table.friction = 0.5;
+    table.friction = state.range(1) == 1 ? 0.5 : 0.0;
     options.contact.obstacles = {table};
     options.contact.tolerance = 1e-10;
   }
@@ -76,8 +76,16 @@ void BM_DynamicStep(benchmark::State& state) {
   state.counters["steps_per_s"] = steps / total;
 }
 
-// cell_size 3.4 mm (~3.2k tets) and 2.8 mm (~5.5k tets), each without and with the table.
-BENCHMARK(BM_DynamicStep)->Args({34, 0})->Args({34, 1})->Args({28, 0})->Args({28, 1})->Unit(benchmark::kMillisecond)->Iterations(20);
+// cell_size 3.4 mm and 2.8 mm, each without the table, with it, and with a frictionless one.
+BENCHMARK(BM_DynamicStep)
+    ->Args({34, 0})
+    ->Args({34, 1})
+    ->Args({34, 2})
+    ->Args({28, 0})
+    ->Args({28, 1})
+    ->Args({28, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(20);
 
 }  // namespace
 

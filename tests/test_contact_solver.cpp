@@ -180,6 +180,19 @@ TEST(ContactSolver, ResidualIsZeroOnlyAtSolutions) {
   EXPECT_GT(frictional_contact_residual(W, delta_free, {0.3}, lambda), 0.1);
 }
 
+TEST(ContactSolver, AFrictionlessSeparatedContactWithoutSlipIsSolved) {
+  // lambda = 0 with a positive gap and exactly zero tangential motion: the cone of mu = 0 is the
+  // half-line lambda_t = 0, lambda_n >= 0, and (-rho gap, 0, 0) projects to its apex (a sign of
+  // zero once made -rho gap count as inside the cone, and the solve as never converging).
+  MatrixXr W = MatrixXr::Identity(3, 3) * 1e-3;
+  VectorXr delta_free(3), lambda = VectorXr::Zero(3);
+  delta_free << 2e-3, 0, 0;
+  EXPECT_EQ(frictional_contact_residual(W, delta_free, {0.0}, lambda), 0);
+  const ContactSolverReport r = solve_frictional_contact(W, delta_free, {0.0}, lambda);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(lambda.norm(), 0);
+}
+
 TEST(ContactSolver, BadInputThrows) {
   const Problem p = random_problem(2, 1, 0.3);
   VectorXr lambda;

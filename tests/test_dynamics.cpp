@@ -153,6 +153,48 @@ TEST(Dynamics, AFreeBodyFallsWithGravity) {
   }
 }
 
+TEST(Dynamics, AFailingStepIsCutAndOneThatCannotBeCutLeavesTheStateAlone) {
+  // A soft neo-Hookean beam dropped under gravity with a long step and few Newton iterations
+  // allowed: the whole step cannot converge, its halves can.
+  BoxSpec spec;
+  spec.size = {0.1, 0.02, 0.02};
+  spec.cells = {5, 1, 1};
+  const Mesh mesh = make_box(3, CellType::Hex8, spec);
+  AssemblyOptions ao;
+  ao.formulation = Formulation::Hyperelastic;
+  const Assembler assembler(mesh, {fem::NeoHookean::from_young_poisson(2e4, 0.3)},
+                            fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  DynamicLoads loads;
+  loads.nodal = {{gravity_load(assembler, 1000, {0, 0, -9.81}), {}}};
+  DynamicsOptions options;
+  options.dt = 0.2;
+  options.max_iterations = 4;
+  auto solver = make_linear_solver();
+  {
+    DynamicSolver dyn(assembler, *solver, loads, options);
+    const DynamicStepReport r = dyn.step();
+    std::printf("a step of %.2f s taken as %d sub-steps, %d Newton iterations\n", options.dt, r.substeps, r.iterations);
+    EXPECT_GT(r.substeps, 1);
+    EXPECT_NEAR(dyn.time(), options.dt, 1e-15);
+    EXPECT_NEAR(r.time, options.dt, 1e-15);
+    EXPECT_LT(dyn.positions()[3 * static_cast<size_t>(mesh.node_groups.at("xmax").front()) + 2],
+              mesh.X[3 * static_cast<size_t>(mesh.node_groups.at("xmax").front()) + 2] - 1e-3);  // it fell
+  }
+  options.max_step_cuts = 0;
+  DynamicSolver dyn(assembler, *solver, loads, options);
+  const std::vector<Real> x0 = dyn.positions(), v0 = dyn.velocities();
+  try {
+    dyn.step();
+    ADD_FAILURE() << "a step that cannot converge and may not be cut was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Numerical);
+    EXPECT_NE(std::string(e.what()).find("reduce dt"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dyn.positions(), x0);
+  EXPECT_EQ(dyn.velocities(), v0);
+  EXPECT_EQ(dyn.time(), 0.0);
+}
+
 TEST(Dynamics, RefusesBadOptionsWithTheirNames) {
   Beam b = make_beam(1.0, 0.2, {4, 1, 1}, 1e5);
   auto expect_error = [&](DynamicsOptions o, const char* words) {

@@ -127,5 +127,94 @@ contact:
   }
 }
 
+/// The tendon-driven beam of examples/cable_finger, its cable given by `cable` (YAML lines).
+std::string cable_beam(const std::string& cable) {
+  return std::string(R"(mesh: {generator: {type: box, size: [0.10, 0.02, 0.02], cells: [10, 2, 2], cell_type: hex8}}
+formulation: hyperelastic
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+outputs:
+  vtu: false
+  probes: [{name: tip, point: [0.1, 0.01, 0.01]}]
+)") + cable;
+}
+
+const char* kTendonPoints = "[[0.0, 0.01, 0.002], [0.025, 0.01, 0.002], [0.05, 0.01, 0.002], [0.075, 0.01, 0.002], "
+                            "[0.1, 0.01, 0.002]]";
+
+TEST(SceneDynamics, ACableHeldAtATensionSettlesWhereTheStaticSolveAtThatTensionIs) {
+  // Pulled to 1.5 N and held, the damped beam comes to rest at the static equilibrium with the
+  // same tension (the inverse section in forward mode: the cable's force bounds equal).
+  const std::string dynamic = cable_beam(std::string(R"(loads:
+  cable:
+    - name: tendon
+      pull_point: [-0.01, 0.01, 0.002]
+      points: )") + kTendonPoints + R"(
+      force: 1.5
+      over_time: [[0, 0], [0.05, 1]]
+dynamics: {dt: 0.01, duration: 1.0, density: 1070, rayleigh: {mass: 40.0}, residual_tolerance: 1.0e-10}
+)");
+  const std::string statics = cable_beam(std::string(R"(solver: {residual_tolerance: 1.0e-12}
+inverse:
+  mode: converged
+  actuators:
+    - type: cable
+      name: tendon
+      pull_point: [-0.01, 0.01, 0.002]
+      points: )") + kTendonPoints + R"(
+      force: 1.5
+)");
+  const fs::path out = fresh_dir("dynamics_cable");
+  const SceneRunResult d = run_scene(parse_scene_string(dynamic, "cable.yaml"), {out.string(), nullptr, nullptr});
+  const SceneRunResult s = run_scene(parse_scene_string(statics, "static.yaml"), {(out / "static").string(), nullptr, nullptr});
+  ASSERT_EQ(d.probes.size(), 1u);
+  ASSERT_EQ(s.probes.size(), 1u);
+  EXPECT_EQ(d.dynamics.cut_steps, 0);
+  const std::array<Real, 3> ud = d.probes[0].displacement, us = s.probes[0].displacement;
+  std::printf("tip: dynamic (%.9f, %.9f), static (%.9f, %.9f); %d Newton iterations in %d steps\n", ud[0], ud[2], us[0],
+              us[2], d.dynamics.newton_iterations, d.dynamics.steps);
+  EXPECT_LT(us[2], -0.005);  // the tendon bends the beam down
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(ud[i], us[i], 1e-6 * std::abs(us[2])) << "component " << i;
+  EXPECT_LT(d.dynamics.kinetic_energy, 1e-12);
+  // The cable's exact stiffness (Woodbury) keeps Newton quadratic: a few iterations per step.
+  EXPECT_LE(d.dynamics.newton_iterations, 4 * d.dynamics.steps);
+  // The CSV has the tension and the cable's length; the tension follows the table.
+  const auto rows = read_csv(out / "cable.csv");
+  const std::vector<std::string>& header = rows.front();
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<size_t>(it - header.begin());
+  };
+  EXPECT_NEAR(std::stod(rows[4][col("T_tendon")]), 1.5 * 0.03 / 0.05, 1e-12);  // step 3, t = 0.03
+  EXPECT_NEAR(std::stod(rows.back()[col("T_tendon")]), 1.5, 1e-12);
+  EXPECT_LT(std::stod(rows.back()[col("length_tendon")]), std::stod(rows[1][col("length_tendon")]));
+}
+
+TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
+  const std::string dyn = "dynamics: {dt: 0.01, duration: 0.02, density: 1000}\n";
+  const std::string cable = std::string("loads:\n  cable:\n    - {name: c, pull_point: [-0.01, 0.01, 0.002], points: ") +
+                            kTendonPoints;
+  struct Case {
+    std::string yaml, words;
+  };
+  const Case cases[] = {
+      {cable_beam(cable + ", force: -1}\n" + dyn), "a cable only pulls"},
+      {cable_beam(cable + ", force: 1, over_time: [[0, 1], [1, -1]]}\n" + dyn), "factors >= 0"},
+      {cable_beam(cable + "}\n" + dyn), "force"},
+      {cable_beam(cable + ", force: 1}\n"), "inverse actuator with a fixed force"},
+      {cable_beam("loads:\n  cable:\n    - {name: c, pull_point: [0, 0, 0], points: [], force: 1}\n" + dyn), "empty"},
+      {cable_beam("loads:\n  cable:\n    - {name: c, pull_point: [0, 0, 0], points: [[5, 5, 5]], force: 1}\n" + dyn),
+       "loads.cable[0] 'c' point 0"},
+      {cable_beam(cable + ", force: 1}\n    - {name: c, pull_point: [0, 0, 0], points: [[0.1, 0.01, 0.01]], force: 1}\n" + dyn),
+       "already used"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = error_of(c.yaml);
+    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
+    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
+  }
+}
+
 }  // namespace
 }  // namespace softik

@@ -12,7 +12,7 @@ namespace contact {
 Vec3r project_on_cone(const Vec3r& z, Real mu) {
   const Real zn = z[0];
   const Real zt = z.tail<2>().norm();
-  if (zt <= mu * zn) return z;
+  if (zn >= 0 && zt <= mu * zn) return z;  // zn >= 0: with mu = 0 and zt = 0, -0 would pass
   if (mu * zt <= -zn) return Vec3r::Zero();
   const Real s = (zn + mu * zt) / (1 + mu * mu);
   Vec3r r;

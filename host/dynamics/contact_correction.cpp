@@ -236,7 +236,7 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   auto key = [](const ContactPoint& p) { return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]); };
   std::map<std::tuple<int, int, int, int, int>, size_t> previous;
   for (size_t k = 0; k < contacts.size(); ++k) previous[key(contacts[k])] = k;
-  Eigen::Matrix<Real, Eigen::Dynamic, 1> lambda_next = Eigen::Matrix<Real, Eigen::Dynamic, 1>::Zero(3 * nc);
+  Vector lambda_next = Vector::Zero(3 * nc);
   for (int k = 0; k < nc; ++k) {
     const ContactPoint& p = near[static_cast<size_t>(k)];
     const auto it = previous.find(key(p));
@@ -249,8 +249,8 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   if (nc == 0) return;
   // delta_free and B = H^T (nfree x 3nc, column-major).
   clock = Clock::now();
-  Eigen::Matrix<Real, Eigen::Dynamic, 1> delta_free(3 * nc);
-  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> B = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>::Zero(nfree, 3 * nc);
+  Vector delta_free(3 * nc);
+  Matrix B = Matrix::Zero(nfree, 3 * nc);
   std::vector<Real> mu(static_cast<size_t>(nc));
   for (int k = 0; k < nc; ++k) {
     const ContactPoint& p = contacts[static_cast<size_t>(k)];
@@ -268,30 +268,52 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
         }
       }
   }
-  // W = H A^-1 H^T: forward solves only with a Cholesky factor (W = Z^T Z, Z = L^-1 P H^T).
-  const int nb = 3 * nc;
-  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> W(nb, nb), Y;
+  // W = H A^-1 H^T over the rows that can carry a force: a row that moves no free DOF (a node
+  // whose normal or tangent component is fixed: a symmetry plane, a roller) and the tangent rows
+  // of a frictionless pair have lambda = 0, so only the other ("live") columns of H^T are solved
+  // for (a third of the work without friction). Dead rows get W_rr = 1, no coupling and
+  // delta_free_r = 0, which makes the solver's lambda_r 0.
+  std::vector<int> live;
+  for (int r = 0; r < 3 * nc; ++r)
+    if (B.col(r).squaredNorm() > 0 && (r % 3 == 0 || mu[static_cast<size_t>(r / 3)] > 0)) live.push_back(r);
+  const int nb = static_cast<int>(live.size());
+  Matrix B_live(nfree, nb), W_live(nb, nb), Y;
+  for (int j = 0; j < nb; ++j) B_live.col(j) = B.col(live[static_cast<size_t>(j)]);
+  // Forward solves only with a Cholesky factor: W = Z^T Z, Z = L^-1 P H^T.
   const bool half = solver.has_cholesky_factor();
-  if (half) {
-    solver.forward_gram(B.data(), nfree, nb, W.data());
-  } else {
+  if (half && nb > 0) {
+    solver.forward_gram(B_live.data(), nfree, nb, W_live.data());
+  } else if (nb > 0) {
     Y.resize(nfree, nb);
-    solver.solve(B.data(), Y.data(), nb);
-    W = B.transpose() * Y;
-    W = 0.5 * (W + W.transpose()).eval();
+    solver.solve(B_live.data(), Y.data(), nb);
+    W_live = B_live.transpose() * Y;
+    W_live = 0.5 * (W_live + W_live.transpose()).eval();
   }
-  // A row that moves no free DOF (a node whose normal or tangent component is fixed: a symmetry
-  // plane, a roller) cannot act: W_rr = 1, delta_free_r = 0 and no coupling make its lambda 0.
-  for (int r = 0; r < nb; ++r)
-    if (B.col(r).squaredNorm() == 0) {
-      W.row(r).setZero();
-      W.col(r).setZero();
-      W(r, r) = 1;
-      delta_free[r] = 0;
-    }
+  // With the cables' low-rank stiffness (Woodbury, dynamic_solver_impl.hpp): W_t = W - G M G^T,
+  // G = H A^-1 U.
+  Matrix G_HU;
+  if (low_rank_Y.cols() > 0 && nb > 0) {
+    G_HU = B_live.transpose() * low_rank_Y;
+    W_live -= G_HU * low_rank_M * G_HU.transpose();
+    W_live = 0.5 * (W_live + W_live.transpose()).eval();
+  }
+  Matrix W = Matrix::Zero(3 * nc, 3 * nc);
+  Vector delta_solve = Vector::Zero(3 * nc);
+  std::vector<char> is_live(static_cast<size_t>(3 * nc), 0);
+  for (int i = 0; i < nb; ++i) {
+    const int r = live[static_cast<size_t>(i)];
+    is_live[static_cast<size_t>(r)] = 1;
+    delta_solve[r] = delta_free[r];
+    for (int j = 0; j < nb; ++j) W(r, live[static_cast<size_t>(j)]) = W_live(i, j);
+  }
+  // A dead row's W_rr is a live diagonal of the same scale (its pair's normal one, else the mean
+  // live one), since the solver measures each pair's residual in units of 1 / max diag.
+  const Real mean_diag = nb > 0 ? W_live.diagonal().mean() : Real(1);
+  for (int r = 0; r < 3 * nc; ++r)
+    if (!is_live[static_cast<size_t>(r)]) W(r, r) = is_live[static_cast<size_t>(r - r % 3)] ? W(r - r % 3, r - r % 3) : mean_diag;
   report.seconds_compliance += seconds_since(clock);
   clock = Clock::now();
-  const ContactSolverReport solve = solve_frictional_contact(W, delta_free, mu, lambda_next, c.solver);
+  const ContactSolverReport solve = solve_frictional_contact(W, delta_solve, mu, lambda_next, c.solver);
   report.seconds_contact_solve += seconds_since(clock);
   if (report.contact_solves == 0) {
     report.contact_solve = solve;
@@ -301,16 +323,20 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
     report.contact_solve.residual = std::max(report.contact_solve.residual, solve.residual);
   }
   ++report.contact_solves;
-  // Correction x = x_free + A^-1 H^T lambda.
-  std::vector<Real> dx(static_cast<size_t>(nfree));
-  if (half) {
-    solver.backward_combination(lambda_next.data(), dx.data());
-  } else {
-    Eigen::Map<Eigen::Matrix<Real, Eigen::Dynamic, 1>>(dx.data(), nfree) = Y * lambda_next;
+  // Correction x = x_free + A^-1 H^T lambda, and delta = delta_free + H dx for every row (the
+  // dead rows' gap and slip too, which W above does not hold).
+  Vector lambda_live(nb);
+  for (int j = 0; j < nb; ++j) lambda_live[j] = lambda_next[live[static_cast<size_t>(j)]];
+  Vector dx = Vector::Zero(nfree);
+  if (nb > 0 && half) {
+    solver.backward_combination(lambda_live.data(), dx.data());
+  } else if (nb > 0) {
+    dx = Y * lambda_live;
   }
+  if (G_HU.size() > 0) dx -= low_rank_Y * (low_rank_M * (G_HU.transpose() * lambda_live));
   for (size_t k = 0; k < x_free.size(); ++k)
-    if (free[k] >= 0) x_free[k] += dx[static_cast<size_t>(free[k])];
-  const Eigen::Matrix<Real, Eigen::Dynamic, 1> delta = delta_free + W * lambda_next;
+    if (free[k] >= 0) x_free[k] += dx[free[k]];
+  const Vector delta = delta_free + B.transpose() * dx;
   for (int k = 0; k < nc; ++k) {
     const ContactPoint& p = contacts[static_cast<size_t>(k)];
     for (int r = 0; r < 3; ++r) {

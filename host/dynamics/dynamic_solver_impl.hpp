@@ -13,6 +13,9 @@
 namespace softik {
 
 struct DynamicSolver::Impl {
+  using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+  using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+
   Impl(const Assembler& assembler, LinearSolver& solver, DynamicLoads loads, DynamicsOptions options);
 
   const Assembler& assembler;
@@ -30,6 +33,10 @@ struct DynamicSolver::Impl {
   bool constant_tangent = false;
   Real factor_dt = -1;     ///< dt of the factorisation held by `solver` (< 0: none valid)
   bool factor_is_current = false;  ///< factorised within the current (sub)step
+  /// The driven actuators' stiffness kept out of the CSR pattern (cables), U C U^T, applied by
+  /// Woodbury: A_t^-1 b = A^-1 b - Y M U^T A^-1 b with Y = A^-1 U (free DOFs x rank) and
+  /// M = (I + C U^T Y)^-1 C, both of the factorisation held (empty: rank 0).
+  Matrix low_rank_Y, low_rank_M;
   std::vector<std::string> warnings;
 
   // Contact state of the last step.
@@ -54,6 +61,8 @@ struct DynamicSolver::Impl {
   /// Factorises the step tangent A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness)
   /// at x_at for step h (K: the elastic tangent values there); a failure is Numerical.
   void factorize_tangent(Real h, const std::vector<Real>& x_at, const std::vector<Real>& K);
+  /// dx = A_t^-1 rhs over the free DOFs with the held factorisation and the low-rank stiffness.
+  void solve_tangent(const std::vector<Real>& rhs, std::vector<Real>& dx) const;
   /// The free motion of one step of length h from the current state: x_free (Newton).
   /// Returns false when it does not converge; `iterations`, `residual` report it.
   bool free_motion(Real h, std::vector<Real>& x_free, int* iterations, Real* residual, int* factorizations);

@@ -6,21 +6,11 @@
 
 #include "host/dynamics/dynamic_solver_impl.hpp"
 #include "softik/error.hpp"
+#include "softik/mesh_selection.hpp"
 
 namespace softik {
 
 namespace {
-
-Real bounding_diagonal(const Mesh& mesh) {
-  Real lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (size_t k = 0; k < mesh.X.size(); ++k) {
-    lo[k % 3] = std::min(lo[k % 3], mesh.X[k]);
-    hi[k % 3] = std::max(hi[k % 3], mesh.X[k]);
-  }
-  Real s = 0;
-  for (int i = 0; i < 3; ++i) s += (hi[i] - lo[i]) * (hi[i] - lo[i]);
-  return std::sqrt(s);
-}
 
 bool finite(Real v) { return std::isfinite(v); }
 
@@ -81,7 +71,7 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
     validate(d.lambda, "dynamics: the time function of actuator '" + d.actuator->name() + "'");
   }
   M = assembler.mass_matrix(options.density, options.lumped_mass);
-  size = std::max(bounding_diagonal(mesh), 1e-300);
+  size = std::max(bounding_box_diagonal(mesh), 1e-300);
   bool follower = false;
   for (const PressureLoad& p : loads.pressures) follower = follower || (p.follower && options.pressure_stiffness);
   constant_tangent = assembler.options().formulation == Formulation::LinearSmallStrain && !follower && loads.actuators.empty();
@@ -197,8 +187,42 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
   } catch (const Error& e) {  // A = K + M/dt^2 + ... is positive definite unless the iterate went bad
     SOFTIK_CHECK_NUMERICAL(false, "the step's tangent could not be factorised (" << e.what() << ")");
   }
+  // The cables' stiffness T (I - e e^T) / |e| couples points that share no cell: U C U^T.
+  LowRankStiffness low_rank;
+  for (const DrivenActuator& d : loads.actuators) {
+    const std::vector<Real> lambda(static_cast<size_t>(d.actuator->num_rows()), d.lambda(t1));
+    d.actuator->add_low_rank_stiffness(x_at, lambda.data(), low_rank);
+  }
+  const Eigen::Index nr = static_cast<Eigen::Index>(low_rank.columns.size()), nf = assembler.num_free_dofs();
+  low_rank_Y.resize(nf, nr);
+  low_rank_M.resize(nr, nr);
+  if (nr > 0) {
+    const std::vector<int>& free = assembler.free_dof_index();
+    Matrix U = Matrix::Zero(nf, nr), C = Matrix::Zero(nr, nr);
+    for (Eigen::Index k = 0; k < nr; ++k)
+      for (const auto& [dof, value] : low_rank.columns[static_cast<size_t>(k)])
+        if (free[static_cast<size_t>(dof)] >= 0) U(free[static_cast<size_t>(dof)], k) += value;
+    for (size_t b = 0; b < low_rank.blocks.size(); ++b)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) = low_rank.blocks[b][static_cast<size_t>(3 * i + j)];
+    solver.solve(U.data(), low_rank_Y.data(), static_cast<int>(nr));
+    const Eigen::PartialPivLU<Matrix> lu(
+        Matrix::Identity(nr, nr) + C * (U.transpose() * low_rank_Y));
+    SOFTIK_CHECK_NUMERICAL(lu.rcond() > 1e-13, "the step's tangent with the cables' stiffness is singular (reciprocal "
+                                               "condition of I + C U^T A^-1 U: " << lu.rcond() << ")");
+    low_rank_M = lu.solve(C);
+  }
   factor_is_current = true;
   factor_dt = constant_tangent ? h : -1;
+}
+
+void DynamicSolver::Impl::solve_tangent(const std::vector<Real>& rhs, std::vector<Real>& dx) const {
+  solver.solve(rhs.data(), dx.data(), 1);
+  if (low_rank_Y.cols() == 0) return;
+  Eigen::Map<Vector> d(dx.data(), static_cast<Eigen::Index>(dx.size()));
+  const Vector Uty = low_rank_Y.transpose() * Eigen::Map<const Vector>(rhs.data(), static_cast<Eigen::Index>(rhs.size()));
+  d -= low_rank_Y * (low_rank_M * Uty);
 }
 
 bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* iterations, Real* residual,
@@ -235,7 +259,7 @@ bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* it
     }
     for (size_t k = 0; k < n; ++k)
       if (free[k] >= 0) rhs[static_cast<size_t>(free[k])] = r[k];
-    solver.solve(rhs.data(), dx.data(), 1);
+    solve_tangent(rhs, dx);
     Real step = 0;
     for (size_t k = 0; k < n; ++k)
       if (free[k] >= 0) {

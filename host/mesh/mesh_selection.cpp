@@ -70,4 +70,16 @@ int closest_node(const Mesh& mesh, const std::array<Real, 3>& p) {
   return best;
 }
 
+Real bounding_box_diagonal(const Mesh& mesh) {
+  if (mesh.num_nodes() == 0) return 0;
+  Real lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t k = 0; k < mesh.X.size(); ++k) {
+    lo[k % 3] = std::min(lo[k % 3], mesh.X[k]);
+    hi[k % 3] = std::max(hi[k % 3], mesh.X[k]);
+  }
+  Real s = 0;
+  for (int i = 0; i < 3; ++i) s += (hi[i] - lo[i]) * (hi[i] - lo[i]);
+  return std::sqrt(s);
+}
+
 }  // namespace softik

@@ -39,18 +39,6 @@ std::string keys_of(const Map& groups) {
   return s;
 }
 
-Real bounding_diagonal(const Mesh& mesh) {
-  Real lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int n = 0; n < mesh.num_nodes(); ++n)
-    for (int i = 0; i < 3; ++i) {
-      lo[i] = std::min(lo[i], mesh.X[3 * static_cast<size_t>(n) + i]);
-      hi[i] = std::max(hi[i], mesh.X[3 * static_cast<size_t>(n) + i]);
-    }
-  Real d = 0;
-  for (int i = 0; i < 3; ++i) d += (hi[i] - lo[i]) * (hi[i] - lo[i]);
-  return std::sqrt(d);
-}
-
 Mesh make_mesh(const SceneMesh& spec) {
   switch (spec.source) {
     case SceneMesh::Source::Box:
@@ -289,6 +277,21 @@ struct Builder {
     return located(where, what, [&] { return AttachedPoint::at(out.mesh, p, tolerance(given_tolerance)); });
   }
 
+  /// loads.cable: the tendons pulled over time (their tension is the DynamicSolver's).
+  void cables() {
+    for (size_t i = 0; i < scene.cables.size(); ++i) {
+      const SceneCable& c = scene.cables[i];
+      const std::string what = "loads.cable[" + std::to_string(i) + "] '" + c.name + "'";
+      if (out.mesh.dim != 3) fail(c.where, what + ": a cable needs a 3D mesh");
+      CableActuatorSpec spec;
+      spec.name = c.name;
+      spec.pull_point = c.pull_point;
+      for (size_t k = 0; k < c.points.size(); ++k)
+        spec.points.push_back(attach(c.points[k], c.tolerance, c.where, what + " point " + std::to_string(k)));
+      out.cables.push_back(located(c.where, what, [&] { return make_cable_actuator(out.mesh, spec); }));
+    }
+  }
+
   /// The inverse problem's constraints (scene.inverse), with their reach tolerances.
   void inverse() {
     const Mesh& mesh = out.mesh;
@@ -383,7 +386,7 @@ BuiltScene build_scene(const Scene& scene) {
   SOFTIK_CHECK(!scene.materials.empty(), "build_scene: the scene has no material; add a 'materials' entry");
   BuiltScene out;
   out.mesh = make_mesh(scene.mesh);
-  Builder b{scene, out, bounding_diagonal(out.mesh)};
+  Builder b{scene, out, bounding_box_diagonal(out.mesh)};
   b.materials();
   b.boundary_conditions();
 
@@ -404,6 +407,7 @@ BuiltScene build_scene(const Scene& scene) {
     out.loads.pressures.back().follower = follower >= 0 ? follower == 1 : scene.formulation != Formulation::LinearSmallStrain;
   }
   b.probes();
+  b.cables();
   if (scene.inverse.enabled) b.inverse();
   if (scene.contact.enabled) b.contact();
 

@@ -243,19 +243,25 @@ ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, co
   return p;
 }
 
-void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) {
-  const Map m(node, path, "loads", {"pressure", "gravity", "forces"});
-  if (m.has("pressure")) {
-    const std::vector<YAML::Node> list = as_list(m.at("pressure"), path, "loads.pressure", true);
-    for (size_t i = 0; i < list.size(); ++i) {
-      scene.pressures.push_back(parse_pressure(list[i], path, item("loads.pressure", i)));
-      for (size_t j = 0; j < i; ++j)
-        if (scene.pressures[j].name == scene.pressures[i].name)
-          fail(scene.pressures[i].where, item("loads.pressure", i) + ": the name '" + scene.pressures[i].name +
-                                             "' is already used by loads.pressure[" + std::to_string(j) +
-                                             "]; give each pressure load its own 'name'");
-    }
+/// The entries of loads.<key> (a list, or one map), each parsed by `parse`, names unique.
+template <class T, class Parse>
+void parse_named_list(const Map& m, const std::string& key, const std::string& noun, Parse parse, std::vector<T>& out) {
+  if (!m.has(key)) return;
+  const std::string what = m.name(key);
+  const std::vector<YAML::Node> list = as_list(m.at(key), m.path(), what, true);
+  for (size_t i = 0; i < list.size(); ++i) {
+    out.push_back(parse(list[i], m.path(), item(what, i)));
+    for (size_t j = 0; j < i; ++j)
+      if (out[j].name == out[i].name)
+        fail(out[i].where, item(what, i) + ": the name '" + out[i].name + "' is already used by " + item(what, j) +
+                               "; give each " + noun + " its own 'name'");
   }
+}
+
+void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) {
+  const Map m(node, path, "loads", {"pressure", "gravity", "forces", "cable"});
+  parse_named_list(m, "pressure", "pressure load", parse_pressure, scene.pressures);
+  parse_named_list(m, "cable", "cable", parse_cable_load, scene.cables);
   if (m.has("gravity")) {
     const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g", "over_time"});
     scene.gravity.enabled = true;
@@ -335,6 +341,11 @@ void check_dynamics(Scene& scene, const Map& m) {
       fail(m.key_where("contact"), "contact: is solved in the dynamic loop; add a dynamics: section (dt, duration)");
     if (!scene.gravity.over_time.times.empty())
       fail(scene.gravity.where, "loads.gravity.over_time: a function of time needs a dynamics: section");
+    if (!scene.cables.empty())
+      fail(scene.cables.front().where, "loads.cable '" + scene.cables.front().name +
+                                           "': a cable load is applied in the dynamic loop (add a dynamics: section); a "
+                                           "static scene drives a cable as an inverse actuator with a fixed force "
+                                           "(inverse.actuators: type: cable, force: value)");
     for (const ScenePressure& p : scene.pressures)
       if (!p.over_time.times.empty())
         fail(p.where, "loads.pressure '" + p.name + "': over_time is a function of time and needs a dynamics: section; "

@@ -116,6 +116,30 @@ TimeFunction parse_time_function(const YAML::Node& node, const std::string& path
   return f;
 }
 
+SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, const std::string& what) {
+  const Map m(node, path, what, {"name", "pull_point", "points", "tolerance", "force", "over_time"});
+  SceneCable c;
+  c.where = m.where();
+  if (!m.has("name")) m.need("name", "names the cable's CSV columns T_<name> and length_<name>");
+  c.name = m.string("name", "");
+  check_name(m.at("name"), path, m.name("name"), c.name);
+  c.pull_point = as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path,
+                         m.name("pull_point"));
+  c.points = as_points(m.need("points", "the cable's points on the body, from the pull side to its end"), path,
+                       m.name("points"));
+  c.tolerance = m.number("tolerance", -1.0);
+  c.force = m.number("force", "the tension at factor 1, e.g. 1.5 (N)");
+  require(c.force >= 0 && std::isfinite(c.force), m, "force", "a cable only pulls: give a tension >= 0 (N)");
+  if (m.has("over_time")) {
+    c.over_time = parse_time_function(m.at("over_time"), path, m.name("over_time"));
+    for (size_t k = 0; k < c.over_time.values.size(); ++k)
+      require(c.over_time.values[k] >= 0, m, "over_time",
+              "row " + std::to_string(k) + " has the factor " + std::to_string(c.over_time.values[k]) +
+                  "; a cable only pulls, give factors >= 0");
+  }
+  return c;
+}
+
 SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path) {
   const Map m(node, path, "dynamics",
               {"scheme", "dt", "duration", "density", "mass", "rayleigh", "newmark", "max_iterations",

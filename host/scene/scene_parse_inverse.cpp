@@ -45,13 +45,6 @@ void reject_bounds_on_sensor(const Map& m, bool sensor, const std::vector<std::s
                                        "for; remove '" + k + "' or make it an actuator");
 }
 
-std::vector<std::array<Real, 3>> points(const YAML::Node& node, const std::string& path, const std::string& what) {
-  std::vector<std::array<Real, 3>> out;
-  for (const YAML::Node& p : as_list(node, path, what)) out.push_back(as_vec3(p, path, what + " entry"));
-  if (out.empty()) fail(location(path, node), what + ": the list is empty");
-  return out;
-}
-
 /// A CSV trajectory: a header line naming the columns, then one row per goal. Returns the
 /// columns `wanted` (in that order) of every row; other columns (e.g. t) are ignored.
 std::vector<std::vector<Real>> read_trajectory(const std::string& file, const std::vector<std::string>& wanted,
@@ -156,7 +149,7 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.name = required_name(m, node, hint);
     a.pull_point = as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path,
                            m.name("pull_point"));
-    a.points = points(m.need("points", "the cable's points on the body, from the pull side to its end"), path,
+    a.points = as_points(m.need("points", "the cable's points on the body, from the pull side to its end"), path,
                       m.name("points"));
     a.tolerance = m.number("tolerance", -1.0);
     a.force = bounds(m, "force", {0, kInf});
@@ -212,7 +205,7 @@ SceneEffector parse_effector(const YAML::Node& node, const std::string& path, co
     if (m.has("goal")) {
       e.goals = {as_vec3(m.at("goal"), path, m.name("goal"))};
     } else if (m.has("waypoints")) {
-      e.goals = points(m.at("waypoints"), path, m.name("waypoints"));
+      e.goals = as_points(m.at("waypoints"), path, m.name("waypoints"));
     } else {
       const std::string file = resolve(path, m.string("trajectory", ""));
       for (const std::vector<Real>& r : read_trajectory(file, {"x", "y", "z"}, m.where("trajectory")))

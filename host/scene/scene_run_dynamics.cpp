@@ -15,6 +15,24 @@ namespace softik::scene_detail {
 
 namespace {
 
+/// The length the cable reported at its last accept().
+Real cable_length(const Constraint& cable) {
+  for (const auto& [name, value] : cable.outputs())
+    if (name == "cable_length") return value;
+  return 0;
+}
+
+/// The cable's tension over time: force x over_time (the constant force without a table).
+TimeFunction cable_tension(const SceneCable& c) {
+  TimeFunction f = c.over_time;
+  if (f.times.empty()) {
+    f.times = {0};
+    f.values = {1};
+  }
+  for (Real& v : f.values) v *= c.force;
+  return f;
+}
+
 DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
   DynamicLoads loads;
   if (!built.gravity.empty()) loads.nodal.push_back({built.gravity, scene.gravity.over_time});
@@ -29,6 +47,7 @@ DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
   }
   loads.pressures = built.loads.pressures;
   for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
+  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], cable_tension(scene.cables[k])});
   return loads;
 }
 
@@ -65,6 +84,7 @@ struct DynamicRecorder {
     csv << "step,time,kinetic_energy,elastic_energy";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    for (const SceneCable& c : scene.cables) csv << ",T_" << c.name << ",length_" << c.name;
     csv << ",contacts,active_contacts,normal_force,contact_fx,contact_fy,contact_fz,max_penetration,"
            "contact_iterations,contact_residual,newton_iterations,substeps,seconds\n";
     csv << std::setprecision(10);
@@ -90,6 +110,11 @@ struct DynamicRecorder {
       const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
       csv << "," << u[0] << "," << u[1] << "," << u[2];
       result.probes.push_back({p.name, p.point, u});
+    }
+    for (size_t k = 0; k < scene.cables.size(); ++k) {
+      const Real T = cable_tension(scene.cables[k])(r.time);
+      built.cables[k]->accept(built.mesh, x, &T);
+      csv << "," << T << "," << cable_length(*built.cables[k]);
     }
     csv << "," << r.contacts << "," << r.active_contacts << "," << r.normal_force << "," << r.contact_force.x() << ","
         << r.contact_force.y() << "," << r.contact_force.z() << "," << r.max_penetration << ","

@@ -114,6 +114,13 @@ std::array<Real, 3> as_vec3(const YAML::Node& node, const std::string& path, con
   return {v[0], v[1], v[2]};
 }
 
+std::vector<std::array<Real, 3>> as_points(const YAML::Node& node, const std::string& path, const std::string& what) {
+  std::vector<std::array<Real, 3>> out;
+  for (const YAML::Node& p : as_list(node, path, what)) out.push_back(as_vec3(p, path, what + " entry"));
+  if (out.empty()) fail(location(path, node), what + ": the list is empty");
+  return out;
+}
+
 int as_choice(const YAML::Node& node, const std::string& path, const std::string& what,
               const std::vector<std::string>& choices) {
   if (node.IsScalar())

@@ -37,6 +37,8 @@ std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, co
 /// A list of exactly n numbers.
 std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, const std::string& what, size_t n);
 std::array<Real, 3> as_vec3(const YAML::Node& node, const std::string& path, const std::string& what);
+/// A non-empty list of [x, y, z] points.
+std::vector<std::array<Real, 3>> as_points(const YAML::Node& node, const std::string& path, const std::string& what);
 /// Index of the node's text in `choices`; otherwise an error listing them.
 int as_choice(const YAML::Node& node, const std::string& path, const std::string& what,
               const std::vector<std::string>& choices);
@@ -120,6 +122,8 @@ TimeFunction parse_time_function(const YAML::Node& node, const std::string& path
 /// The `dynamics:` and `contact:` sections (scene_parse_dynamics.cpp).
 SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path);
 SceneContact parse_contact(const YAML::Node& node, const std::string& path);
+/// One entry of `loads.cable` (scene_parse_dynamics.cpp): a tendon pulled over time.
+SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, const std::string& what);
 
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);

@@ -6,21 +6,11 @@
 
 #include "host/assembly/pressure_evaluator.hpp"
 #include "softik/error.hpp"
+#include "softik/mesh_selection.hpp"
 
 namespace softik {
 
 namespace {
-
-Real model_size(const Mesh& mesh) {
-  Real lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (int n = 0; n < mesh.num_nodes(); ++n)
-    for (int i = 0; i < 3; ++i) {
-      lo[i] = std::min(lo[i], mesh.X[3 * static_cast<size_t>(n) + i]);
-      hi[i] = std::max(hi[i], mesh.X[3 * static_cast<size_t>(n) + i]);
-    }
-  return std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                   (hi[2] - lo[2]) * (hi[2] - lo[2]));
-}
 
 struct Newton {
   const Assembler& assembler;
@@ -229,7 +219,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       if (!p.closed && p.follower) line_search = LineSearch::Residual;  // an open surface's follower load has no potential
   }
   StaticResult result;
-  Newton newton{assembler, solver, loads, options, line_search, result, model_size(assembler.mesh()), {}};
+  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}};
   for (const PressureLoad& p : loads.pressures)
     newton.pressure.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
   solver.analyze(assembler.pattern());

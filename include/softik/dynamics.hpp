@@ -60,7 +60,9 @@ enum class TimeScheme { BackwardEuler, Newmark };
 const char* time_scheme_name(TimeScheme scheme);
 
 /// An actuator whose lambda (pressure, cable tension, force) is imposed as a function of time;
-/// its force J(x)^T lambda(t) and stiffness (Constraint::add_stiffness) enter every step.
+/// its force J(x)^T lambda(t) and stiffness enter every step: the part in the CSR pattern
+/// (Constraint::add_stiffness) in the factorised tangent, the low-rank part of a cable
+/// (Constraint::add_low_rank_stiffness) through the Woodbury identity, so Newton stays quadratic.
 struct DrivenActuator {
   std::shared_ptr<Constraint> actuator;
   TimeFunction lambda;  ///< one function for all rows of the actuator
@@ -159,7 +161,9 @@ class DynamicSolver {
   /// The contacts and their forces (lambda_n, lambda_t1, lambda_t2 per contact) of the last step.
   const std::vector<ContactPoint>& contacts() const;
   const std::vector<Real>& contact_forces() const;
-  /// Gap and tangential slip (delta = delta_free + W lambda) of the last step, 3 per contact.
+  /// Gap and tangential slip (delta = delta_free + H A^-1 H^T lambda) of the last step, 3 per
+  /// contact. Only the rows that can carry a force enter the solve (a frictionless pair's tangent
+  /// rows and rows moving no free DOF carry none), but every row's delta is reported.
   const std::vector<Real>& contact_deltas() const;
   /// Warnings (bodies that start interpenetrating an obstacle, ...), one line each.
   const std::vector<std::string>& warnings() const;

@@ -25,4 +25,8 @@ void fix_components(const Mesh& mesh, const std::vector<int>& nodes, const std::
 /// The node closest to point p (ties: smallest index).
 int closest_node(const Mesh& mesh, const std::array<Real, 3>& p);
 
+/// The diagonal of the nodes' axis-aligned bounding box (0 for a mesh without nodes): the
+/// model's length scale for relative tolerances.
+Real bounding_box_diagonal(const Mesh& mesh);
+
 }  // namespace softik

@@ -104,6 +104,19 @@ struct ScenePressure {
   SceneLocation where;
 };
 
+/// loads.cable: a tendon through points of the body, pulled from a fixed point with a tension
+/// that follows a function of time (dynamics only; a static scene drives a cable as an inverse
+/// actuator with a fixed force).
+struct SceneCable {
+  std::string name;  ///< unique among the cables; names the CSV columns T_<name>, length_<name>
+  std::array<Real, 3> pull_point{0, 0, 0};
+  std::vector<std::array<Real, 3>> points;  ///< on the body, from the pull side to the cable's end
+  Real tolerance = -1;  ///< point location; < 0: 1e-6 x the mesh's bounding-box diagonal
+  Real force = 0;       ///< tension (N) at factor 1, >= 0
+  TimeFunction over_time;  ///< the factor of `force` over time (empty: 1), >= 0
+  SceneLocation where;
+};
+
 struct SceneGravity {
   bool enabled = false;
   Real density = 0;
@@ -237,6 +250,7 @@ struct Scene {
   std::vector<SceneSelection> fixed;
   std::vector<ScenePrescribed> prescribed;
   std::vector<ScenePressure> pressures;
+  std::vector<SceneCable> cables;
   SceneGravity gravity;
   std::vector<SceneForce> forces;
   SceneSolver solver;
@@ -277,6 +291,7 @@ struct BuiltScene {
   std::vector<std::shared_ptr<Constraint>> effectors;
   std::vector<Real> effector_tolerances;  ///< resolved reach tolerances, per effector
   std::vector<Real> gravity;          ///< the gravity part of loads.nodal (empty without gravity)
+  std::vector<std::shared_ptr<Constraint>> cables;  ///< loads.cable, in the scene's order
   std::vector<Obstacle> obstacles;    ///< contact.obstacles, mesh files read
   std::vector<int> contact_nodes;     ///< contact.nodes resolved (empty: the boundary)
   std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
