@@ -103,6 +103,9 @@ void BM_FingerFactorize(benchmark::State& state) {
   state.SetLabel(solver->name());
   common_counters(state, f);
   state.counters["nnz_L"] = static_cast<double>(solver->info().factor_nnz);
+  state.counters["gflop"] = solver->info().flops * 1e-9;
+  state.counters["indefinite"] = solver->info().indefinite;
+  state.counters["passes"] = solver->info().passes;  // of the last (steady-state) call
 }
 
 void BM_FingerSolve(benchmark::State& state) {

@@ -87,6 +87,44 @@ TEST(LinearSolver, IndefiniteTangentUsesLdlt) {
   }
 }
 
+TEST(LinearSolver, ARunOfIndefiniteTangentsCostsOneFactorisationEach) {
+  // Only the step into indefiniteness may take two numeric passes (L L^T fails, L D L^T
+  // follows); the next indefinite matrix goes to L D L^T at once, the first definite one after
+  // it too (its positive pivots turn the factor into L L^T in place), and the one after that is
+  // back on L L^T. Every solve stays exact and the half solves follow the factor's kind.
+  const System indefinite = beam(true, Formulation::Hyperelastic, 0.4);
+  const System definite = beam(true, Formulation::Hyperelastic, 1.0);
+  const int n = indefinite.assembler->num_free_dofs();
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 1.0);
+  Eigen::VectorXd x(n), z(n);
+  for (LinearSolverKind kind : kinds()) {
+    auto solver = make_linear_solver(kind);
+    solver->analyze(indefinite.assembler->pattern());
+    const System* sequence[] = {&indefinite, &indefinite, &indefinite, &definite, &definite, &indefinite};
+    for (size_t k = 0; k < 6; ++k) {
+      const System& s = *sequence[k];
+      solver->factorize(s.K);
+      const bool is_indefinite = &s == &indefinite;
+      EXPECT_EQ(solver->info().indefinite, is_indefinite) << solver->name() << ", matrix " << k;
+      const bool into_indefinite = is_indefinite && (k == 0 || sequence[k - 1] == &definite);
+      if (into_indefinite) {
+        EXPECT_GE(solver->info().passes, 1) << solver->name() << ", matrix " << k;
+        EXPECT_LE(solver->info().passes, 2) << solver->name() << ", matrix " << k;
+      } else {
+        EXPECT_EQ(solver->info().passes, 1) << solver->name() << ", matrix " << k;
+      }
+      EXPECT_EQ(solver->has_cholesky_factor(), !is_indefinite) << solver->name() << ", matrix " << k;
+      solver->solve(b.data(), x.data(), 1);
+      EXPECT_LE(relative_residual(s, x, b), 1e-9) << solver->name() << ", matrix " << k;
+      if (!is_indefinite) {
+        solver->solve_forward(b.data(), z.data(), 1);
+        solver->solve_backward(z.data(), x.data(), 1);
+        EXPECT_LE(relative_residual(s, x, b), 1e-12) << solver->name() << ", half solves, matrix " << k;
+      }
+    }
+  }
+}
+
 TEST(LinearSolver, NothingFixedIsReportedAsSingular) {
   const System s = beam(false, Formulation::Corotational);
   for (LinearSolverKind kind : kinds()) {

@@ -2,8 +2,6 @@
 // the concurrent runner and the one-row-per-design CSV.
 #include "softik/batch.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "host/io/atomic_file.hpp"
+#include "host/solvers/blas_threads.hpp"
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
 
@@ -195,30 +194,6 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-/// OpenBLAS's thread count, when the process has OpenBLAS (CHOLMOD's BLAS here): each worker's
-/// factorisations would otherwise start a full set of BLAS threads, oversubscribing the cores
-/// (measured, 2 cores, 16 finger designs: 2 workers 9.4 s with OpenBLAS's default, 2.4 s with one
-/// BLAS thread each). Restores the previous count when destroyed; does nothing without OpenBLAS.
-class BlasThreads {
- public:
-  explicit BlasThreads(int threads) {
-    set_ = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-    if (!set_ || !get) return;
-    previous_ = get();
-    set_(threads);
-  }
-  ~BlasThreads() {
-    if (set_ && previous_ > 0) set_(previous_);
-  }
-  BlasThreads(const BlasThreads&) = delete;
-  BlasThreads& operator=(const BlasThreads&) = delete;
-
- private:
-  void (*set_)(int) = nullptr;
-  int previous_ = 0;
-};
-
 }  // namespace
 
 namespace {
@@ -371,7 +346,10 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   // Each design's assembly gets an equal share of the cores unless its scene sets solver.threads.
   const int threads_per_design = std::max(1, hardware / workers);
 
-  const BlasThreads blas(threads_per_design);
+  // Each worker's factorisations would otherwise start a full set of BLAS threads, oversubscribing
+  // the cores (measured, 2 cores, 16 finger designs: 2 workers 9.4 s with OpenBLAS's default, 2.4 s
+  // with one BLAS thread each).
+  const detail::ScopedBlasThreadCap blas(threads_per_design);
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;  // guards finished, finished_count, table and the progress stream
   std::vector<bool> finished(spec.designs.size(), false);

@@ -1,6 +1,11 @@
 // SuiteSparse CHOLMOD behind LinearSolver (DESIGN.md section 5): supernodal L L^T with CHOLMOD's
 // default ordering strategy (AMD, and METIS when CHOLMOD was built with it), symbolic analysis
-// once per pattern; an indefinite matrix is refactored as a simplicial L D L^T.
+// once per pattern; an indefinite matrix is factored as a simplicial L D L^T (its own symbolic
+// analysis, done once). One numeric pass per factorisation in a run of indefinite tangents: after
+// an indefinite one the next goes to L D L^T directly, and an L D L^T whose pivots all come out
+// positive is turned into L L^T in place (no refactoring) and sends the next back to the
+// supernodal L L^T. Only the step into indefiniteness costs two passes (FactorizationInfo::passes).
+// BLAS runs on one thread unless the factorisation is large (kParallelFlops, blas_threads.hpp).
 // Half solves on the L L^T factor P K P^T = L L^T (cholmod_solve2 systems, no refactoring):
 //   solve_forward   z = L^-1 P b     (CHOLMOD_P, then CHOLMOD_L)
 //   solve_backward  x = P^T L^-T z   (CHOLMOD_Lt, then CHOLMOD_Pt)
@@ -9,10 +14,13 @@
 #ifdef SOFTIK_HAVE_CHOLMOD
 #include <cholmod.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <thread>
 
+#include "host/solvers/blas_threads.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "softik/error.hpp"
 
@@ -48,8 +56,11 @@ class CholmodSolver final : public LinearSolver {
     std::memcpy(A_->i, pattern.col.data(), sizeof(int) * static_cast<size_t>(pattern.nnz()));
     nnz_ = pattern.nnz();
     common_.supernodal = CHOLMOD_SUPERNODAL;
-    L_ = cholmod_analyze(A_, &common_);
+    super_ = cholmod_analyze(A_, &common_);
     check("cholmod_analyze");
+    L_ = super_;
+    flops_ = common_.fl;
+    prefer_ldlt_ = false;
   }
 
   void factorize(const std::vector<Real>& values) override {
@@ -60,32 +71,19 @@ class CholmodSolver final : public LinearSolver {
     std::memcpy(A_->x, values.data(), sizeof(Real) * values.size());
     info_ = FactorizationInfo{};
     factored_ = false;
-    if (!L_->is_super) {  // an indefinite matrix last time left a simplicial factor: back to supernodal
-      cholmod_free_factor(&L_, &common_);
-      L_ = cholmod_analyze(A_, &common_);
-      check("cholmod_analyze");
-    }
-    cholmod_factorize(A_, L_, &common_);
-    if (common_.status == CHOLMOD_NOT_POSDEF) {
-      // Indefinite: L D L^T without pivoting (simplicial), from the same ordering.
-      info_.indefinite = true;
-      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/0, /*to_super=*/0, /*to_packed=*/0, /*to_monotonic=*/0, L_,
-                            &common_);
+    const detail::ScopedBlasThreads blas(blas_threads_for(flops_));
+    if (!prefer_ldlt_) {
+      L_ = super_;
+      ++info_.passes;
+      cholmod_factorize(A_, super_, &common_);
+      if (common_.status != CHOLMOD_NOT_POSDEF) {
+        check("cholmod_factorize");
+        return finish();
+      }
       common_.status = CHOLMOD_OK;
-      const int saved_final_ll = common_.final_ll;
-      const int saved_supernodal = common_.supernodal;
-      common_.final_ll = 0;
-      common_.supernodal = CHOLMOD_SIMPLICIAL;
-      cholmod_factorize(A_, L_, &common_);
-      common_.final_ll = saved_final_ll;
-      common_.supernodal = saved_supernodal;
-      if (common_.status == CHOLMOD_NOT_POSDEF) detail::throw_singular(name(), 0.0, permuted_row(L_->minor));
     }
-    check("cholmod_factorize");
-    info_.pivot_ratio = cholmod_rcond(L_, &common_);
-    info_.factor_nnz = static_cast<long long>(common_.lnz);
-    if (!(info_.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), info_.pivot_ratio, -1);
-    factored_ = true;
+    factorize_ldlt();
+    finish();
   }
 
   void solve(const Real* b, Real* x, int nrhs) const override {
@@ -113,6 +111,64 @@ class CholmodSolver final : public LinearSolver {
   const FactorizationInfo& info() const override { return info_; }
 
  private:
+  /// Factorisations below this many flops (CHOLMOD's count from the analysis) run BLAS on one
+  /// thread: OpenBLAS's threads gain nothing on them and spin for ~0.1 s after each call.
+  static constexpr double kParallelFlops = 2e9;
+  static int blas_threads_for(double flops) {
+    return flops >= kParallelFlops ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
+  }
+
+  /// Simplicial L D L^T of A_ (no pivoting) in simplicial_, analysed on first use. All pivots
+  /// positive: the matrix is positive definite; the factor becomes L L^T (half solves work) and
+  /// the next factorisation tries the supernodal L L^T again. A negative pivot: indefinite, and
+  /// the next factorisation starts here.
+  void factorize_ldlt() {
+    const int saved_supernodal = common_.supernodal, saved_final_ll = common_.final_ll;
+    common_.supernodal = CHOLMOD_SIMPLICIAL;
+    common_.final_ll = 0;
+    if (simplicial_ == nullptr) {
+      simplicial_ = cholmod_analyze(A_, &common_);
+    } else if (simplicial_->is_ll) {  // turned into L L^T last time: back to an L D L^T factor
+      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/0, /*to_super=*/0, /*to_packed=*/0, /*to_monotonic=*/0,
+                            simplicial_, &common_);
+    }
+    if (common_.status >= CHOLMOD_OK) {
+      L_ = simplicial_;
+      ++info_.passes;
+      cholmod_factorize(A_, simplicial_, &common_);
+    }
+    common_.supernodal = saved_supernodal;
+    common_.final_ll = saved_final_ll;
+    if (common_.status == CHOLMOD_NOT_POSDEF) detail::throw_singular(name(), 0.0, permuted_row(simplicial_->minor));
+    check("cholmod_factorize (L D L^T)");
+    const int* p = static_cast<const int*>(simplicial_->p);
+    const double* x = static_cast<const double*>(simplicial_->x);
+    double smallest = INFINITY;
+    for (int j = 0; j < n_; ++j) smallest = std::min(smallest, x[p[j]]);  // D_jj: the first entry of column j
+    info_.indefinite = smallest < 0;
+    prefer_ldlt_ = info_.indefinite;
+    if (!info_.indefinite && smallest > 0) {
+      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/1, /*to_super=*/0, /*to_packed=*/1, /*to_monotonic=*/1,
+                            simplicial_, &common_);
+      check("cholmod_change_factor (L D L^T to L L^T)");
+    }
+  }
+
+  void finish() {
+    info_.pivot_ratio = cholmod_rcond(L_, &common_);
+    info_.flops = flops_;
+    info_.factor_nnz = static_cast<long long>(L_->is_super ? common_.lnz : cholmod_nnz_factor());
+    if (!(info_.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), info_.pivot_ratio, -1);
+    factored_ = true;
+  }
+
+  long long cholmod_nnz_factor() const {
+    long long nnz = 0;
+    const int* count = static_cast<const int*>(L_->nz);
+    for (int j = 0; j < n_; ++j) nnz += count[j];
+    return nnz;
+  }
+
   void check(const char* what) {
     SOFTIK_CHECK(common_.status >= CHOLMOD_OK, what << " failed with CHOLMOD status " << common_.status
                                                     << (common_.status == CHOLMOD_OUT_OF_MEMORY
@@ -143,6 +199,8 @@ class CholmodSolver final : public LinearSolver {
   /// *X = system `sys` applied to B (cholmod_solve2); returns *X, owned by `buffers`.
   cholmod_dense* run(int sys, cholmod_dense* B, cholmod_dense** X, SolveBuffers& buffers) const {
     SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
+    // A triangular solve costs ~2 nnz(L) flops per column; threads only for very many columns.
+    const detail::ScopedBlasThreads blas(blas_threads_for(2.0 * static_cast<double>(common_.lnz) * static_cast<double>(B->ncol)));
     const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
     SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
                  "cholmod_solve2 failed (system " << sys << ", status " << common_.status << ")");
@@ -161,13 +219,19 @@ class CholmodSolver final : public LinearSolver {
   void release() {
     factored_ = false;
     for (SolveBuffers* b : {&full_, &forward_, &backward_}) free_buffers(*b);
-    if (L_) cholmod_free_factor(&L_, &common_);
+    if (super_) cholmod_free_factor(&super_, &common_);
+    if (simplicial_) cholmod_free_factor(&simplicial_, &common_);
+    L_ = nullptr;
     if (A_) cholmod_free_sparse(&A_, &common_);
   }
 
   mutable cholmod_common common_;
   cholmod_sparse* A_ = nullptr;
-  cholmod_factor* L_ = nullptr;
+  cholmod_factor* super_ = nullptr;       ///< supernodal, analysed per pattern
+  cholmod_factor* simplicial_ = nullptr;  ///< simplicial L D L^T (or L L^T), analysed on first need
+  cholmod_factor* L_ = nullptr;           ///< the one holding the last factorisation
+  double flops_ = 0;                      ///< of the supernodal factorisation (CHOLMOD's analysis)
+  bool prefer_ldlt_ = false;              ///< the last matrix was indefinite
   int n_ = 0;
   int nnz_ = 0;
   bool factored_ = false;  ///< the last factorize() succeeded

@@ -33,6 +33,7 @@ class EigenLdltSolver final : public LinearSolver {
     ldlt_.factorize(upper(values));
     const Eigen::VectorXd D = ldlt_.vectorD();
     info_ = FactorizationInfo{};
+    info_.passes = 1;
     factored_ = false;
     if (D.size() == 0) return;
     const double max_abs = D.cwiseAbs().maxCoeff();

@@ -49,9 +49,11 @@ LinearSolverKind parse_linear_solver_kind(const std::string& name);
 
 /// What the last factorisation did (for logs and benchmarks).
 struct FactorizationInfo {
-  bool indefinite = false;   ///< L L^T failed and L D L^T was used
+  bool indefinite = false;   ///< the matrix has negative pivots (factored as L D L^T)
+  int passes = 0;            ///< numeric factorisations this call ran (CPU solvers; 2: L L^T failed, then L D L^T)
   double pivot_ratio = 0;    ///< min |pivot| / max |pivot| (a lower bound of 1/cond(K) for SPD K)
   long long factor_nnz = 0;  ///< non-zeros of the factor
+  double flops = 0;          ///< floating-point operations of a supernodal factorisation (CHOLMOD's analysis; 0: unknown)
 };
 
 class LinearSolver {

@@ -1,0 +1,54 @@
+// OpenBLAS's thread count through dlsym (blas_threads.hpp).
+#include "host/solvers/blas_threads.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace softik::detail {
+
+namespace {
+
+struct OpenBlas {
+  void (*set)(int) = nullptr;
+  int (*get)() = nullptr;
+  OpenBlas() {
+    set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (!set || !get) set = nullptr, get = nullptr;
+  }
+};
+
+const OpenBlas& openblas() {
+  static const OpenBlas blas;
+  return blas;
+}
+
+std::atomic<int> cap{0};  ///< 0: none
+
+}  // namespace
+
+int blas_threads() { return openblas().get ? openblas().get() : 0; }
+
+void set_blas_threads(int threads) {
+  if (!openblas().set) return;
+  const int c = cap.load();
+  threads = std::max(1, c > 0 ? std::min(threads, c) : threads);
+  if (openblas().get() != threads) openblas().set(threads);
+}
+
+ScopedBlasThreads::ScopedBlasThreads(int threads) : previous_(blas_threads()) { set_blas_threads(threads); }
+ScopedBlasThreads::~ScopedBlasThreads() {
+  if (previous_ > 0) set_blas_threads(previous_);
+}
+
+ScopedBlasThreadCap::ScopedBlasThreadCap(int c) : previous_cap_(cap.exchange(c)), previous_threads_(blas_threads()) {
+  set_blas_threads(c);
+}
+ScopedBlasThreadCap::~ScopedBlasThreadCap() {
+  cap.store(previous_cap_);
+  if (previous_threads_ > 0) set_blas_threads(previous_threads_);
+}
+
+}  // namespace softik::detail
