@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "host/dynamics/dynamic_solver_impl.hpp"
+#include "host/solvers/woodbury.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
 
@@ -198,20 +199,13 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
   low_rank_M.resize(nr, nr);
   if (nr > 0) {
     const std::vector<int>& free = assembler.free_dof_index();
-    Matrix U = Matrix::Zero(nf, nr), C = Matrix::Zero(nr, nr);
+    Matrix U = Matrix::Zero(nf, nr);
     for (Eigen::Index k = 0; k < nr; ++k)
       for (const auto& [dof, value] : low_rank.columns[static_cast<size_t>(k)])
         if (free[static_cast<size_t>(dof)] >= 0) U(free[static_cast<size_t>(dof)], k) += value;
-    for (size_t b = 0; b < low_rank.blocks.size(); ++b)
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) = low_rank.blocks[b][static_cast<size_t>(3 * i + j)];
     solver.solve(U.data(), low_rank_Y.data(), static_cast<int>(nr));
-    const Eigen::PartialPivLU<Matrix> lu(
-        Matrix::Identity(nr, nr) + C * (U.transpose() * low_rank_Y));
-    SOFTIK_CHECK_NUMERICAL(lu.rcond() > 1e-13, "the step's tangent with the cables' stiffness is singular (reciprocal "
-                                               "condition of I + C U^T A^-1 U: " << lu.rcond() << ")");
-    low_rank_M = lu.solve(C);
+    low_rank_M = detail::woodbury_middle(detail::low_rank_blocks(low_rank), U.transpose() * low_rank_Y,
+                                         ErrorKind::Numerical, "the step's tangent with the cables' stiffness is singular", "");
   }
   factor_is_current = true;
   factor_dt = constant_tangent ? h : -1;

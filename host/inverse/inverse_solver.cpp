@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "host/solvers/woodbury.hpp"
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/inverse/inverse_checks.hpp"
 #include "softik/error.hpp"
@@ -278,19 +279,9 @@ class InverseStep {
   void constraint_space() {
     if (!half_) G_ = B_.transpose() * Z_;
     if (nr_ > 0) {
-      Eigen::MatrixXd C = Eigen::MatrixXd::Zero(nr_, nr_);
-      for (size_t b = 0; b < low_rank_.blocks.size(); ++b)
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) =
-                low_rank_.blocks[b][static_cast<size_t>(3 * i + j)];
-      const Eigen::MatrixXd S = Eigen::MatrixXd::Identity(nr_, nr_) + C * G_.bottomRightCorner(nr_, nr_);
-      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(S);
-      SOFTIK_CHECK(lu.rcond() > 1e-13, "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular "
-                                       "(reciprocal condition of I + C U^T K^-1 U: "
-                                           << lu.rcond() << "); a cable under negative tension (min_force < 0) "
-                                                            "can do this: keep cable forces >= 0");
-      M_ = lu.solve(C);
+      M_ = detail::woodbury_middle(detail::low_rank_blocks(low_rank_), G_.bottomRightCorner(nr_, nr_), ErrorKind::Input,
+                                   "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular",
+                                   "; a cable under negative tension (min_force < 0) can do this: keep cable forces >= 0");
     }
     Eigen::MatrixXd Gt = G_.topLeftCorner(m_ + 1, m_ + 1);
     if (nr_ > 0) Gt -= G_.topRightCorner(m_ + 1, nr_) * M_ * G_.bottomLeftCorner(nr_, m_ + 1);
