@@ -33,6 +33,7 @@
 
 #include <Eigen/Jacobi>
 
+#include "host/qp/qp_detail.hpp"
 #include "softik/error.hpp"
 #include "softik/qp.hpp"
 

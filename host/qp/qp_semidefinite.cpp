@@ -35,6 +35,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "host/qp/qp_detail.hpp"
 #include "softik/error.hpp"
 #include "softik/qp.hpp"
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "host/qp/qp_detail.hpp"
 #include "softik/error.hpp"
 #include "softik/qp.hpp"
 
