@@ -1,8 +1,14 @@
 // cuSOLVER dense Cholesky behind LinearSolver (see cuda_dense_solver.hpp): the CSR values are
 // scattered into a dense column-major matrix, K = L L^T by cusolverDnXpotrf, solves by
-// cusolverDnXpotrs (all right-hand sides in one call) and half solves by cublasDtrsm.
+// cusolverDnXpotrs (all right-hand sides in one call) and half solves by cublasDtrsm. A K that
+// is not positive definite (a hyperelastic tangent under compression, a follower load's
+// stiffness) is factored again as P K P^T = L D L^T (Bunch-Kaufman, cusolverDnDsytrf) and solved
+// by cusolverDnXsytrs, as CHOLMOD and cuDSS do on the other backends: no half solves then.
 #include <cstddef>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "host/solvers/linear_solvers.hpp"
@@ -16,6 +22,7 @@ namespace softik::cuda {
 namespace {
 
 constexpr unsigned kBlock = 256;
+constexpr Real kInfinity = std::numeric_limits<Real>::infinity();
 /// Right-hand-side columns the host staging buffer holds from the start.
 constexpr int kInitialRhsColumns = 64;
 
@@ -32,6 +39,12 @@ __global__ void scatter_upper_csr_to_lower_dense(int n, const int* row_ptr, cons
   }
 }
 
+/// LAPACK's pivot indices (1-based, negative for a 2 x 2 block) from Dsytrf's int to Xsytrs's int64.
+__global__ void widen_pivots(int n, const int* in, std::int64_t* out) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = in[i];
+}
+
 /// diag[i] = A(i, i) of an n x n column-major matrix.
 __global__ void copy_diagonal(int n, const Real* A, Real* diag) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -45,6 +58,7 @@ struct CudaDenseSolver::Impl {
   int nnz = 0;
   bool analysed = false;
   bool factored = false;  ///< the last factorisation succeeded
+  bool indefinite = false;  ///< it is L D L^T (Dsytrf), not L L^T
   FactorizationInfo info;
   CusolverDnHandle solver;
   CusolverDnParams params;
@@ -68,6 +82,14 @@ struct CudaDenseSolver::Impl {
   DeviceArray<Real> gram;      ///< gram_capacity entries: G (nb x nb), then c (nb)
   std::size_t gram_capacity = 0;
   std::vector<Real> host_diag;
+  // L D L^T (allocated on the first indefinite K): Dsytrf's pivots and workspace, Xsytrs's workspace.
+  DeviceArray<int> pivots32;
+  DeviceArray<std::int64_t> pivots;
+  DeviceArray<Real> sytrf_work;
+  int sytrf_lwork = 0;
+  DeviceArray<unsigned char> sytrs_work;
+  std::size_t sytrs_bytes = 0;
+  std::vector<unsigned char> sytrs_host;
 
   void release_buffers() {
     row_ptr = {};
@@ -85,6 +107,13 @@ struct CudaDenseSolver::Impl {
     gram_Z = {};
     gram_Z_columns = 0;
     host_workspace.clear();
+    pivots32 = {};
+    pivots = {};
+    sytrf_work = {};
+    sytrf_lwork = 0;
+    sytrs_work = {};
+    sytrs_bytes = 0;
+    sytrs_host.clear();
   }
 
   /// Staging buffer of at least nrhs columns (grown, never shrunk).
@@ -109,7 +138,7 @@ CudaDenseSolver::~CudaDenseSolver() = default;
 
 int CudaDenseSolver::size() const { return impl_->n; }
 const FactorizationInfo& CudaDenseSolver::info() const { return impl_->info; }
-bool CudaDenseSolver::has_cholesky_factor() const { return impl_->factored; }
+bool CudaDenseSolver::has_cholesky_factor() const { return impl_->factored && !impl_->indefinite; }
 const Real* CudaDenseSolver::device_factor() const { return impl_->A.get(); }
 
 void CudaDenseSolver::analyze(const CsrPattern& pattern) {
@@ -186,7 +215,7 @@ void CudaDenseSolver::factorize(const std::vector<Real>& values) {
 void CudaDenseSolver::factorize_device(const Real* d_values) {
   Impl& p = *impl_;
   SOFTIK_CHECK(p.analysed, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
-  p.factored = false;
+  p.factored = p.indefinite = false;
   p.gram_columns = 0;  // Z of an earlier forward_gram belongs to the old factor
   p.info = FactorizationInfo{};
   if (p.n == 0) {
@@ -205,15 +234,11 @@ void CudaDenseSolver::factorize_device(const Real* d_values) {
   const int status = p.download_info();  // synchronises with the factorisation
   SOFTIK_CHECK(status >= 0, "cusolverDnXpotrf rejected its parameter " << -status << " (internal error)");
   p.info.factor_nnz = static_cast<long long>(n) * static_cast<long long>(n + 1) / 2;
-  SOFTIK_CHECK(status == 0,
-               "the stiffness matrix K is not positive definite (singular or indefinite): "
-                   << name() << " (cusolverDnXpotrf) found its leading minor of order " << status
-                   << " not positive definite, at free DOF row " << status - 1
-                   << ". A singular K means the body is not held against rigid motion (fix enough nodes, at least one "
-                      "face of every separate part); an indefinite K is a hyperelastic tangent under compression: set "
-                      "AssemblyOptions::project_spd = true, or use a CPU solver (LinearSolverKind::Cholmod), which also "
-                      "factors indefinite K as L D L^T");
-
+  p.info.passes = 1;
+  if (status > 0) {  // leading minor `status` not positive: L D L^T from the values again
+    factorize_indefinite(d_values);
+    return;
+  }
   copy_diagonal<<<grid_size(n, kBlock), kBlock>>>(p.n, p.A.get(), p.diag.get());
   check_launch("copy_diagonal");
   download(p.host_diag.data(), p.diag.get(), n);
@@ -221,6 +246,64 @@ void CudaDenseSolver::factorize_device(const Real* d_values) {
   p.info.pivot_ratio = cholesky_pivot_ratio(p.host_diag, &row);
   if (!(p.info.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), p.info.pivot_ratio, row);
   p.factored = true;
+}
+
+void CudaDenseSolver::factorize_indefinite(const Real* d_values) {
+  Impl& p = *impl_;
+  const std::size_t n = static_cast<std::size_t>(p.n);
+  if (!p.pivots32.get()) {
+    SOFTIK_CUSOLVER_CHECK(cusolverDnDsytrf_bufferSize(p.solver.get(), p.n, p.A.get(), p.n, &p.sytrf_lwork));
+    p.pivots32 = DeviceArray<int>(n);
+    p.pivots = DeviceArray<std::int64_t>(n);
+    p.sytrf_work = DeviceArray<Real>(static_cast<std::size_t>(std::max(p.sytrf_lwork, 1)));
+  }
+  SOFTIK_CUDA_CHECK(cudaMemset(p.A.get(), 0, n * n * sizeof(Real)));  // Xpotrf overwrote part of it
+  scatter_upper_csr_to_lower_dense<<<grid_size(n, kBlock), kBlock>>>(p.n, p.row_ptr.get(), p.col.get(), d_values,
+                                                                     p.A.get());
+  check_launch("scatter_upper_csr_to_lower_dense");
+  SOFTIK_CUSOLVER_CHECK(cusolverDnDsytrf(p.solver.get(), CUBLAS_FILL_MODE_LOWER, p.n, p.A.get(), p.n, p.pivots32.get(),
+                                         p.sytrf_work.get(), p.sytrf_lwork, p.dev_info.get()));
+  const int status = p.download_info();
+  SOFTIK_CHECK(status >= 0, "cusolverDnDsytrf rejected its parameter " << -status << " (internal error)");
+  p.info.passes = 2;
+  p.info.indefinite = true;
+  SOFTIK_CHECK_NUMERICAL(status == 0, "the stiffness matrix K is singular: " << name() << " (cusolverDnDsytrf, L D L^T) found "
+                                          << "D(" << status << ", " << status << ") exactly zero, at free DOF row "
+                                          << status - 1 << ". The body is not held against rigid motion: fix enough "
+                                          << "nodes, at least one face of every separate part");
+  widen_pivots<<<grid_size(n, kBlock), kBlock>>>(p.n, p.pivots32.get(), p.pivots.get());
+  check_launch("widen_pivots");
+  // Singular within round-off (the pivots of D do not vanish exactly in floating point): the
+  // ratio of the smallest to the largest |eigenvalue| of D's 1 x 1 and 2 x 2 blocks, against
+  // singular_threshold as for L L^T. D's diagonal and subdiagonal come from the factored matrix.
+  std::vector<int> ipiv(n);
+  std::vector<Real> sub(n, 0.0);
+  download(ipiv.data(), p.pivots32.get(), n);
+  copy_diagonal<<<grid_size(n, kBlock), kBlock>>>(p.n, p.A.get(), p.diag.get());
+  check_launch("copy_diagonal");
+  download(p.host_diag.data(), p.diag.get(), n);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    if (ipiv[i] < 0) download(&sub[i], p.A.get() + i * n + i + 1, 1);  // D(i+1, i) of a 2 x 2 block
+  Real lo = kInfinity, hi = 0;
+  long row = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Real small = std::abs(p.host_diag[i]), large = small;
+    if (ipiv[i] < 0 && i + 1 < n) {  // the 2 x 2 block [a b; b c]: its eigenvalues
+      const Real a = p.host_diag[i], c = p.host_diag[i + 1], b = sub[i];
+      const Real mean = 0.5 * (a + c), radius = std::hypot(0.5 * (a - c), b);
+      small = std::min(std::abs(mean - radius), std::abs(mean + radius));
+      large = std::max(std::abs(mean - radius), std::abs(mean + radius));
+    }
+    if (!(small >= lo)) {
+      lo = small;
+      row = static_cast<long>(i);
+    }
+    hi = std::max(hi, large);
+    if (ipiv[i] < 0) ++i;
+  }
+  p.info.pivot_ratio = hi > 0 && std::isfinite(hi) ? lo / hi : 0.0;
+  if (!(p.info.pivot_ratio >= singular_threshold)) detail::throw_singular(name(), p.info.pivot_ratio, row);
+  p.indefinite = p.factored = true;
 }
 
 void CudaDenseSolver::solve(const Real* b, Real* x, int nrhs) const {
@@ -243,6 +326,26 @@ void CudaDenseSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
   const std::size_t n = static_cast<std::size_t>(p.n);
   if (d_x != d_b)
     SOFTIK_CUDA_CHECK(cudaMemcpy(d_x, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
+  if (p.indefinite) {  // Xsytrs overwrites B with the solution
+    std::size_t device_bytes = 0, host_bytes = 0;
+    SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs_bufferSize(p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
+                                                      static_cast<int64_t>(nrhs), CUDA_R_64F, p.A.get(),
+                                                      static_cast<int64_t>(n), p.pivots.get(), CUDA_R_64F, d_x,
+                                                      static_cast<int64_t>(n), &device_bytes, &host_bytes));
+    if (device_bytes > p.sytrs_bytes) {
+      p.sytrs_work = DeviceArray<unsigned char>(device_bytes);
+      p.sytrs_bytes = device_bytes;
+    }
+    if (host_bytes > p.sytrs_host.size()) p.sytrs_host.assign(host_bytes, 0);
+    SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs(p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
+                                           static_cast<int64_t>(nrhs), CUDA_R_64F, p.A.get(), static_cast<int64_t>(n),
+                                           p.pivots.get(), CUDA_R_64F, d_x, static_cast<int64_t>(n), p.sytrs_work.get(),
+                                           p.sytrs_bytes, host_bytes ? p.sytrs_host.data() : nullptr, host_bytes,
+                                           p.dev_info.get()));
+    const int status = p.download_info();
+    SOFTIK_CHECK(status == 0, "cusolverDnXsytrs rejected its parameter " << -status << " (internal error)");
+    return;
+  }
   // Xpotrs overwrites B with the solution.
   SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrs(p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
                                          static_cast<int64_t>(nrhs), CUDA_R_64F, p.A.get(), static_cast<int64_t>(n),

@@ -13,8 +13,11 @@
 // analyze() checks that this fits in the free device memory (with room for a second n x 64
 // buffer) before it allocates, and otherwise throws an Error naming the GB needed and free.
 //
-// Only positive definite K: an indefinite or singular K is an Error (use
-// AssemblyOptions::project_spd, or a CPU solver, which factors indefinite K as L D L^T).
+// A K that is not positive definite (Xpotrf stops at a non-positive leading minor) is factored
+// again as P K P^T = L D L^T by Bunch-Kaufman (cusolverDnDsytrf, lower triangle; its pivots and
+// workspace allocated on the first such K) and solved by cusolverDnXsytrs: info().indefinite and
+// passes = 2, no half solves (has_cholesky_factor() is false). A singular K (an exactly zero
+// pivot of D) is an Error of kind Numerical naming the DOF row.
 //
 // Private to cuda/ (the host API reaches it through make_linear_solver); the device-pointer
 // members are for a device-resident pipeline (GPU assembly -> factorisation -> solves).
@@ -75,6 +78,8 @@ class CudaDenseSolver final : public LinearSolver {
   const Real* device_factor() const;
 
  private:
+  /// The L D L^T of the values after Xpotrf found K not positive definite (see the top).
+  void factorize_indefinite(const Real* d_values);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -229,6 +229,31 @@ TEST(CudaDenseSolver, HalfSolvesGiveTheComplianceOnHostAndDevice) {
   EXPECT_LE(relative_difference(from_device(d_x, n, nrhs), X), 1e-14);
 }
 
+TEST(CudaDenseSolver, IndefiniteTangentIsFactoredAsLdltAndDefiniteReturnsToLlt) {
+  std::string reason;
+  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  // 60% axial compression: the neo-Hookean tangent has negative eigenvalues but is regular.
+  const System s = solver_test::beam(true, Formulation::Hyperelastic, 0.4);
+  const Eigen::MatrixXd Kd = Eigen::MatrixXd(s.assembler->to_sparse(s.K));
+  ASSERT_LT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Kd).eigenvalues().minCoeff(), 0.0)
+      << "the test state must be indefinite";
+  const Eigen::MatrixXd B = random_columns(s.n(), 3, 17);
+  auto solver = make_linear_solver(LinearSolverKind::CudaDense);
+  solver->analyze(s.assembler->pattern());
+  solver->factorize(s.K);
+  EXPECT_TRUE(solver->info().indefinite);
+  EXPECT_EQ(solver->info().passes, 2);
+  EXPECT_FALSE(solver->has_cholesky_factor());  // no half solves on L D L^T
+  EXPECT_LE(relative_difference(gpu_solve(*solver, B), cpu_solve(s, B)), 1e-9);
+  EXPECT_LE(relative_residual(s, gpu_solve(*solver, B), B), 1e-10);
+  // The same solver object with a definite tangent: L L^T again, half solves available.
+  const System definite = solver_test::beam(true, Formulation::Hyperelastic, 1.0);
+  solver->factorize(definite.K);
+  EXPECT_FALSE(solver->info().indefinite);
+  EXPECT_TRUE(solver->has_cholesky_factor());
+  EXPECT_LE(relative_difference(gpu_solve(*solver, B), cpu_solve(definite, B)), 1e-9);
+}
+
 TEST(CudaDenseSolver, MemoryCheckRefusesAMatrixLargerThanTheDevice) {
   std::string reason;
   if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
