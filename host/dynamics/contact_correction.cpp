@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "host/contact/contact_setup.hpp"
 #include "host/dynamics/dynamic_solver_impl.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh.hpp"
@@ -19,29 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-/// Shortest and mean distance between two nodes of one cell (all node pairs).
-void edge_lengths(const Mesh& mesh, Real* shortest, Real* mean) {
-  const int npc = nodes_per_cell(mesh.cell_type);
-  Real lo = 1e300, sum = 0;
-  long count = 0;
-  for (int c = 0; c < mesh.num_cells(); ++c) {
-    const int* nodes = mesh.cell(c);
-    for (int i = 0; i < npc; ++i)
-      for (int j = i + 1; j < npc; ++j) {
-        Real d2 = 0;
-        for (int k = 0; k < 3; ++k) {
-          const Real d = mesh.X[3 * static_cast<size_t>(nodes[i]) + k] - mesh.X[3 * static_cast<size_t>(nodes[j]) + k];
-          d2 += d * d;
-        }
-        lo = std::min(lo, std::sqrt(d2));
-        sum += std::sqrt(d2);
-        ++count;
-      }
-  }
-  *shortest = lo;
-  *mean = count ? sum / static_cast<Real>(count) : 0;
-}
 
 /// The connected component of every node (through shared cells); unused nodes get their own.
 std::vector<int> node_parts(const Mesh& mesh) {
@@ -66,44 +44,11 @@ void DynamicSolver::Impl::setup_contact() {
   ContactOptions& c = options.contact;
   if (c.obstacles.empty() && !c.between_parts) return;
   const Mesh& mesh = assembler.mesh();
-  SOFTIK_CHECK(mesh.dim == 3, "contact needs a 3D mesh (Tet4 or Hex8), got a " << cell_type_name(mesh.cell_type) << " mesh");
-  for (const Obstacle& o : c.obstacles) validate(o);
-  SOFTIK_CHECK(std::isfinite(c.body_friction) && c.body_friction >= 0,
-               "contact: friction between parts mu = " << c.body_friction << "; Coulomb's coefficient must be >= 0");
-  Real shortest = 0, mean = 0;
-  edge_lengths(mesh, &shortest, &mean);
-  SOFTIK_CHECK(std::isfinite(c.contact_distance) && c.contact_distance >= 0,
-               "contact: contact_distance = " << c.contact_distance << "; give a distance >= 0");
-  SOFTIK_CHECK(c.contact_distance <= shortest,
-               "contact: contact_distance = " << c.contact_distance << " is larger than the smallest element edge ("
-                                              << shortest << "); give a distance below it (e.g. 0.1 of it)");
-  SOFTIK_CHECK(std::isfinite(c.alarm_distance), "contact: alarm_distance = " << c.alarm_distance);
-  if (c.alarm_distance < 0) c.alarm_distance = 0.1 * mean;
-  SOFTIK_CHECK(std::isfinite(c.tolerance), "contact: tolerance = " << c.tolerance);
-  c.solver.tolerance = c.tolerance < 0 ? 1e-9 * size : c.tolerance;
-  SOFTIK_CHECK(c.solver.tolerance > 0, "contact: tolerance = " << c.tolerance << "; give a positive length");
-  const std::vector<int>& free = assembler.free_dof_index();
-  auto movable = [&](int node) {
-    return free[3 * static_cast<size_t>(node)] >= 0 || free[3 * static_cast<size_t>(node) + 1] >= 0 ||
-           free[3 * static_cast<size_t>(node) + 2] >= 0;
-  };
-  const SurfaceGroup boundary = boundary_surface(mesh);
-  std::vector<char> on_boundary(static_cast<size_t>(mesh.num_nodes()), 0);
-  for (const auto& t : boundary.triangles)
-    for (int n : t) on_boundary[static_cast<size_t>(n)] = 1;
-  for (const auto& q : boundary.quads)
-    for (int n : q) on_boundary[static_cast<size_t>(n)] = 1;
-  if (c.nodes.empty()) {
-    for (int n = 0; n < mesh.num_nodes(); ++n)
-      if (on_boundary[static_cast<size_t>(n)] && movable(n)) contact_nodes.push_back(n);
-  } else {
-    for (int n : c.nodes) {
-      SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(), "contact: node " << n << " is outside [0, " << mesh.num_nodes() << ")");
-      if (movable(n)) contact_nodes.push_back(n);
-    }
-  }
+  contact::prepare_contact_options(mesh, c, size);
+  contact_nodes = contact::contact_candidate_nodes(mesh, assembler.free_dof_index(), c.nodes);
   if (!c.between_parts) return;
   node_part = node_parts(mesh);
+  const SurfaceGroup boundary = boundary_surface(mesh);
   std::vector<std::array<int, 3>> triangles = boundary.triangles;
   for (const auto& q : boundary.quads) {
     triangles.push_back({q[0], q[1], q[2]});
@@ -126,11 +71,8 @@ void DynamicSolver::Impl::setup_contact() {
   part_edge.resize(static_cast<size_t>(parts));
   for (size_t k = 0; k < part_edge.size(); ++k) part_edge[k] = edge_count[k] > 0 ? edge_sum[k] / edge_count[k] : 0;
   proximity = std::make_unique<SurfaceProximity>(std::move(triangles), std::move(triangle_part));
-  for (int n = 0; n < mesh.num_nodes(); ++n)
-    if (on_boundary[static_cast<size_t>(n)] && movable(n)) {
-      proximity_nodes.push_back(n);
-      proximity_node_part.push_back(node_part[static_cast<size_t>(n)]);
-    }
+  proximity_nodes = c.nodes.empty() ? contact_nodes : contact::contact_candidate_nodes(mesh, assembler.free_dof_index(), {});
+  for (int n : proximity_nodes) proximity_node_part.push_back(node_part[static_cast<size_t>(n)]);
 }
 
 bool DynamicSolver::Impl::slave_of(int node_part_id, int triangle_part_id) const {

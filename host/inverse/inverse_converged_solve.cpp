@@ -77,7 +77,8 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
     const bool at_floor = !final || epsilon <= options_.epsilon_min;
     const bool equilibrium = relative <= options_.residual_tolerance;
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
-    const bool solved = rep.status == QpStatus::Optimal;
+    // With contacts, a state that penetrates an obstacle beyond the contact tolerance is no answer.
+    const bool solved = rep.status == QpStatus::Optimal && (!has_contact_ || rep.max_penetration <= contact_.solver.tolerance);
     out.steps.push_back(std::move(rep));
     if (cut == 20) {
       out.message = "every shortened step inverted a cell";
@@ -88,7 +89,9 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
       return false;
     }
     if (at_floor && equilibrium && settled && solved && it > 0) return true;
-    if (it > 0 && !equilibrium) {
+    // With contacts, a step whose contacts change state moves to another branch of the
+    // equilibrium: its residual may rise without Newton leaving its basin (max_iterations bounds it).
+    if (it > 0 && !equilibrium && !has_contact_) {
       if (relative > kDivergence * best && relative > kDivergenceFloor) {
         out.message = "the Newton iterations diverged (relative residual " + std::to_string(relative) + ")";
         return false;
@@ -129,6 +132,9 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
     path.s = std::min<Real>(1, s + ds);
     const std::vector<Real> x_start = x, lambda_start = lambda_;
     const QpActiveSet warm_start = warm_;
+    const auto contacts_start = contacts_;
+    const auto contact_lambda_start = contact_lambda_;
+    const auto contact_state_start = contact_state_;
     if (converge(x, path, out)) {
       ++out.increments;
       s = path.s;
@@ -143,6 +149,9 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
       x = x_start;
       lambda_ = lambda_start;
       warm_ = warm_start;
+      contacts_ = contacts_start;
+      contact_lambda_ = contact_lambda_start;
+      contact_state_ = contact_state_start;
       accept_all(x);
       ++out.cuts;
       ds *= 0.5;

@@ -10,6 +10,7 @@
 #include "host/solvers/woodbury.hpp"
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/inverse/inverse_checks.hpp"
+#include "host/inverse/inverse_contact.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -161,6 +162,13 @@ class InverseStep {
       row.delta_bounds.lo = std::max(row.delta_bounds.lo, row.delta_window.lo);
       row.delta_bounds.hi = std::min(row.delta_bounds.hi, row.delta_window.hi);
     }
+    // Contacts (set_contact): their rows after the constraints', detected within the alarm
+    // distance widened by the last step's largest motion.
+    first_contact_ = static_cast<int>(rows_.size());
+    if (s_.has_contact_)
+      contacts_ = inverse_detail::detect_step_contacts(s_.contact_, s_.contact_nodes_, x,
+                                                       s_.contact_.alarm_distance + s_.last_motion_, s_.contacts_,
+                                                       s_.contact_lambda_, s_.contact_state_, rows_);
     m_ = static_cast<Eigen::Index>(rows_.size());
     Jt_ = Eigen::MatrixXd::Zero(nf_, m_);
     for (Eigen::Index r = 0; r < m_; ++r)
@@ -182,6 +190,10 @@ class InverseStep {
     for (size_t a = 0; a < actuators_.size(); ++a) {
       eq += Jt_.col(actuators_[a]) * s_.lambda_[a];
       applied += (Jt_.col(actuators_[a]) * s_.lambda_[a]).squaredNorm();
+    }
+    for (Eigen::Index r = 0; r < contacts_.lambda_previous.size(); ++r) {
+      eq += Jt_.col(first_contact_ + r) * contacts_.lambda_previous(r);
+      applied += (Jt_.col(first_contact_ + r) * contacts_.lambda_previous(r)).squaredNorm();
     }
     Real ext = 0, reaction = 0;
     for (size_t k = 0; k < ndof_; ++k) {
@@ -289,7 +301,10 @@ class InverseStep {
     delta_free_ = Gt.col(0).tail(m_);
     for (Eigen::Index r = 0; r < m_; ++r) delta_free_(r) += rows_[static_cast<size_t>(r)].delta;
     // No NaN or infinity goes on (DESIGN.md section 7): name the constraint whose row has one.
-    auto row_name = [&](size_t r) { return "the row of constraint '" + constraint_of(r).name() + "'"; };
+    auto row_name = [&](size_t r) {
+      return r < static_cast<size_t>(first_contact_) ? "the row of constraint '" + constraint_of(r).name() + "'"
+                                                      : "the row of the " + contacts_.names[contact_of(r)];
+    };
     for (Eigen::Index c = 0; c < m_; ++c)
       inverse_detail::require_finite(W_.col(c).data(), static_cast<size_t>(m_), "the constraint-space compliance W",
                                      row_name, kSolveHint);
@@ -314,7 +329,9 @@ class InverseStep {
       delta_bounds_.push_back(rows_[static_cast<size_t>(r)].delta_bounds);
     }
     lambda_ = Eigen::Map<const Eigen::VectorXd>(s_.lambda_.data(), na);
-    if (na > 0) {
+    if (!contacts_.points.empty() || !s_.force_targets_.empty()) {
+      solve_with_contacts();
+    } else if (na > 0) {
       if (s_.options_.method == InverseMethod::GaussSeidel)
         solve_gauss_seidel();
       else if (std::all_of(lambda_bounds_.begin(), lambda_bounds_.end(), [](const Interval& b) { return b.lo == b.hi; }))
@@ -416,6 +433,22 @@ class InverseStep {
     }
   }
 
+  /// The contact forces join the unknowns (inverse_contact.hpp): the complementarity QP, the
+  /// Gauss-Seidel sweeps alternated with the exact contact response, or, with every input
+  /// imposed, the exact response alone.
+  void solve_with_contacts() {
+    const inverse_detail::ContactSpace space{W_, delta_free_, actuators_, effectors_, first_contact_,
+                                             lambda_bounds_, delta_bounds_, actuator_names_, contacts_};
+    const inverse_detail::ContactSolve r =
+        inverse_detail::solve_step_contacts(space, s_.options_, s_.contact_, s_.force_targets_, epsilon_, lambda_, rep_);
+    lambda_ = r.lambda_a;
+    lambda_c_ = r.lambda_c;
+    contact_states_ = r.states;
+    // An effector held off its goal: say by what (contacts, bounds, a goal inside an obstacle).
+    const std::string why = inverse_detail::contact_limits_message(space, r, s_.constraints_, s_.contact_, s_.model_size_);
+    if (!why.empty()) rep_.message += (rep_.message.empty() ? "" : "; ") + why;
+  }
+
   // ---- correct(): Step III ---------------------------------------------------------------------
   /// x <- x + K_t^-1 (rhs + J_a^T lambda_a) = x + K_t^-1 B c with c = e_0 + sum_a lambda_a e_a; with
   /// the low-rank part c_U = -M G_U: c (Woodbury). Then dx = Z c on the full path, and
@@ -426,6 +459,7 @@ class InverseStep {
     Eigen::VectorXd c = Eigen::VectorXd::Zero(nb_);
     c(0) = 1;
     for (Eigen::Index j = 0; j < na; ++j) c(1 + actuators_[static_cast<size_t>(j)]) = lambda_(j);
+    for (Eigen::Index r = 0; r < lambda_c_.size(); ++r) c(1 + first_contact_ + r) = lambda_c_(r);
     if (nr_ > 0) c.tail(nr_) = -M_ * (G_.bottomLeftCorner(nr_, m_ + 1) * c.head(m_ + 1));
     Eigen::VectorXd dx(nf_);
     if (half_)
@@ -446,12 +480,18 @@ class InverseStep {
     inverse_detail::require_finite(
         x_new.data(), ndof_, "the updated positions x",
         [](size_t k) { return "DOF " + std::to_string(k) + " (node " + std::to_string(k / 3) + ")"; }, too_large);
-    rep_.effector_error = (de_free_ + W_ea_ * lambda_).norm();
-    const Eigen::VectorXd delta_a = da_free_ + W_aa_ * lambda_;
+    // The linearised constraint values after the step: delta = delta_free + W (lambda_a, lambda_c).
+    const Eigen::VectorXd delta = delta_free_ + W_ * c.segment(1, m_);
+    Eigen::VectorXd delta_a(na);
+    for (Eigen::Index j = 0; j < na; ++j) delta_a(j) = delta(actuators_[static_cast<size_t>(j)]);
+    Real error2 = 0;
+    for (int e : effectors_) error2 += delta(e) * delta(e);
+    rep_.effector_error = std::sqrt(error2);
     inverse_detail::require_finite(&rep_.effector_error, 1, "the predicted effector error",
                                    [](size_t) { return std::string("the effectors"); }, too_large);
     inverse_detail::require_finite(delta_a.data(), static_cast<size_t>(na), "the predicted actuator displacement",
                                    actuator_name(), too_large);
+    if (s_.has_contact_) accept_contacts(x, x_new);
     x = std::move(x_new);
     for (Eigen::Index j = 0; j < na; ++j) s_.lambda_[static_cast<size_t>(j)] = lambda_(j);
     rep_.lambda = s_.lambda_;
@@ -465,8 +505,23 @@ class InverseStep {
                                                                               << ") after the step");
   }
 
+  /// The contacts of the step become the solver's (contact_outcome: the report, the penetration
+  /// at the new positions, the largest node motion that widens the next detection).
+  void accept_contacts(const std::vector<Real>& x, const std::vector<Real>& x_new) {
+    inverse_detail::contact_outcome(contacts_, lambda_c_, contact_states_, s_.contact_, s_.contact_nodes_, x, x_new,
+                                    s_.contact_lambda_, s_.contact_state_, rep_, s_.last_motion_);
+    s_.contacts_ = contacts_.points;
+  }
+
   // ---- helpers -------------------------------------------------------------------------------
   const Constraint& constraint_of(size_t row) const { return *s_.constraints_[static_cast<size_t>(owner_[row])]; }
+  /// The contact whose row is `row` (row >= first_contact_).
+  size_t contact_of(size_t row) const {
+    const int r = static_cast<int>(row) - first_contact_;
+    size_t i = 0;
+    while (i + 1 < contacts_.layout.size() && contacts_.layout[i + 1].row <= r) ++i;
+    return i;
+  }
   std::function<std::string(size_t)> actuator_name() const {
     return [this](size_t j) { return "actuator '" + actuator_names_[j] + "'"; };
   }
@@ -503,6 +558,8 @@ class InverseStep {
   Eigen::MatrixXd Jt_;  ///< n_free x m
   Eigen::VectorXd rhs_;
   bool refactor_ = true;
+  int first_contact_ = 0;                   ///< the first contact row (rows after it are contacts')
+  inverse_detail::StepContacts contacts_;
   LowRankStiffness low_rank_;  ///< K_c = U C U^T
   Eigen::Index nr_ = 0;
   // free_configuration()
@@ -516,6 +573,8 @@ class InverseStep {
   // solve_constraint_problem()
   std::vector<Interval> lambda_bounds_, delta_bounds_;
   Eigen::VectorXd lambda_;
+  Eigen::VectorXd lambda_c_;  ///< contact forces, per contact row
+  std::vector<inverse_detail::ContactState> contact_states_;
 };
 
 }  // namespace detail

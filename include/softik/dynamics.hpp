@@ -81,22 +81,6 @@ struct DynamicLoads {
   std::vector<DrivenActuator> actuators;
 };
 
-struct ContactOptions {
-  std::vector<Obstacle> obstacles;
-  /// Nodes that can touch an obstacle (empty: every node of the mesh boundary).
-  std::vector<int> nodes;
-  /// Contacts between separate parts of the mesh (its connected components): each boundary
-  /// node against the other parts' boundary triangles, with friction `body_friction`.
-  bool between_parts = false;
-  Real body_friction = 0;
-  Real contact_distance = 0;  ///< the gap kept between surfaces (>= 0, below the smallest element)
-  Real alarm_distance = -1;   ///< detection margin beyond the contact distance (< 0: 0.1 x the mean element edge)
-  /// The contact solve's tolerance (contact.hpp's residual, a length); < 0: 1e-9 x the mesh's
-  /// bounding-box diagonal. It replaces solver.tolerance.
-  Real tolerance = -1;
-  ContactSolverOptions solver;  ///< method and max_iterations
-};
-
 struct DynamicsOptions {
   Real dt = 1e-3;
   TimeScheme scheme = TimeScheme::BackwardEuler;

@@ -40,6 +40,12 @@
 // the constraint, actuator or DOF (x and lambda are then left as they were, unless only an output
 // after the update is at fault).
 //
+// Contacts (set_contact; docs/inverse_contact.md): rows of the obstacles' contacts join J (normal,
+// and t1, t2 with friction), their forces lambda_c join the unknowns, and the constraint-space
+// solve becomes the QP above over (lambda_a, lambda_c) with 0 <= lambda_n _|_ delta_n >= 0 and a
+// friction pyramid (pivoting on contact states, host/inverse/contact_complementarity.cpp), or the
+// exact Coulomb cone with imposed inputs and with Gauss-Seidel. Step III applies J_c^T lambda_c too.
+//
 // Modes: step() is the real-time mode (one linearisation per call, goals may move between
 // calls); solve() repeats steps until equilibrium f + f_ext + J_a^T lambda_a = 0 and the
 // constraint-space solution both meet their tolerances. solve() follows a continuation path
@@ -60,6 +66,7 @@
 
 #include "softik/assembly.hpp"
 #include "softik/constraints.hpp"
+#include "softik/contact.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
 #include "softik/qp.hpp"
@@ -101,6 +108,21 @@ struct InverseOptions {
   Real min_increment = 1.0 / 256;
   Real residual_tolerance = 1e-9;  ///< |f + f_ext + J_a^T lambda|_free <= tol * force scale
   Real lambda_tolerance = 1e-9;    ///< |lambda_k - lambda_k-1| <= tol * max(|lambda|, tiny)
+  /// Contacts (InverseSolver::set_contact): the most contact state changes one step may make
+  /// while pivoting (docs/inverse_contact.md); more is reported, never looped on.
+  int contact_max_pivots = 200;
+};
+
+/// A goal for the total normal force a body presses on an obstacle with (N): the row
+/// weight * (sum of lambda_n over the contacts with `obstacle` - force) joins the effector rows.
+/// weight converts force to length (m/N), so that the force error counts like an effector offset;
+/// 0 takes the mean normal compliance W_nn of those contacts at each step (the displacement a
+/// force error would make).
+struct ContactForceTarget {
+  std::string name;
+  std::string obstacle;  ///< Obstacle::name
+  Real force = 0;        ///< >= 0
+  Real weight = 0;       ///< >= 0
 };
 
 /// What one step did.
@@ -128,6 +150,17 @@ struct InverseStepReport {
   bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
   bool refactored = true;               ///< K was assembled and factored (false: an earlier factor reused)
   Real continuation = 1;                ///< solve(): the point s of the continuation path of this step
+  // Contacts (InverseSolver::set_contact; all 0 without):
+  int contacts = 0;           ///< contact points in the step (detected within the alarm distance)
+  int pressed_contacts = 0;   ///< carrying a normal force (the rest separated)
+  int contact_pivots = 0;     ///< contact state changes of the constraint-space solve
+  /// Largest -gap over the candidate nodes at the new positions (0: none penetrates). The
+  /// linearised step keeps every detected contact out; this is what the nonlinearity (and nodes
+  /// that came from beyond the alarm distance) left. solve() counts a state as converged only
+  /// when it is within the contact tolerance.
+  Real max_penetration = 0;
+  Real normal_force = 0;      ///< sum of lambda_n
+  std::vector<Real> target_forces;  ///< per ContactForceTarget: the normal force reached (linearised)
   // seconds per phase; t_solves: the solves of Steps I-II (forward only on the half path),
   // t_update: Step III, including the half path's backward solve
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
@@ -165,6 +198,19 @@ class InverseSolver {
   /// Current actuation, per actuator row in the order the actuators were added.
   const std::vector<Real>& lambda() const { return lambda_; }
 
+  /// Contact with rigid obstacles inside the inverse problem (docs/inverse_contact.md): the
+  /// contact forces join the actuation as unknowns of the constraint-space solve, with
+  /// complementarity to the gaps and Coulomb friction (a pyramid in the QP, the exact cone with
+  /// imposed inputs). Checks as the DynamicSolver's (obstacles, distances, tolerance: the
+  /// penetration allowed, < 0: 1e-9 x the model size); between_parts is refused (a static
+  /// problem has no inertia to hold a free part: use a DynamicSolver).
+  void set_contact(ContactOptions options);
+  void add_contact_force_target(ContactForceTarget target);
+  /// The contacts of the last step and their forces (lambda_n, lambda_t1, lambda_t2 per contact,
+  /// the friction forces 0 for a frictionless pair), in N.
+  const std::vector<ContactPoint>& contacts() const { return contacts_; }
+  const std::vector<Real>& contact_forces() const { return contact_lambda_; }
+
  private:
   friend class detail::InverseStep;
   /// A point s of solve()'s continuation path: the start values delta_start (every row, in row
@@ -194,7 +240,21 @@ class InverseSolver {
   bool factor_valid_ = false;  ///< the solver holds a factorisation of an earlier step's K
   int factor_age_ = 0;         ///< steps since it was computed
   Real last_relative_residual_ = kInf;
+  // Contacts (set_contact):
+  bool has_contact_ = false;
+  ContactOptions contact_;
+  std::vector<int> contact_nodes_;  ///< candidates: boundary nodes with a free DOF
+  std::vector<ContactForceTarget> force_targets_;
+  std::vector<ContactPoint> contacts_;  ///< of the last step
+  std::vector<Real> contact_lambda_;    ///< 3 per contact
+  std::vector<signed char> contact_state_;  ///< per contact of the last step: normal, t1, t2 (contact_complementarity.hpp)
+  Real last_motion_ = 0;  ///< largest node motion of the last step (widens the detection)
+  Real model_size_ = 1;   ///< the mesh's bounding-box diagonal (tolerances of the contact report)
+  /// The index of the obstacle named `name` in contact_.obstacles (an Error naming the known ones
+  /// when there is none).
+  int obstacle_index(const std::string& name) const;
 };
+
 
 /// Gauss-Seidel in constraint space (seed 002, eqs. 6-10): per actuator j, the change
 ///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea  (0 when w_*j = 0),

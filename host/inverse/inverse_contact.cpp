@@ -1,0 +1,473 @@
+// Contacts inside the inverse step (inverse_contact.hpp).
+#include "host/inverse/inverse_contact.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "host/contact/contact_setup.hpp"
+#include "softik/error.hpp"
+#include "softik/mesh_selection.hpp"
+
+namespace softik::inverse_detail {
+
+namespace {
+
+Eigen::MatrixXd pick(const Eigen::MatrixXd& W, const std::vector<int>& rows, const std::vector<int>& cols) {
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols.size()));
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t j = 0; j < cols.size(); ++j)
+      out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = W(rows[i], cols[j]);
+  return out;
+}
+
+Eigen::VectorXd pick(const Eigen::VectorXd& v, const std::vector<int>& rows) {
+  Eigen::VectorXd out(static_cast<Eigen::Index>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) out(static_cast<Eigen::Index>(i)) = v(rows[i]);
+  return out;
+}
+
+std::vector<int> contact_rows(const ContactSpace& s) {
+  std::vector<int> out;
+  for (int r = 0; r < s.contacts.num_rows(); ++r) out.push_back(s.first_contact + r);
+  return out;
+}
+
+}  // namespace
+
+StepContacts detect_step_contacts(const ContactOptions& options, const std::vector<int>& nodes,
+                                  const std::vector<Real>& x, Real alarm, const std::vector<ContactPoint>& previous,
+                                  const std::vector<Real>& previous_lambda,
+                                  const std::vector<signed char>& previous_state, std::vector<ConstraintRow>& rows) {
+  StepContacts out;
+  std::map<std::pair<int, int>, size_t> before;
+  for (size_t i = 0; i < previous.size(); ++i) before[{previous[i].node, previous[i].obstacle}] = i;
+  std::vector<Real> lambda;
+  int row = 0;
+  for (const ContactPoint& p :
+       detect_obstacle_contacts(options.obstacles, 0, nodes, x, options.contact_distance, alarm)) {
+    ContactRows layout;
+    layout.row = row;
+    layout.mu = p.friction;
+    layout.rows = p.friction > 0 ? 3 : 1;
+    row += layout.rows;
+    const size_t d = 3 * static_cast<size_t>(p.node);
+    const Vec3r* axes[3] = {&p.normal, &p.t1, &p.t2};
+    for (int k = 0; k < layout.rows; ++k) {
+      ConstraintRow r;
+      for (int i = 0; i < 3; ++i) r.J.emplace_back(static_cast<int>(d) + i, (*axes[k])(i));
+      r.delta = k == 0 ? p.gap : 0;
+      rows.push_back(std::move(r));
+    }
+    ContactState state;
+    Vec3r force = Vec3r::Zero();
+    const auto it = before.find({p.node, p.obstacle});
+    if (it != before.end()) {
+      const ContactPoint& q = previous[it->second];
+      const Real* l = previous_lambda.data() + 3 * it->second;
+      force = l[0] * q.normal + l[1] * q.t1 + l[2] * q.t2;
+      if (previous_state[3 * it->second] == ContactState::kPressed) state.normal = ContactState::kPressed;
+    } else if (p.gap < 0) {
+      state.normal = ContactState::kPressed;
+    }
+    for (int k = 0; k < layout.rows; ++k) lambda.push_back(force.dot(*axes[k]));
+    out.start.push_back(state);
+    out.layout.push_back(layout);
+    out.names.push_back("contact of node " + std::to_string(p.node) + " with '" +
+                        options.obstacles[static_cast<size_t>(p.obstacle)].name + "'");
+    out.points.push_back(p);
+  }
+  out.lambda_previous = Eigen::Map<const Eigen::VectorXd>(lambda.data(), static_cast<Eigen::Index>(lambda.size()));
+  return out;
+}
+
+ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vector<ContactForceTarget>& targets,
+                                         const std::vector<int>& target_obstacle, Real epsilon,
+                                         const Eigen::VectorXd& lambda_a_now, int max_pivots, int qp_max_iterations) {
+  const std::vector<int> crow = contact_rows(s);
+  std::vector<int> z = s.actuators;
+  z.insert(z.end(), crow.begin(), crow.end());
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()), nc = static_cast<Eigen::Index>(crow.size());
+  const Eigen::Index n = na + nc, ne = static_cast<Eigen::Index>(s.effectors.size());
+  const Eigen::Index nt = static_cast<Eigen::Index>(targets.size());
+  const StepContacts& c = s.contacts;
+  ContactQp p;
+  p.Wc = pick(s.W, crow, z);
+  p.delta_c_free = pick(s.delta_free, crow);
+  // A force target on an obstacle none of whose contacts is pressed has no slope to follow (the
+  // force is 0 on the whole separated piece, whatever the actuation). Its contact that the
+  // actuators would press deepest at their upper bounds (the current value where unbounded) is
+  // then brought to the obstacle: while it is apart (gap above 1e-9 of the gaps' scale at the
+  // current forces), the target's row is that contact's gap (approach); once it touches, it starts
+  // pressed (its tangents slipping the way the probe moves it) and the row is the force.
+  std::vector<ContactState> start = c.start;
+  Eigen::VectorXd z_now(n);
+  z_now << lambda_a_now, c.lambda_previous;
+  const Eigen::VectorXd delta_now = p.delta_c_free + p.Wc * z_now;
+  Eigen::VectorXd z_probe = z_now;
+  for (Eigen::Index j = 0; j < na; ++j)
+    if (std::isfinite(s.lambda_bounds[static_cast<size_t>(j)].hi)) z_probe(j) = s.lambda_bounds[static_cast<size_t>(j)].hi;
+  const Eigen::VectorXd delta_probe = p.delta_c_free + p.Wc * z_probe;
+  const Real gap_scale = p.delta_c_free.size() ? p.delta_c_free.cwiseAbs().maxCoeff() : 0;
+  std::vector<int> approach(static_cast<size_t>(nt), -1);  // the contact a target approaches
+  for (Eigen::Index t = 0; t < nt; ++t) {
+    int nearest = -1;
+    bool pressed = false;
+    for (size_t i = 0; i < c.points.size(); ++i) {
+      if (c.points[i].obstacle != target_obstacle[static_cast<size_t>(t)]) continue;
+      pressed = pressed || start[i].normal == ContactState::kPressed;
+      if (nearest < 0 || delta_probe(c.layout[i].row) < delta_probe(c.layout[static_cast<size_t>(nearest)].row))
+        nearest = static_cast<int>(i);
+    }
+    if (pressed || nearest < 0 || !(targets[static_cast<size_t>(t)].force > 0)) continue;
+    const ContactRows& l = c.layout[static_cast<size_t>(nearest)];
+    if (delta_now(l.row) > 1e-9 * gap_scale) {
+      approach[static_cast<size_t>(t)] = l.row;
+      continue;
+    }
+    ContactState& st = start[static_cast<size_t>(nearest)];
+    st.normal = ContactState::kPressed;
+    for (int k = 0; k < 2 && l.rows == 3; ++k)
+      st.tangent[k] = delta_probe(l.row + 1 + k) <= 0 ? ContactState::kSlipPlus : ContactState::kSlipMinus;
+  }
+  // Objective rows: the effectors (delta_e = delta_e_free + W_ez z) and the force targets
+  // (weight (sum lambda_n - force), or the approached contact's gap).
+  Eigen::MatrixXd E = Eigen::MatrixXd::Zero(ne + nt, n);
+  Eigen::VectorXd e0 = Eigen::VectorXd::Zero(ne + nt);
+  E.topRows(ne) = pick(s.W, s.effectors, z);
+  e0.head(ne) = pick(s.delta_free, s.effectors);
+  for (Eigen::Index t = 0; t < nt; ++t) {
+    if (approach[static_cast<size_t>(t)] >= 0) {
+      E.row(ne + t) = p.Wc.row(approach[static_cast<size_t>(t)]);
+      e0(ne + t) = p.delta_c_free(approach[static_cast<size_t>(t)]);
+      continue;
+    }
+    std::vector<Eigen::Index> normals;
+    for (size_t i = 0; i < c.points.size(); ++i)
+      if (c.points[i].obstacle == target_obstacle[static_cast<size_t>(t)]) normals.push_back(na + c.layout[i].row);
+    Real w = targets[static_cast<size_t>(t)].weight;
+    if (w == 0 && !normals.empty()) {
+      for (Eigen::Index v : normals) w += s.W(z[static_cast<size_t>(v)], z[static_cast<size_t>(v)]);
+      w /= static_cast<Real>(normals.size());
+    }
+    for (Eigen::Index v : normals) E(ne + t, v) = w;
+    e0(ne + t) = -w * targets[static_cast<size_t>(t)].force;
+  }
+  // The energy weight relative as without contacts, eps |W_ea^T W_ea| / |W_aa| over the actuators,
+  // applied to the energy of every constraint force; when the objective does not see the actuators
+  // directly (force targets only: they act through the contact forces), relative over all of z.
+  const Eigen::MatrixXd EtE = E.transpose() * E, Wzz = pick(s.W, z, z);
+  const Real eaa = EtE.topLeftCorner(na, na).norm(), waa = pick(s.W, s.actuators, s.actuators).norm();
+  Real eps_abs = 1.0;
+  if (eaa > 0 && waa > 0)
+    eps_abs = epsilon * eaa / waa;
+  else if (EtE.norm() > 0 && Wzz.norm() > 0)
+    eps_abs = epsilon * EtE.norm() / Wzz.norm();
+  p.base.H = EtE + eps_abs * Wzz;
+  p.base.g = E.transpose() * e0;
+  p.base.g_terms = E.cwiseAbs().transpose() * e0.cwiseAbs();
+  p.base.lower.resize(na);
+  p.base.upper.resize(na);
+  p.base.A = pick(s.W, s.actuators, z);
+  const Eigen::VectorXd da_free = pick(s.delta_free, s.actuators);
+  p.base.a_lower.resize(na);
+  p.base.a_upper.resize(na);
+  for (Eigen::Index j = 0; j < na; ++j) {
+    const Interval& lb = s.lambda_bounds[static_cast<size_t>(j)];
+    const Interval& db = s.delta_bounds[static_cast<size_t>(j)];
+    p.base.lower(j) = lb.lo;
+    p.base.upper(j) = lb.hi;
+    p.base.a_lower(j) = db.lo - da_free(j);
+    p.base.a_upper(j) = db.hi - da_free(j);
+    p.base.variable_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " force/pressure");
+    p.base.row_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " displacement/volume growth");
+  }
+  p.contacts = c.layout;
+  p.contact_names = c.names;
+  QpOptions qo;
+  qo.max_iterations = qp_max_iterations;
+  ContactQpResult r = solve_contact_qp(p, start, max_pivots, qo);
+  ContactSolve out;
+  out.lambda_a = r.qp.x.head(na).array() + 0.0;  // + 0.0: no "-0" in the outputs
+  out.lambda_c = r.qp.x.tail(nc).array() + 0.0;
+  out.status = r.qp.status;
+  if (r.qp.status == QpStatus::Optimal && !r.settled) out.status = QpStatus::IterationLimit;
+  out.iterations = r.qp.iterations;
+  out.pivots = r.pivots;
+  out.kkt = r.qp.kkt.max();
+  out.message = r.message.empty() ? r.qp.message : r.message;
+  out.states = std::move(r.states);
+  for (Eigen::Index t = 0; t < nt; ++t) {
+    Real f = 0;
+    for (size_t i = 0; i < c.points.size(); ++i)
+      if (c.points[i].obstacle == target_obstacle[static_cast<size_t>(t)]) f += out.lambda_c(c.layout[i].row);
+    out.target_forces.push_back(f);
+  }
+  return out;
+}
+
+ContactSolverReport contact_response(const ContactSpace& s, const Eigen::VectorXd& lambda_a,
+                                     const ContactSolverOptions& options, Eigen::VectorXd& lambda_c) {
+  const StepContacts& c = s.contacts;
+  const std::vector<int> crow = contact_rows(s);
+  const Eigen::Index nk = static_cast<Eigen::Index>(c.points.size());
+  // contact.hpp's problem has three rows per contact: a frictionless pair's tangent rows are
+  // decoupled unit rows with mu = 0, which keeps their forces at 0.
+  std::vector<Eigen::Index> at(static_cast<size_t>(3 * nk), -1);
+  for (Eigen::Index i = 0; i < nk; ++i)
+    for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k) at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
+  const Eigen::MatrixXd Wcc = pick(s.W, crow, crow);
+  const Eigen::VectorXd q = pick(s.delta_free, crow) + pick(s.W, crow, s.actuators) * lambda_a;
+  Eigen::MatrixXd W3 = Eigen::MatrixXd::Zero(3 * nk, 3 * nk);
+  Eigen::VectorXd q3 = Eigen::VectorXd::Zero(3 * nk), l3 = Eigen::VectorXd::Zero(3 * nk);
+  std::vector<Real> mu(static_cast<size_t>(nk));
+  for (Eigen::Index i = 0; i < 3 * nk; ++i) {
+    const Eigen::Index a = at[static_cast<size_t>(i)];
+    if (a < 0) {
+      W3(i, i) = W3(i - i % 3, i - i % 3);  // the normal's diagonal: a unit of the right size
+      continue;
+    }
+    for (Eigen::Index j = 0; j < 3 * nk; ++j)
+      if (at[static_cast<size_t>(j)] >= 0) W3(i, j) = Wcc(a, at[static_cast<size_t>(j)]);
+    q3(i) = q(a);
+    if (lambda_c.size() == static_cast<Eigen::Index>(crow.size())) l3(i) = lambda_c(a);
+  }
+  for (Eigen::Index i = 0; i < nk; ++i) mu[static_cast<size_t>(i)] = c.layout[static_cast<size_t>(i)].mu;
+  const ContactSolverReport report = solve_frictional_contact(W3, q3, mu, l3, options);
+  lambda_c = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(crow.size()));
+  for (Eigen::Index i = 0; i < 3 * nk; ++i)
+    if (at[static_cast<size_t>(i)] >= 0) lambda_c(at[static_cast<size_t>(i)]) = l3(i) + 0.0;
+  return report;
+}
+
+ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::VectorXd& lambda_a_start,
+                                        const ContactSolverOptions& contact_options, int max_sweeps, Real tol) {
+  const std::vector<int> crow = contact_rows(s);
+  const Eigen::MatrixXd W_ea = pick(s.W, s.effectors, s.actuators), W_aa = pick(s.W, s.actuators, s.actuators);
+  const Eigen::MatrixXd W_ec = pick(s.W, s.effectors, crow), W_ac = pick(s.W, s.actuators, crow);
+  const Eigen::VectorXd de_free = pick(s.delta_free, s.effectors), da_free = pick(s.delta_free, s.actuators);
+  ContactSolve out;
+  out.lambda_a = lambda_a_start;
+  for (Eigen::Index j = 0; j < out.lambda_a.size(); ++j)
+    out.lambda_a(j) = std::clamp(out.lambda_a(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
+  out.lambda_c = s.contacts.lambda_previous;
+  constexpr int kRounds = 200;
+  bool settled = false;
+  int round = 0;
+  for (; round < kRounds && !settled; ++round) {
+    Eigen::VectorXd la = out.lambda_a, lc = out.lambda_c;
+    const int sweeps = gauss_seidel_inverse(W_ea, de_free + W_ec * lc, W_aa, da_free + W_ac * lc, s.lambda_bounds,
+                                            s.delta_bounds, la, max_sweeps, tol);
+    out.iterations += std::min(sweeps, max_sweeps);
+    const ContactSolverReport cr = contact_response(s, la, contact_options, lc);
+    auto change = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+      const Real scale = std::max(a.cwiseAbs().maxCoeff(), b.cwiseAbs().maxCoeff());
+      return a.size() == 0 || (a - b).cwiseAbs().maxCoeff() <= 1e-10 * std::max(scale, 1e-300);
+    };
+    settled = cr.converged && change(la, out.lambda_a) && (lc.size() == 0 || change(lc, out.lambda_c));
+    out.lambda_a = la;
+    out.lambda_c = lc;
+  }
+  out.pivots = round;
+  if (!settled) {
+    out.status = QpStatus::IterationLimit;
+    out.message = "Gauss-Seidel with contacts: the actuation and the contact forces did not settle within " +
+                  std::to_string(kRounds) + " rounds (an actuator pushing against a contact it cannot see through the "
+                  "frozen contact forces); use the QP method";
+  }
+  return out;
+}
+
+ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions& o, const ContactOptions& contact,
+                                 const std::vector<ContactForceTarget>& targets, Real epsilon,
+                                 const Eigen::VectorXd& lambda_a, InverseStepReport& rep) {
+  const ContactSolverOptions& contact_options = contact.solver;
+  std::vector<int> target_obstacle;
+  for (const ContactForceTarget& t : targets) {
+    int index = -1;
+    for (size_t i = 0; i < contact.obstacles.size(); ++i)
+      if (contact.obstacles[i].name == t.obstacle) index = static_cast<int>(i);
+    SOFTIK_CHECK(index >= 0, "contact force target '" << t.name << "': no obstacle is named '" << t.obstacle << "'");
+    target_obstacle.push_back(index);
+  }
+  ContactSolve r;
+  const bool imposed = std::all_of(space.lambda_bounds.begin(), space.lambda_bounds.end(),
+                                   [](const Interval& b) { return b.lo == b.hi; });
+  if (imposed && targets.empty()) {
+    r.lambda_a = lambda_a;
+    for (Eigen::Index j = 0; j < r.lambda_a.size(); ++j) r.lambda_a(j) = space.lambda_bounds[static_cast<size_t>(j)].lo;
+    r.lambda_c = space.contacts.lambda_previous;
+    const ContactSolverReport cr = contact_response(space, r.lambda_a, contact_options, r.lambda_c);
+    r.iterations = cr.iterations;
+    if (!cr.converged) {
+      r.status = QpStatus::IterationLimit;
+      r.message = "the contact solve did not converge (residual " + std::to_string(cr.residual) + ")";
+    }
+  } else if (o.method == InverseMethod::GaussSeidel) {
+    SOFTIK_CHECK(targets.empty(), "InverseSolver: contact force targets need the QP method (the Gauss-Seidel sweeps "
+                                  "run over actuators only); set the method to QP");
+    r = gauss_seidel_with_contacts(space, lambda_a, contact_options, o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
+  } else {
+    r = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, o.contact_max_pivots,
+                                    o.qp_max_iterations);
+  }
+  if (r.states.size() != space.contacts.points.size()) {  // from the forces
+    r.states.assign(space.contacts.points.size(), ContactState{});
+    for (size_t i = 0; i < space.contacts.points.size(); ++i)
+      if (r.lambda_c(space.contacts.layout[i].row) > 0) r.states[i].normal = ContactState::kPressed;
+  }
+  rep.status = r.status;
+  rep.solver_iterations = r.iterations;
+  rep.kkt_residual = r.kkt;
+  rep.contact_pivots = r.pivots;
+  rep.message = r.message;
+  rep.target_forces = r.target_forces;
+  return r;
+}
+
+void contact_outcome(const StepContacts& c, const Eigen::VectorXd& lambda_c, const std::vector<ContactState>& states,
+                     const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x,
+                     const std::vector<Real>& x_new, std::vector<Real>& forces, std::vector<signed char>& codes,
+                     InverseStepReport& rep, Real& motion) {
+  rep.max_penetration = max_penetration(options, nodes, x_new);
+  Real motion2 = 0;
+  for (size_t k = 0; k + 2 < x.size(); k += 3) {
+    Real d2 = 0;
+    for (size_t i = 0; i < 3; ++i) d2 += (x_new[k + i] - x[k + i]) * (x_new[k + i] - x[k + i]);
+    motion2 = std::max(motion2, d2);
+  }
+  motion = std::sqrt(motion2);
+  const size_t nk = c.points.size();
+  forces.assign(3 * nk, 0.0);
+  codes.assign(3 * nk, 0);
+  for (size_t i = 0; i < nk; ++i) {
+    for (int k = 0; k < c.layout[i].rows; ++k) forces[3 * i + static_cast<size_t>(k)] = lambda_c(c.layout[i].row + k);
+    codes[3 * i] = states[i].normal;
+    codes[3 * i + 1] = states[i].tangent[0];
+    codes[3 * i + 2] = states[i].tangent[1];
+    rep.normal_force += forces[3 * i];
+    if (states[i].normal == ContactState::kPressed) ++rep.pressed_contacts;
+  }
+  rep.contacts = static_cast<int>(nk);
+}
+
+std::string contact_limits_message(const ContactSpace& s, const ContactSolve& r,
+                                   const std::vector<std::shared_ptr<Constraint>>& constraints,
+                                   const ContactOptions& options, Real model_size) {
+  Eigen::VectorXd lam = Eigen::VectorXd::Zero(s.W.rows());
+  for (size_t j = 0; j < s.actuators.size(); ++j) lam(s.actuators[j]) = r.lambda_a(static_cast<Eigen::Index>(j));
+  lam.segment(s.first_contact, r.lambda_c.size()) = r.lambda_c;
+  const Eigen::VectorXd delta = s.delta_free + s.W * lam;
+  const Real error = std::sqrt(pick(delta, s.effectors).squaredNorm());
+  if (!(error > 1e-6 * model_size)) return {};
+  const Eigen::VectorXd delta_a = pick(delta, s.actuators);
+  std::vector<std::pair<std::string, Vec3r>> goals;
+  for (const auto& con : constraints)
+    if (const auto* pe = dynamic_cast<const PositionEffector*>(con.get()))
+      goals.emplace_back(pe->name(), Vec3r(pe->goal()[0], pe->goal()[1], pe->goal()[2]));
+  std::ostringstream msg;
+  msg << "the effectors stay " << error << " from their goals";
+  // Contacts that hold the body: pressed, or touching (gap at most 1e-8 of the model size after
+  // the step) with no force, where the objective would push through.
+  std::vector<std::pair<Real, size_t>> holding;
+  Real total = 0;
+  for (size_t i = 0; i < s.contacts.points.size(); ++i) {
+    const int row = s.contacts.layout[i].row;
+    if (r.states[i].normal != ContactState::kPressed && delta(s.first_contact + row) > 1e-8 * model_size) continue;
+    holding.emplace_back(r.lambda_c(row), i);
+    total += r.lambda_c(row);
+  }
+  std::sort(holding.begin(), holding.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> causes;
+  if (!holding.empty()) {
+    std::ostringstream c;
+    c << holding.size() << " contact" << (holding.size() > 1 ? "s" : "") << " touching (";
+    for (size_t k = 0; k < std::min<size_t>(3, holding.size()); ++k)
+      c << (k ? ", " : "") << s.contacts.names[holding[k].second] << ": " << holding[k].first << " N";
+    c << (holding.size() > 3 ? ", ..." : "") << "; total normal force " << total << " N)";
+    causes.push_back(c.str());
+  }
+  auto at = [](Real v, Real bound) { return std::isfinite(bound) && std::abs(v - bound) <= 1e-9 * std::max(std::abs(bound), 1e-300); };
+  for (size_t j = 0; j < s.actuator_names.size(); ++j) {
+    const Interval& lb = s.lambda_bounds[j];
+    const Interval& db = s.delta_bounds[j];
+    const Real l = r.lambda_a(static_cast<Eigen::Index>(j)), d = delta_a(static_cast<Eigen::Index>(j));
+    std::ostringstream c;
+    if (at(l, lb.hi) || at(l, lb.lo))
+      c << "actuator '" << s.actuator_names[j] << "' at its " << (at(l, lb.hi) ? "upper" : "lower") << " force/pressure bound " << l;
+    else if (at(d, db.hi) || at(d, db.lo))
+      c << "actuator '" << s.actuator_names[j] << "' at its " << (at(d, db.hi) ? "upper" : "lower")
+        << " displacement/volume growth bound " << d << " (rate window included)";
+    if (!c.str().empty()) causes.push_back(c.str());
+  }
+  for (const auto& [name, goal] : goals)
+    for (const Obstacle& o : options.obstacles) {
+      const Real depth = options.contact_distance - distance_to_obstacle(o, 0, goal).distance;
+      if (depth > 0)
+        causes.push_back("the goal of effector '" + name + "' lies inside obstacle '" + o.name + "' (" +
+                         std::to_string(depth) + " deep): no state of the body reaches it");
+    }
+  if (causes.empty()) return msg.str();
+  msg << ", held by ";
+  for (size_t k = 0; k < causes.size(); ++k) msg << (k ? "; " : "") << causes[k];
+  return msg.str();
+}
+
+Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x) {
+  Real worst = 0;
+  for (int n : nodes) {
+    const size_t d = 3 * static_cast<size_t>(n);
+    const Vec3r p(x[d], x[d + 1], x[d + 2]);
+    for (const Obstacle& o : options.obstacles)
+      worst = std::max(worst, options.contact_distance - distance_to_obstacle(o, 0, p).distance);
+  }
+  return worst;
+}
+
+}  // namespace softik::inverse_detail
+
+namespace softik {
+
+void InverseSolver::set_contact(ContactOptions options) {
+  SOFTIK_CHECK(!options.between_parts,
+               "InverseSolver: contact between parts of the mesh is not available in a static inverse problem (a free "
+               "part has no equilibrium without inertia); use a DynamicSolver, or fix the other part and model it as "
+               "an obstacle");
+  const Mesh& mesh = assembler_.mesh();
+  model_size_ = bounding_box_diagonal(mesh);
+  contact::prepare_contact_options(mesh, options, model_size_);
+  contact_nodes_ = contact::contact_candidate_nodes(mesh, assembler_.free_dof_index(), options.nodes);
+  contact_ = std::move(options);
+  has_contact_ = !contact_.obstacles.empty();
+  contacts_.clear();
+  contact_lambda_.clear();
+  contact_state_.clear();
+  last_motion_ = 0;
+  for (const ContactForceTarget& t : force_targets_) obstacle_index(t.obstacle);
+}
+
+void InverseSolver::add_contact_force_target(ContactForceTarget target) {
+  SOFTIK_CHECK(std::isfinite(target.force) && target.force >= 0,
+               "contact force target '" << target.name << "': force = " << target.force
+                                        << " N; a contact can only push: give a force >= 0");
+  SOFTIK_CHECK(std::isfinite(target.weight) && target.weight >= 0,
+               "contact force target '" << target.name << "': weight = " << target.weight
+                                        << "; give a weight >= 0 (m/N; 0: the contacts' own compliance)");
+  for (const ContactForceTarget& t : force_targets_)
+    SOFTIK_CHECK(t.name != target.name, "InverseSolver: two contact force targets are named '" << t.name << "'");
+  if (has_contact_) obstacle_index(target.obstacle);
+  force_targets_.push_back(std::move(target));
+}
+
+int InverseSolver::obstacle_index(const std::string& name) const {
+  std::string known;
+  for (size_t i = 0; i < contact_.obstacles.size(); ++i) {
+    if (contact_.obstacles[i].name == name) return static_cast<int>(i);
+    known += (known.empty() ? "'" : ", '") + contact_.obstacles[i].name + "'";
+  }
+  throw Error("contact force target on obstacle '" + name + "': no obstacle has that name (" +
+              (known.empty() ? std::string("no obstacles: call set_contact first") : "known: " + known) + ")");
+}
+
+}  // namespace softik
