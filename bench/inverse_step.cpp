@@ -8,6 +8,7 @@
 //   ./build/bench/bench_inverse_step --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -130,6 +131,57 @@ void BM_InverseTracking(benchmark::State& state) {
   state.counters["tip_error_um"] = 1e6 * error / n;
 }
 
+/// The real-time step with contacts (issue 16): a wall 0.5 mm above the finger's top face, over
+/// the tip, and the n top-face nodes nearest the tip as contact candidates (n = range(1); 0: no
+/// contact set at all). The tip effector pulls 10 mm up, so the tip presses on the wall; the
+/// contact forces are unknowns of the step's QP (docs/inverse_contact.md). 10 warm-up steps
+/// (contacts pressed) outside the timing. Counters: time per phase, contacts in the step and
+/// pressed, contact state changes (pivots) per step.
+void BM_InverseStepWithContacts(benchmark::State& state) {
+  const Finger& f = finger(kCells[state.range(0)]);
+  const int n = static_cast<int>(state.range(1));
+  auto solver = softik::make_linear_solver();
+  auto inverse = make_inverse(f, *solver);
+  if (n > 0) {
+    std::vector<int> top;
+    for (int v = 0; v < f.mesh.num_nodes(); ++v)
+      if (f.mesh.X[3 * static_cast<size_t>(v) + 2] > 0.02 - 1e-9) top.push_back(v);
+    std::sort(top.begin(), top.end(), [&](int a, int b) { return f.mesh.X[3 * static_cast<size_t>(a)] > f.mesh.X[3 * static_cast<size_t>(b)]; });
+    if (static_cast<int>(top.size()) < n) {
+      state.SkipWithError("the finger's top face has fewer nodes than contacts asked for");
+      return;
+    }
+    softik::ContactOptions c;
+    softik::Obstacle wall;
+    wall.name = "wall";
+    wall.center = softik::Vec3r(0, 0, 0.0205);
+    wall.normal = softik::Vec3r(0, 0, -1);
+    c.obstacles.push_back(wall);
+    c.nodes.assign(top.begin(), top.begin() + n);
+    c.alarm_distance = 0.01;  // every candidate is a contact of every step
+    inverse->set_contact(c);
+  }
+  std::vector<Real> x = f.mesh.rest_positions();
+  for (int k = 0; k < 10; ++k) inverse->step(x);
+  Real t[5] = {0, 0, 0, 0, 0}, contacts = 0, pressed = 0, pivots = 0;
+  for (auto _ : state) {
+    const softik::InverseStepReport r = inverse->step(x);
+    t[0] += r.t_assembly, t[1] += r.t_factorization, t[2] += r.t_solves, t[3] += r.t_constraint_solve;
+    t[4] += r.t_update;
+    contacts += r.contacts, pressed += r.pressed_contacts, pivots += r.contact_pivots;
+  }
+  const Real it = static_cast<Real>(state.iterations());
+  state.counters["tets"] = f.mesh.num_cells();
+  state.counters["contacts"] = contacts / it;
+  state.counters["pressed"] = pressed / it;
+  state.counters["pivots"] = pivots / it;
+  state.counters["assembly_ms"] = 1e3 * t[0] / it;
+  state.counters["factor_ms"] = 1e3 * t[1] / it;
+  state.counters["solves_ms"] = 1e3 * t[2] / it;
+  state.counters["qp_ms"] = 1e3 * t[3] / it;
+  state.counters["update_ms"] = 1e3 * t[4] / it;
+}
+
 void BM_InverseConvergedSolve(benchmark::State& state) {
   const Finger& f = finger(kCells[state.range(0)]);
   int iterations = 0;
@@ -146,6 +198,12 @@ void BM_InverseConvergedSolve(benchmark::State& state) {
 BENCHMARK(BM_InverseStep)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_InverseTracking)
     ->ArgsProduct({{0, 5, 1, 2, 3}, {0, 10}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
+BENCHMARK(BM_InverseStepWithContacts)
+    ->ArgNames({"size", "contacts"})
+    ->ArgsProduct({{5}, {0, 10, 100}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(1.0);
