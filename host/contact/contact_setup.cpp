@@ -8,6 +8,15 @@
 
 namespace softik::contact {
 
+void append_contact_row(const ContactPoint& p, int r, std::vector<std::pair<int, Real>>& out) {
+  const Vec3r& dir = r == 0 ? p.normal : r == 1 ? p.t1 : p.t2;
+  for (int i = 0; i < 3; ++i) {
+    out.emplace_back(3 * p.node + i, dir(i));
+    if (p.obstacle >= 0) continue;
+    for (size_t j = 0; j < 3; ++j) out.emplace_back(3 * p.triangle[j] + i, -p.barycentric[j] * dir(i));
+  }
+}
+
 void edge_lengths(const Mesh& mesh, Real* shortest, Real* mean) {
   const int npc = nodes_per_cell(mesh.cell_type);
   Real lo = 1e300, sum = 0;

@@ -2,12 +2,18 @@
 // InverseSolver (inverse.hpp): one set of checks, defaults and candidate nodes for both.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "softik/contact.hpp"
 #include "softik/mesh.hpp"
 
 namespace softik::contact {
+
+/// Row r (0: normal, 1: t1, 2: t2) of a contact's Jacobian H over the mesh DOFs (contact.hpp's
+/// conventions): the direction at the node, minus the barycentric weights times it at the
+/// triangle's nodes for a contact with a deformable surface. Appends (DOF, value) to `out`.
+void append_contact_row(const ContactPoint& p, int r, std::vector<std::pair<int, Real>>& out);
 
 /// Shortest and mean distance between two nodes of one cell (all node pairs of every cell).
 void edge_lengths(const Mesh& mesh, Real* shortest, Real* mean);

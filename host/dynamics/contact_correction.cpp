@@ -194,21 +194,19 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   Vector delta_free(3 * nc);
   Matrix B = Matrix::Zero(nfree, 3 * nc);
   std::vector<Real> mu(static_cast<size_t>(nc));
+  std::vector<std::pair<int, Real>> entries;
   for (int k = 0; k < nc; ++k) {
     const ContactPoint& p = contacts[static_cast<size_t>(k)];
     mu[static_cast<size_t>(k)] = p.friction;
-    const Vec3r dir[3] = {p.normal, p.t1, p.t2};
     delta_free.segment<3>(3 * k) = free_delta[static_cast<size_t>(k)];
-    for (int r = 0; r < 3; ++r)
-      for (int i = 0; i < 3; ++i) {
-        const int row = free[3 * static_cast<size_t>(p.node) + i];
-        if (row >= 0) B(row, 3 * k + r) += dir[r][i];
-        if (p.obstacle >= 0) continue;
-        for (int j = 0; j < 3; ++j) {
-          const int trow = free[3 * static_cast<size_t>(p.triangle[static_cast<size_t>(j)]) + i];
-          if (trow >= 0) B(trow, 3 * k + r) -= p.barycentric[static_cast<size_t>(j)] * dir[r][i];
-        }
+    for (int r = 0; r < 3; ++r) {
+      entries.clear();
+      contact::append_contact_row(p, r, entries);
+      for (const auto& [dof, value] : entries) {
+        const int row = free[static_cast<size_t>(dof)];
+        if (row >= 0) B(row, 3 * k + r) += value;
       }
+    }
   }
   // W = H A^-1 H^T over the rows that can carry a force: a row that moves no free DOF (a node
   // whose normal or tangent component is fixed: a symmetry plane, a roller) and the tangent rows

@@ -52,11 +52,10 @@ StepContacts detect_step_contacts(const ContactOptions& options, const std::vect
     layout.mu = p.friction;
     layout.rows = p.friction > 0 ? 3 : 1;
     row += layout.rows;
-    const size_t d = 3 * static_cast<size_t>(p.node);
     const Vec3r* axes[3] = {&p.normal, &p.t1, &p.t2};
     for (int k = 0; k < layout.rows; ++k) {
       ConstraintRow r;
-      for (int i = 0; i < 3; ++i) r.J.emplace_back(static_cast<int>(d) + i, (*axes[k])(i));
+      contact::append_contact_row(p, k, r.J);
       r.delta = k == 0 ? p.gap : 0;
       rows.push_back(std::move(r));
     }
