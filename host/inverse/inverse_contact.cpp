@@ -14,19 +14,11 @@ namespace softik::inverse_detail {
 
 namespace {
 
+// Sub-blocks of W and delta by row lists (Eigen's indexed views, copied).
 Eigen::MatrixXd pick(const Eigen::MatrixXd& W, const std::vector<int>& rows, const std::vector<int>& cols) {
-  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols.size()));
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t j = 0; j < cols.size(); ++j)
-      out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = W(rows[i], cols[j]);
-  return out;
+  return W(rows, cols);
 }
-
-Eigen::VectorXd pick(const Eigen::VectorXd& v, const std::vector<int>& rows) {
-  Eigen::VectorXd out(static_cast<Eigen::Index>(rows.size()));
-  for (size_t i = 0; i < rows.size(); ++i) out(static_cast<Eigen::Index>(i)) = v(rows[i]);
-  return out;
-}
+Eigen::VectorXd pick(const Eigen::VectorXd& v, const std::vector<int>& rows) { return v(rows); }
 
 std::vector<int> contact_rows(const ContactSpace& s) {
   std::vector<int> out;

@@ -525,13 +525,7 @@ class InverseStep {
   std::function<std::string(size_t)> actuator_name() const {
     return [this](size_t j) { return "actuator '" + actuator_names_[j] + "'"; };
   }
-  Eigen::MatrixXd pick(const std::vector<int>& rows_i, const std::vector<int>& cols_j) const {
-    Eigen::MatrixXd out(static_cast<Eigen::Index>(rows_i.size()), static_cast<Eigen::Index>(cols_j.size()));
-    for (size_t i = 0; i < rows_i.size(); ++i)
-      for (size_t j = 0; j < cols_j.size(); ++j)
-        out(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = W_(rows_i[i], cols_j[j]);
-    return out;
-  }
+  Eigen::MatrixXd pick(const std::vector<int>& rows_i, const std::vector<int>& cols_j) const { return W_(rows_i, cols_j); }
 
   static constexpr const char* kSolveHint =
       "the solves with the stiffness matrix failed silently (a singular or badly scaled K, or a state far from "
