@@ -14,6 +14,7 @@ packages=(
   libgtest-dev             # unit tests
   libbenchmark-dev         # bench/
   libyaml-cpp-dev          # scene files (YAML)
+  zlib1g-dev               # zlib: compressed .vtu output and input
 )
 
 SUDO=""

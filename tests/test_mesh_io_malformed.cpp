@@ -37,7 +37,8 @@ TEST(MeshIo, MalformedGmshNamesFileAndLine) {
   const std::vector<BadFile> cases = {
       {"empty.msh", "", 1, "expected $MeshFormat"},
       {"not_gmsh.msh", "hello\n", 1, "expected $MeshFormat"},
-      {"binary.msh", replace(g, "2.2 0 8", "2.2 1 8"), 2, "binary .msh file (file type 1)"},
+      {"binary.msh", replace(g, "2.2 0 8", "2.2 1 8"), 2, "expected the binary int 1 after the format line"},
+      {"file_type.msh", replace(g, "2.2 0 8", "2.2 2 8"), 2, "the file type is 2, expected 0 (ASCII) or 1 (binary)"},
       {"version.msh", replace(g, "2.2 0 8", "3.0 0 8"), 2, "Gmsh file format 3.0 is not supported"},
       {"unquoted.msh", replace(g, "3 7 \"body\"", "3 7 body"), 8, "name in double quotes"},
       {"duplicate_node.msh", replace(g, "40 0 0 1", "30 0 0 1"), 16, "node tag 30 is defined twice (first at line 15)"},
@@ -71,7 +72,7 @@ TEST(MeshIo, MalformedGmshNamesFileAndLine) {
 TEST(MeshIo, MalformedGmsh41NamesFileAndLine) {
   const std::string& g = kGmsh41;
   const std::vector<BadFile> cases = {
-      {"binary41.msh", replace(g, "4.1 0 8", "4.1 1 8"), 2, "Mesh.Binary = 0"},
+      {"binary41.msh", replace(g, "4.1 0 8", "4.1 1 8"), 2, "wrongly says binary (file type 1)"},
       {"entity.msh", replace(g, "2 0 0 0 1 1 1 2 7 8 0", "2 0 0 0 1 1 1 2 7 8"), 17,
        "expected 2 physical tags and the number of bounding entities"},
       {"node_header.msh", replace(g, "2 5 10 50", "2 6 10 50"), 20, "declares 6 nodes but its 2 blocks hold 5"},
@@ -113,9 +114,11 @@ TEST(MeshIo, MalformedVtuNamesFileAndLine) {
   const std::string points = "Name=\"Points\" NumberOfComponents=\"3\" format=\"ascii\"";
   const std::vector<BadFile> cases = {
       {"binary.vtu", replace(v, points, "Name=\"Points\" NumberOfComponents=\"3\" format=\"binary\""), 22,
-       "format \"binary\", which softik does not read: re-save the .vtu with ASCII data"},
+       "DataArray 'Points': the size header declares"},
       {"appended.vtu", replace(v, points, "Name=\"Points\" NumberOfComponents=\"3\" format=\"appended\" offset=\"0\""),
-       22, "Data Mode 'Ascii'"},
+       22, "DataArray 'Points' has format \"appended\" but the file has no <AppendedData>"},
+      {"format.vtu", replace(v, points, "Name=\"Points\" NumberOfComponents=\"3\" format=\"hex\""), 22,
+       "DataArray 'Points' has format \"hex\": expected ascii, binary or appended"},
       {"polydata.vtu", replace(v, "type=\"UnstructuredGrid\"", "type=\"PolyData\""), 3, "\"PolyData\" is not read"},
       {"range.vtu", replace(v, "0 1 2 3 0 2 1", "0 1 2 3 0 2 9"), 37, "cell 1 refers to point 9, outside [0, 4)"},
       {"points.vtu", replace(v, "0 1 0 0 0 1\n", "0 1 0 0 0\n"), 22, "holds 11 numbers, expected 12"},

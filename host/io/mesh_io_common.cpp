@@ -113,6 +113,15 @@ std::string_view TextFile::peek_token() const {
   return std::string_view(text_).substr(start, p - start);
 }
 
+bool TextFile::take_bytes(size_t n, std::string_view* bytes) {
+  if (n > text_.size() - pos_) return false;
+  *bytes = std::string_view(text_).substr(pos_, n);
+  for (char c : *bytes) line_ += c == '\n' ? 1 : 0;
+  pos_ += n;
+  last_line_ = line_;
+  return true;
+}
+
 std::string_view trim(std::string_view line) {
   size_t begin = 0, end = line.size();
   while (begin < end && is_space(line[begin])) ++begin;
@@ -254,8 +263,9 @@ MeshData read_mesh_data(const std::string& path) {
   if (ext == ".vtk") return mesh_io::read_vtk_legacy(path);
   if (ext == ".vtu") return mesh_io::read_vtu(path);
   SOFTIK_PARSE_FAIL(mesh_io::Where{path}, "unsupported mesh format '"
-                                              << ext << "': read_mesh reads .msh (Gmsh 2.2/4.1 ASCII), .vtk (VTK "
-                                                        "legacy ASCII) and .vtu (VTK XML ASCII); read .obj/.stl "
+                                              << ext << "': read_mesh reads .msh (Gmsh 2.2/4.1, ASCII or binary), "
+                                                        ".vtk (VTK legacy ASCII) and .vtu (VTK XML, ASCII or binary); "
+                                                        "read .obj/.stl "
                                                         "surfaces with read_surface");
 }
 

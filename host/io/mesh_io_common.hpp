@@ -53,6 +53,13 @@ class TextFile {
   /// The next token without consuming it ("" at the end of the file).
   std::string_view peek_token() const;
 
+  /// The byte offset of the next unread character (where binary data starts).
+  size_t offset() const { return pos_; }
+  /// The next n bytes as they are (binary data), moving past them and counting the line breaks
+  /// among them (later lines keep the numbers an editor shows); false, consuming nothing, when
+  /// fewer than n remain.
+  bool take_bytes(size_t n, std::string_view* bytes);
+
  private:
   std::string path_;
   std::string text_;

@@ -1,208 +1,101 @@
-// VTK XML UnstructuredGrid reader (.vtu, mesh_io.hpp) with ASCII DataArrays. No XML library: a
-// small scanner hands out tags (name, attributes, line) and the text between them; comments,
-// processing instructions and DOCTYPE are skipped, CDATA is text. Enough for our own writer's
-// output and ParaView's (whose DataArrays may hold <InformationKey> children after the numbers).
+// VTK XML UnstructuredGrid reader (.vtu, mesh_io.hpp). The XML before the data is read by a
+// small scanner (xml_scanner.hpp); DataArrays are ASCII text, inline base64 ("binary") or blocks
+// in <AppendedData> (raw bytes or base64), uncompressed or zlib-compressed (vtu_binary.hpp). Raw
+// appended bytes are never scanned as XML: the scan stops at <AppendedData>, and each array is
+// read at its offset. Enough for our own writer's output and ParaView's (whose DataArrays may
+// hold <InformationKey> children after the numbers).
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "host/io/mesh_io_common.hpp"
+#include "host/io/vtu_binary.hpp"
+#include "host/io/xml_scanner.hpp"
 
 namespace softik::mesh_io {
 
 namespace {
 
-struct XmlEvent {
-  enum Kind { kText, kOpen, kClose, kEmpty } kind = kText;  // kEmpty: <tag ... />
-  std::string name;
-  std::vector<std::pair<std::string, std::string>> attributes;
-  std::string_view text;
-  long line = 0;
-
-  const std::string* attribute(const char* key) const {
-    for (const auto& [k, v] : attributes)
-      if (k == key) return &v;
-    return nullptr;
-  }
-};
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_name_char(char c) { return !is_space(c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' && c != '\''; }
-
-// Replaces the five predefined entities and numeric character references below 128.
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const size_t semi = s[i] == '&' ? s.find(';', i) : std::string_view::npos;
-    if (semi == std::string_view::npos || semi - i > 8) {
-      out += s[i];
-      continue;
-    }
-    const std::string_view entity = s.substr(i + 1, semi - i - 1);
-    char c = 0;
-    if (entity == "lt") c = '<';
-    else if (entity == "gt") c = '>';
-    else if (entity == "amp") c = '&';
-    else if (entity == "quot") c = '"';
-    else if (entity == "apos") c = '\'';
-    else if (entity.size() > 1 && entity[0] == '#') {
-      long code = 0;
-      const bool hex = entity[1] == 'x' || entity[1] == 'X';
-      for (size_t k = hex ? 2 : 1; k < entity.size() && code < 128; ++k) {
-        const char d = entity[k];
-        const int v = d >= '0' && d <= '9' ? d - '0' : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
-                                                      : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10 : -1;
-        code = v < 0 ? 128 : code * (hex ? 16 : 10) + v;
-      }
-      if (code > 0 && code < 128) c = static_cast<char>(code);
-    }
-    if (c == 0) {
-      out += s[i];
-      continue;
-    }
-    out += c;
-    i = semi;
-  }
-  return out;
-}
-
-class XmlScanner {
- public:
-  explicit XmlScanner(const TextFile& file) : file_(file), text_(file.text()) {}
-
-  bool next(XmlEvent* e) {
-    while (pos_ < text_.size()) {
-      if (text_[pos_] != '<') {
-        size_t end = text_.find('<', pos_);
-        if (end == std::string::npos) end = text_.size();
-        e->kind = XmlEvent::kText;
-        e->text = std::string_view(text_).substr(pos_, end - pos_);
-        e->line = line_;
-        advance(end);
-        return true;
-      }
-      const long start_line = line_;
-      if (starts_with("<!--")) {
-        skip_past("-->", start_line, "comment");
-      } else if (starts_with("<![CDATA[")) {
-        const size_t end = text_.find("]]>", pos_);
-        SOFTIK_PARSE_CHECK(end != std::string::npos, file_.eof_where(),
-                           "unexpected end of file inside the CDATA section started at line " << start_line);
-        e->kind = XmlEvent::kText;
-        e->text = std::string_view(text_).substr(pos_ + 9, end - pos_ - 9);
-        e->line = start_line;
-        advance(end + 3);
-        return true;
-      } else if (starts_with("<?")) {
-        skip_past("?>", start_line, "processing instruction");
-      } else if (starts_with("<!")) {
-        skip_past(">", start_line, "declaration");
-      } else {
-        read_tag(e);
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  bool starts_with(const char* s) const { return text_.compare(pos_, std::char_traits<char>::length(s), s) == 0; }
-
-  void advance(size_t to) {
-    for (; pos_ < to; ++pos_)
-      if (text_[pos_] == '\n') ++line_;
-  }
-
-  void skip_past(const char* end, long start_line, const char* what) {
-    const size_t p = text_.find(end, pos_ + 1);
-    SOFTIK_PARSE_CHECK(p != std::string::npos, file_.eof_where(),
-                       "unexpected end of file inside the XML " << what << " started at line " << start_line);
-    advance(p + std::char_traits<char>::length(end));
-  }
-
-  void skip_spaces() {
-    while (pos_ < text_.size() && is_space(text_[pos_])) advance(pos_ + 1);
-  }
-
-  void expect_more(long start_line) const {
-    SOFTIK_PARSE_CHECK(pos_ < text_.size(), file_.eof_where(),
-                       "unexpected end of file inside the XML tag started at line " << start_line << " (truncated?)");
-  }
-
-  std::string read_name() {
-    const size_t start = pos_;
-    while (pos_ < text_.size() && is_name_char(text_[pos_])) ++pos_;
-    return text_.substr(start, pos_ - start);
-  }
-
-  void read_tag(XmlEvent* e) {
-    e->line = line_;
-    e->attributes.clear();
-    ++pos_;  // '<'
-    e->kind = XmlEvent::kOpen;
-    if (pos_ < text_.size() && text_[pos_] == '/') {
-      e->kind = XmlEvent::kClose;
-      ++pos_;
-    }
-    e->name = read_name();
-    SOFTIK_PARSE_CHECK(!e->name.empty(), file_.where(e->line), "malformed XML: '<' not followed by a tag name");
-    for (;;) {
-      skip_spaces();
-      expect_more(e->line);
-      const char c = text_[pos_];
-      if (c == '>') {
-        ++pos_;
-        return;
-      }
-      if (c == '/' && e->kind == XmlEvent::kOpen) {
-        ++pos_;
-        expect_more(e->line);
-        SOFTIK_PARSE_CHECK(text_[pos_] == '>', file_.where(line_), "malformed XML tag <" << e->name << ">: '/' not followed by '>'");
-        ++pos_;
-        e->kind = XmlEvent::kEmpty;
-        return;
-      }
-      SOFTIK_PARSE_CHECK(e->kind == XmlEvent::kOpen, file_.where(line_), "malformed XML: attributes in </" << e->name << ">");
-      std::string key = read_name();
-      SOFTIK_PARSE_CHECK(!key.empty(), file_.where(line_),
-                         "malformed XML tag <" << e->name << ">: unexpected character '" << c << "'");
-      skip_spaces();
-      expect_more(e->line);
-      SOFTIK_PARSE_CHECK(text_[pos_] == '=', file_.where(line_),
-                         "malformed XML tag <" << e->name << ">: attribute " << key << " has no '=\"value\"'");
-      advance(pos_ + 1);
-      skip_spaces();
-      expect_more(e->line);
-      const char quote = text_[pos_];
-      SOFTIK_PARSE_CHECK(quote == '"' || quote == '\'', file_.where(line_),
-                         "malformed XML tag <" << e->name << ">: the value of " << key << " is not quoted");
-      const size_t end = text_.find(quote, pos_ + 1);
-      SOFTIK_PARSE_CHECK(end != std::string::npos, file_.eof_where(),
-                         "unexpected end of file inside the XML tag started at line " << e->line << " (truncated?)");
-      e->attributes.emplace_back(std::move(key), unescape(std::string_view(text_).substr(pos_ + 1, end - pos_ - 1)));
-      advance(end + 1);
-    }
-  }
-
-  const TextFile& file_;
-  const std::string& text_;
-  size_t pos_ = 0;
-  long line_ = 1;
-};
-
 struct Array {
   std::string section;  // Points, Cells, PointData, CellData
   std::string name;
+  std::string type;              // the type attribute (Float64, Int64, ...)
+  std::string format = "ascii";  // ascii, binary (inline base64) or appended
+  size_t offset = 0;             // appended: where its block starts in the appended data
+  std::string base64;            // binary: its text
   int components = 1;
   bool integers = false;        // Cells arrays
   std::vector<Real> reals;      // !integers
   std::vector<long long> ints;  // integers
-  std::vector<long> lines;      // line of the first value of each tuple
+  std::vector<long> lines;      // line of the first value of each tuple (binary: of the tag)
   long line = 0;                // of the <DataArray> tag
   size_t size() const { return integers ? ints.size() : reals.size(); }
 };
 
-const char* const kAsciiFix = "re-save the .vtu with ASCII data (ParaView: File > Save Data, Data Mode 'Ascii'; "
-                              "VTK: vtkXMLUnstructuredGridWriter::SetDataModeToAscii())";
+// The <VTKFile> attributes that say how binary data is laid out.
+struct Layout {
+  int header_bytes = 4;  // header_type UInt32 (VTK's default) or UInt64
+  bool compressed = false;
+  bool big_endian = false;
+};
+
+// The <AppendedData> element: its data starts after the '_' that follows the tag.
+struct Appended {
+  bool present = false;
+  bool base64 = false;
+  std::string_view data;  // raw: everything after '_' to the end of the file; base64: up to the next '<'
+  long line = 0;
+};
+
+Layout read_layout(const XmlEvent& e, const Where& at) {
+  Layout layout;
+  if (const std::string* h = e.attribute("header_type")) {
+    SOFTIK_PARSE_CHECK(*h == "UInt32" || *h == "UInt64", at,
+                       "header_type \"" << *h << "\" is not read: expected UInt32 or UInt64");
+    layout.header_bytes = *h == "UInt64" ? 8 : 4;
+  }
+  if (const std::string* c = e.attribute("compressor"); c && !c->empty()) {
+    SOFTIK_PARSE_CHECK(*c == "vtkZLibDataCompressor", at,
+                       "compressor \"" << *c << "\" is not read: softik reads uncompressed and zlib-compressed "
+                                        "(vtkZLibDataCompressor) data; re-save the .vtu with Compressor Type 'ZLib' "
+                                        "or 'None' (ParaView: File > Save Data)");
+    layout.compressed = true;
+  }
+  if (const std::string* b = e.attribute("byte_order")) {
+    SOFTIK_PARSE_CHECK(*b == "LittleEndian" || *b == "BigEndian", at,
+                       "byte_order \"" << *b << "\" is not LittleEndian or BigEndian");
+    layout.big_endian = *b == "BigEndian";
+  }
+  return layout;
+}
+
+// Whitespace, then `tag`, at the start of `rest`; rest is moved past it.
+bool skip_to_tag(std::string_view* rest, const char* tag) {
+  size_t p = 0;
+  while (p < rest->size() && xml_is_space((*rest)[p])) ++p;
+  const size_t n = std::char_traits<char>::length(tag);
+  if (rest->substr(p, n) != tag) return false;
+  rest->remove_prefix(p + n);
+  return true;
+}
+
+// The bytes of an appended array (decoded from base64 when the data is base64).
+std::string appended_bytes(const Appended& appended, size_t offset, const VtuBlockContext& c, size_t* extent) {
+  SOFTIK_PARSE_CHECK(appended.present, c.where,
+                     "DataArray '" << c.array << "' has format \"appended\" but the file has no <AppendedData>");
+  SOFTIK_PARSE_CHECK(offset <= appended.data.size(), c.where,
+                     "DataArray '" << c.array << "' has offset " << offset << ", beyond the " << appended.data.size()
+                                   << " " << (appended.base64 ? "characters" : "bytes")
+                                   << " of appended data: the file is truncated or the offset is wrong");
+  std::string bytes;
+  if (appended.base64) {
+    *extent = decode_vtu_block(decode_base64(appended.data.substr(offset), c), c, &bytes);
+  } else {
+    *extent = decode_vtu_block(appended.data.substr(offset), c, &bytes);
+  }
+  return bytes;
+}
 
 }  // namespace
 
@@ -212,16 +105,21 @@ MeshData read_vtu(const std::string& path) {
   XmlEvent e;
   std::vector<std::pair<std::string, long>> open;  // element stack: name, line
   std::vector<Array> arrays;
+  std::vector<std::tuple<size_t, std::string, long>> appended_arrays;  // every appended DataArray: offset, name, line
+  Layout layout;
+  Appended appended;
   bool collecting = false;
   bool seen_root = false;
   int pieces = 0;
   int num_points = 0, num_cells = 0;
   long piece_line = 0;
-  while (xml.next(&e)) {
+  while (!appended.present && xml.next(&e)) {
     const Where at = file.where(e.line);
     if (e.kind == XmlEvent::kText) {
       if (!collecting || open.back().first != "DataArray") continue;
       Array& a = arrays.back();
+      if (a.format == "binary") a.base64 += e.text;
+      if (a.format != "ascii") continue;
       TextFile body(path, std::string(e.text));
       std::string_view token;
       while (body.next_token(&token)) {
@@ -251,10 +149,29 @@ MeshData read_vtu(const std::string& path) {
       SOFTIK_PARSE_CHECK(type && *type == "UnstructuredGrid", at,
                          "VTKFile type \"" << (type ? *type : std::string())
                                            << "\" is not read: softik reads UnstructuredGrid (.vtu) meshes");
+      layout = read_layout(e, at);
       seen_root = true;
     }
     const std::string parent = open.empty() ? std::string() : open.back().first;
-    if (e.name == "AppendedData") SOFTIK_PARSE_FAIL(at, "appended data is not read: " << kAsciiFix);
+    if (e.name == "AppendedData") {
+      SOFTIK_PARSE_CHECK(parent == "VTKFile", at, "<AppendedData> inside <" << parent << ">: it must be a child of <VTKFile>");
+      const std::string* encoding = e.attribute("encoding");
+      SOFTIK_PARSE_CHECK(encoding && (*encoding == "raw" || *encoding == "base64"), at,
+                         "<AppendedData> needs encoding=\"raw\" or \"base64\", found "
+                             << (encoding ? "\"" + *encoding + "\"" : std::string("none")));
+      appended.base64 = *encoding == "base64";
+      appended.line = e.line;
+      if (e.kind == XmlEvent::kEmpty) continue;  // no data
+      const std::string_view text = file.text();
+      size_t p = xml.offset();
+      while (p < text.size() && xml_is_space(text[p])) ++p;
+      SOFTIK_PARSE_CHECK(p < text.size() && text[p] == '_', at,
+                         "the data of <AppendedData> must start with '_'" << (p < text.size() ? "" : " (the file ends here: truncated?)"));
+      appended.data = text.substr(p + 1);
+      if (appended.base64) appended.data = appended.data.substr(0, appended.data.find('<'));
+      appended.present = true;  // the scan stops here: raw bytes follow
+      continue;
+    }
     if (e.name == "Piece") {
       SOFTIK_PARSE_CHECK(++pieces == 1, at, "a second <Piece> (the first at line "
                                                 << piece_line << "): softik reads single-piece files; merge the "
@@ -266,16 +183,34 @@ MeshData read_vtu(const std::string& path) {
       num_points = parse_count(*np, at, "NumberOfPoints");
       num_cells = parse_count(*nc, at, "NumberOfCells");
     }
-    if (e.name == "DataArray" && (parent == "Points" || parent == "Cells" || parent == "PointData" || parent == "CellData")) {
+    if (e.name == "DataArray") {
+      const std::string name = e.attribute("Name") ? *e.attribute("Name") : std::string();
       const std::string* format = e.attribute("format");
-      SOFTIK_PARSE_CHECK(!format || *format == "ascii", at,
-                         "DataArray " << (e.attribute("Name") ? "'" + *e.attribute("Name") + "' " : std::string())
-                                      << "has format \"" << *format << "\", which softik does not read: " << kAsciiFix);
+      const std::string fmt = format ? *format : "ascii";
+      SOFTIK_PARSE_CHECK(fmt == "ascii" || fmt == "binary" || fmt == "appended", at,
+                         "DataArray '" << name << "' has format \"" << fmt << "\": expected ascii, binary or appended");
+      size_t offset = 0;
+      if (fmt == "appended") {
+        const std::string* o = e.attribute("offset");
+        SOFTIK_PARSE_CHECK(o, at, "DataArray '" << name << "' has format \"appended\" but no offset attribute");
+        const long long value = parse_int(*o, at, "the offset of an appended DataArray");
+        SOFTIK_PARSE_CHECK(value >= 0, at, "DataArray '" << name << "' has the negative offset " << value);
+        offset = static_cast<size_t>(value);
+        appended_arrays.emplace_back(offset, name, e.line);
+      }
+      SOFTIK_PARSE_CHECK(fmt == "ascii" || !layout.big_endian, at,
+                         "DataArray '" << name << "' holds binary data of byte_order BigEndian, which softik does not "
+                                          "read: re-save the .vtu on a little-endian machine or with ASCII data");
       const std::string* type = e.attribute("type");
-      if (!type || *type != "String") {
+      const bool read = parent == "Points" || parent == "Cells" || parent == "PointData" || parent == "CellData";
+      if (read && (!type || *type != "String")) {
         Array a;
         a.section = parent;
-        a.name = e.attribute("Name") ? *e.attribute("Name") : std::string();
+        a.name = name;
+        a.format = fmt;
+        a.offset = offset;
+        SOFTIK_PARSE_CHECK(type || fmt == "ascii", at, "DataArray '" << name << "' has binary data but no type attribute");
+        if (type) a.type = *type;
         a.integers = parent == "Cells";
         a.line = e.line;
         if (const std::string* nc = e.attribute("NumberOfComponents"))
@@ -290,9 +225,38 @@ MeshData read_vtu(const std::string& path) {
     if (e.kind == XmlEvent::kOpen) open.emplace_back(e.name, e.line);
   }
   SOFTIK_PARSE_CHECK(seen_root, file.eof_where(), "no <VTKFile> element: not a .vtu file");
-  SOFTIK_PARSE_CHECK(open.empty(), file.eof_where(),
+  const size_t still_open = appended.present ? 1 : 0;  // <VTKFile>, closed after the appended data
+  SOFTIK_PARSE_CHECK(open.size() == still_open, file.eof_where(),
                      "unexpected end of file inside <" << open.back().first << "> (opened at line "
                                                        << open.back().second << "): the file is truncated");
+  for (Array& a : arrays) {
+    if (a.format == "ascii") continue;
+    const VtuBlockContext context{layout.header_bytes, layout.compressed, file.where(a.line), a.name};
+    std::string bytes;
+    size_t extent = 0;
+    if (a.format == "binary")
+      decode_vtu_block(decode_base64(a.base64, context), context, &bytes);
+    else
+      bytes = appended_bytes(appended, a.offset, context, &extent);
+    vtu_values(bytes, a.type, a.integers, context, &a.reals, &a.ints);
+    a.lines.assign((a.size() + static_cast<size_t>(a.components) - 1) / static_cast<size_t>(a.components), a.line);
+  }
+  if (appended.present && !appended.base64 && !appended_arrays.empty()) {
+    // The raw bytes end where the array reaching furthest ends; the closing tags must follow.
+    size_t end = 0;
+    for (const auto& [offset, name, line] : appended_arrays) {
+      const VtuBlockContext context{layout.header_bytes, layout.compressed, file.where(line), name};
+      size_t extent = 0;
+      if (offset <= appended.data.size()) extent = vtu_block_extent(appended.data.substr(offset), context);
+      else appended_bytes(appended, offset, context, &extent);  // throws: beyond the data
+      end = std::max(end, offset + extent);
+    }
+    std::string_view rest = appended.data.substr(end);
+    SOFTIK_PARSE_CHECK(skip_to_tag(&rest, "</AppendedData>") && skip_to_tag(&rest, "</VTKFile>"), Where{path},
+                       "the appended data (from line " << appended.line << ") ends after " << end
+                                                       << " bytes, but </AppendedData></VTKFile> does not follow: the "
+                                                          "file is truncated or an offset is wrong");
+  }
   SOFTIK_PARSE_CHECK(pieces == 1, file.eof_where(), "no <Piece> element in the file");
 
   auto find = [&](const char* section, const char* name) -> const Array* {

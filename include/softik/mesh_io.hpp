@@ -2,9 +2,10 @@
 //
 // Readers (ASCII unless stated; every malformed input is a softik::Error whose message starts
 // with "<path>:<line>: " and says what was expected there -- binary STL, which has no lines,
-// names the byte offset instead, and a file that cannot be opened names only its path;
-// nothing crashes):
-//   .msh  Gmsh 2.2 and 4.1 ASCII (binary files are refused: re-save as ASCII). Elements of
+// names the byte offset instead; a .vtu whose appended data lacks its closing tags, and a file
+// that cannot be opened, name only the path; nothing crashes):
+//   .msh  Gmsh 2.2 and 4.1, ASCII or binary (file type 1, data size 4 or 8, written on a
+//         little-endian machine; binary errors name the section and byte offset). Elements of
 //         types 1 (line), 2 (triangle), 3 (quadrangle), 4 (tetrahedron), 5 (hexahedron) and
 //         15 (point) are read; any other type is an error. The elements of the highest
 //         dimension are the cells and must be of ONE type (Tet4 or Hex8; Tri3/Quad4 for 2D
@@ -22,10 +23,14 @@
 //         VTK_QUAD=9, VTK_LINE=3 (VTK_VERTEX=1 is skipped). Cells of the highest dimension
 //         become Mesh::cells (one type); in a 3D file triangles and quads are collected into
 //         surface_groups["vtk_faces"]. POINT_DATA / CELL_DATA are not read.
-//   .vtu  VTK XML UnstructuredGrid, one <Piece>, ASCII DataArrays (Points, connectivity,
-//         offsets, types; cell types as for .vtk). PointData/CellData arrays are returned by
-//         read_mesh_data(). Binary/appended encodings are refused with a clear message naming
-//         the fix (re-save as ASCII).
+//   .vtu  VTK XML UnstructuredGrid, one <Piece>, DataArrays (Points, connectivity, offsets,
+//         types; cell types as for .vtk) in any of VTK's encodings: format="ascii", "binary"
+//         (inline base64) or "appended" (<AppendedData encoding="raw"> or "base64"), each
+//         uncompressed or zlib-compressed (compressor="vtkZLibDataCompressor"), with
+//         header_type UInt32 or UInt64, byte_order LittleEndian, any integer or Float32/Float64
+//         type. PointData/CellData arrays are returned by read_mesh_data(). Damaged binary data
+//         (a truncated block, sizes beyond the file, a zlib error) is an error naming the
+//         DataArray.
 //   .obj / .stl  triangle surfaces (OBJ faces with >3 vertices are fanned; STL ASCII and binary).
 // Coordinates are stored as in the file (3 per node). dim is the dimension of the cells: a 2D
 // (1D) mesh must lie in the z = 0 plane (on the x axis); other coordinates are an error.
@@ -72,15 +77,36 @@ struct SurfaceMesh {
 /// kept as numbered in the file).
 SurfaceMesh read_surface(const std::string& path);
 
+/// How write_vtu stores its DataArrays.
+enum class VtuEncoding {
+  Compressed,  ///< appended raw binary, zlib-compressed in 32 KiB blocks (the default: smallest)
+  Binary,      ///< appended raw binary, uncompressed (fastest to write and read)
+  Ascii,       ///< text in the DataArrays (readable, largest)
+};
+
+/// "compressed", "binary" or "ascii" (the scene key outputs.vtu_format spells them so).
+const char* vtu_encoding_name(VtuEncoding encoding);
+
+/// Options of write_vtu.
+struct VtuOptions {
+  VtuEncoding encoding = VtuEncoding::Compressed;
+};
+
 /// Writes `mesh` at positions x (DOF vector, num_dofs entries; x = rest positions writes the
-/// rest shape) as a VTK XML UnstructuredGrid (.vtu, ASCII, Float64) that ParaView opens: Points
-/// are the positions x (z = 0, y = 0 filled in below 3D), cells keep their node order with VTK
-/// types 10/12/5/9/3 (Tet4/Hex8/Tri3/Quad4/Edge2). Numbers are written in the shortest form that
-/// reads back to the same double, so read_mesh_data() returns exactly what was written. Point
-/// fields have num_nodes * components values, cell fields num_cells * components. Throws on a
-/// size mismatch, an empty field name, or when the file cannot be written (naming the path).
+/// rest shape) as a VTK XML UnstructuredGrid (.vtu) that ParaView and meshio open: Points are
+/// the positions x (z = 0, y = 0 filled in below 3D), Float64; cells keep their node order with
+/// VTK types 10/12/5/9/3 (Tet4/Hex8/Tri3/Quad4/Edge2), connectivity and offsets Int64, types
+/// UInt8; fields Float64. The binary encodings (options.encoding, default Compressed) write
+/// <AppendedData encoding="raw"> with header_type="UInt64" (Compressed adds
+/// compressor="vtkZLibDataCompressor": per array the header [blocks, block size, size of the
+/// last partial block or 0, compressed size of each block], then the zlib blocks); Ascii writes
+/// numbers in the shortest form that reads back to the same double. Every encoding reads back
+/// through read_mesh_data() to exactly the doubles written. Point fields have num_nodes *
+/// components values, cell fields num_cells * components. Throws on a size mismatch, an empty
+/// field name, or when the file cannot be written (naming the path).
 void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real>& x,
-               const std::vector<VtuField>& point_fields, const std::vector<VtuField>& cell_fields);
+               const std::vector<VtuField>& point_fields, const std::vector<VtuField>& cell_fields,
+               const VtuOptions& options = {});
 
 /// A ParaView time series (.pvd collection): add() one .vtu per step, write() rewrites the file.
 class PvdWriter {
