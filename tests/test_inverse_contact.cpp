@@ -20,6 +20,7 @@ using inverse_detail::ContactQp;
 using inverse_detail::ContactRows;
 using inverse_detail::ContactState;
 using inverse_test::Finger;
+using inverse_test::FingerAndWall;
 using inverse_test::kSize;
 
 // ---- the complementarity QP on random problems ------------------------------------------------
@@ -156,51 +157,11 @@ TEST(ContactQp, FrictionlessAnswersAreTheGlobalOptimumOfEveryPiece) {
 
 // ---- the finger against a wall -----------------------------------------------------------------
 
-/// The finger bends in z under pressure; a wall (plane) across the tip's path halfway to where
-/// 10 kPa takes it.
-struct FingerAndWall : Finger {
-  std::vector<Real> x0 = mesh.rest_positions();
-  std::array<Real, 3> tip0 = tip().position(x0);
-  std::array<Real, 3> tip10 = tip().position(inflate(1e4));
-  Real side = tip10[2] > tip0[2] ? 1.0 : -1.0;  // the direction the tip moves in z
-  Obstacle wall(Real mu) const {
-    Obstacle o;
-    o.name = "wall";
-    o.shape = ObstacleShape::Plane;
-    o.center = Vec3r(0, 0, tip0[2] + 0.5 * (tip10[2] - tip0[2]));
-    o.normal = Vec3r(0, 0, -side);
-    o.friction = mu;
-    return o;
-  }
-  /// The wall, and as contact candidates the nodes of the last 20 mm (where the finger bends
-  /// toward the wall; every boundary node would give ~150 contacts and slow tests).
-  ContactOptions contact(Real mu) const {
-    ContactOptions c;
-    c.obstacles.push_back(wall(mu));
-    for (int n = 0; n < mesh.num_nodes(); ++n)
-      if (mesh.X[3 * static_cast<size_t>(n)] >= 0.08 - 1e-12) c.nodes.push_back(n);
-    return c;
-  }
-};
-
-/// lambda_n >= 0, and a pressed contact (lambda_n > 0) sits on the wall: complementarity at the
-/// new state; the friction forces within the cone mu_bound.
+/// lambda_n >= 0, and a pressed contact sits on the wall, the friction within mu's cone
+/// (inverse_test::expect_contact_conditions) at the solver's last step.
 void expect_contact_conditions(const InverseSolver& s, const std::vector<Real>& x, const Obstacle& wall,
                                Real mu_bound, const std::string& where) {
-  const auto& f = s.contact_forces();
-  Real fmax = 0;
-  for (size_t i = 0; i < s.contacts().size(); ++i) fmax = std::max(fmax, f[3 * i]);
-  for (size_t i = 0; i < s.contacts().size(); ++i) {
-    const int n = s.contacts()[i].node;
-    const Vec3r p(x[3 * static_cast<size_t>(n)], x[3 * static_cast<size_t>(n) + 1], x[3 * static_cast<size_t>(n) + 2]);
-    const Real gap = distance_to_obstacle(wall, 0, p).distance;
-    EXPECT_GE(f[3 * i], 0) << where << ": contact " << i;
-    EXPECT_GE(gap, -1e-6 * kSize) << where << ": node " << n << " penetrates";
-    if (f[3 * i] > 1e-6 * fmax) {
-      EXPECT_LE(std::abs(gap), 1e-6 * kSize) << where << ": a pressed node is off the wall";
-    }
-    EXPECT_LE(std::hypot(f[3 * i + 1], f[3 * i + 2]), mu_bound * f[3 * i] + 1e-9 * fmax) << where << ": outside the cone";
-  }
+  inverse_test::expect_contact_conditions(s.contacts(), s.contact_forces(), x, wall, mu_bound, where);
 }
 
 TEST(InverseContact, AWallHoldsTheTipShortOfAGoalBeyondItAndTheReportSaysWhy) {

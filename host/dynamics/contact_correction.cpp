@@ -111,53 +111,109 @@ void DynamicSolver::Impl::warn_initial_penetration() {
   warnings.push_back(w.str());
 }
 
+std::vector<ContactPoint> DynamicSolver::Impl::pairs_at_start(const std::vector<int>& nodes,
+                                                              const std::vector<int>& part_nodes, Real alarm) const {
+  const ContactOptions& c = options.contact;
+  std::vector<ContactPoint> found = detect_obstacle_contacts(c.obstacles, t, nodes, x, c.contact_distance, alarm);
+  if (proximity && !part_nodes.empty()) {
+    std::vector<int> parts;
+    for (int n : part_nodes) parts.push_back(node_part[static_cast<size_t>(n)]);
+    const std::vector<ContactPoint> body = proximity->detect(part_nodes, parts, x, c.contact_distance, alarm, c.body_friction);
+    for (const ContactPoint& p : body)
+      if (slave_of(node_part[static_cast<size_t>(p.node)], node_part[static_cast<size_t>(p.triangle[0])]))
+        found.push_back(p);
+  }
+  return found;
+}
+
+Vec3r DynamicSolver::Impl::free_violation(const ContactPoint& p, Real h, const std::vector<Real>& x_free) const {
+  // The node's motion over the step relative to what it touches, and the pair's free violation:
+  // delta_free = (gap + n . u_rel, t1 . u_rel, t2 . u_rel).
+  Vec3r u;
+  for (int i = 0; i < 3; ++i) u[i] = x_free[3 * static_cast<size_t>(p.node) + i] - x[3 * static_cast<size_t>(p.node) + i];
+  if (p.obstacle >= 0) {
+    const Obstacle& o = options.contact.obstacles[static_cast<size_t>(p.obstacle)];
+    u -= o.offset(t + h) - o.offset(t);
+  } else {
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        const size_t v = static_cast<size_t>(p.triangle[static_cast<size_t>(j)]);
+        u[i] -= p.barycentric[static_cast<size_t>(j)] * (x_free[3 * v + i] - x[3 * v + i]);
+      }
+  }
+  return Vec3r(p.gap + p.normal.dot(u), p.t1.dot(u), p.t2.dot(u));
+}
+
 std::vector<ContactPoint> DynamicSolver::Impl::near_pairs(Real h, const std::vector<Real>& x_free,
                                                           std::vector<Vec3r>& free_delta) const {
   const ContactOptions& c = options.contact;
-  const Real t1 = t + h;
   // Pairs are found at the start of the step, where the surfaces do not interpenetrate (at the
   // free positions a node may have passed through a thin part, and its closest face would be
   // the wrong one), within the alarm distance plus the largest motion of the step; their gaps
   // are then carried to the free positions along the pair's normal.
   Real motion = 0;
   for (size_t k = 0; k < x.size(); ++k) motion = std::max(motion, std::abs(x_free[k] - x[k]));
-  for (const Obstacle& o : c.obstacles) motion += (o.offset(t1) - o.offset(t)).norm();
-  const Real alarm = c.alarm_distance + 2 * std::sqrt(3.0) * motion;
-  std::vector<ContactPoint> found = detect_obstacle_contacts(c.obstacles, t, contact_nodes, x, c.contact_distance, alarm);
-  if (proximity) {
-    const std::vector<ContactPoint> body =
-        proximity->detect(proximity_nodes, proximity_node_part, x, c.contact_distance, alarm, c.body_friction);
-    for (const ContactPoint& p : body)
-      if (slave_of(node_part[static_cast<size_t>(p.node)], node_part[static_cast<size_t>(p.triangle[0])]))
-        found.push_back(p);
-  }
-  // The node's motion over the step relative to what it touches, and the pair's free violation:
-  // delta_free = (gap + n . u_rel, t1 . u_rel, t2 . u_rel). Pairs still farther apart than the
-  // alarm distance after the free motion cannot touch within the step and are dropped.
-  auto relative_motion = [&](const ContactPoint& p) {
-    Vec3r u;
-    for (int i = 0; i < 3; ++i) u[i] = x_free[3 * static_cast<size_t>(p.node) + i] - x[3 * static_cast<size_t>(p.node) + i];
-    if (p.obstacle >= 0) {
-      const Obstacle& o = c.obstacles[static_cast<size_t>(p.obstacle)];
-      return Vec3r(u - (o.offset(t1) - o.offset(t)));
-    }
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) {
-        const size_t v = static_cast<size_t>(p.triangle[static_cast<size_t>(j)]);
-        u[i] -= p.barycentric[static_cast<size_t>(j)] * (x_free[3 * v + i] - x[3 * v + i]);
-      }
-    return u;
-  };
+  for (const Obstacle& o : c.obstacles) motion += (o.offset(t + h) - o.offset(t)).norm();
+  const std::vector<ContactPoint> found =
+      pairs_at_start(contact_nodes, proximity ? proximity_nodes : std::vector<int>{}, c.alarm_distance + 2 * std::sqrt(3.0) * motion);
+  // Pairs still farther apart than the alarm distance after the free motion cannot touch within
+  // the step and are dropped.
   std::vector<ContactPoint> near;
   free_delta.clear();
   for (const ContactPoint& p : found) {
-    const Vec3r u = relative_motion(p);
-    const Vec3r d(p.gap + p.normal.dot(u), p.t1.dot(u), p.t2.dot(u));
+    const Vec3r d = free_violation(p, h, x_free);
     if (d[0] > c.alarm_distance) continue;
     near.push_back(p);
     free_delta.push_back(d);
   }
   return near;
+}
+
+std::vector<int> DynamicSolver::Impl::match_previous(const std::vector<ContactPoint>& near) const {
+  auto key = [](const ContactPoint& p) { return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]); };
+  std::map<std::tuple<int, int, int, int, int>, int> previous;
+  for (size_t k = 0; k < contacts.size() && 3 * k + 3 <= lambda.size(); ++k) previous[key(contacts[k])] = static_cast<int>(k);
+  std::vector<int> out;
+  for (const ContactPoint& p : near) {
+    const auto it = previous.find(key(p));
+    out.push_back(it == previous.end() ? -1 : it->second);
+  }
+  return out;
+}
+
+DynamicSolver::Impl::Compliance DynamicSolver::Impl::compliance(const Matrix& B) const {
+  Compliance c;
+  const Eigen::Index nfree = B.rows(), nb = B.cols();
+  c.W.resize(nb, nb);
+  // Forward solves only with a Cholesky factor: W = Z^T Z, Z = L^-1 P H^T.
+  c.half = solver.has_cholesky_factor();
+  if (c.half && nb > 0) {
+    solver.forward_gram(B.data(), static_cast<int>(nfree), static_cast<int>(nb), c.W.data());
+  } else if (nb > 0) {
+    c.Y.resize(nfree, nb);
+    solver.solve(B.data(), c.Y.data(), static_cast<int>(nb));
+    c.W = B.transpose() * c.Y;
+    c.W = 0.5 * (c.W + c.W.transpose()).eval();
+  }
+  // With the cables' low-rank stiffness (Woodbury, dynamic_solver_impl.hpp): W_t = W - G M G^T,
+  // G = H A^-1 U.
+  if (low_rank_Y.cols() > 0 && nb > 0) {
+    c.G_HU = B.transpose() * low_rank_Y;
+    c.W -= c.G_HU * low_rank_M * c.G_HU.transpose();
+    c.W = 0.5 * (c.W + c.W.transpose()).eval();
+  }
+  return c;
+}
+
+DynamicSolver::Impl::Vector DynamicSolver::Impl::correction(const Compliance& c, const Vector& coefficients) const {
+  Vector dx = Vector::Zero(assembler.num_free_dofs());
+  if (coefficients.size() == 0) return dx;
+  if (c.half)
+    solver.backward_combination(coefficients.data(), dx.data());  // P^T L^-T (Z c)
+  else
+    dx = c.Y * coefficients;
+  if (c.G_HU.size() > 0) dx -= low_rank_Y * (low_rank_M * (c.G_HU.transpose() * coefficients));
+  return dx;
 }
 
 void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report) {
@@ -175,16 +231,11 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   report.normal_force = 0;
   report.contact_force.setZero();
   // Warm start from the previous step's forces of the same pair.
-  auto key = [](const ContactPoint& p) { return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]); };
-  std::map<std::tuple<int, int, int, int, int>, size_t> previous;
-  for (size_t k = 0; k < contacts.size(); ++k) previous[key(contacts[k])] = k;
+  const std::vector<int> before = match_previous(near);
   Vector lambda_next = Vector::Zero(3 * nc);
-  for (int k = 0; k < nc; ++k) {
-    const ContactPoint& p = near[static_cast<size_t>(k)];
-    const auto it = previous.find(key(p));
-    if (it != previous.end() && lambda.size() >= 3 * it->second + 3)
-      lambda_next[3 * k] = lambda[3 * it->second];  // the normal force only: the frame may have turned
-  }
+  for (int k = 0; k < nc; ++k)
+    if (before[static_cast<size_t>(k)] >= 0)  // the normal force only: the frame may have turned
+      lambda_next[3 * k] = lambda[3 * static_cast<size_t>(before[static_cast<size_t>(k)])];
   contacts = std::move(near);
   lambda.assign(static_cast<size_t>(3 * nc), 0.0);
   deltas.assign(static_cast<size_t>(3 * nc), 0.0);
@@ -217,26 +268,10 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   for (int r = 0; r < 3 * nc; ++r)
     if (B.col(r).squaredNorm() > 0 && (r % 3 == 0 || mu[static_cast<size_t>(r / 3)] > 0)) live.push_back(r);
   const int nb = static_cast<int>(live.size());
-  Matrix B_live(nfree, nb), W_live(nb, nb), Y;
+  Matrix B_live(nfree, nb);
   for (int j = 0; j < nb; ++j) B_live.col(j) = B.col(live[static_cast<size_t>(j)]);
-  // Forward solves only with a Cholesky factor: W = Z^T Z, Z = L^-1 P H^T.
-  const bool half = solver.has_cholesky_factor();
-  if (half && nb > 0) {
-    solver.forward_gram(B_live.data(), nfree, nb, W_live.data());
-  } else if (nb > 0) {
-    Y.resize(nfree, nb);
-    solver.solve(B_live.data(), Y.data(), nb);
-    W_live = B_live.transpose() * Y;
-    W_live = 0.5 * (W_live + W_live.transpose()).eval();
-  }
-  // With the cables' low-rank stiffness (Woodbury, dynamic_solver_impl.hpp): W_t = W - G M G^T,
-  // G = H A^-1 U.
-  Matrix G_HU;
-  if (low_rank_Y.cols() > 0 && nb > 0) {
-    G_HU = B_live.transpose() * low_rank_Y;
-    W_live -= G_HU * low_rank_M * G_HU.transpose();
-    W_live = 0.5 * (W_live + W_live.transpose()).eval();
-  }
+  const Compliance compliance_live = compliance(B_live);
+  const Matrix& W_live = compliance_live.W;
   Matrix W = Matrix::Zero(3 * nc, 3 * nc);
   Vector delta_solve = Vector::Zero(3 * nc);
   std::vector<char> is_live(static_cast<size_t>(3 * nc), 0);
@@ -267,31 +302,31 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   // dead rows' gap and slip too, which W above does not hold).
   Vector lambda_live(nb);
   for (int j = 0; j < nb; ++j) lambda_live[j] = lambda_next[live[static_cast<size_t>(j)]];
-  Vector dx = Vector::Zero(nfree);
-  if (nb > 0 && half) {
-    solver.backward_combination(lambda_live.data(), dx.data());
-  } else if (nb > 0) {
-    dx = Y * lambda_live;
-  }
-  if (G_HU.size() > 0) dx -= low_rank_Y * (low_rank_M * (G_HU.transpose() * lambda_live));
+  const Vector dx = correction(compliance_live, lambda_live);
   for (size_t k = 0; k < x_free.size(); ++k)
     if (free[k] >= 0) x_free[k] += dx[free[k]];
   const Vector delta = delta_free + B.transpose() * dx;
-  for (int k = 0; k < nc; ++k) {
-    const ContactPoint& p = contacts[static_cast<size_t>(k)];
-    for (int r = 0; r < 3; ++r) {
-      lambda[static_cast<size_t>(3 * k + r)] = lambda_next[3 * k + r];
-      deltas[static_cast<size_t>(3 * k + r)] = delta[3 * k + r];
-    }
-    if (lambda_next[3 * k] > 0) ++report.active_contacts;
-    report.normal_force += lambda_next[3 * k];
-    report.contact_force += lambda_next[3 * k] * p.normal + lambda_next[3 * k + 1] * p.t1 + lambda_next[3 * k + 2] * p.t2;
+  for (size_t r = 0; r < lambda.size(); ++r) {
+    lambda[r] = lambda_next[static_cast<Eigen::Index>(r)];
+    deltas[r] = delta[static_cast<Eigen::Index>(r)];
+  }
+  record_contacts(h, x_free, report);
+}
+
+void DynamicSolver::Impl::record_contacts(Real h, const std::vector<Real>& x_new, DynamicStepReport& report) const {
+  const ContactOptions& c = options.contact;
+  for (size_t k = 0; k < contacts.size(); ++k) {
+    const ContactPoint& p = contacts[k];
+    const Real* l = lambda.data() + 3 * k;
+    if (l[0] > 0) ++report.active_contacts;
+    report.normal_force += l[0];
+    report.contact_force += l[0] * p.normal + l[1] * p.t1 + l[2] * p.t2;
     // The penetration at the corrected positions: an analytic obstacle's true distance (curved
     // shapes differ from the linearised delta), else the linearised gap.
-    Real gap = delta[3 * k];
+    Real gap = deltas[3 * k];
     if (p.obstacle >= 0 && c.obstacles[static_cast<size_t>(p.obstacle)].shape != ObstacleShape::TriangleMesh) {
-      const Vec3r at(x_free[3 * static_cast<size_t>(p.node)], x_free[3 * static_cast<size_t>(p.node) + 1],
-                     x_free[3 * static_cast<size_t>(p.node) + 2]);
+      const Vec3r at(x_new[3 * static_cast<size_t>(p.node)], x_new[3 * static_cast<size_t>(p.node) + 1],
+                     x_new[3 * static_cast<size_t>(p.node) + 2]);
       gap = distance_to_obstacle(c.obstacles[static_cast<size_t>(p.obstacle)], t + h, at).distance - c.contact_distance;
     }
     report.max_penetration = std::max(report.max_penetration, -gap);

@@ -9,6 +9,7 @@
 
 #include "host/assembly/pressure_evaluator.hpp"
 #include "softik/dynamics.hpp"
+#include "softik/inverse.hpp"
 
 namespace softik {
 
@@ -48,12 +49,36 @@ struct DynamicSolver::Impl {
   std::vector<ContactPoint> contacts;
   std::vector<Real> lambda, deltas;      ///< 3 per contact
 
+  // Control (DynamicSolver::add_control): inputs solved for in every step.
+  std::vector<std::shared_ptr<Constraint>> control;
+  InverseOptions control_options;
+  std::vector<Real> actuation;  ///< per actuator row of `control`: the input of the last step
+  QpActiveSet control_warm;     ///< the last step's active set
+  std::vector<signed char> contact_codes;  ///< per contact of the last step: normal, t1, t2 states
+  bool has_control() const { return !control.empty(); }
+
   // --- time_stepping.cpp ---
   /// dv/dx and da/dx of the scheme for step h.
   void scheme_coefficients(Real h, Real* c_v, Real* c_a) const;
   /// v(x) and a(x) of the scheme from the state at the start of the step (free DOFs only).
   void velocity_acceleration(const std::vector<Real>& x_new, Real h, std::vector<Real>& v_new,
                              std::vector<Real>& a_new) const;
+  /// Calls f(actuator, lambda) for every actuator with an input at time `time`: the driven ones
+  /// (their function of time, one value per row) and the controlled ones (`actuation`, held over
+  /// the free motion).
+  template <class F>
+  void for_each_actuation(Real time, F&& f) const {
+    for (const DrivenActuator& d : loads.actuators) {
+      const std::vector<Real> lambda_d(static_cast<size_t>(d.actuator->num_rows()), d.lambda(time));
+      f(*d.actuator, lambda_d.data());
+    }
+    size_t a = 0;
+    for (const auto& c : control)
+      if (c->role() == ConstraintRole::Actuator) {
+        f(*c, actuation.data() + a);
+        a += static_cast<size_t>(c->num_rows());
+      }
+  }
   /// f_ext(t, x) for all DOFs.
   std::vector<Real> external_force(Real time, const std::vector<Real>& x_at) const;
   /// y += s * M z over the free DOFs (z, y: num_dofs vectors).
@@ -73,12 +98,33 @@ struct DynamicSolver::Impl {
   void initial_acceleration();
 
   // --- contact_correction.cpp ---
+  /// The compliance of the constraint columns B = H^T (free DOFs x m) with the held factorisation:
+  /// W = H A_t^-1 H^T (Woodbury with the cables' low-rank stiffness), and what correction() needs.
+  struct Compliance {
+    Matrix W, Y, G_HU;  ///< Y = A^-1 B on the full path; G_HU = H A^-1 U
+    bool half = false;  ///< forward solves only (the solver keeps Z = L^-1 P B)
+  };
+  Compliance compliance(const Matrix& B) const;
+  /// dx = A_t^-1 B c over the free DOFs, with the solves of `compliance` (c: one per column of B).
+  Vector correction(const Compliance& compliance, const Vector& c) const;
+  /// Per pair of `near`, the index of the same pair (node, obstacle or triangle) among the last
+  /// step's contacts, -1 for a new one.
+  std::vector<int> match_previous(const std::vector<ContactPoint>& near) const;
+  /// The report's contact part from `contacts`, `lambda`, `deltas` at the corrected positions.
+  void record_contacts(Real h, const std::vector<Real>& x_new, DynamicStepReport& report) const;
   void setup_contact();
   bool has_contact() const;
   /// Contact between parts is one pass (two passes give near-equal rows for matching surfaces,
   /// a near-singular W): a node of one part is tested against the triangles of another when its
   /// part is the finer (smaller mean boundary edge), or for equal sizes the later part.
   bool slave_of(int node_part_id, int triangle_part_id) const;
+  /// The pairs of `nodes` with the obstacles and of `part_nodes` with the other parts' triangles
+  /// (between_parts; one pass, slave_of) at the start of the step, within the alarm distance.
+  std::vector<ContactPoint> pairs_at_start(const std::vector<int>& nodes, const std::vector<int>& part_nodes,
+                                           Real alarm) const;
+  /// A pair's free violation (normal, t1, t2) after a step of length h to x_free: its gap at the
+  /// start carried along its frame by the node's motion relative to what it touches.
+  Vec3r free_violation(const ContactPoint& p, Real h, const std::vector<Real>& x_free) const;
   /// The pairs that may touch within the step of length h (detected at the start, kept when their
   /// free violation is within the alarm distance) and their free violations (normal, t1, t2).
   std::vector<ContactPoint> near_pairs(Real h, const std::vector<Real>& x_free, std::vector<Vec3r>& free_delta) const;
@@ -87,6 +133,23 @@ struct DynamicSolver::Impl {
   void correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report);
   /// Contacts that already interpenetrate at x (warnings naming the nodes and the depth).
   void warn_initial_penetration();
+
+  // --- control_correction.cpp ---
+  /// The control step (dynamics.hpp, "Control"): the constraint rows at x_free with the contact
+  /// pairs, the compliance, the constraint-space solve for the actuation and the contact forces
+  /// (the inverse problem's, host/inverse/constraint_space_solve.hpp), the correction of x_free in
+  /// place; fills report.control and the contact part of `report`.
+  void control_correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report);
+  struct ControlSolve;
+  /// One constraint-space solve of the control step with the given contact pairs (and their free
+  /// violations): rows, compliance, the solve (report.control), the correction (not applied).
+  ControlSolve solve_control(const std::vector<Real>& x_free, const std::vector<ContactPoint>& pairs,
+                             const std::vector<Vec3r>& free_delta, DynamicStepReport& report);
+  /// The pairs (found at the step's start, at any distance) of the candidates that penetrate an
+  /// obstacle or another part at x_new and are not among `pairs`.
+  std::vector<ContactPoint> missed_pairs(Real h, const std::vector<Real>& x_new, const std::vector<ContactPoint>& pairs) const;
+  /// The controlled constraints accept the new state (outputs, rate windows) after a step.
+  void accept_control();
 };
 
 }  // namespace softik

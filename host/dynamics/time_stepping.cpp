@@ -124,13 +124,12 @@ std::vector<Real> DynamicSolver::Impl::external_force(Real time, const std::vect
   for (size_t p = 0; p < loads.pressures.size(); ++p)
     pressure[p]->add_forces(loads.pressures[p].pressure * loads.pressure_factors[p](time), x_at, f);
   std::vector<ConstraintRow> rows;
-  for (const DrivenActuator& d : loads.actuators) {
+  for_each_actuation(time, [&](const Constraint& actuator, const Real* lambda) {
     rows.clear();
-    d.actuator->rows(assembler.mesh(), x_at, rows);
-    const Real lambda = d.lambda(time);
-    for (const ConstraintRow& row : rows)
-      for (const auto& [dof, value] : row.J) f[static_cast<size_t>(dof)] += value * lambda;
-  }
+    actuator.rows(assembler.mesh(), x_at, rows);
+    for (size_t r = 0; r < rows.size(); ++r)
+      for (const auto& [dof, value] : rows[r].J) f[static_cast<size_t>(dof)] += value * lambda[r];
+  });
   return f;
 }
 
@@ -179,10 +178,7 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
     for (size_t p = 0; p < loads.pressures.size(); ++p)
       add_pressure_stiffness(loads.pressures[p], loads.pressures[p].pressure * loads.pressure_factors[p](t1), assembler,
                              x_at, -1.0, A);
-  for (const DrivenActuator& d : loads.actuators) {
-    const std::vector<Real> lambda(static_cast<size_t>(d.actuator->num_rows()), d.lambda(t1));
-    d.actuator->add_stiffness(assembler, x_at, lambda.data(), A);
-  }
+  for_each_actuation(t1, [&](const Constraint& actuator, const Real* lambda) { actuator.add_stiffness(assembler, x_at, lambda, A); });
   try {
     solver.factorize(A);
   } catch (const Error& e) {  // A = K + M/dt^2 + ... is positive definite unless the iterate went bad
@@ -190,10 +186,7 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
   }
   // The cables' stiffness T (I - e e^T) / |e| couples points that share no cell: U C U^T.
   LowRankStiffness low_rank;
-  for (const DrivenActuator& d : loads.actuators) {
-    const std::vector<Real> lambda(static_cast<size_t>(d.actuator->num_rows()), d.lambda(t1));
-    d.actuator->add_low_rank_stiffness(x_at, lambda.data(), low_rank);
-  }
+  for_each_actuation(t1, [&](const Constraint& actuator, const Real* lambda) { actuator.add_low_rank_stiffness(x_at, lambda, low_rank); });
   const Eigen::Index nr = static_cast<Eigen::Index>(low_rank.columns.size()), nf = assembler.num_free_dofs();
   low_rank_Y.resize(nf, nr);
   low_rank_M.resize(nr, nr);
@@ -274,14 +267,17 @@ void DynamicSolver::Impl::advance(Real h, int depth, DynamicStepReport& report) 
   std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " Newton iterations";
   try {
     ok = free_motion(h, x_free, &report.iterations, &report.residual, &report.factorizations);
-    if (ok && has_contact()) {
+    if (ok && (has_contact() || has_control())) {
       if (!factor_is_current) {  // converged without a factorisation in this step: the compliance needs one
         std::vector<Real> K;
         assembler.assemble(x_free, nullptr, nullptr, &K);
         factorize_tangent(h, x_free, K);
         ++report.factorizations;
       }
-      correct(h, x_free, report);
+      if (has_control())
+        control_correct(h, x_free, report);
+      else
+        correct(h, x_free, report);
     }
     if (ok && !std::all_of(x_free.begin(), x_free.end(), [](Real value) { return std::isfinite(value); })) {
       ok = false;
@@ -299,6 +295,7 @@ void DynamicSolver::Impl::advance(Real h, int depth, DynamicStepReport& report) 
     v.swap(v_new);
     a.swap(a_new);
     t += h;
+    accept_control();
     ++report.substeps;
     return;
   }
@@ -358,6 +355,8 @@ void DynamicSolver::set_state(const std::vector<Real>& x, const std::vector<Real
   impl_->contacts.clear();
   impl_->lambda.clear();
   impl_->deltas.clear();
+  impl_->contact_codes.clear();
+  impl_->accept_control();
   impl_->initial_acceleration();
   impl_->warn_initial_penetration();
 }
@@ -389,6 +388,8 @@ DynamicStepReport DynamicSolver::step() {
   const Real t0 = impl_->t;
   const std::vector<ContactPoint> contacts0 = impl_->contacts;
   const std::vector<Real> lambda0 = impl_->lambda, deltas0 = impl_->deltas;
+  const std::vector<Real> actuation0 = impl_->actuation;
+  const std::vector<signed char> codes0 = impl_->contact_codes;
   try {
     impl_->advance(impl_->options.dt, 0, report);
   } catch (...) {
@@ -399,6 +400,9 @@ DynamicStepReport DynamicSolver::step() {
     impl_->contacts = contacts0;
     impl_->lambda = lambda0;
     impl_->deltas = deltas0;
+    impl_->actuation = actuation0;
+    impl_->contact_codes = codes0;
+    impl_->accept_control();  // the constraints' outputs and windows back at the step's start
     impl_->factor_dt = -1;
     throw;
   }

@@ -14,6 +14,9 @@ namespace softik::inverse_detail {
 
 namespace {
 
+/// Candidates kept near an out-of-reach obstacle of a force target (detect_step_contacts).
+constexpr size_t kReach = 4;
+
 // Sub-blocks of W and delta by row lists (Eigen's indexed views, copied).
 Eigen::MatrixXd pick(const Eigen::MatrixXd& W, const std::vector<int>& rows, const std::vector<int>& cols) {
   return W(rows, cols);
@@ -29,16 +32,40 @@ std::vector<int> contact_rows(const ContactSpace& s) {
 }  // namespace
 
 StepContacts detect_step_contacts(const ContactOptions& options, const std::vector<int>& nodes,
-                                  const std::vector<Real>& x, Real alarm, const std::vector<ContactPoint>& previous,
-                                  const std::vector<Real>& previous_lambda,
+                                  const std::vector<Real>& x, Real alarm, const std::vector<int>& reach,
+                                  const std::vector<ContactPoint>& previous, const std::vector<Real>& previous_lambda,
                                   const std::vector<signed char>& previous_state, std::vector<ConstraintRow>& rows) {
   StepContacts out;
   std::map<std::pair<int, int>, size_t> before;
   for (size_t i = 0; i < previous.size(); ++i) before[{previous[i].node, previous[i].obstacle}] = i;
   std::vector<Real> lambda;
   int row = 0;
-  for (const ContactPoint& p :
-       detect_obstacle_contacts(options.obstacles, 0, nodes, x, options.contact_distance, alarm)) {
+  std::vector<ContactPoint> found = detect_obstacle_contacts(options.obstacles, 0, nodes, x, options.contact_distance, alarm);
+  // An obstacle a force target names but no candidate is near: its kReach nearest candidates, at
+  // any distance, so that the target has a contact to approach.
+  for (int o : reach) {
+    if (std::any_of(found.begin(), found.end(), [o](const ContactPoint& p) { return p.obstacle == o; })) continue;
+    const Obstacle& obstacle = options.obstacles[static_cast<size_t>(o)];
+    std::vector<std::pair<Real, int>> ranked;  // (distance, node)
+    for (int n : nodes) {
+      const size_t d = 3 * static_cast<size_t>(n);
+      ranked.emplace_back(distance_to_obstacle(obstacle, 0, Vec3r(x[d], x[d + 1], x[d + 2])).distance, n);
+    }
+    const size_t keep = std::min<size_t>(kReach, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
+    std::vector<int> nearest;
+    Real farthest = 0;
+    for (size_t k = 0; k < keep; ++k) {
+      nearest.push_back(ranked[k].second);
+      farthest = std::max(farthest, ranked[k].first);
+    }
+    for (ContactPoint& p : detect_obstacle_contacts({obstacle}, 0, nearest, x, options.contact_distance,
+                                                    std::max<Real>(0, farthest - options.contact_distance) * 1.001)) {
+      p.obstacle = o;
+      found.push_back(p);
+    }
+  }
+  for (const ContactPoint& p : found) {
     ContactRows layout;
     layout.row = row;
     layout.mu = p.friction;
@@ -275,13 +302,7 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
                                  const Eigen::VectorXd& lambda_a, InverseStepReport& rep) {
   const ContactSolverOptions& contact_options = contact.solver;
   std::vector<int> target_obstacle;
-  for (const ContactForceTarget& t : targets) {
-    int index = -1;
-    for (size_t i = 0; i < contact.obstacles.size(); ++i)
-      if (contact.obstacles[i].name == t.obstacle) index = static_cast<int>(i);
-    SOFTIK_CHECK(index >= 0, "contact force target '" << t.name << "': no obstacle is named '" << t.obstacle << "'");
-    target_obstacle.push_back(index);
-  }
+  for (const ContactForceTarget& t : targets) target_obstacle.push_back(obstacle_named(contact, t.obstacle, "set contact first"));
   ContactSolve r;
   const bool imposed = std::all_of(space.lambda_bounds.begin(), space.lambda_bounds.end(),
                                    [](const Interval& b) { return b.lo == b.hi; });
@@ -405,13 +426,13 @@ std::string contact_limits_message(const ContactSpace& s, const ContactSolve& r,
   return msg.str();
 }
 
-Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x) {
+Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x, Real t) {
   Real worst = 0;
   for (int n : nodes) {
     const size_t d = 3 * static_cast<size_t>(n);
     const Vec3r p(x[d], x[d + 1], x[d + 2]);
     for (const Obstacle& o : options.obstacles)
-      worst = std::max(worst, options.contact_distance - distance_to_obstacle(o, 0, p).distance);
+      worst = std::max(worst, options.contact_distance - distance_to_obstacle(o, t, p).distance);
   }
   return worst;
 }
@@ -439,26 +460,38 @@ void InverseSolver::set_contact(ContactOptions options) {
 }
 
 void InverseSolver::add_contact_force_target(ContactForceTarget target) {
+  inverse_detail::check_force_target(target, force_targets_);
+  if (has_contact_) obstacle_index(target.obstacle);
+  force_targets_.push_back(std::move(target));
+}
+
+int InverseSolver::obstacle_index(const std::string& name) const {
+  return inverse_detail::obstacle_named(contact_, name, "call set_contact first");
+}
+
+namespace inverse_detail {
+
+void check_force_target(const ContactForceTarget& target, const std::vector<ContactForceTarget>& existing) {
   SOFTIK_CHECK(std::isfinite(target.force) && target.force >= 0,
                "contact force target '" << target.name << "': force = " << target.force
                                         << " N; a contact can only push: give a force >= 0");
   SOFTIK_CHECK(std::isfinite(target.weight) && target.weight >= 0,
                "contact force target '" << target.name << "': weight = " << target.weight
                                         << "; give a weight >= 0 (m/N; 0: the contacts' own compliance)");
-  for (const ContactForceTarget& t : force_targets_)
-    SOFTIK_CHECK(t.name != target.name, "InverseSolver: two contact force targets are named '" << t.name << "'");
-  if (has_contact_) obstacle_index(target.obstacle);
-  force_targets_.push_back(std::move(target));
+  for (const ContactForceTarget& t : existing)
+    SOFTIK_CHECK(t.name != target.name, "two contact force targets are named '" << t.name << "'; give each its own name");
 }
 
-int InverseSolver::obstacle_index(const std::string& name) const {
+int obstacle_named(const ContactOptions& options, const std::string& name, const std::string& when_none) {
   std::string known;
-  for (size_t i = 0; i < contact_.obstacles.size(); ++i) {
-    if (contact_.obstacles[i].name == name) return static_cast<int>(i);
-    known += (known.empty() ? "'" : ", '") + contact_.obstacles[i].name + "'";
+  for (size_t i = 0; i < options.obstacles.size(); ++i) {
+    if (options.obstacles[i].name == name) return static_cast<int>(i);
+    known += (known.empty() ? "'" : ", '") + options.obstacles[i].name + "'";
   }
   throw Error("contact force target on obstacle '" + name + "': no obstacle has that name (" +
-              (known.empty() ? std::string("no obstacles: call set_contact first") : "known: " + known) + ")");
+              (known.empty() ? "no obstacles: " + when_none : "known: " + known) + ")");
 }
+
+}  // namespace inverse_detail
 
 }  // namespace softik

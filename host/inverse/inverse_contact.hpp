@@ -31,9 +31,11 @@ struct StepContacts {
 /// previous step's contacts (by node and obstacle) hand over their force, re-expressed in the new
 /// frame, and their state (pressed ones start sticking); a new contact starts pressed when it
 /// already penetrates.
+/// `reach`: obstacles (indices) that a force target names; one that no candidate is near gets the
+/// four candidates nearest to it, at any distance, so that the target has a contact to approach.
 StepContacts detect_step_contacts(const ContactOptions& options, const std::vector<int>& nodes,
-                                  const std::vector<Real>& x, Real alarm, const std::vector<ContactPoint>& previous,
-                                  const std::vector<Real>& previous_lambda,
+                                  const std::vector<Real>& x, Real alarm, const std::vector<int>& reach,
+                                  const std::vector<ContactPoint>& previous, const std::vector<Real>& previous_lambda,
                                   const std::vector<signed char>& previous_state, std::vector<ConstraintRow>& rows);
 
 /// The constraint space of a step as the contact solves see it: W and delta_free over every row
@@ -113,7 +115,15 @@ std::string contact_limits_message(const ContactSpace& space, const ContactSolve
                                    const std::vector<std::shared_ptr<Constraint>>& constraints,
                                    const ContactOptions& options, Real model_size);
 
-/// The largest penetration (-gap, 0 when none) of `nodes` into the obstacles at x.
-Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x);
+/// Throws softik::Error for a force target with a negative or non-finite force or weight, or a
+/// name already among `existing`.
+void check_force_target(const ContactForceTarget& target, const std::vector<ContactForceTarget>& existing);
+
+/// The index of the obstacle named `name` in options.obstacles; an Error naming the known ones
+/// (or, without obstacles, saying `when_none`) when there is none.
+int obstacle_named(const ContactOptions& options, const std::string& name, const std::string& when_none);
+
+/// The largest penetration (-gap, 0 when none) of `nodes` into the obstacles at x, at time t.
+Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x, Real t = 0);
 
 }  // namespace softik::inverse_detail

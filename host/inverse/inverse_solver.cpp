@@ -10,6 +10,7 @@
 #include "host/solvers/woodbury.hpp"
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/inverse/inverse_checks.hpp"
+#include "host/inverse/constraint_space_solve.hpp"
 #include "host/inverse/inverse_contact.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
@@ -165,10 +166,13 @@ class InverseStep {
     // Contacts (set_contact): their rows after the constraints', detected within the alarm
     // distance widened by the last step's largest motion.
     first_contact_ = static_cast<int>(rows_.size());
-    if (s_.has_contact_)
+    if (s_.has_contact_) {
+      std::vector<int> reach;
+      for (const ContactForceTarget& t : s_.force_targets_) reach.push_back(s_.obstacle_index(t.obstacle));
       contacts_ = inverse_detail::detect_step_contacts(s_.contact_, s_.contact_nodes_, x,
-                                                       s_.contact_.alarm_distance + s_.last_motion_, s_.contacts_,
+                                                       s_.contact_.alarm_distance + s_.last_motion_, reach, s_.contacts_,
                                                        s_.contact_lambda_, s_.contact_state_, rows_);
+    }
     m_ = static_cast<Eigen::Index>(rows_.size());
     Jt_ = Eigen::MatrixXd::Zero(nf_, m_);
     for (Eigen::Index r = 0; r < m_; ++r)
@@ -313,140 +317,26 @@ class InverseStep {
     // Effector-actuator couplings at round-off level are zero (inverse_checks.hpp).
     idle_ = inverse_detail::clean_round_off_couplings(W_, effectors_, actuators_);
     rep_.W.assign(W_.data(), W_.data() + W_.size());  // symmetric: row- and column-major alike
-    W_ea_ = pick(effectors_, actuators_);
-    W_aa_ = pick(actuators_, actuators_);
-    de_free_.resize(static_cast<Eigen::Index>(effectors_.size()));
-    da_free_.resize(static_cast<Eigen::Index>(actuators_.size()));
-    for (size_t i = 0; i < effectors_.size(); ++i) de_free_(static_cast<Eigen::Index>(i)) = delta_free_(effectors_[i]);
-    for (size_t i = 0; i < actuators_.size(); ++i) da_free_(static_cast<Eigen::Index>(i)) = delta_free_(actuators_[i]);
   }
 
   // ---- solve_constraint_problem(): lambda_a --------------------------------------------------
+  /// The QP, Gauss-Seidel, the imposed inputs, or with contacts the complementarity problem
+  /// (constraint_space_solve.hpp).
   void solve_constraint_problem() {
     const Eigen::Index na = static_cast<Eigen::Index>(actuators_.size());
     for (int r : actuators_) {
       lambda_bounds_.push_back(rows_[static_cast<size_t>(r)].lambda_bounds);
       delta_bounds_.push_back(rows_[static_cast<size_t>(r)].delta_bounds);
     }
-    lambda_ = Eigen::Map<const Eigen::VectorXd>(s_.lambda_.data(), na);
-    if (!contacts_.points.empty() || !s_.force_targets_.empty()) {
-      solve_with_contacts();
-    } else if (na > 0) {
-      if (s_.options_.method == InverseMethod::GaussSeidel)
-        solve_gauss_seidel();
-      else if (std::all_of(lambda_bounds_.begin(), lambda_bounds_.end(), [](const Interval& b) { return b.lo == b.hi; }))
-        apply_imposed_inputs();
-      else
-        solve_quadratic_program();
-    }
-    const std::string idle_note = inverse_detail::idle_actuators_message(idle_, actuator_names_);
-    if (!idle_note.empty()) rep_.message += (rep_.message.empty() ? "" : "; ") + idle_note;
-    inverse_detail::require_finite(lambda_.data(), static_cast<size_t>(na), "the actuation lambda", actuator_name(),
-                                   "the constraint-space solve returned it; check the actuators' bounds");
-  }
-
-  /// Seed 002 eqs. 6-10.
-  void solve_gauss_seidel() {
-    const InverseOptions& o = s_.options_;
-    for (Eigen::Index j = 0; j < lambda_.size(); ++j)
-      lambda_(j) = std::clamp(lambda_(j), lambda_bounds_[static_cast<size_t>(j)].lo, lambda_bounds_[static_cast<size_t>(j)].hi);
-    rep_.solver_iterations = gauss_seidel_inverse(W_ea_, de_free_, W_aa_, da_free_, lambda_bounds_, delta_bounds_, lambda_,
-                                                  o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
-    rep_.status = rep_.solver_iterations > o.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
-    if (rep_.status == QpStatus::IterationLimit)
-      rep_.message = "Gauss-Seidel: no convergence within " + std::to_string(o.gauss_seidel_iterations) +
-                     " sweeps (relative change of lambda above " + std::to_string(o.gauss_seidel_tolerance) +
-                     "); the actuators may be nearly redundant: use the QP method";
-  }
-
-  /// Every input imposed (forward mode): nothing to optimise; only the delta bounds to check.
-  void apply_imposed_inputs() {
-    for (Eigen::Index j = 0; j < lambda_.size(); ++j) lambda_(j) = lambda_bounds_[static_cast<size_t>(j)].lo;
-    const Eigen::VectorXd delta_a = da_free_ + W_aa_ * lambda_;
-    for (Eigen::Index j = 0; j < lambda_.size(); ++j) {
-      const Interval& db = delta_bounds_[static_cast<size_t>(j)];
-      if (db.contains(delta_a(j))) continue;
-      std::ostringstream msg;
-      msg << "actuator '" << actuator_names_[static_cast<size_t>(j)] << "': its imposed force/pressure " << lambda_(j)
-          << " gives displacement/volume growth " << delta_a(j) << ", outside its bounds [" << db.lo << ", " << db.hi
-          << "] (rate window included)";
-      rep_.status = QpStatus::Infeasible;
-      rep_.message += (rep_.message.empty() ? "" : "; ") + msg.str();
-    }
-  }
-
-  /// The QP of seed 002 eq. 5 with the relative energy weight.
-  void solve_quadratic_program() {
-    const Eigen::Index na = lambda_.size(), ne = de_free_.size();
-    QpProblem qp;
-    const Eigen::MatrixXd EtE = W_ea_.transpose() * W_ea_;
-    const Real waa = W_aa_.norm();
-    const Real eps_abs = (ne > 0 && EtE.norm() > 0 && waa > 0) ? epsilon_ * EtE.norm() / waa : 1.0;
-    qp.H = EtE + eps_abs * W_aa_;
-    qp.g = W_ea_.transpose() * de_free_;
-    qp.g_terms = W_ea_.cwiseAbs().transpose() * de_free_.cwiseAbs();  // g's round-off scale
-    qp.lower.resize(na);
-    qp.upper.resize(na);
-    qp.A = W_aa_;
-    qp.a_lower.resize(na);
-    qp.a_upper.resize(na);
-    for (Eigen::Index j = 0; j < na; ++j) {
-      const auto& lb = lambda_bounds_[static_cast<size_t>(j)];
-      const auto& db = delta_bounds_[static_cast<size_t>(j)];
-      qp.lower(j) = lb.lo;
-      qp.upper(j) = lb.hi;
-      qp.a_lower(j) = db.lo - da_free_(j);
-      qp.a_upper(j) = db.hi - da_free_(j);
-      const std::string& who = actuator_names_[static_cast<size_t>(j)];
-      qp.variable_names.push_back(who + " force/pressure");
-      qp.row_names.push_back(who + " displacement/volume growth");
-    }
-    QpOptions qo;
-    qo.max_iterations = s_.options_.qp_max_iterations;
-    QpResult res;
-    try {
-      res = solve_qp(qp, qo, &s_.warm_);
-    } catch (const Error& e) {
-      // W_aa = J_a K^-1 J_a^T is positive definite when K is; an indefinite tangent (a state
-      // far from equilibrium, or past a limit point) can make it indefinite.
-      SOFTIK_CHECK_NUMERICAL(!s_.solver_.info().indefinite,
-                             "InverseSolver: the tangent stiffness at this state is indefinite, so the "
-                             "constraint-space QP is not convex ("
-                                 << e.what()
-                                 << "); approach the goals in smaller steps (effector max_shift, actuator rate "
-                                    "limits) or use the converged solve(), which follows a continuation path");
-      throw;
-    }
-    s_.warm_ = res.active_set;
-    rep_.status = res.status;
-    rep_.solver_iterations = res.iterations;
-    rep_.kkt_residual = res.kkt.max();
-    rep_.message = res.message;
-    if (res.status == QpStatus::Unbounded) {
-      // No answer to apply: the actuation stays where it was (within its bounds), and the
-      // message names the actuators that need a bound.
-      for (Eigen::Index j = 0; j < na; ++j)
-        lambda_(j) = std::clamp(lambda_(j), lambda_bounds_[static_cast<size_t>(j)].lo, lambda_bounds_[static_cast<size_t>(j)].hi);
-      rep_.message = inverse_detail::unbounded_message(res, actuator_names_, lambda_bounds_);
-    } else {
-      lambda_ = res.x.array() + 0.0;  // + 0.0: no "-0" pressure in the outputs
-    }
-  }
-
-  /// The contact forces join the unknowns (inverse_contact.hpp): the complementarity QP, the
-  /// Gauss-Seidel sweeps alternated with the exact contact response, or, with every input
-  /// imposed, the exact response alone.
-  void solve_with_contacts() {
     const inverse_detail::ContactSpace space{W_, delta_free_, actuators_, effectors_, first_contact_,
                                              lambda_bounds_, delta_bounds_, actuator_names_, contacts_};
-    const inverse_detail::ContactSolve r =
-        inverse_detail::solve_step_contacts(space, s_.options_, s_.contact_, s_.force_targets_, epsilon_, lambda_, rep_);
-    lambda_ = r.lambda_a;
-    lambda_c_ = r.lambda_c;
-    contact_states_ = r.states;
-    // An effector held off its goal: say by what (contacts, bounds, a goal inside an obstacle).
-    const std::string why = inverse_detail::contact_limits_message(space, r, s_.constraints_, s_.contact_, s_.model_size_);
-    if (!why.empty()) rep_.message += (rep_.message.empty() ? "" : "; ") + why;
+    const inverse_detail::ConstraintSpaceSettings settings{s_.options_, s_.contact_, s_.force_targets_, s_.constraints_,
+                                                           epsilon_, s_.model_size_, s_.solver_.info().indefinite};
+    inverse_detail::ConstraintSpaceAnswer answer = inverse_detail::solve_constraint_space(
+        space, settings, idle_, Eigen::Map<const Eigen::VectorXd>(s_.lambda_.data(), na), s_.warm_, rep_);
+    lambda_ = std::move(answer.lambda_a);
+    lambda_c_ = std::move(answer.lambda_c);
+    contact_states_ = std::move(answer.states);
   }
 
   // ---- correct(): Step III ---------------------------------------------------------------------
@@ -525,7 +415,6 @@ class InverseStep {
   std::function<std::string(size_t)> actuator_name() const {
     return [this](size_t j) { return "actuator '" + actuator_names_[j] + "'"; };
   }
-  Eigen::MatrixXd pick(const std::vector<int>& rows_i, const std::vector<int>& cols_j) const { return W_(rows_i, cols_j); }
 
   static constexpr const char* kSolveHint =
       "the solves with the stiffness matrix failed silently (a singular or badly scaled K, or a state far from "
@@ -561,8 +450,8 @@ class InverseStep {
   Eigen::Index nb_ = 0;
   Eigen::MatrixXd B_, Z_, G_;
   // constraint_space()
-  Eigen::MatrixXd M_, W_, W_ea_, W_aa_;
-  Eigen::VectorXd delta_free_, de_free_, da_free_;
+  Eigen::MatrixXd M_, W_;
+  Eigen::VectorXd delta_free_;
   std::vector<bool> idle_;
   // solve_constraint_problem()
   std::vector<Interval> lambda_bounds_, delta_bounds_;

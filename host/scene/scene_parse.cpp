@@ -334,11 +334,35 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
                              "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
 }
 
+/// Contact inside a static inverse problem has no free parts, and force targets need contact with
+/// the obstacle they name.
+void check_inverse_contact(const Scene& scene, const Map& m) {
+  if (scene.contact.enabled && scene.inverse.enabled && !scene.dynamics.enabled && scene.contact.between_parts)
+    fail(m.key_where("contact"), "contact.between_parts: a static inverse problem cannot hold a free part (it has no "
+                                 "equilibrium without inertia); add a dynamics: section, or fix the other part");
+  for (const SceneForceTarget& t : scene.inverse.force_targets) {
+    std::string known;
+    bool found = false;
+    for (const SceneObstacle& o : scene.contact.obstacles) {
+      known += (known.empty() ? "'" : ", '") + o.obstacle.name + "'";
+      found = found || o.obstacle.name == t.target.obstacle;
+    }
+    if (!found)
+      fail(t.where, "inverse.force_targets '" + t.target.name + "': no contact obstacle is named '" + t.target.obstacle +
+                        "' (" + (known.empty() ? std::string("the scene has no contact.obstacles") : "obstacles: " + known) + ")");
+    if (scene.inverse.method == InverseMethod::GaussSeidel)
+      fail(t.where, "inverse.force_targets: need the QP method (inverse.method: qp); Gauss-Seidel sweeps over the "
+                    "actuators only");
+  }
+}
+
 /// The cross-checks of dynamics: and contact: with the rest of the scene.
 void check_dynamics(Scene& scene, const Map& m) {
+  check_inverse_contact(scene, m);
   if (!scene.dynamics.enabled) {
-    if (scene.contact.enabled)
-      fail(m.key_where("contact"), "contact: is solved in the dynamic loop; add a dynamics: section (dt, duration)");
+    if (scene.contact.enabled && !scene.inverse.enabled)
+      fail(m.key_where("contact"), "contact: is solved in the dynamic loop or inside an inverse problem; add a "
+                                   "dynamics: section (dt, duration) or an inverse: section");
     if (!scene.gravity.over_time.times.empty())
       fail(scene.gravity.where, "loads.gravity.over_time: a function of time needs a dynamics: section");
     if (!scene.cables.empty())
@@ -352,9 +376,22 @@ void check_dynamics(Scene& scene, const Map& m) {
                                                      "a static run ramps the value by solver.load_steps");
     return;
   }
-  if (scene.inverse.enabled)
-    fail(m.key_where("dynamics"), "dynamics: an inverse problem (inverse:) is solved quasi-statically; remove dynamics: "
-                                  "or inverse: (the inverse step inside the dynamic loop is not available yet)");
+  if (scene.inverse.enabled) {  // control in the loop: one real-time step per time step
+    const SceneInverse& inv = scene.inverse;
+    if (inv.mode != SceneInverse::Mode::RealTime)
+      fail(inv.where, "inverse.mode: converged solves are static; with dynamics: the inverse problem is solved once per "
+                      "time step (mode: realtime, the default)");
+    if (inv.actuator_stiffness)
+      fail(inv.where, "inverse.actuator_stiffness: with dynamics: the actuators' stiffness is always in the time "
+                      "step's tangent; remove the key");
+    if (inv.reuse_factorization > 0)
+      fail(inv.where, "inverse.reuse_factorization: with dynamics: each time step factorises its own tangent; remove "
+                      "the key");
+    if (!inv.force_targets.empty())
+      fail(inv.force_targets.front().where,
+           "inverse.force_targets: contact force targets are solved in static inverse problems (remove dynamics:); in "
+           "the dynamic loop the approach to the obstacle and the impact are not controlled yet");
+  }
   if (!scene.prescribed.empty())
     fail(scene.prescribed.front().selection.where, "prescribed: prescribed displacements are not applied over time; "
                                                    "fix those nodes (fixed:) or move an obstacle along a path instead");
@@ -398,10 +435,13 @@ void check_output_volume(const Scene& scene, const Map& m) {
 }
 
 void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
-  const Map m(node, path, "outputs", {"vtu", "every", "probes"});
+  const Map m(node, path, "outputs", {"vtu", "every", "vtu_format", "probes"});
   o.vtu = m.boolean("vtu", o.vtu);
   o.every = m.integer("every", o.every);
   if (o.every < 1) fail(m.where("every"), "outputs.every: must be >= 1 (write a .vtu every N load steps)");
+  const VtuEncoding formats[] = {VtuEncoding::Compressed, VtuEncoding::Binary, VtuEncoding::Ascii};
+  o.vtu_format = formats[m.choice("vtu_format", {vtu_encoding_name(formats[0]), vtu_encoding_name(formats[1]),
+                                                 vtu_encoding_name(formats[2])}, 0)];
   if (!m.has("probes")) return;
   const std::vector<YAML::Node> list = as_list(m.at("probes"), path, "outputs.probes", true);
   for (size_t i = 0; i < list.size(); ++i) {

@@ -237,6 +237,29 @@ SceneEffector parse_effector(const YAML::Node& node, const std::string& path, co
   return e;
 }
 
+/// {name, obstacle, force, weight}: the total normal force on a contact obstacle (N), the weight
+/// converting its error to a length (m/N; 0: the contacts' compliance).
+SceneForceTarget parse_force_target(const YAML::Node& node, const std::string& path, const std::string& what) {
+  const Map m(node, path, what, {"name", "obstacle", "force", "weight", "tolerance"});
+  SceneForceTarget t;
+  t.where = m.where();
+  t.target.name = m.string("name", "");
+  if (t.target.name.empty()) fail(m.where(), what + ": give the target a name (it names the CSV column force_<name>)");
+  t.target.obstacle = m.string("obstacle", "");
+  if (t.target.obstacle.empty())
+    fail(m.where(), what + ": give the obstacle (the name of one of contact.obstacles) whose normal force is the target");
+  t.target.force = m.number("force", "the normal force to reach (N)");
+  if (!(t.target.force >= 0) || !std::isfinite(t.target.force))
+    fail(m.where("force"), what + ".force: must be a finite force >= 0 (N); a contact can only push");
+  t.target.weight = m.number("weight", 0.0);
+  if (!(t.target.weight >= 0) || !std::isfinite(t.target.weight))
+    fail(m.where("weight"), what + ".weight: must be >= 0 (m/N; 0: the contacts' own compliance)");
+  t.tolerance = m.number("tolerance", t.target.force > 0 ? 1e-4 * t.target.force : 1e-9);
+  if (!(t.tolerance > 0) || !std::isfinite(t.tolerance))
+    fail(m.where("tolerance"), what + ".tolerance: must be a force > 0 (N): how close the normal force must come");
+  return t;
+}
+
 size_t num_goals(const SceneEffector& e) {
   return e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size();
 }
@@ -246,7 +269,7 @@ size_t num_goals(const SceneEffector& e) {
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   const Map m(node, path, "inverse",
               {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "actuator_stiffness",
-               "reuse_factorization", "actuators", "effectors"});
+               "reuse_factorization", "actuators", "effectors", "force_targets"});
   SceneInverse inv;
   inv.enabled = true;
   inv.where = m.where();
@@ -294,6 +317,11 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
     for (size_t i = 0; i < effectors.size(); ++i)
       inv.effectors.push_back(parse_effector(effectors[i], path, item("inverse.effectors", i)));
   }
+  if (m.has("force_targets")) {
+    const std::vector<YAML::Node> targets = as_list(m.at("force_targets"), path, "inverse.force_targets", true);
+    for (size_t i = 0; i < targets.size(); ++i)
+      inv.force_targets.push_back(parse_force_target(targets[i], path, item("inverse.force_targets", i)));
+  }
   bool actuated = false;
   for (const SceneActuator& a : inv.actuators) actuated = actuated || !a.sensor;
   if (!actuated)
@@ -303,11 +331,12 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   std::vector<std::pair<std::string, SceneLocation>> names;
   for (const SceneActuator& a : inv.actuators) names.emplace_back(a.name, a.where);
   for (const SceneEffector& e : inv.effectors) names.emplace_back(e.name, e.where);
+  for (const SceneForceTarget& t : inv.force_targets) names.emplace_back(t.target.name, t.where);
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (names[i].first == names[j].first)
         fail(names[i].second, "inverse: the name '" + names[i].first + "' is already used at " + names[j].second.str() +
-                                  "; give every actuator and effector its own name");
+                                  "; give every actuator, effector and force target its own name");
   // Goal sequences: every effector with several goals must have the same number of them.
   size_t n = 1;
   const SceneEffector* longest = nullptr;

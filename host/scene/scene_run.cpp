@@ -59,9 +59,9 @@ static void remove_previous_outputs(const std::string& out_dir, const std::strin
   SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
 }
 
-void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
-                     Real time, const std::vector<Real>& x, const std::string& force_name,
-                     const std::vector<Real>& force, PvdWriter& pvd) {
+void write_state_vtu(const std::string& out_dir, const Scene& scene, const BuiltScene& built, int step, Real time,
+                     const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
+                     PvdWriter& pvd) {
   const Mesh& mesh = built.mesh;
   std::vector<Real> u(x.size());
   for (int n = 0; n < mesh.num_nodes(); ++n)
@@ -69,10 +69,10 @@ void write_state_vtu(const std::string& out_dir, const std::string& scene_name, 
       u[static_cast<size_t>(n) * mesh.dim + i] = x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, "_%04d.vtu", step);
-  const std::string vtu = scene_name + suffix;
+  const std::string vtu = scene.name + suffix;
   write_vtu((std::filesystem::path(out_dir) / vtu).string(), mesh, x,
             {{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}},
-            {{"von_mises", 1, built.assembler->von_mises(x)}});
+            {{"von_mises", 1, built.assembler->von_mises(x)}}, VtuOptions{scene.outputs.vtu_format});
   pvd.add(time, vtu);
   pvd.write();
 }
@@ -125,7 +125,7 @@ struct Recorder {
     std::vector<Real> f_pressure(x.size(), 0);
     for (const PressureLoad& p : built.loads.pressures)
       add_pressure_forces(p, load_factor * p.pressure, built.mesh, x, f_pressure);
-    write_state_vtu(options.out_dir, scene.name, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
+    write_state_vtu(options.out_dir, scene, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
     ++result.vtu_files;
   }
 
@@ -245,6 +245,20 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
       << " DOFs (" << r.num_free_dofs << " free)\n";
   out.unsetf(std::ios::floatfield);
   out << std::setprecision(6);
+  write_control_lines(s, out);
+  out << std::fixed << std::setprecision(3) << "  mean time per step (ms): assembly " << 1e3 * s.t_assembly
+      << ", factorisation " << 1e3 * s.t_factorization << ", solves " << 1e3 * s.t_solves << ", QP "
+      << 1e3 * s.t_constraint_solve << ", update " << 1e3 * s.t_update << "\n";
+  out.unsetf(std::ios::floatfield);
+}
+
+}  // namespace
+
+void scene_detail::write_control_lines(const InverseRunSummary& s, std::ostream& out) {
+  const std::ios::fmtflags flags = out.flags();
+  const std::streamsize precision = out.precision();
+  out.unsetf(std::ios::floatfield);
+  out << std::setprecision(6);
   for (const ActuatorSummary& a : s.actuators) {
     out << (a.sensor ? "  sensor " : "  actuator ") << a.name << ":";
     for (size_t k = 0; k < a.outputs.size(); ++k) out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
@@ -254,20 +268,19 @@ void write_inverse_summary(const SceneRunResult& r, std::ostream& out) {
     out << "  effector " << e.name << ": " << (e.reached == e.goals ? "reached" : "NOT reached") << " " << e.reached
         << "/" << e.goals << " goals; final error " << std::setprecision(3) << e.final_error << ", worst "
         << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n" << std::setprecision(6);
+  for (const InverseRunSummary::ForceTarget& t : s.force_targets)
+    out << "  force target " << t.name << " on '" << t.obstacle << "': " << (t.met() ? "met" : "NOT met")
+        << "; normal force " << t.force << " N, target " << t.target << " N (tolerance " << t.tolerance << " N)\n";
   if (s.not_optimal > 0)
-    out << "  warning: " << s.not_optimal << (s.mode == "realtime" ? " step(s)" : " goal(s)")
+    out << "  warning: " << s.not_optimal << (s.mode == "converged" ? " goal(s)" : " step(s)")
         << " without an optimal constraint-space solution; last: "
         << s.last_message << "\n";
   if (s.unconverged > 0)
     out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge; last: " << s.last_message
         << "\n";
-  out << std::fixed << std::setprecision(3) << "  mean time per step (ms): assembly " << 1e3 * s.t_assembly
-      << ", factorisation " << 1e3 * s.t_factorization << ", solves " << 1e3 * s.t_solves << ", QP "
-      << 1e3 * s.t_constraint_solve << ", update " << 1e3 * s.t_update << "\n";
-  out.unsetf(std::ios::floatfield);
+  out.flags(flags);
+  out.precision(precision);
 }
-
-}  // namespace
 
 void write_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();

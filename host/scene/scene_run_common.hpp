@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <iosfwd>
+#include <memory>
 #include <vector>
 
 #include "softik/mesh_io.hpp"
@@ -20,10 +21,27 @@ std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs);
 std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x);
 
 /// Writes <out_dir>/<scene name>_NNNN.vtu for the state x (displacement, the given nodal force
-/// field, von Mises stress) and adds it to the .pvd collection at `time`.
-void write_state_vtu(const std::string& out_dir, const std::string& scene_name, const BuiltScene& built, int step,
-                     Real time, const std::vector<Real>& x, const std::string& force_name,
-                     const std::vector<Real>& force, PvdWriter& pvd);
+/// field, von Mises stress; in the scene's outputs.vtu_format) and adds it to the .pvd
+/// collection at `time`.
+void write_state_vtu(const std::string& out_dir, const Scene& scene, const BuiltScene& built, int step, Real time,
+                     const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
+                     PvdWriter& pvd);
+
+/// The scene's `contact:` as ContactOptions (obstacles and candidate nodes from the built scene).
+ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built);
+
+/// The number of goals of the inverse problem: the longest goal sequence (1 without effectors).
+size_t inverse_goals(const SceneInverse& inverse);
+/// Moves an effector's goal to its goal-th (held at its last when the sequence is shorter).
+void set_effector_goal(const SceneEffector& e, Constraint& c, size_t goal);
+/// An effector's error at its last accepted state: the distance over its axes, or |V - target|.
+Real effector_error(const Constraint& c);
+/// The summary of each effector after a goal: its error, and whether it is within tolerance.
+void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, InverseRunSummary& summary);
+/// The summary's force targets from a step's target_forces (InverseStepReport).
+void record_force_targets(const SceneInverse& inverse, const std::vector<Real>& forces, InverseRunSummary& summary);
+/// The summary's actuator, sensor and effector lines and its warnings (static and dynamic runs).
+void write_control_lines(const InverseRunSummary& summary, std::ostream& out);
 
 /// Runs a scene with `inverse:` (built by build_scene; the output folder exists), writing
 /// <name>.csv (one row per step), the .vtu series and filling result (scene_run_inverse.cpp).

@@ -1,6 +1,7 @@
 // Runs a scene with `dynamics:` (and `contact:`): the DynamicSolver's steps over the duration,
 // one CSV row per step (time, energies, pressures, probes, contact forces, iterations) and a .vtu
 // (displacement, velocity, von Mises) every outputs.every steps, collected in the .pvd.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -54,16 +55,7 @@ DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
 DynamicsOptions dynamic_options(const Scene& scene, const BuiltScene& built) {
   DynamicsOptions o = scene.dynamics.options;
   o.pressure_stiffness = scene.solver.pressure_stiffness;
-  const SceneContact& c = scene.contact;
-  if (!c.enabled) return o;
-  o.contact.obstacles = built.obstacles;
-  o.contact.nodes = built.contact_nodes;
-  o.contact.between_parts = c.between_parts;
-  o.contact.body_friction = c.friction;
-  o.contact.contact_distance = c.distance;
-  o.contact.alarm_distance = c.alarm_distance;
-  o.contact.tolerance = c.tolerance;
-  o.contact.solver = c.solver;
+  if (scene.contact.enabled) o.contact = scene_contact_options(scene, built);
   return o;
 }
 
@@ -73,6 +65,7 @@ struct DynamicRecorder {
   const SceneRunOptions& options;
   Clock::time_point t0;
   SceneRunResult& result;
+  const std::vector<std::shared_ptr<Constraint>>& control;  ///< the controlled constraints (empty: none)
   std::ofstream csv;
   std::unique_ptr<PvdWriter> pvd;
 
@@ -86,7 +79,12 @@ struct DynamicRecorder {
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     for (const SceneCable& c : scene.cables) csv << ",T_" << c.name << ",length_" << c.name;
     csv << ",contacts,active_contacts,normal_force,contact_fx,contact_fy,contact_fz,max_penetration,"
-           "contact_iterations,contact_residual,newton_iterations,substeps,seconds\n";
+           "contact_iterations,contact_residual";
+    // Control (inverse: with dynamics:): the constraints' outputs, the force targets, the solve.
+    for (const auto& c : control)
+      for (const auto& [key, value] : c->outputs()) csv << "," << c->name() << "_" << key;
+    if (scene.inverse.enabled) csv << ",goal,control_status,control_iterations,effector_error_predicted";
+    csv << ",newton_iterations,substeps,seconds\n";
     csv << std::setprecision(10);
     if (scene.outputs.vtu) {
       result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
@@ -94,7 +92,7 @@ struct DynamicRecorder {
     }
   }
 
-  void record(const DynamicStepReport& r, const DynamicSolver& dyn, bool vtu_due) {
+  void record(const DynamicStepReport& r, const DynamicSolver& dyn, int goal, bool vtu_due) {
     const std::vector<Real>& x = dyn.positions();
     csv << r.step << "," << r.time << "," << r.kinetic_energy << "," << r.elastic_energy;
     result.pressures.clear();
@@ -118,19 +116,38 @@ struct DynamicRecorder {
     }
     csv << "," << r.contacts << "," << r.active_contacts << "," << r.normal_force << "," << r.contact_force.x() << ","
         << r.contact_force.y() << "," << r.contact_force.z() << "," << r.max_penetration << ","
-        << r.contact_solve.iterations << "," << r.contact_solve.residual << "," << r.iterations << "," << r.substeps << ","
-        << since(t0) << "\n";
+        << r.contact_solve.iterations << "," << r.contact_solve.residual;
+    for (const auto& c : control)
+      for (const auto& [key, value] : c->outputs()) csv << "," << value;
+    if (scene.inverse.enabled)
+      csv << "," << goal << "," << (r.step > 0 ? qp_status_name(r.control.status) : "rest") << ","
+          << r.control.solver_iterations << "," << r.control.effector_error;
+    csv << "," << r.iterations << "," << r.substeps << "," << since(t0) << "\n";
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
                                      << "): is the disk full? The rows of the steps before are in the file");
     if (scene.outputs.vtu && vtu_due) {
-      write_state_vtu(options.out_dir, scene.name, built, r.step, r.time, x, "velocity", dyn.velocities(), *pvd);
+      write_state_vtu(options.out_dir, scene, built, r.step, r.time, x, "velocity", dyn.velocities(), *pvd);
       ++result.vtu_files;
     }
   }
 };
 
 }  // namespace
+
+ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built) {
+  const SceneContact& c = scene.contact;
+  ContactOptions o;
+  o.obstacles = built.obstacles;
+  o.nodes = built.contact_nodes;
+  o.between_parts = c.between_parts;
+  o.body_friction = c.friction;
+  o.contact_distance = c.distance;
+  o.alarm_distance = c.alarm_distance;
+  o.tolerance = c.tolerance;
+  o.solver = c.solver;
+  return o;
+}
 
 void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result) {
@@ -143,7 +160,29 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   DynamicRunSummary& s = result.dynamics;
   s.enabled = true;
   s.scheme = time_scheme_name(scene.dynamics.options.scheme);
-  DynamicRecorder recorder{scene, built, options, t0, result, {}, nullptr};
+  // Control: the inverse problem's actuators and effectors solved in every step (dynamics.hpp).
+  const SceneInverse& inv = scene.inverse;
+  InverseRunSummary& control = result.inverse;
+  const size_t goals = inv.enabled ? inverse_goals(inv) : 0;
+  if (inv.enabled) {
+    dyn.control_options().method = inv.method;
+    dyn.control_options().epsilon = inv.epsilon;
+    for (const auto& a : built.actuators) dyn.add_control(a);
+    for (const auto& e : built.effectors) dyn.add_control(e);
+    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
+    control.enabled = true;
+    control.mode = "dynamic";
+    control.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
+    control.goals = static_cast<int>(goals);
+    for (size_t i = 0; i < built.effectors.size(); ++i) {
+      EffectorSummary es;
+      es.name = built.effectors[i]->name();
+      es.unit = inv.effectors[i].type == SceneEffector::Type::Position ? "length" : "volume";
+      es.tolerance = built.effector_tolerances[i];
+      control.effectors.push_back(es);
+    }
+  }
+  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr};
   recorder.open();
   DynamicStepReport start;
   start.kinetic_energy = dyn.kinetic_energy();
@@ -151,12 +190,23 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   start.substeps = 0;
   for (size_t p = 0; p < built.loads.pressures.size(); ++p)
     start.pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(0.0));
-  recorder.record(start, dyn, true);
+  recorder.record(start, dyn, 0, true);
   const int every = scene.outputs.every;
   for (int step = 1; step <= scene.dynamics.steps; ++step) {
+    // The goal of this step: steps_per_target time steps per goal, the last one held.
+    const size_t goal = goals > 0 ? std::min(static_cast<size_t>((step - 1) / inv.steps_per_target), goals - 1) : 0;
+    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], goal);
     const DynamicStepReport r = dyn.step();
     const bool last = step == scene.dynamics.steps;
-    recorder.record(r, dyn, last || step % every == 0);
+    recorder.record(r, dyn, static_cast<int>(goal), last || step % every == 0);
+    if (inv.enabled) {
+      ++control.steps;
+      if (r.control.status != QpStatus::Optimal) ++control.not_optimal;
+      if (!r.control.message.empty()) control.last_message = r.control.message;
+      // A goal is judged at the end of its window (the last goal at the end of the run).
+      const bool window_ends = goal + 1 < goals ? step % inv.steps_per_target == 0 : last;
+      if (window_ends) record_goal(built.effectors, control);
+    }
     s.steps = r.step;
     s.time = r.time;
     s.cut_steps += r.substeps > 1 ? 1 : 0;
@@ -184,6 +234,10 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
       out.flush();
     }
   }
+  if (inv.enabled)
+    for (const auto& c : dyn.control_constraints())
+      if (c->role() != ConstraintRole::Effector)
+        control.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
   if (s.steps > 0) {
     s.t_step /= s.steps;
     s.t_detection /= s.steps;
@@ -215,6 +269,11 @@ void write_dynamic_summary(const SceneRunResult& r, std::ostream& out) {
       << ")\n";
   out.flags(flags);
   for (const PressureSummary& p : r.pressures) out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
+  if (r.inverse.enabled) {
+    out << "  control (" << r.inverse.method << ", one constraint-space solve per time step): " << r.inverse.goals
+        << (r.inverse.goals == 1 ? " goal\n" : " goals\n");
+    write_control_lines(r.inverse, out);
+  }
 }
 
 }  // namespace softik::scene_detail

@@ -31,8 +31,17 @@ struct StepRecord {
   int solver_iterations = 0, iterations = 0;
   Real kkt_residual = 0, equilibrium_residual = 0;
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
+  // with contact: of the last step
+  int contacts = 0, pressed_contacts = 0;
+  Real normal_force = 0, max_penetration = 0;
+  std::vector<Real> target_forces;
 
   void add(const InverseStepReport& r) {
+    contacts = r.contacts;
+    pressed_contacts = r.pressed_contacts;
+    normal_force = r.normal_force;
+    max_penetration = r.max_penetration;
+    target_forces = r.target_forces;
     status = qp_status_name(r.status);
     solver_iterations += r.solver_iterations;
     ++iterations;
@@ -59,6 +68,8 @@ class InverseRecorder {
     for (const auto& c : inverse_.constraints())
       for (const auto& [key, value] : c->outputs()) csv_ << "," << c->name() << "_" << key;
     for (const BuiltProbe& p : built_.probes) csv_ << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    if (scene_.contact.enabled) csv_ << ",contacts,pressed_contacts,normal_force,max_penetration";
+    for (const SceneForceTarget& t : scene_.inverse.force_targets) csv_ << ",force_" << t.target.name;
     csv_ << ",status,solver_iterations,kkt_residual,equilibrium_residual,iterations,t_assembly,t_factorization,"
             "t_solves,t_constraint_solve,t_update,seconds\n";
     csv_ << std::setprecision(10);
@@ -76,6 +87,10 @@ class InverseRecorder {
       const std::array<Real, 3> u = probe_displacement(built_.mesh, p, x);
       csv_ << "," << u[0] << "," << u[1] << "," << u[2];
     }
+    if (scene_.contact.enabled)
+      csv_ << "," << r.contacts << "," << r.pressed_contacts << "," << r.normal_force << "," << r.max_penetration;
+    for (size_t t = 0; t < scene_.inverse.force_targets.size(); ++t)
+      csv_ << "," << (t < r.target_forces.size() ? r.target_forces[t] : 0.0);
     csv_ << "," << r.status << "," << r.solver_iterations << "," << r.kkt_residual << "," << r.equilibrium_residual
          << "," << r.iterations << "," << r.t_assembly << "," << r.t_factorization << "," << r.t_solves << ","
          << r.t_constraint_solve << "," << r.t_update << "," << since(t0_) << "\n";
@@ -103,7 +118,7 @@ class InverseRecorder {
         ++a;
       }
     }
-    write_state_vtu(options_.out_dir, scene_.name, built_, step, step, x, "actuation_force", f_act, *pvd_);
+    write_state_vtu(options_.out_dir, scene_, built_, step, step, x, "actuation_force", f_act, *pvd_);
     ++result_.vtu_files;
   }
 
@@ -117,22 +132,46 @@ class InverseRecorder {
   std::unique_ptr<PvdWriter> pvd_;
 };
 
-/// The error of an effector at its last accepted state: distance over the selected axes, or
-/// |V - target|.
+}  // namespace
+
 Real effector_error(const Constraint& c) {
   for (const auto& [key, value] : c.outputs())
     if (key == "error") return std::abs(value);
   throw Error("effector '" + c.name() + "' reports no error output");
 }
 
-void set_goal(const SceneEffector& e, Constraint& c, size_t goal) {
+void set_effector_goal(const SceneEffector& e, Constraint& c, size_t goal) {
   if (e.type == SceneEffector::Type::Position)
     static_cast<PositionEffector&>(c).set_goal(e.goals[std::min(goal, e.goals.size() - 1)]);
   else
     static_cast<VolumeEffector&>(c).set_target(e.volumes[std::min(goal, e.volumes.size() - 1)]);
 }
 
-}  // namespace
+size_t inverse_goals(const SceneInverse& inv) {
+  size_t goals = 1;
+  for (const SceneEffector& e : inv.effectors)
+    goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
+  return goals;
+}
+
+void record_force_targets(const SceneInverse& inv, const std::vector<Real>& forces, InverseRunSummary& sum) {
+  sum.force_targets.clear();
+  for (size_t t = 0; t < inv.force_targets.size(); ++t) {
+    const SceneForceTarget& f = inv.force_targets[t];
+    sum.force_targets.push_back({f.target.name, f.target.obstacle, f.target.force, t < forces.size() ? forces[t] : 0.0,
+                                 f.tolerance});
+  }
+}
+
+void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, InverseRunSummary& sum) {
+  for (size_t i = 0; i < effectors.size(); ++i) {
+    EffectorSummary& es = sum.effectors[i];
+    es.final_error = effector_error(*effectors[i]);
+    es.worst_error = std::max(es.worst_error, es.final_error);
+    ++es.goals;
+    if (es.final_error <= es.tolerance) ++es.reached;
+  }
+}
 
 void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                  SceneRunResult& result) {
@@ -148,14 +187,14 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   InverseSolver inverse(*built.assembler, *solver, built.loads, io);
   for (const auto& a : built.actuators) inverse.add(a);
   for (const auto& e : built.effectors) inverse.add(e);
+  if (scene.contact.enabled) inverse.set_contact(scene_contact_options(scene, built));
+  for (const SceneForceTarget& t : inv.force_targets) inverse.add_contact_force_target(t.target);
 
   InverseRunSummary& sum = result.inverse;
   sum.enabled = true;
   sum.mode = realtime ? "realtime" : "converged";
   sum.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
-  size_t goals = 1;
-  for (const SceneEffector& e : inv.effectors)
-    goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
+  const size_t goals = inverse_goals(inv);
   sum.goals = static_cast<int>(goals);
   for (size_t i = 0; i < built.effectors.size(); ++i) {
     EffectorSummary es;
@@ -167,12 +206,12 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 
   InverseRecorder recorder(scene, built, options, t0, inverse, result);
   std::vector<Real> x = built.mesh.rest_positions();
-  for (size_t i = 0; i < built.effectors.size(); ++i) set_goal(inv.effectors[i], *built.effectors[i], 0);
+  for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
   recorder.record(StepRecord{}, x, true);
   int step = 0;
   const int total_steps = realtime ? static_cast<int>(goals) * inv.steps_per_target : static_cast<int>(goals);
   for (size_t g = 0; g < goals; ++g) {
-    for (size_t i = 0; i < built.effectors.size(); ++i) set_goal(inv.effectors[i], *built.effectors[i], g);
+    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], g);
     const int rows = realtime ? inv.steps_per_target : 1;
     for (int s = 0; s < rows; ++s) {
       StepRecord rec;
@@ -196,6 +235,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
           sum.last_message = r.message;
         }
       }
+      record_force_targets(inv, rec.target_forces, sum);
       sum.steps += rec.iterations;
       sum.t_assembly += rec.t_assembly;
       sum.t_factorization += rec.t_factorization;
@@ -204,13 +244,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
       sum.t_update += rec.t_update;
       recorder.record(rec, x, step == total_steps || step % scene.outputs.every == 0);
     }
-    for (size_t i = 0; i < built.effectors.size(); ++i) {
-      EffectorSummary& es = sum.effectors[i];
-      es.final_error = effector_error(*built.effectors[i]);
-      es.worst_error = std::max(es.worst_error, es.final_error);
-      ++es.goals;
-      if (es.final_error <= es.tolerance) ++es.reached;
-    }
+    record_goal(built.effectors, sum);
     if (options.progress) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();
@@ -241,6 +275,8 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 bool InverseRunSummary::all_reached() const {
   for (const EffectorSummary& e : effectors)
     if (e.reached < e.goals) return false;
+  for (const ForceTarget& t : force_targets)
+    if (!t.met()) return false;
   return true;
 }
 

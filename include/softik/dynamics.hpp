@@ -26,6 +26,22 @@
 // sum lambda_n for any dt. (SOFA's compliance dt H A_v^-1 H^T acts on impulses with a velocity
 // tangent A_v = dt^2 A; this is the same operator in position/force units.)
 //
+// Control (add_control; issue 16, docs/inverse_contact.md): the inverse problem inside the loop,
+// seed 002's constraint-space solve with seed 003's compliance. Actuators added with add_control
+// have inputs lambda_a that are unknowns of every step, effectors have goals:
+// 1. free motion with the inputs of the last step held, lambda_a^prev (their force J_a^T lambda_a and
+//    stiffness, as a driven actuator's), giving x_free;
+// 2. the rows H of the constraints at x_free (actuators, effectors, sensors) and of the contact pairs
+//    (as above), W = H A^-1 H^T with the tangent A of the free motion, and the free violation in
+//    terms of the total inputs: delta_free = delta(x_free) - W_:a lambda_a^prev (contact rows: the
+//    violation at x_free);
+// 3. the constraint-space solve of InverseSolver (inverse.hpp): the QP of eq. 5 over lambda_a with
+//    the energy weight and every bound and rate window, or Gauss-Seidel; with contacts, over
+//    (lambda_a, lambda_c) with complementarity and the friction pyramid (contact force targets
+//    are for static problems: InverseSolver::add_contact_force_target);
+// 4. correction x = x_free + A^-1 H^T (lambda_a - lambda_a^prev, lambda_c), then v and a from x.
+// The actuation is a force (Pa, N) held over the step, like the contact forces.
+//
 // A step whose Newton iteration diverges (no convergence, NaN, an inverted cell) is cut: it is
 // redone as two half steps, at most max_step_cuts levels deep, and the report says so.
 #pragma once
@@ -38,6 +54,7 @@
 #include "softik/assembly.hpp"
 #include "softik/constraints.hpp"
 #include "softik/contact.hpp"
+#include "softik/inverse.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
 
@@ -119,6 +136,10 @@ struct DynamicStepReport {
   int contact_solves = 0;
   double seconds_detection = 0, seconds_compliance = 0, seconds_contact_solve = 0, seconds_total = 0;
   std::vector<Real> pressures;  ///< P_p(t) per pressure load
+  /// With control (add_control): the constraint-space solve of the (last sub-)step: status,
+  /// iterations, message, lambda (the inputs), actuator_delta, effector_error (linearised, after
+  /// the correction), W and the contact counts; its timings are 0 (see seconds_*).
+  InverseStepReport control;
 };
 
 class DynamicSolver {
@@ -149,6 +170,17 @@ class DynamicSolver {
   /// contact. Only the rows that can carry a force enter the solve (a frictionless pair's tangent
   /// rows and rows moving no free DOF carry none), but every row's delta is reported.
   const std::vector<Real>& contact_deltas() const;
+  /// Control (see "Control" above): an actuator (its input becomes an unknown of every step,
+  /// starting at 0 within its bounds), an effector (a goal; set_goal between steps moves it) or a
+  /// sensor. Names must be unique. Throws softik::Error for a null constraint or a repeated name.
+  void add_control(std::shared_ptr<Constraint> constraint);
+  /// The options of the constraint-space solve: method, epsilon, qp_max_iterations,
+  /// Gauss-Seidel settings, contact_max_pivots (the solve()-only ones are not used).
+  InverseOptions& control_options();
+  const std::vector<std::shared_ptr<Constraint>>& control_constraints() const;
+  /// The controlled inputs of the last step, per actuator row in the order added.
+  const std::vector<Real>& actuation() const;
+
   /// Warnings (bodies that start interpenetrating an obstacle, ...), one line each.
   const std::vector<std::string>& warnings() const;
 

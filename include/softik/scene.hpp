@@ -1,6 +1,7 @@
-// Scenes: a YAML file describing one static problem (mesh, formulation, materials, boundary
-// conditions, loads, solver settings, outputs), read strictly, built into the library's
-// objects and run (issue 3). The format is documented key by key in docs/scene-format.md.
+// Scenes: a YAML file describing one problem (mesh, formulation, materials, boundary conditions,
+// loads, solver settings, outputs; and an inverse problem, dynamics and contact), read strictly,
+// built into the library's objects and run: a static load ramp, an inverse problem (with contact),
+// time integration (with contact, and with the inverse problem solved in the loop). The format is documented key by key in docs/scene-format.md.
 //
 //   Scene scene = parse_scene("examples/finger/finger.yaml");   // YAML -> Scene   (scene_parse.cpp)
 //   BuiltScene built = build_scene(scene);                       // Scene -> Assembler, Loads (scene_build.cpp)
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -29,6 +31,7 @@
 #include "softik/material.hpp"
 #include "softik/mesh.hpp"
 #include "softik/mesh_generator.hpp"
+#include "softik/mesh_io.hpp"
 #include "softik/static_solver.hpp"
 
 namespace softik {
@@ -150,6 +153,7 @@ struct SceneSolver {
 struct SceneOutputs {
   bool vtu = true;
   int every = 1;  ///< write a .vtu every N converged load steps (the rest state and the last always)
+  VtuEncoding vtu_format = VtuEncoding::Compressed;  ///< outputs.vtu_format: compressed, binary or ascii
   std::vector<SceneProbe> probes;
 };
 
@@ -193,6 +197,15 @@ struct SceneEffector {
 };
 
 /// The inverse problem of a scene (`inverse:`); absent: the scene is a forward static solve.
+/// A goal for the normal force on an obstacle (`inverse.force_targets`; needs `contact:`).
+struct SceneForceTarget {
+  ContactForceTarget target;
+  Real tolerance = -1;  ///< N; < 0: 1e-4 x the force (1e-9 N for a zero force)
+  SceneLocation where;
+};
+
+/// The inverse problem (`inverse:`): solved quasi-statically, or with `dynamics:` inside the
+/// dynamic loop (one control step per time step, `steps_per_target` time steps per goal).
 struct SceneInverse {
   enum class Mode { RealTime, Converged };
   bool enabled = false;
@@ -205,6 +218,7 @@ struct SceneInverse {
   int reuse_factorization = 0;      ///< real-time: InverseOptions::reuse_factorization
   std::vector<SceneActuator> actuators;
   std::vector<SceneEffector> effectors;
+  std::vector<SceneForceTarget> force_targets;
   SceneLocation where;
 };
 
@@ -225,7 +239,7 @@ struct SceneObstacle {
   SceneLocation where;
 };
 
-/// Contact (`contact:`), solved in the dynamic loop.
+/// Contact (`contact:`), solved in the dynamic loop or inside a (static) inverse problem.
 struct SceneContact {
   bool enabled = false;
   std::vector<SceneObstacle> obstacles;
@@ -350,6 +364,15 @@ struct InverseRunSummary {
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
   std::vector<ActuatorSummary> actuators;
   std::vector<EffectorSummary> effectors;
+  /// inverse.force_targets at the end of the run: the normal force reached (as the last step's
+  /// linearised constraint-space solve gives it) against the target.
+  struct ForceTarget {
+    std::string name, obstacle;
+    Real target = 0, force = 0, tolerance = 0;
+    bool met() const { return std::abs(force - target) <= tolerance; }
+  };
+  std::vector<ForceTarget> force_targets;
+  /// Every effector reached all its goals and every force target is met.
   bool all_reached() const;
 };
 
