@@ -53,6 +53,35 @@ if [ "${1:-}" = "--sanitize" ]; then
   apt_install clang libomp-dev
 fi
 
+# ---- Python: the module softik's build and tests (scripts/requirements-python.txt) -------------
+# numpy, pytest, meshio, matplotlib, nanobind and scikit-build-core for the first python3 on PATH
+# (the one CMake's SOFTIK_PYTHON=AUTO finds). Optional: when they cannot be installed the build
+# goes on with "Python module OFF" and the Python tests skip. Before the cuDSS section, which
+# ends the script early on machines without nvcc.
+py_requirements="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements-python.txt"
+py_modules="import numpy, pytest, meshio, matplotlib, nanobind, scikit_build_core"
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "$py_modules" >/dev/null 2>&1; then
+  py="$(command -v python3)"
+  if [ "$py" = /usr/bin/python3 ]; then
+    # Debian's python3: its headers (the extension's build) and pip come as Debian packages.
+    apt_install python3-dev python3-pip
+  fi
+  py_args=(install -q --disable-pip-version-check --no-input -r "$py_requirements")
+  [ "$(id -u)" -ne 0 ] && py_args+=(--user)
+  echo "softik setup: installing the Python packages of $py_requirements with $py -m pip"
+  export PIP_ROOT_USER_ACTION=ignore
+  if ! py_log=$("$py" -m pip "${py_args[@]}" 2>&1); then
+    if printf '%s' "$py_log" | grep -q "externally-managed-environment"; then
+      # Debian's own python3 (PEP 668).
+      "$py" -m pip "${py_args[@]}" --break-system-packages ||
+        echo "softik setup: warning: could not install the Python packages; the Python module will be OFF" >&2
+    else
+      printf '%s\n' "$py_log" >&2
+      echo "softik setup: warning: could not install the Python packages; the Python module will be OFF" >&2
+    fi
+  fi
+fi
+
 # ---- cuDSS (GPU sparse direct solver), only useful with the CUDA backend ----------------------
 # The PyPI wheel nvidia-cudss-cu13 holds cudss.h and libcudss.so.1 (under
 # <site-packages>/nvidia/cu13/{include,lib}, where CMake looks for them). Installed without its

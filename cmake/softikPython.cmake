@@ -1,0 +1,45 @@
+# The Python module softik (python/, docs/python.md): decides SOFTIK_HAVE_PYTHON from the option
+# SOFTIK_PYTHON (AUTO: when a Python interpreter with its development headers and the nanobind
+# package is found), finds nanobind, and prints the summary line "-- softik: Python module ON/OFF (why)".
+# Under scikit-build-core (pip install .) the module is what is being built, so it is required.
+set(SOFTIK_HAVE_PYTHON OFF)
+set(_softik_python_note "SOFTIK_PYTHON=${SOFTIK_PYTHON}")
+if(SKBUILD)
+  set(SOFTIK_PYTHON ON)
+endif()
+if(SOFTIK_SANITIZE OR SOFTIK_FUZZ)
+  # An instrumented extension module would need the sanitizer runtime preloaded into python3.
+  if(SOFTIK_PYTHON STREQUAL "ON")
+    message(FATAL_ERROR "SOFTIK_PYTHON=ON cannot be combined with SOFTIK_SANITIZE or SOFTIK_FUZZ")
+  endif()
+  set(_softik_python_note "off under SOFTIK_SANITIZE/SOFTIK_FUZZ")
+elseif(NOT SOFTIK_PYTHON STREQUAL "OFF")
+  if(SOFTIK_PYTHON STREQUAL "ON")
+    set(_softik_python_required REQUIRED)
+  endif()
+  find_package(Python 3.8 COMPONENTS Interpreter Development.Module ${_softik_python_required})
+  if(NOT Python_FOUND)
+    set(_softik_python_note "no Python 3.8+ interpreter with its development headers")
+  else()
+    execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir
+                    OUTPUT_VARIABLE _softik_nanobind_dir OUTPUT_STRIP_TRAILING_WHITESPACE
+                    RESULT_VARIABLE _softik_nanobind_rc ERROR_QUIET)
+    if(_softik_nanobind_rc EQUAL 0 AND _softik_nanobind_dir)
+      find_package(nanobind CONFIG PATHS "${_softik_nanobind_dir}" NO_DEFAULT_PATH ${_softik_python_required})
+    endif()
+    if(nanobind_FOUND)
+      set(SOFTIK_HAVE_PYTHON ON)
+      set(_softik_python_note "${Python_EXECUTABLE}, nanobind ${nanobind_VERSION}")
+    elseif(SOFTIK_PYTHON STREQUAL "ON")
+      message(FATAL_ERROR "SOFTIK_PYTHON=ON but ${Python_EXECUTABLE} has no nanobind: "
+                          "pip install -r scripts/requirements-python.txt (scripts/setup.sh does), or -DSOFTIK_PYTHON=OFF.")
+    else()
+      set(_softik_python_note "${Python_EXECUTABLE} has no nanobind: scripts/setup.sh installs it")
+    endif()
+  endif()
+endif()
+if(SOFTIK_HAVE_PYTHON)
+  message(STATUS "softik: Python module ON (${_softik_python_note})")
+else()
+  message(STATUS "softik: Python module OFF (${_softik_python_note})")
+endif()

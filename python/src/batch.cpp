@@ -1,0 +1,181 @@
+// Batches of designs from Python: softik.BatchSpec (a batch file, or designs built in Python as
+// overrides of a base scene's keys) and softik.run_batch, `softik batch` with its results table as
+// {column: NumPy array} (the same columns as the CLI's CSV).
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <softik/batch.hpp>
+#include <softik/error.hpp>
+
+#include "bindings.hpp"
+
+namespace softik::python {
+
+namespace {
+
+struct PyBatchResult {
+  BatchSpec spec;
+  BatchResult result;
+  std::string csv_path;
+};
+
+/// str(value).
+std::string text(nb::handle value) {
+  nb::object s = nb::steal(PyObject_Str(value.ptr()));
+  if (!s.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(s);
+}
+
+/// A Python value as the YAML text of an override: strings as written, booleans as true/false,
+/// anything else (numbers, lists of numbers) as str() writes it.
+std::string yaml_text(nb::handle value) {
+  if (nb::isinstance<nb::bool_>(value)) return nb::cast<bool>(value) ? "true" : "false";
+  if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
+  return text(value);
+}
+
+void construct(BatchSpec* self, const std::string& scene, nb::list designs, int workers, bool vtu,
+               const std::string& path) {
+  BatchSpec spec;
+  spec.path = path;
+  spec.scene_path = scene;
+  SOFTIK_CHECK(workers >= 0, "workers must be >= 0 (0: one per hardware thread), got " << workers);
+  spec.workers = workers;
+  spec.vtu = vtu;
+  std::set<std::string> names;
+  for (nb::handle item : designs) {
+    SOFTIK_CHECK(nb::isinstance<nb::dict>(item), "each design must be a dict {'name': str, 'set': {path: value}}");
+    nb::dict d = nb::borrow<nb::dict>(item);
+    SOFTIK_CHECK(d.contains("name"), "a design has no 'name'");
+    BatchDesign design;
+    design.name = text(d["name"]);
+    SOFTIK_CHECK(!design.name.empty() && design.name != "." && design.name != ".." &&
+                     design.name.find_first_of("/\\") == std::string::npos,
+                 "design name '" << design.name << "' cannot name a folder");
+    SOFTIK_CHECK(names.insert(design.name).second, "two designs are named '" << design.name << "'");
+    if (d.contains("set")) {
+      SOFTIK_CHECK(nb::isinstance<nb::dict>(d["set"]), "design '" << design.name << "': 'set' must be a dict {path: value}");
+      for (auto [key, value] : nb::borrow<nb::dict>(d["set"]))
+        design.set.emplace_back(text(key), yaml_text(value));
+    }
+    spec.designs.push_back(design);
+  }
+  SOFTIK_CHECK(!spec.designs.empty(), "a batch needs at least one design");
+  for (const BatchDesign& design : spec.designs) design_scene(spec, design);  // typos fail before anything runs
+  new (self) BatchSpec(std::move(spec));
+}
+
+PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::optional<int> workers,
+                  std::optional<std::string> backend) {
+  BatchRunOptions options;
+  options.out_dir = out_dir;
+  if (workers) {
+    SOFTIK_CHECK(*workers >= 0, "workers must be >= 0 (0: one per hardware thread), got " << *workers);
+    options.workers = *workers;
+  }
+  if (backend) {
+    options.has_backend = true;
+    options.backend = parse_backend(*backend);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(out_dir),
+                  "cannot create the output folder '" << out_dir << "': " << (ec ? ec.message() : "not a folder"));
+  PyBatchResult r;
+  r.spec = spec;
+  r.csv_path = (std::filesystem::path(out_dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
+  options.csv_path = r.csv_path;
+  {
+    nb::gil_scoped_release release;
+    r.result = run_batch(spec, options);
+  }
+  return r;
+}
+
+std::string csv_text(const PyBatchResult& r) {
+  std::ostringstream out;
+  write_batch_csv(r.spec, r.result, out);
+  return out.str();
+}
+
+nb::list designs(const PyBatchResult& r) {
+  nb::list out;
+  for (const DesignResult& d : r.result.designs) {
+    nb::dict o;
+    o["name"] = d.name;
+    o["ok"] = d.ok;
+    o["error"] = d.error;
+    o["error_kind"] = d.ok ? std::string() : std::string(error_kind_name(d.error_kind));
+    o["seconds"] = d.run.seconds;
+    o["unmet_goals"] = d.ok ? unmet_goals(d.run) : std::string();
+    o["csv_path"] = d.run.csv_path;
+    out.append(o);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_batch(nb::module_& m) {
+  nb::class_<BatchSpec>(m, "BatchSpec",
+                        "Designs of one base scene, each a set of overrides of its keys (include/softik/batch.hpp); "
+                        "softik.load_batch reads a batch file.")
+      .def("__init__", &construct, nb::arg("scene"), nb::arg("designs"), nb::arg("workers") = 0,
+           nb::arg("vtu") = false, nb::arg("path") = "batch",
+           "designs: [{'name': str, 'set': {'loads.pressure[0].value': 12000, ...}}]; values are YAML text or "
+           "Python numbers. `path` names the batch in messages and its table (<stem>.csv). Every design's "
+           "overrides are checked against the scene here.")
+      .def_ro("path", &BatchSpec::path)
+      .def_ro("scene_path", &BatchSpec::scene_path)
+      .def_ro("workers", &BatchSpec::workers)
+      .def_ro("vtu", &BatchSpec::vtu)
+      .def_prop_ro("designs", [](const BatchSpec& s) {
+        nb::list out;
+        for (const BatchDesign& d : s.designs) {
+          nb::dict set;
+          for (const auto& [key, value] : d.set) set[key.c_str()] = value;
+          nb::dict o;
+          o["name"] = d.name;
+          o["set"] = set;
+          out.append(o);
+        }
+        return out;
+      }, "[{'name', 'set': {path: YAML text}}], listed designs first, then the sweep's product")
+      .def("scene", [](const BatchSpec& s, int i) {
+        SOFTIK_CHECK(i >= 0 && i < static_cast<int>(s.designs.size()), "design index " << i << " is out of range");
+        return design_scene(s, s.designs[static_cast<size_t>(i)]);
+      }, nb::arg("index"), "The base scene with design `index`'s overrides (a softik.Scene).");
+
+  m.def("load_batch", &parse_batch, nb::arg("path"), "Reads a batch file (docs/scene-format.md, \"Batches of designs\").");
+
+  nb::class_<PyBatchResult>(m, "BatchResult", "What softik.run_batch did: one result per design.")
+      .def_ro("csv_path", &PyBatchResult::csv_path, "the results table written as the designs finished")
+      .def_prop_ro("seconds", [](const PyBatchResult& r) { return r.result.seconds; })
+      .def_prop_ro("workers", [](const PyBatchResult& r) { return r.result.workers; })
+      .def_prop_ro("backend", [](const PyBatchResult& r) { return std::string(backend_name(r.result.backend)); })
+      .def_prop_ro("designs_per_second", [](const PyBatchResult& r) { return r.result.designs_per_second(); })
+      .def_prop_ro("designs", &designs,
+                   "[{'name', 'ok', 'error', 'error_kind', 'seconds', 'unmet_goals', 'csv_path'}] in the spec's order")
+      .def("csv", &csv_text, "The results table as CSV text (what `softik batch` writes)")
+      .def("table",
+           [](const PyBatchResult& r) { return nb::module_::import_("softik.table").attr("parse_csv")(csv_text(r)); },
+           "The results table as {column: NumPy array}: numbers as float64, text (name, status, error) as str");
+
+  const char* doc = "Runs every design as `softik batch` does (each writes into out_dir/<design>/; a failing "
+                    "design is recorded with its error), writing the table out_dir/<batch stem>.csv.";
+  m.def("run_batch", &run, nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(),
+        nb::arg("backend") = nb::none(), doc);
+  m.def("run_batch",
+        [](const std::string& path, const std::string& out_dir, std::optional<int> workers,
+           std::optional<std::string> backend) { return run(parse_batch(path), out_dir, workers, backend); },
+        nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(), doc);
+}
+
+}  // namespace softik::python

@@ -1,0 +1,82 @@
+// Shared by the binding files of the extension softik._softik (docs/python.md): the objects the
+// Python classes wrap, the NumPy conversions, and one bind_* function per file.
+//
+// Arrays: float64 (softik::Real) and int32, C order. A view (read-only, its owner kept alive by the
+// array) is returned where a C++ object owns contiguous storage that lives as long as that owner:
+// the mesh's rest coordinates and cells, a Model's current positions, a dynamic solver's positions
+// and velocities. Anything computed (displacements, stresses, report vectors) is a new array that
+// takes over the C++ vector's storage without copying it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <softik/linear_solver.hpp>
+#include <softik/scene.hpp>
+
+namespace softik::python {
+
+namespace nb = nanobind;
+
+using RealArray = nb::ndarray<nb::numpy, double>;
+using RealView = nb::ndarray<nb::numpy, const double>;
+using IntView = nb::ndarray<nb::numpy, const int>;
+
+/// A scene built into the library's objects and its current state: the positions x that every
+/// solve on it updates in place (static, inverse and dynamic).
+struct Model {
+  Scene scene;
+  BuiltScene built;
+  std::vector<Real> x;                    ///< num_dofs entries, x[n*dim + i]; never reallocated
+  std::unique_ptr<LinearSolver> solver;  ///< for solve_static
+  bool has_inverse = false;               ///< an InverseSolver owns the constraints' state
+  bool has_dynamics = false;              ///< a DynamicSimulation owns the cables' state
+};
+
+// The arrays are returned as Python objects already made (an array with an owner cannot take the
+// reference_internal policy nanobind gives property getters).
+/// A read-only (rows, cols) NumPy view of `data`, kept valid by `owner` (a Python object that holds it).
+nb::object view(const Real* data, size_t rows, size_t cols, nb::handle owner);
+/// A read-only (rows, cols) int32 view.
+nb::object view(const int* data, size_t rows, size_t cols, nb::handle owner);
+/// A new NumPy array of shape (rows, cols) (cols 0: one dimension) taking over `values`' storage.
+nb::object take(std::vector<Real>&& values, size_t rows, size_t cols = 0);
+nb::object take(std::vector<Real>&& values);
+
+/// A float64 copy of a Python object that must be an array (or a nested sequence) of real numbers
+/// of the given shape (-1: any size). Throws softik::Error (Input) naming `what` and the shape or
+/// dtype it got; NaN or infinity is refused too.
+std::vector<Real> real_array(nb::handle object, const std::vector<long>& shape, const std::string& what);
+
+/// x[n*dim + i] - X[3n + i] as (num_nodes, 3), zero where dim < 3.
+nb::object displacements(const Mesh& mesh, const std::vector<Real>& x);
+/// A probe's displacement sum_k w_k (x - X)[nodes_k] (as the scene runner reports it).
+std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe, const std::vector<Real>& x);
+
+/// A table as the Python side shows it: {column name: 1-D NumPy array}, in insertion order.
+class Table {
+ public:
+  void add(const std::string& column, Real value);
+  void add(const std::string& column, const std::string& value);
+  nb::dict to_dict();
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::vector<Real>> numbers_;
+  std::vector<std::vector<std::string>> texts_;
+  std::vector<bool> is_text_;
+  size_t index(const std::string& column, bool text);
+};
+
+void bind_errors(nb::module_& m);
+void bind_scene(nb::module_& m);
+void bind_model(nb::module_& m);
+void bind_inverse(nb::module_& m);
+void bind_dynamics(nb::module_& m);
+void bind_batch(nb::module_& m);
+
+}  // namespace softik::python

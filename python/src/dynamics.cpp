@@ -1,0 +1,221 @@
+// softik.DynamicSimulation: the time integration of a scene with `dynamics:` (its loads over time,
+// cables, obstacles and contact, set up as `softik run` does), stepped from Python; every step
+// updates the Model's positions and the simulation's velocities.
+#include <algorithm>
+#include <cmath>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <softik/error.hpp>
+
+#include "bindings.hpp"
+
+namespace softik::python {
+
+namespace {
+
+/// The cable's tension over time: force x over_time (the constant force without a table).
+TimeFunction cable_tension(const SceneCable& c) {
+  TimeFunction f = c.over_time;
+  if (f.times.empty()) {
+    f.times = {0};
+    f.values = {1};
+  }
+  for (Real& v : f.values) v *= c.force;
+  return f;
+}
+
+/// The scene's loads over time: gravity and the other nodal forces, pressures with their factors,
+/// cables with their tensions.
+DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
+  DynamicLoads loads;
+  if (!built.gravity.empty()) loads.nodal.push_back({built.gravity, scene.gravity.over_time});
+  if (!built.loads.nodal.empty()) {
+    std::vector<Real> forces = built.loads.nodal;
+    bool any = false;
+    for (size_t k = 0; k < forces.size(); ++k) {
+      if (!built.gravity.empty()) forces[k] -= built.gravity[k];
+      any = any || forces[k] != 0;
+    }
+    if (any) loads.nodal.push_back({forces, {}});
+  }
+  loads.pressures = built.loads.pressures;
+  for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
+  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], cable_tension(scene.cables[k])});
+  return loads;
+}
+
+DynamicsOptions dynamic_options(const Scene& scene, const BuiltScene& built) {
+  DynamicsOptions o = scene.dynamics.options;
+  o.pressure_stiffness = scene.solver.pressure_stiffness;
+  const SceneContact& c = scene.contact;
+  if (!c.enabled) return o;
+  o.contact.obstacles = built.obstacles;
+  o.contact.nodes = built.contact_nodes;
+  o.contact.between_parts = c.between_parts;
+  o.contact.body_friction = c.friction;
+  o.contact.contact_distance = c.distance;
+  o.contact.alarm_distance = c.alarm_distance;
+  o.contact.tolerance = c.tolerance;
+  o.contact.solver = c.solver;
+  return o;
+}
+
+struct PySimulation {
+  nb::object owner;
+  Model* model = nullptr;
+  std::unique_ptr<LinearSolver> solver;
+  std::unique_ptr<DynamicSolver> dynamics;
+  std::vector<Real> v;  ///< the velocities; never reallocated (views of it stay valid)
+};
+
+PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
+  Model& m = *ref.p;
+  SOFTIK_CHECK(m.scene.dynamics.enabled, "the scene '" << m.scene.name << "' has no dynamics: section "
+                                                       << "(docs/scene-format.md, \"dynamics\")");
+  SOFTIK_CHECK(!m.has_dynamics, "this Model already has a DynamicSimulation, which owns its cables' state; build "
+                                "another softik.Model for a second one");
+  PySimulation s;
+  s.owner = nb::borrow(ref.h);
+  s.model = &m;
+  s.solver = make_linear_solver(m.built.linear_solver);
+  s.dynamics = std::make_unique<DynamicSolver>(*m.built.assembler, *s.solver, dynamic_loads(m.scene, m.built),
+                                               dynamic_options(m.scene, m.built));
+  const std::vector<Real> X = m.built.mesh.rest_positions();
+  std::copy(X.begin(), X.end(), m.x.begin());  // a dynamic run starts at rest
+  s.v = s.dynamics->velocities();
+  m.has_dynamics = true;
+  return s;
+}
+
+/// The cables' tensions at time t and their lengths at the current state (accept() updates them).
+void accept_cables(PySimulation& s, Real t) {
+  const Model& m = *s.model;
+  for (size_t k = 0; k < m.scene.cables.size(); ++k) {
+    const Real T = cable_tension(m.scene.cables[k])(t);
+    m.built.cables[k]->accept(m.built.mesh, m.x, &T);
+  }
+}
+
+/// One row of the history: the CLI's dynamic CSV columns without the times and contact solver.
+void record(PySimulation& s, Table& t, const DynamicStepReport& r) {
+  const Model& m = *s.model;
+  t.add("step", r.step);
+  t.add("time", r.time);
+  t.add("kinetic_energy", r.kinetic_energy);
+  t.add("elastic_energy", r.elastic_energy);
+  for (size_t p = 0; p < m.built.loads.pressures.size(); ++p) {
+    const PressureLoad& load = m.built.loads.pressures[p];
+    t.add("p_" + load.name, p < r.pressures.size() ? r.pressures[p] : 0.0);
+    t.add("volume_" + load.name, load.closed ? surface_volume(load, m.built.mesh, m.x) : 0.0);
+  }
+  for (const BuiltProbe& probe : m.built.probes) {
+    const std::array<Real, 3> u = probe_displacement(m.built.mesh, probe, m.x);
+    t.add("ux_" + probe.name, u[0]);
+    t.add("uy_" + probe.name, u[1]);
+    t.add("uz_" + probe.name, u[2]);
+  }
+  accept_cables(s, r.time);
+  for (size_t k = 0; k < m.scene.cables.size(); ++k) {
+    t.add("T_" + m.scene.cables[k].name, cable_tension(m.scene.cables[k])(r.time));
+    for (const auto& [key, value] : m.built.cables[k]->outputs())
+      if (key == "cable_length") t.add("length_" + m.scene.cables[k].name, value);
+  }
+  t.add("contacts", r.contacts);
+  t.add("active_contacts", r.active_contacts);
+  t.add("normal_force", r.normal_force);
+  t.add("max_penetration", r.max_penetration);
+  t.add("newton_iterations", r.iterations);
+  t.add("substeps", r.substeps);
+}
+
+DynamicStepReport step(PySimulation& s) {
+  DynamicStepReport r;
+  {
+    nb::gil_scoped_release release;
+    r = s.dynamics->step();
+  }
+  const std::vector<Real>& x = s.dynamics->positions();
+  std::copy(x.begin(), x.end(), s.model->x.begin());
+  const std::vector<Real>& v = s.dynamics->velocities();
+  std::copy(v.begin(), v.end(), s.v.begin());
+  return r;
+}
+
+nb::dict report_dict(const DynamicStepReport& r) {
+  nb::dict d;
+  d["step"] = r.step;
+  d["time"] = r.time;
+  d["iterations"] = r.iterations;
+  d["residual"] = r.residual;
+  d["substeps"] = r.substeps;
+  d["kinetic_energy"] = r.kinetic_energy;
+  d["elastic_energy"] = r.elastic_energy;
+  d["contacts"] = r.contacts;
+  d["active_contacts"] = r.active_contacts;
+  d["normal_force"] = r.normal_force;
+  d["contact_force"] = take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()});
+  d["max_penetration"] = r.max_penetration;
+  d["pressures"] = take(std::vector<Real>(r.pressures));
+  d["seconds"] = r.seconds_total;
+  return d;
+}
+
+/// `steps` time steps (< 0: the scene's remaining steps to its duration), the history of every
+/// step (the start state first when the simulation is at time 0).
+nb::dict run(PySimulation& s, int steps) {
+  Table t;
+  const Scene& scene = s.model->scene;
+  const int done = static_cast<int>(std::lround(s.dynamics->time() / scene.dynamics.options.dt));
+  if (steps < 0) steps = std::max(0, scene.dynamics.steps - done);
+  if (done == 0) {
+    DynamicStepReport start;
+    start.kinetic_energy = s.dynamics->kinetic_energy();
+    start.elastic_energy = s.dynamics->elastic_energy();
+    start.substeps = 0;
+    for (size_t p = 0; p < s.model->built.loads.pressures.size(); ++p)
+      start.pressures.push_back(s.model->built.loads.pressures[p].pressure * scene.pressures[p].over_time(0.0));
+    record(s, t, start);
+  }
+  for (int k = 0; k < steps; ++k) record(s, t, step(s));
+  return t.to_dict();
+}
+
+}  // namespace
+
+void bind_dynamics(nb::module_& m) {
+  nb::class_<PySimulation>(m, "DynamicSimulation",
+                           "The time integration of a Model's scene (Model.dynamic_simulation()); steps update the "
+                           "Model's positions.")
+      .def_prop_ro("time", [](const PySimulation& s) { return s.dynamics->time(); })
+      .def_prop_ro("dt", [](const PySimulation& s) { return s.model->scene.dynamics.options.dt; })
+      .def_prop_ro("num_steps", [](const PySimulation& s) { return s.model->scene.dynamics.steps; },
+                   "the scene's steps: ceil(duration / dt)")
+      .def_prop_ro(
+          "velocities",
+          [](nb::pointer_and_handle<PySimulation> s) {
+            return view(s.p->v.data(), s.p->model->built.mesh.num_nodes(), s.p->model->built.mesh.dim, s.h);
+          },
+          "(num_nodes, dim) float64, read-only view of the velocities, updated in place by every step")
+      .def_prop_ro("kinetic_energy", [](const PySimulation& s) { return s.dynamics->kinetic_energy(); })
+      .def_prop_ro("elastic_energy", [](const PySimulation& s) { return s.dynamics->elastic_energy(); })
+      .def_prop_ro("warnings", [](const PySimulation& s) { return s.dynamics->warnings(); })
+      .def_prop_ro("contact_forces",
+                   [](const PySimulation& s) {
+                     std::vector<Real> f = s.dynamics->contact_forces();
+                     const size_t n = f.size() / 3;
+                     return take(std::move(f), n, 3);
+                   },
+                   "(contacts, 3) float64: lambda_n, lambda_t1, lambda_t2 of each contact of the last step (N)")
+      .def("step", [](PySimulation& s) { return report_dict(step(s)); }, "Advances one dt; returns the step's report.")
+      .def("run", &run, nb::arg("steps") = -1,
+           "Advances `steps` steps (default: to the scene's duration); returns the history {column: array} with the "
+           "columns of the CLI's CSV (without times and contact-solver figures), the start state first at time 0.");
+
+  nb::class_<Model> model = nb::borrow<nb::class_<Model>>(m.attr("Model"));
+  model.def("dynamic_simulation", &make_simulation,
+            "The scene's time integration (dynamics:, contact:) on this Model, from rest at time 0 (one per Model).");
+}
+
+}  // namespace softik::python

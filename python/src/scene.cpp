@@ -1,0 +1,161 @@
+// Scenes from Python: softik.Scene (parse_scene, parse_scene_string) and softik.run_scene, the
+// CLI's `softik run` (the CSV, .vtu and .pvd outputs) with its summary as softik.RunResult.
+#include <sstream>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+
+namespace softik::python {
+
+namespace {
+
+const char* scene_kind(const Scene& scene) {
+  return scene.dynamics.enabled ? "dynamic" : scene.inverse.enabled ? "inverse" : "static";
+}
+
+nb::dict outputs_dict(const std::vector<std::pair<std::string, Real>>& outputs) {
+  nb::dict d;
+  for (const auto& [key, value] : outputs) d[key.c_str()] = value;
+  return d;
+}
+
+nb::object inverse_summary(const InverseRunSummary& s) {
+  if (!s.enabled) return nb::none();
+  nb::dict d;
+  d["mode"] = s.mode;
+  d["method"] = s.method;
+  d["steps"] = s.steps;
+  d["goals"] = s.goals;
+  d["not_optimal"] = s.not_optimal;
+  d["unconverged"] = s.unconverged;
+  d["last_message"] = s.last_message;
+  d["all_reached"] = s.all_reached();
+  nb::dict actuators, effectors, times;
+  for (const ActuatorSummary& a : s.actuators) {
+    nb::dict o = outputs_dict(a.outputs);
+    o["sensor"] = a.sensor;
+    actuators[a.name.c_str()] = o;
+  }
+  for (const EffectorSummary& e : s.effectors) {
+    nb::dict o;
+    o["unit"] = e.unit;
+    o["tolerance"] = e.tolerance;
+    o["final_error"] = e.final_error;
+    o["worst_error"] = e.worst_error;
+    o["goals"] = e.goals;
+    o["reached"] = e.reached;
+    effectors[e.name.c_str()] = o;
+  }
+  times["assembly"] = s.t_assembly;
+  times["factorization"] = s.t_factorization;
+  times["solves"] = s.t_solves;
+  times["constraint_solve"] = s.t_constraint_solve;
+  times["update"] = s.t_update;
+  d["actuators"] = actuators;
+  d["effectors"] = effectors;
+  d["seconds_per_step"] = times;
+  return std::move(d);
+}
+
+nb::object dynamic_summary(const DynamicRunSummary& s) {
+  if (!s.enabled) return nb::none();
+  nb::dict d;
+  d["scheme"] = s.scheme;
+  d["steps"] = s.steps;
+  d["time"] = s.time;
+  d["cut_steps"] = s.cut_steps;
+  d["newton_iterations"] = s.newton_iterations;
+  d["factorizations"] = s.factorizations;
+  d["kinetic_energy"] = s.kinetic_energy;
+  d["elastic_energy"] = s.elastic_energy;
+  d["max_contacts"] = s.max_contacts;
+  d["max_penetration"] = s.max_penetration;
+  d["unconverged_contact_solves"] = s.unconverged_contact_solves;
+  d["normal_force"] = s.normal_force;
+  return std::move(d);
+}
+
+}  // namespace
+
+void bind_scene(nb::module_& m) {
+  nb::class_<Scene>(m, "Scene",
+                    "A scene file read and checked (docs/scene-format.md); softik.load_scene or "
+                    "softik.Scene.from_string make one.")
+      .def_prop_ro("name", [](const Scene& s) { return s.name; }, "`name:` or the file's stem; names the outputs")
+      .def_prop_ro("path", [](const Scene& s) { return s.path; })
+      .def_prop_ro("description", [](const Scene& s) { return s.description; })
+      .def_prop_ro("kind", &scene_kind, "'static', 'inverse' (an inverse: section) or 'dynamic' (dynamics:)")
+      .def_prop_ro("load_steps", [](const Scene& s) { return s.solver.load_steps; })
+      .def_prop_ro("dynamic_steps", [](const Scene& s) { return s.dynamics.steps; })
+      .def_static("from_string", &parse_scene_string, nb::arg("yaml"), nb::arg("path") = "<string>.yaml",
+                  "A scene from YAML text; `path` names it in messages and resolves relative file names.")
+      .def("__repr__", [](const Scene& s) { return "<softik.Scene '" + s.name + "' (" + scene_kind(s) + ") from " + s.path + ">"; });
+
+  m.def("load_scene", &parse_scene, nb::arg("path"),
+        "Reads and checks a scene file (strict: errors name the file, line and column).");
+
+  nb::class_<SceneRunResult>(m, "RunResult", "What softik.run_scene did: the summary `softik run` prints.")
+      .def_ro("name", &SceneRunResult::name)
+      .def_ro("num_dofs", &SceneRunResult::num_dofs)
+      .def_ro("num_free_dofs", &SceneRunResult::num_free_dofs)
+      .def_ro("num_cells", &SceneRunResult::num_cells)
+      .def_ro("load_steps", &SceneRunResult::load_steps, "converged load steps (inverse: steps; dynamic: time steps)")
+      .def_ro("newton_iterations", &SceneRunResult::newton_iterations)
+      .def_ro("step_cuts", &SceneRunResult::step_cuts)
+      .def_ro("load_factor", &SceneRunResult::load_factor)
+      .def_ro("seconds", &SceneRunResult::seconds)
+      .def_ro("csv_path", &SceneRunResult::csv_path)
+      .def_ro("pvd_path", &SceneRunResult::pvd_path)
+      .def_ro("vtu_files", &SceneRunResult::vtu_files)
+      .def_ro("warnings", &SceneRunResult::warnings)
+      .def_prop_ro("pressures",
+                   [](const SceneRunResult& r) {
+                     nb::dict d;
+                     for (const PressureSummary& p : r.pressures) {
+                       nb::dict o;
+                       o["pressure"] = p.pressure;
+                       o["volume0"] = p.volume0;
+                       o["volume"] = p.volume;
+                       d[p.name.c_str()] = o;
+                     }
+                     return d;
+                   },
+                   "{cavity: {'pressure', 'volume0', 'volume'}} at the last step")
+      .def_prop_ro("probes",
+                   [](const SceneRunResult& r) {
+                     nb::dict d;
+                     for (const ProbeSummary& p : r.probes)
+                       d[p.name.c_str()] = take(std::vector<Real>(p.displacement.begin(), p.displacement.end()));
+                     return d;
+                   },
+                   "{probe: displacement (3,)} at the last step")
+      .def_prop_ro("inverse", [](const SceneRunResult& r) { return inverse_summary(r.inverse); },
+                   "the inverse run's summary (dict), None for other scenes")
+      .def_prop_ro("dynamics", [](const SceneRunResult& r) { return dynamic_summary(r.dynamics); },
+                   "the dynamic run's summary (dict), None for other scenes")
+      .def_prop_ro("unmet_goals", &unmet_goals, "why an inverse run missed its goals ('' when it did not)")
+      .def("summary",
+           [](const SceneRunResult& r) {
+             std::ostringstream out;
+             write_summary(r, out);
+             return out.str();
+           },
+           "The summary `softik run` prints");
+
+  const auto run = [](const Scene& scene, const std::string& out_dir) {
+    SceneRunOptions options;
+    options.out_dir = out_dir;
+    nb::gil_scoped_release release;
+    return run_scene(scene, options);
+  };
+  const char* doc =
+      "Runs the scene as `softik run` does: writes <out_dir>/<name>.csv (read it with softik.read_table) "
+      "and, with outputs.vtu, the .vtu/.pvd files; returns the summary.";
+  m.def("run_scene", run, nb::arg("scene"), nb::arg("out_dir"), doc);
+  m.def("run_scene", [run](const std::string& path, const std::string& out_dir) { return run(parse_scene(path), out_dir); },
+        nb::arg("scene"), nb::arg("out_dir"), doc);
+}
+
+}  // namespace softik::python

@@ -1,0 +1,78 @@
+"""Forward static solves from Python against `softik run` on examples/finger/finger.yaml: the load
+path, the final state's displacements and von Mises stresses (the CLI's .vtu), cavity volumes."""
+
+import numpy as np
+import pytest
+
+from compare import assert_same_columns
+from conftest import EXAMPLES
+
+FINGER = str(EXAMPLES / "finger/finger.yaml")
+
+
+@pytest.fixture(scope="module")
+def solved(softik_module):
+    model = softik_module.Model(FINGER)
+    report = model.solve_static()
+    return model, report
+
+
+def test_load_path_matches_the_cli(softik_module, cli_runs, solved):
+    model, report = solved
+    cli = softik_module.read_table(cli_runs("finger", FINGER) / "finger.csv")
+    compared = assert_same_columns(report["history"], cli)
+    assert {"load_factor", "p_cavity", "volume_growth_cavity", "uz_tip", "residual"} <= set(compared)
+    assert report["history"]["load_factor"][-1] == pytest.approx(1.0, abs=1e-12)
+    assert report["iterations"] == int(cli["newton_iterations"].sum()) and report["step_cuts"] == 0
+
+
+def test_final_state_matches_the_cli_vtu(softik_module, cli_runs, solved):
+    meshio = pytest.importorskip("meshio")
+    model, _ = solved
+    folder = cli_runs("finger", FINGER)
+    last = sorted(folder.glob("finger_*.vtu"))[-1]
+    vtu = meshio.read(last)
+    u = model.displacements()
+    assert u.shape == (model.num_nodes, 3) and u.dtype == np.float64
+    # The .vtu holds the CLI's doubles exactly (Float64): the same solve gives the same numbers.
+    np.testing.assert_allclose(u, vtu.point_data["displacement"], rtol=1e-9, atol=1e-12 * np.abs(u).max())
+    stress = model.von_mises()
+    assert stress.shape == (model.num_cells,) and (stress >= 0).all() and stress.max() > 0
+    np.testing.assert_allclose(stress, np.concatenate(vtu.cell_data["von_mises"]).ravel(), rtol=1e-9)
+    np.testing.assert_allclose(vtu.points, model.positions, rtol=0, atol=1e-12)
+
+
+def test_probes_and_volumes_are_those_of_the_last_step(softik_module, cli_runs, solved):
+    model, report = solved
+    cli = softik_module.read_table(cli_runs("finger", FINGER) / "finger.csv")
+    tip = model.probe_displacements()["tip"]
+    assert tip.shape == (3,)
+    np.testing.assert_allclose(tip, [cli[f"u{a}_tip"][-1] for a in "xyz"], rtol=1e-9, atol=1e-15)
+    assert tip[2] > 1e-3  # the finger bends up (+z) by millimetres
+    assert model.cavity_volumes()["cavity"] == pytest.approx(cli["volume_cavity"][-1], rel=1e-9)
+
+
+def test_run_scene_writes_the_tables_solve_static_returns(softik_module, tmp_path):
+    """softik.run_scene (the CLI's run) and Model.solve_static give the same load path; on a coarse
+    finger (4 mm cells), so that it takes a second."""
+    softik = softik_module
+    text = (EXAMPLES / "finger/finger.yaml").read_text().replace("cell_size: 0.0034", "cell_size: 0.004")
+    scene = softik.Scene.from_string(text, str(EXAMPLES / "finger/coarse_finger.yaml"))
+    result = softik.run_scene(scene, str(tmp_path))
+    table = softik.read_table(result.csv_path)
+    assert_same_columns(softik.Model(scene).solve_static()["history"], table)
+    assert result.load_steps == 10 and result.load_factor == pytest.approx(1.0) and result.vtu_files == 11
+    np.testing.assert_allclose(result.probes["tip"], [table[f"u{a}_tip"][-1] for a in "xyz"], rtol=1e-9)
+    assert result.pressures["cavity"]["pressure"] == pytest.approx(24000)
+    assert result.inverse is None and result.dynamics is None and result.unmet_goals == ""
+    assert "probe tip" in result.summary()
+
+
+def test_vtu_written_from_python_reads_back(softik_module, solved, tmp_path):
+    meshio = pytest.importorskip("meshio")
+    model, _ = solved
+    path = tmp_path / "state.vtu"
+    model.write_vtu(str(path))
+    vtu = meshio.read(path)
+    np.testing.assert_array_equal(vtu.point_data["displacement"], model.displacements())
+    np.testing.assert_array_equal(np.concatenate(vtu.cell_data["von_mises"]).ravel(), model.von_mises())
