@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev         # bench/
   libyaml-cpp-dev          # scene files (YAML)
   zlib1g-dev               # zlib: compressed .vtu output and input
+  doxygen                  # the C++ API reference (scripts/docs.sh)
 )
 
 SUDO=""

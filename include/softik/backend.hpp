@@ -3,7 +3,7 @@
 // round-off (DESIGN.md section 3).
 //
 //   AssemblyOptions options;  options.backend = Backend::Cuda;   // GPU force + stiffness
-//   auto solver = make_linear_solver(choose_linear_solver(Backend::Cuda, assembler));
+//   auto solver = make_linear_solver(choose_linear_solver(Backend::Cuda, assembler.num_free_dofs()));
 #pragma once
 
 #include <string>

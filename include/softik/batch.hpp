@@ -66,7 +66,7 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path);
 Scene design_scene(const BatchSpec& spec, const BatchDesign& design);
 
 struct BatchRunOptions {
-  std::string out_dir;               ///< each design writes into out_dir/<design name>/
+  std::string out_dir;               ///< each design writes into `out_dir/<design name>/`
   bool has_backend = false;          ///< override the batch file's / scenes' backend
   Backend backend = Backend::Cpu;
   int workers = -1;                  ///< -1: the batch file's value
