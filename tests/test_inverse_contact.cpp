@@ -10,6 +10,7 @@
 #include <random>
 
 #include "host/inverse/contact_complementarity.hpp"
+#include "host/inverse/inverse_contact.hpp"
 #include "inverse_test_support.hpp"
 #include "softik/error.hpp"
 
@@ -153,6 +154,40 @@ TEST(ContactQp, FrictionlessAnswersAreTheGlobalOptimumOfEveryPiece) {
     if (objective(p, r.qp.x) <= best + 1e-9 * std::max(1.0, std::abs(best))) ++matched;
   }
   EXPECT_GE(matched, trials - 2) << matched << " of " << trials << " reached the best piece";
+}
+
+TEST(ContactQp, AContactIsNeverGivenUpForAnActuatorsDisplacementWindow) {
+  // One actuator (row 0) and one frictionless contact (row 1) whose free motion penetrates by 1.
+  // Holding the contact (lambda_c >= 1 - 0.9 lambda_a) moves the actuator by at least 0.9, outside
+  // its window [-0.1, 0.1]: the problem is infeasible. The window gives way, not the contact.
+  Eigen::MatrixXd W(2, 2);
+  W << 1, 0.9, 0.9, 1;
+  Eigen::VectorXd delta_free(2);
+  delta_free << 0, -1;
+  const std::vector<int> actuators = {0}, effectors = {};
+  const std::vector<Interval> lambda_bounds = {{0, 1}}, delta_bounds = {{-0.1, 0.1}};
+  const std::vector<std::string> names = {"cavity"};
+  inverse_detail::StepContacts contacts;
+  ContactPoint point;
+  point.node = 7;
+  contacts.points.push_back(point);
+  contacts.layout.push_back(ContactRows{0, 1, 0});
+  contacts.names.push_back("contact of node 7 with 'wall'");
+  contacts.start.push_back(ContactState{});
+  contacts.lambda_previous = Eigen::VectorXd::Zero(1);
+  const inverse_detail::ContactSpace space{W, delta_free, actuators, effectors, 1, lambda_bounds, delta_bounds, names, contacts};
+  InverseStepReport rep;
+  const inverse_detail::ContactSolve r =
+      inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{}, {}, 1e-3, Eigen::VectorXd::Zero(1), rep);
+  EXPECT_EQ(r.status, QpStatus::Infeasible);
+  EXPECT_NE(r.message.find("of 'cavity' were set aside for this step so that no contact is violated"), std::string::npos)
+      << r.message;
+  const Real gap = delta_free(1) + W(1, 0) * r.lambda_a(0) + W(1, 1) * r.lambda_c(0);
+  EXPECT_GE(r.lambda_c(0), 0);
+  EXPECT_GE(gap, -1e-12);
+  EXPECT_LE(std::abs(gap * r.lambda_c(0)), 1e-12);
+  EXPECT_GE(r.lambda_a(0), 0);
+  EXPECT_LE(r.lambda_a(0), 1);
 }
 
 // ---- the finger against a wall -----------------------------------------------------------------

@@ -323,6 +323,31 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
   } else {
     r = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, o.contact_max_pivots,
                                     o.qp_max_iterations);
+    // The least-violation answer of an infeasible problem weighs every row alike, contacts
+    // included: a body could be left inside an obstacle because an actuator's displacement window
+    // (a rate limit) could not hold too. The windows give way first: solved again without the
+    // displacement bounds that hold no answer, the contacts and the force/pressure bounds kept.
+    std::vector<std::string> relaxed;
+    for (size_t j = 0; j < space.delta_bounds.size(); ++j)
+      if (std::isfinite(space.delta_bounds[j].lo) || std::isfinite(space.delta_bounds[j].hi))
+        relaxed.push_back(space.actuator_names[j]);
+    if (r.status == QpStatus::Infeasible && !relaxed.empty()) {
+      const std::vector<Interval> free_delta(space.delta_bounds.size(), Interval{});
+      const ContactSpace wider{space.W, space.delta_free, space.actuators, space.effectors, space.first_contact,
+                               space.lambda_bounds, free_delta, space.actuator_names, space.contacts};
+      ContactSolve again = solve_inverse_with_contacts(wider, targets, target_obstacle, epsilon, lambda_a,
+                                                       o.contact_max_pivots, o.qp_max_iterations);
+      if (again.status != QpStatus::Infeasible) {
+        std::string names;
+        for (const std::string& n : relaxed) names += (names.empty() ? "'" : ", '") + n + "'";
+        again.message = "infeasible with the contacts: the displacement/volume-growth bounds (rate windows included) "
+                        "of " + names + " were set aside for this step so that no contact is violated (" +
+                        r.message + ")";
+        again.status = QpStatus::Infeasible;
+        again.pivots += r.pivots;
+        r = std::move(again);
+      }
+    }
   }
   if (r.states.size() != space.contacts.points.size()) {  // from the forces
     r.states.assign(space.contacts.points.size(), ContactState{});
