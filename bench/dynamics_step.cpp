@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "softik/actuator_generator.hpp"
+#include "softik/constraints.hpp"
 #include "softik/dynamics.hpp"
 
 namespace {
@@ -86,6 +87,62 @@ BENCHMARK(BM_DynamicStep)
     ->Args({28, 2})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(20);
+
+// One control step (DynamicSolver::add_control; issue 16): the same finger without gravity, its
+// cavity pressure solved at every step (bounds [0, 30 kPa]) so that the tip reaches a goal 2 mm
+// above its rest position (which the finger reaches at a few kPa). Timed after 10 warm-up steps,
+// while the tip still moves: the step, its compliance of the constraint rows (cavity + 3 tip
+// rows: 4 right-hand sides) and the constraint-space QP.
+void BM_DynamicControlStep(benchmark::State& state) {
+  softik::FingerSpec spec;
+  spec.cell_size = static_cast<Real>(state.range(0)) * 1e-4;
+  const softik::Mesh mesh = softik::make_finger(spec);
+  softik::AssemblyOptions ao;
+  ao.formulation = softik::Formulation::Hyperelastic;
+  const softik::Assembler assembler(mesh, {softik::fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                                    softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  auto solver = softik::make_linear_solver();
+  softik::DynamicsOptions options;
+  options.density = 1070;
+  options.dt = 1e-3;
+  options.rayleigh_mass = 60;
+  softik::DynamicSolver dyn(assembler, *solver, {}, options);
+  softik::SurfacePressureActuatorSpec cavity;
+  cavity.name = "cavity";
+  cavity.cavity.name = "cavity";
+  cavity.cavity.surface = mesh.surface_groups.at("cavity");
+  cavity.pressure = {0, 30e3};
+  dyn.add_control(softik::make_surface_pressure_actuator(mesh, cavity));
+  softik::PositionEffectorSpec tip;
+  tip.name = "tip";
+  tip.point = softik::AttachedPoint::at(mesh, {spec.length, spec.width / 2, spec.height / 2}, 1e-9);
+  tip.goal = {spec.length, spec.width / 2, spec.height / 2 + 2e-3};
+  tip.axes = {false, false, true};
+  dyn.add_control(softik::make_position_effector(mesh, tip));
+  for (int s = 0; s < 10; ++s) dyn.step();
+  double total = 0, compliance = 0, qp = 0, iterations = 0, error = 0;
+  int steps = 0;
+  for (auto _ : state) {
+    const softik::DynamicStepReport r = dyn.step();
+    total += r.seconds_total;
+    compliance += r.seconds_compliance;
+    qp += r.seconds_contact_solve;
+    iterations += r.iterations;
+    error = r.control.effector_error;
+    ++steps;
+  }
+  state.counters["cells"] = mesh.num_cells();
+  state.counters["free_dofs"] = assembler.num_free_dofs();
+  state.counters["step_ms"] = 1e3 * total / steps;
+  state.counters["W_ms"] = 1e3 * compliance / steps;
+  state.counters["qp_ms"] = 1e3 * qp / steps;
+  state.counters["newton"] = iterations / steps;
+  state.counters["pressure_Pa"] = dyn.actuation()[0];
+  state.counters["tip_error_m"] = error;
+  state.counters["steps_per_s"] = steps / total;
+}
+
+BENCHMARK(BM_DynamicControlStep)->Arg(34)->Arg(28)->Unit(benchmark::kMillisecond)->Iterations(20);
 
 }  // namespace
 

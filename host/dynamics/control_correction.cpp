@@ -282,6 +282,10 @@ void DynamicSolver::Impl::control_correct(Real h, std::vector<Real>& x_free, Dyn
   // Every candidate node against every obstacle at the new positions, not only the pairs solved.
   report.max_penetration =
       std::max(report.max_penetration, inverse_detail::max_penetration(options.contact, contact_nodes, x_free, t + h));
+  // The contact forces came from the constraint-space solve, whose outcome is report.control's
+  // status (the frictional contact solver of a step without control did not run).
+  report.contact_solve.converged = true;
+  report.contact_solve.iterations += rep.solver_iterations;
   rep.contacts = report.contacts;
   rep.pressed_contacts = report.active_contacts;
   rep.normal_force = report.normal_force;
