@@ -36,6 +36,8 @@ size_t inverse_goals(const SceneInverse& inverse);
 void set_effector_goal(const SceneEffector& e, Constraint& c, size_t goal);
 /// An effector's error at its last accepted state: the distance over its axes, or |V - target|.
 Real effector_error(const Constraint& c);
+/// The summaries of the scene's effectors before the first goal (name, unit, tolerance).
+std::vector<EffectorSummary> effector_summaries(const SceneInverse& inverse, const BuiltScene& built);
 /// The summary of each effector after a goal: its error, and whether it is within tolerance.
 void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, InverseRunSummary& summary);
 /// The summary's force targets from a step's target_forces (InverseStepReport).

@@ -80,7 +80,7 @@ struct DynamicRecorder {
     for (const SceneCable& c : scene.cables) csv << ",T_" << c.name << ",length_" << c.name;
     csv << ",contacts,active_contacts,normal_force,contact_fx,contact_fy,contact_fz,max_penetration,"
            "contact_iterations,contact_residual";
-    // Control (inverse: with dynamics:): the constraints' outputs, the force targets, the solve.
+    // Control (inverse: with dynamics:): the constraints' outputs and the step's solve.
     for (const auto& c : control)
       for (const auto& [key, value] : c->outputs()) csv << "," << c->name() << "_" << key;
     if (scene.inverse.enabled) csv << ",goal,control_status,control_iterations,effector_error_predicted";
@@ -174,13 +174,7 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     control.mode = "dynamic";
     control.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
     control.goals = static_cast<int>(goals);
-    for (size_t i = 0; i < built.effectors.size(); ++i) {
-      EffectorSummary es;
-      es.name = built.effectors[i]->name();
-      es.unit = inv.effectors[i].type == SceneEffector::Type::Position ? "length" : "volume";
-      es.tolerance = built.effector_tolerances[i];
-      control.effectors.push_back(es);
-    }
+    control.effectors = effector_summaries(inv, built);
   }
   DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr};
   recorder.open();

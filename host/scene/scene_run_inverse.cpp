@@ -163,6 +163,18 @@ void record_force_targets(const SceneInverse& inv, const std::vector<Real>& forc
   }
 }
 
+std::vector<EffectorSummary> effector_summaries(const SceneInverse& inv, const BuiltScene& built) {
+  std::vector<EffectorSummary> out;
+  for (size_t i = 0; i < built.effectors.size(); ++i) {
+    EffectorSummary es;
+    es.name = built.effectors[i]->name();
+    es.unit = inv.effectors[i].type == SceneEffector::Type::Position ? "length" : "volume";
+    es.tolerance = built.effector_tolerances[i];
+    out.push_back(es);
+  }
+  return out;
+}
+
 void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, InverseRunSummary& sum) {
   for (size_t i = 0; i < effectors.size(); ++i) {
     EffectorSummary& es = sum.effectors[i];
@@ -196,13 +208,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   sum.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
   const size_t goals = inverse_goals(inv);
   sum.goals = static_cast<int>(goals);
-  for (size_t i = 0; i < built.effectors.size(); ++i) {
-    EffectorSummary es;
-    es.name = built.effectors[i]->name();
-    es.unit = inv.effectors[i].type == SceneEffector::Type::Position ? "length" : "volume";
-    es.tolerance = built.effector_tolerances[i];
-    sum.effectors.push_back(es);
-  }
+  sum.effectors = effector_summaries(inv, built);
 
   InverseRecorder recorder(scene, built, options, t0, inverse, result);
   std::vector<Real> x = built.mesh.rest_positions();
