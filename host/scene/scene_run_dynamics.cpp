@@ -12,19 +12,10 @@
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
 
-namespace softik::scene_detail {
-
-namespace {
-
-/// The length the cable reported at its last accept().
-Real cable_length(const Constraint& cable) {
-  for (const auto& [name, value] : cable.outputs())
-    if (name == "cable_length") return value;
-  return 0;
-}
+namespace softik {
 
 /// The cable's tension over time: force x over_time (the constant force without a table).
-TimeFunction cable_tension(const SceneCable& c) {
+TimeFunction scene_cable_tension(const SceneCable& c) {
   TimeFunction f = c.over_time;
   if (f.times.empty()) {
     f.times = {0};
@@ -34,7 +25,7 @@ TimeFunction cable_tension(const SceneCable& c) {
   return f;
 }
 
-DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
+DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built) {
   DynamicLoads loads;
   if (!built.gravity.empty()) loads.nodal.push_back({built.gravity, scene.gravity.over_time});
   if (!built.loads.nodal.empty()) {  // the forces: the nodal loads without gravity, constant in time
@@ -48,15 +39,28 @@ DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
   }
   loads.pressures = built.loads.pressures;
   for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
-  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], cable_tension(scene.cables[k])});
+  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], scene_cable_tension(scene.cables[k])});
   return loads;
 }
 
-DynamicsOptions dynamic_options(const Scene& scene, const BuiltScene& built) {
+DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built) {
   DynamicsOptions o = scene.dynamics.options;
   o.pressure_stiffness = scene.solver.pressure_stiffness;
-  if (scene.contact.enabled) o.contact = scene_contact_options(scene, built);
+  if (scene.contact.enabled) o.contact = scene_detail::scene_contact_options(scene, built);
   return o;
+}
+
+}  // namespace softik
+
+namespace softik::scene_detail {
+
+namespace {
+
+/// The length the cable reported at its last accept().
+Real cable_length(const Constraint& cable) {
+  for (const auto& [name, value] : cable.outputs())
+    if (name == "cable_length") return value;
+  return 0;
 }
 
 struct DynamicRecorder {
@@ -110,7 +114,7 @@ struct DynamicRecorder {
       result.probes.push_back({p.name, p.point, u});
     }
     for (size_t k = 0; k < scene.cables.size(); ++k) {
-      const Real T = cable_tension(scene.cables[k])(r.time);
+      const Real T = softik::scene_cable_tension(scene.cables[k])(r.time);
       built.cables[k]->accept(built.mesh, x, &T);
       csv << "," << T << "," << cable_length(*built.cables[k]);
     }
@@ -152,7 +156,7 @@ ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built
 void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result) {
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
-  DynamicSolver dyn(*built.assembler, *solver, dynamic_loads(scene, built), dynamic_options(scene, built));
+  DynamicSolver dyn(*built.assembler, *solver, softik::scene_dynamic_loads(scene, built), softik::scene_dynamics_options(scene, built));
   for (const std::string& w : dyn.warnings()) {
     result.warnings.push_back(w);
     if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";

@@ -418,6 +418,15 @@ struct SceneRunResult {
 /// it had. Throws softik::Error (the Newton solver's report on non-convergence).
 SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options);
 
+/// The time integration a scene with `dynamics:` describes, as `run_scene` sets it up (for
+/// embedding users and the Python module stepping it themselves): the loads over time (gravity
+/// and the other nodal forces, pressures with their factors, cables with their tensions) ...
+DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built);
+/// ... the options (time scheme, damping, contact with the built obstacles) ...
+DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built);
+/// ... and a cable's tension over time: force x over_time (the constant force without a table).
+TimeFunction scene_cable_tension(const SceneCable& cable);
+
 /// A human-readable summary of a run (the CLI prints it at the end).
 void write_summary(const SceneRunResult& result, std::ostream& out);
 

@@ -15,53 +15,6 @@ namespace softik::python {
 
 namespace {
 
-/// The cable's tension over time: force x over_time (the constant force without a table).
-TimeFunction cable_tension(const SceneCable& c) {
-  TimeFunction f = c.over_time;
-  if (f.times.empty()) {
-    f.times = {0};
-    f.values = {1};
-  }
-  for (Real& v : f.values) v *= c.force;
-  return f;
-}
-
-/// The scene's loads over time: gravity and the other nodal forces, pressures with their factors,
-/// cables with their tensions.
-DynamicLoads dynamic_loads(const Scene& scene, const BuiltScene& built) {
-  DynamicLoads loads;
-  if (!built.gravity.empty()) loads.nodal.push_back({built.gravity, scene.gravity.over_time});
-  if (!built.loads.nodal.empty()) {
-    std::vector<Real> forces = built.loads.nodal;
-    bool any = false;
-    for (size_t k = 0; k < forces.size(); ++k) {
-      if (!built.gravity.empty()) forces[k] -= built.gravity[k];
-      any = any || forces[k] != 0;
-    }
-    if (any) loads.nodal.push_back({forces, {}});
-  }
-  loads.pressures = built.loads.pressures;
-  for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
-  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], cable_tension(scene.cables[k])});
-  return loads;
-}
-
-DynamicsOptions dynamic_options(const Scene& scene, const BuiltScene& built) {
-  DynamicsOptions o = scene.dynamics.options;
-  o.pressure_stiffness = scene.solver.pressure_stiffness;
-  const SceneContact& c = scene.contact;
-  if (!c.enabled) return o;
-  o.contact.obstacles = built.obstacles;
-  o.contact.nodes = built.contact_nodes;
-  o.contact.between_parts = c.between_parts;
-  o.contact.body_friction = c.friction;
-  o.contact.contact_distance = c.distance;
-  o.contact.alarm_distance = c.alarm_distance;
-  o.contact.tolerance = c.tolerance;
-  o.contact.solver = c.solver;
-  return o;
-}
-
 struct PySimulation {
   nb::object owner;
   Model* model = nullptr;
@@ -80,8 +33,8 @@ PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
   s.owner = nb::borrow(ref.h);
   s.model = &m;
   s.solver = make_linear_solver(m.built.linear_solver);
-  s.dynamics = std::make_unique<DynamicSolver>(*m.built.assembler, *s.solver, dynamic_loads(m.scene, m.built),
-                                               dynamic_options(m.scene, m.built));
+  s.dynamics = std::make_unique<DynamicSolver>(*m.built.assembler, *s.solver, scene_dynamic_loads(m.scene, m.built),
+                                               scene_dynamics_options(m.scene, m.built));
   const std::vector<Real> X = m.built.mesh.rest_positions();
   std::copy(X.begin(), X.end(), m.x.begin());  // a dynamic run starts at rest
   s.v = s.dynamics->velocities();
@@ -93,7 +46,7 @@ PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
 void accept_cables(PySimulation& s, Real t) {
   const Model& m = *s.model;
   for (size_t k = 0; k < m.scene.cables.size(); ++k) {
-    const Real T = cable_tension(m.scene.cables[k])(t);
+    const Real T = scene_cable_tension(m.scene.cables[k])(t);
     m.built.cables[k]->accept(m.built.mesh, m.x, &T);
   }
 }
@@ -118,7 +71,7 @@ void record(PySimulation& s, Table& t, const DynamicStepReport& r) {
   }
   accept_cables(s, r.time);
   for (size_t k = 0; k < m.scene.cables.size(); ++k) {
-    t.add("T_" + m.scene.cables[k].name, cable_tension(m.scene.cables[k])(r.time));
+    t.add("T_" + m.scene.cables[k].name, scene_cable_tension(m.scene.cables[k])(r.time));
     for (const auto& [key, value] : m.built.cables[k]->outputs())
       if (key == "cable_length") t.add("length_" + m.scene.cables[k].name, value);
   }
