@@ -329,4 +329,23 @@ const std::string kStlBinary = binary_stl({{0, 0, 0, 1, 0, 0, 1, 1, 0}, {0, 0, 0
 
 // ---- reading valid files -----------------------------------------------------------------------
 
+/// Writes each variant of a file (prefixes, mutated bytes) to `path` and reads it back: it must
+/// read into a mesh whose cells index its nodes, or throw softik::Error naming the file; any
+/// other exception fails the test. Counts both outcomes.
+inline void read_or_error(const std::vector<std::string>& variants, const std::string& path, int& reads, int& errors) {
+  for (const std::string& variant : variants) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << variant;
+    try {
+      const Mesh m = read_mesh(path);
+      for (int v : m.cells) ASSERT_TRUE(v >= 0 && v < m.num_nodes());
+      ++reads;
+    } catch (const Error& e) {
+      ++errors;
+      ASSERT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
+    } catch (const std::exception& e) {
+      FAIL() << typeid(e).name() << " " << e.what();
+    }
+  }
+}
+
 }  // namespace softik::mesh_io_test

@@ -360,19 +360,8 @@ TEST(MeshIoVtu, TruncatedAndMutatedBinaryFilesReadOrThrowError) {
       t[data + rng() % (t.size() - data)] = static_cast<char>(rng() & 0xff);
       variants.push_back(t);
     }
-    for (const std::string& variant : variants) {
-      std::ofstream(path, std::ios::binary | std::ios::trunc) << variant;
-      try {
-        const Mesh m = read_mesh(path);
-        for (int v : m.cells) ASSERT_TRUE(v >= 0 && v < m.num_nodes());
-        ++reads;
-      } catch (const Error& e) {
-        ++errors;
-        ASSERT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
-      } catch (const std::exception& e) {
-        FAIL() << typeid(e).name() << " " << e.what();
-      }
-    }
+    read_or_error(variants, path, reads, errors);
+    if (HasFatalFailure()) return;
   }
   EXPECT_GT(errors, 2000);
   EXPECT_GT(reads, 100);  // changes in the values themselves (positions, fields) still read
