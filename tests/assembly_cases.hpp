@@ -59,7 +59,7 @@ inline std::vector<FormulationCase> formulation_cases() {
 
 inline const std::vector<CellType>& all_cell_types() {
   static const std::vector<CellType> types = {CellType::Edge2, CellType::Tri3, CellType::Quad4, CellType::Tet4,
-                                              CellType::Hex8};
+                                              CellType::Hex8,  CellType::Tet10};
   return types;
 }
 

@@ -253,7 +253,7 @@ TEST(ActuatorGenerator, FingerParameterErrors) {
   expect_error(finger([](FingerSpec& s) { s.width = -0.02; }), {"width = -0.02", "positive finite"});
   expect_error(finger([](FingerSpec& s) { s.cell_size = 0; }), {"cell_size = 0"});
   expect_error(finger([](FingerSpec& s) { s.top_wall = NAN; }), {"top_wall = nan"});
-  expect_error(finger([](FingerSpec& s) { s.cell_type = CellType::Tri3; }), {"cell_type Tri3", "Tet4 or Hex8"});
+  expect_error(finger([](FingerSpec& s) { s.cell_type = CellType::Tri3; }), {"cell_type Tri3", "Tet4, Hex8 or Tet10"});
   expect_error(finger([](FingerSpec& s) { s.base_wall = s.tip_wall = 0.05; }), {"base_wall + tip_wall", "length"});
   expect_error(finger([](FingerSpec& s) { s.side_wall = 0.01; }), {"side_wall", "width"});
   expect_error(finger([](FingerSpec& s) { s.bottom_wall = s.top_wall = 0.01; }), {"bottom_wall + top_wall", "height"});

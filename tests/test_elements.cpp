@@ -13,7 +13,7 @@ namespace {
 
 template <class E>
 class ElementTraits : public ::testing::Test {};
-using AllElements = ::testing::Types<Edge2, Tri3, Quad4, Tet4, Hex8>;
+using AllElements = ::testing::Types<Edge2, Tri3, Quad4, Tet4, Hex8, Tet10>;
 TYPED_TEST_SUITE(ElementTraits, AllElements);
 
 template <class E>
@@ -68,8 +68,9 @@ TYPED_TEST(ElementTraits, GradientsMatchFiniteDifferences) {
 }
 
 // The rule integrates the stiffness integrand of an undistorted element exactly; checked on
-// the monomial xi_0^2 for the 2-point Gauss elements (exact: 2/3 per axis), and on constants
-// for the 1-point simplex rules.
+// the monomial xi_0^2 for the 2-point Gauss elements (exact: 2/3 per axis) and the 4-point
+// tetrahedron rule (exact: 2!/5! = 1/60 on the unit tetrahedron), and on constants for the
+// 1-point simplex rules.
 TYPED_TEST(ElementTraits, QuadratureIsExactForItsDegree) {
   using E = TypeParam;
   if (E::num_quad == 1) {
@@ -77,9 +78,10 @@ TYPED_TEST(ElementTraits, QuadratureIsExactForItsDegree) {
     for (int q = 0; q < E::num_quad; ++q) sum += E::quad_weight(q) * E::N(E::quad_point(q)).sum();
     EXPECT_NEAR(sum, E::reference_measure(), 1e-15);
   } else {
+    const bool simplex = E::reference_measure() < 1;
     Real sum = 0;
     for (int q = 0; q < E::num_quad; ++q) sum += E::quad_weight(q) * E::quad_point(q)[0] * E::quad_point(q)[0];
-    EXPECT_NEAR(sum, E::reference_measure() / 3.0, 1e-15);
+    EXPECT_NEAR(sum, simplex ? 1.0 / 60.0 : E::reference_measure() / 3.0, 1e-15);
   }
 }
 

@@ -1,7 +1,9 @@
 // Mass matrices from the element's shape functions (issue 15): the consistent mass
 // M_ab = rho * integral(N_a N_b dV) against the closed forms of single elements, its total, and
 // the kinetic energy of a rigid rotation (linear fields are exact in every element, so
-// v^T M v / 2 = omega^2 I / 2 exactly with the consistent mass); the lumped mass as its row sums.
+// v^T M v / 2 = omega^2 I / 2 exactly with the consistent mass); the lumped mass as its row sums
+// on linear cells, the HRZ lumping on Tet10 (positive, the consistent diagonal scaled to the
+// cell's mass), and the body-force share as the consistent row sums on every cell.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -85,7 +87,7 @@ TEST(Mass, TrianglesAndLinesHaveTheirClosedForms) {
 
 class MassOfEveryMesh : public ::testing::TestWithParam<CellType> {};
 
-TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSum) {
+TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSumOrHrz) {
   BoxSpec spec;
   spec.size = {0.6, 0.4, 0.3};
   spec.cells = {3, 2, 2};
@@ -94,6 +96,8 @@ TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSum) {
   const std::vector<Real> M = a.mass_matrix(kRho);
   const std::vector<Real> L = a.mass_matrix(kRho, true);
   const std::vector<Real> lumped = a.lumped_mass(kRho);
+  const std::vector<Real> share = a.body_force_share(kRho);
+  const bool quadratic = GetParam() == CellType::Tet10;
   const CsrPattern& p = a.pattern();
   // Rigid rotation about z with omega = 1.7: v = omega (-y, x, 0).
   const Real omega = 1.7;
@@ -115,14 +119,41 @@ TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSum) {
   const Real inertia = mass * (sx * sx + sy * sy) / 3;  // about the z axis through the corner
   EXPECT_NEAR(kinetic, 0.5 * omega * omega * inertia, 1e-12 * kinetic);
   EXPECT_NEAR(total, 3 * mass, 1e-12 * mass);
+  Real lumped_total = 0;
   for (int r = 0; r < p.rows; ++r) {
     Real row = 0;
     for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e) row += M[static_cast<size_t>(e)];
-    EXPECT_NEAR(row, lumped[static_cast<size_t>(r)], 1e-12 * mass);
+    EXPECT_NEAR(row, share[static_cast<size_t>(r)], 1e-12 * mass);  // integral(rho N_a) on every cell
+    if (!quadratic) EXPECT_NEAR(row, lumped[static_cast<size_t>(r)], 1e-12 * mass);
+    EXPECT_GT(lumped[static_cast<size_t>(r)], 0.0) << "DOF " << r;  // HRZ: positive where row sums are not
+    lumped_total += lumped[static_cast<size_t>(r)];
   }
+  EXPECT_NEAR(lumped_total, 3 * mass, 1e-12 * mass);
 }
 
-INSTANTIATE_TEST_SUITE_P(Solids, MassOfEveryMesh, ::testing::Values(CellType::Tet4, CellType::Hex8),
+// A straight-sided Tet10's consistent mass rows sum to -rho V/20 at the corners and rho V/5 at
+// the mid-nodes (integral of N_a); HRZ gives the corners 6/216 rho V = rho V/36 and the mid-nodes
+// 32/216 rho V = 4 rho V/27 (the diagonal rho V (6, 32)/420 scaled to the mass, 4 * 6 + 6 * 32 = 216).
+TEST(Mass, Tet10RowSumsAndHrzLumpingHaveTheirClosedForms) {
+  Mesh m;
+  m.cell_type = CellType::Tet4;
+  m.X = {0, 0, 0, 0.9, 0, 0, 0.1, 0.7, 0, 0.2, 0.1, 0.5};
+  m.cells = {0, 1, 2, 3};
+  const Mesh tet10 = to_tet10(m);
+  const Assembler a = make_assembler(tet10);
+  const Real V = 0.9 * 0.7 * 0.5 / 6, mass = kRho * V;
+  const std::vector<Real> share = a.body_force_share(kRho), lumped = a.lumped_mass(kRho);
+  for (int n = 0; n < 10; ++n) {
+    EXPECT_NEAR(share[3 * static_cast<size_t>(n)], n < 4 ? -mass / 20 : mass / 5, 1e-13 * mass) << "node " << n;
+    EXPECT_NEAR(lumped[3 * static_cast<size_t>(n)], mass * (n < 4 ? 6.0 : 32.0) / 216.0, 1e-13 * mass) << "node " << n;
+  }
+  // The consistent mass of the cell: rho V/420 (6 on the corner diagonal, 32 on the mid-node diagonal).
+  const std::vector<Real> M = a.mass_matrix(kRho);
+  EXPECT_NEAR(entry(a, M, 0, 0), mass * 6 / 420, 1e-13 * mass);
+  EXPECT_NEAR(entry(a, M, 3 * 4, 3 * 4), mass * 32 / 420, 1e-13 * mass);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solids, MassOfEveryMesh, ::testing::Values(CellType::Tet4, CellType::Hex8, CellType::Tet10),
                          [](const auto& info) { return std::string(cell_type_name(info.param)); });
 
 TEST(Mass, RefusesANonPositiveDensity) {

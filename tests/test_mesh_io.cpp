@@ -126,7 +126,7 @@ TEST(MeshIo, VtuRoundTripKeepsNodesCellsAndFieldsExactly) {
   BoxSpec spec;
   spec.size = {1.0 / 3.0, 0.2, 0.7};
   spec.cells = {3, 2, 2};
-  for (CellType type : {CellType::Hex8, CellType::Tet4}) {
+  for (CellType type : {CellType::Hex8, CellType::Tet4, CellType::Tet10}) {
     const Mesh box = make_box(3, type, spec);
     std::vector<Real> x = box.rest_positions();
     for (size_t k = 0; k < x.size(); ++k) x[k] += 1e-3 * std::sin(static_cast<Real>(k)) + (k == 5 ? 1e-300 : 0.0);

@@ -40,7 +40,7 @@ struct DevicePressure::Impl {
   std::string name;
   int num_dofs = 0, num_vertices = 0;
   Surface surface;  ///< x set per call
-  DeviceArray<int> triangles, nodes;
+  DeviceArray<int> triangles, quadratic, nodes;
   DeviceArray<Real> triangle_weight, weights;
   DeviceArray<Real> triangle_volume;  ///< one per triangle
   DeviceArray<Real> total;            ///< the summed volume
@@ -76,27 +76,30 @@ DevicePressure::DevicePressure(const PressureLoad& load, const Mesh& mesh) : imp
   p.name = load.name;
   p.num_dofs = mesh.num_dofs();
   const assembly::TriangleList list = assembly::expand_triangles(load.surface);
-  SOFTIK_CHECK(list.vertices.size() < static_cast<std::size_t>(INT_MAX),
+  SOFTIK_CHECK(list.vertices.size() < static_cast<std::size_t>(INT_MAX) && list.quadratic.size() < static_cast<std::size_t>(INT_MAX),
                "pressure load '" << load.name << "': " << list.size()
-                                 << " triangles (quads count 4) exceed the GPU index range: split the surface");
+                                 << " faces (quads count 4) exceed the GPU index range: split the surface");
   SOFTIK_CHECK(mesh.num_dofs() < INT_MAX / 2,
                "pressure load '" << load.name << "': " << mesh.num_dofs() << " DOFs exceed the GPU index range");
   p.triangles = upload(list.vertices);
+  p.quadratic = upload(list.quadratic);
   p.triangle_weight = upload(list.weights);
   p.nodes = upload(load.embedding.nodes);
   p.weights = upload(load.embedding.weights);
   p.num_vertices = load.embedding.empty() ? mesh.num_nodes() : load.embedding.num_vertices();
   Surface& s = p.surface;
-  s.num_triangles = list.size();
+  s.num_triangles = list.num_flat();
+  s.num_quadratic = list.size() - list.num_flat();
   s.triangles = {p.triangles.get(), p.triangles.size()};
+  s.quadratic = {p.quadratic.get(), p.quadratic.size()};
   s.triangle_weight = {p.triangle_weight.get(), p.triangle_weight.size()};
   s.nodes_per_vertex = load.embedding.nodes_per_vertex;
   s.nodes = {p.nodes.get(), p.nodes.size()};
   s.weights = {p.weights.get(), p.weights.size()};
-  p.triangle_volume = DeviceArray<Real>(std::max<std::size_t>(1, list.weights.size()));
+  p.triangle_volume = DeviceArray<Real>(std::max<std::size_t>(1, static_cast<std::size_t>(list.size())));
   p.total = DeviceArray<Real>(1);
   SOFTIK_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, p.scratch_bytes, p.triangle_volume.get(), p.total.get(),
-                                           s.num_triangles, cudaStreamPerThread));
+                                           s.num_faces(), cudaStreamPerThread));
   p.scratch = DeviceArray<unsigned char>(std::max<std::size_t>(1, p.scratch_bytes));
   p.x = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
   p.f = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
@@ -107,17 +110,17 @@ DevicePressure::DevicePressure(DevicePressure&&) noexcept = default;
 DevicePressure& DevicePressure::operator=(DevicePressure&&) noexcept = default;
 
 int DevicePressure::num_dofs() const { return impl_->num_dofs; }
-int DevicePressure::num_triangles() const { return impl_->surface.num_triangles; }
+int DevicePressure::num_triangles() const { return impl_->surface.num_faces(); }
 int DevicePressure::num_vertices() const { return impl_->num_vertices; }
 
 void DevicePressure::volume(const Real* d_x, Real* d_volume) {
   Impl& p = *impl_;
   SOFTIK_CHECK(d_x != nullptr && d_volume != nullptr, "DevicePressure::volume: a device pointer is null");
   const Surface s = p.at(d_x);
-  forall(exec::Cuda{}, s.num_triangles,
+  forall(exec::Cuda{}, s.num_faces(),
          assembly::TriangleVolume<exec::Space::Device>{s, {p.triangle_volume.get(), p.triangle_volume.size()}});
   SOFTIK_CUDA_CHECK(cub::DeviceReduce::Sum(p.scratch.get(), p.scratch_bytes, p.triangle_volume.get(), d_volume,
-                                           s.num_triangles, cudaStreamPerThread));
+                                           s.num_faces(), cudaStreamPerThread));
 }
 
 Real DevicePressure::volume(const Real* d_x) {
@@ -133,7 +136,7 @@ void DevicePressure::add_forces(Real P, const Real* d_x, Real* d_f) {
   Impl& p = *impl_;
   SOFTIK_CHECK(std::isfinite(P), "pressure load '" << p.name << "': pressure " << P << " is not finite");
   SOFTIK_CHECK(d_x != nullptr && d_f != nullptr, "DevicePressure::add_forces: a device pointer is null");
-  forall(exec::Cuda{}, p.surface.num_triangles,
+  forall(exec::Cuda{}, p.surface.num_faces(),
          assembly::TrianglePressureForces<assembly::Scatter::Atomic, exec::Space::Device>{
              p.at(d_x), P, {d_f, static_cast<std::size_t>(p.num_dofs)}});
 }

@@ -45,7 +45,7 @@ class DevicePressure {
   DevicePressure& operator=(const DevicePressure&) = delete;
 
   int num_dofs() const;
-  int num_triangles() const;  ///< after expanding each quad into 4 weighted triangles
+  int num_triangles() const;  ///< faces after expanding each quad into 4 weighted triangles (a Tri6 counts 1)
   int num_vertices() const;
 
   /// Enclosed volume at positions d_x (surface_volume). A deterministic reduction (no

@@ -265,7 +265,15 @@ std::vector<Real> Assembler::lumped_mass(Real density) const {
   SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
   std::vector<Real> out(static_cast<size_t>(num_dofs_), 0.0);
   const CellLoop loop = cell_loop();
-  kernels_->lumped_mass(loop, density, out.data());
+  kernels_->lumped_mass(loop, density, false, out.data());
+  return out;
+}
+
+std::vector<Real> Assembler::body_force_share(Real density) const {
+  SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
+  std::vector<Real> out(static_cast<size_t>(num_dofs_), 0.0);
+  const CellLoop loop = cell_loop();
+  kernels_->lumped_mass(loop, density, true, out.data());
   return out;
 }
 

@@ -205,18 +205,22 @@ struct CellVonMises {
   }
 };
 
-/// Row-sum lumped mass rho * integral(N_a dV), scattered per DOF into out (mode as assemble_cell).
+/// Lumped mass (fem::element_lumped_mass: row sums, HRZ on quadratic cells) or, with
+/// `load_share`, the consistent nodal integral rho * integral(N_a dV) of a uniform body force
+/// (fem::element_nodal_integral), scattered per DOF into out (mode as assemble_cell).
 template <class E, Scatter mode, exec::Space S>
 struct CellLumpedMass {
   CellPass<S> pass;
   Real density = 0;
   exec::View<Real, S> out;
+  bool load_share = false;
   SOFTIK_HD void operator()(int c) const {
     constexpr int d = E::dim;
     fem::RestData<E> rest;
-    for_each_rest_word<E>(rest, false,
-                          [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
-    const auto m = fem::element_lumped_mass<E>(rest, density);
+    for_each_rest_word<E>(
+        rest, false, [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); },
+        true);
+    const auto m = load_share ? fem::element_nodal_integral<E>(rest, density) : fem::element_lumped_mass<E>(rest, density);
     for (int a = 0; a < E::num_nodes; ++a) {
       const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
       for (int k = 0; k < d; ++k) scatter_add<mode>(&out[static_cast<std::size_t>(node) * d + k], m[a]);
@@ -224,9 +228,9 @@ struct CellLumpedMass {
   }
 };
 
-/// Consistent (or, with lumped, row-sum lumped) mass matrix per node pair, scattered into the CSR
-/// values through the cell's slots: entry (a d + i, b d + i) gets M_ab (lumped: the diagonal
-/// entry (a d + i, a d + i) gets sum_b M_ab). mode as assemble_cell.
+/// Consistent (or, with lumped, lumped as fem::element_lumped_mass) mass matrix per node pair,
+/// scattered into the CSR values through the cell's slots: entry (a d + i, b d + i) gets M_ab
+/// (lumped: the diagonal entry (a d + i, a d + i) gets m_a). mode as assemble_cell.
 template <class E, Scatter mode, exec::Space S>
 struct CellMassMatrix {
   CellPass<S> pass;
@@ -236,13 +240,15 @@ struct CellMassMatrix {
   SOFTIK_HD void operator()(int c) const {
     constexpr int d = E::dim, nd = E::num_nodes * E::dim;
     fem::RestData<E> rest;
-    for_each_rest_word<E>(rest, false,
-                          [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
+    for_each_rest_word<E>(
+        rest, false, [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); },
+        true);
     const auto m = fem::element_consistent_mass<E>(rest, density);
+    const auto m_lumped = fem::element_lumped_mass<E>(rest, density);
     for (int a = 0; a < E::num_nodes; ++a)
       for (int b = 0; b < E::num_nodes; ++b) {
         if (lumped && b != a) continue;
-        const Real value = lumped ? m.row(a).sum() : m(a, b);
+        const Real value = lumped ? m_lumped[a] : m(a, b);
         for (int i = 0; i < d; ++i) {
           const int slot = pass.slots(static_cast<std::size_t>(c), static_cast<std::size_t>((a * d + i) * nd + b * d + i));
           if (slot >= 0) scatter_add<mode>(&out[static_cast<std::size_t>(slot)], value);

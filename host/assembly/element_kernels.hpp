@@ -28,8 +28,10 @@ class ElementKernels {
   virtual void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K,
                         assembly::CellStatus& status) const = 0;
   virtual void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const = 0;
-  virtual void lumped_mass(const CellLoop& loop, Real density, Real* out) const = 0;
-  /// Mass matrix values (consistent, or row-sum lumped on the diagonal) accumulated into the
+  /// Lumped mass per DOF, or with load_share the consistent nodal integral rho * integral(N_a dV)
+  /// (assembly::CellLumpedMass), accumulated into out (num_dofs).
+  virtual void lumped_mass(const CellLoop& loop, Real density, bool load_share, Real* out) const = 0;
+  /// Mass matrix values (consistent, or lumped on the diagonal) accumulated into the
   /// free-DOF CSR values `out` (nnz).
   virtual void mass_matrix(const CellLoop& loop, Real density, bool lumped, Real* out) const = 0;
   /// What check_cell_status names for an inverted cell: the law or the QR corotational rotation.

@@ -47,12 +47,12 @@ class ElementKernelsImpl final : public ElementKernels {
     });
   }
 
-  void lumped_mass(const CellLoop& loop, Real density, Real* out) const override {
+  void lumped_mass(const CellLoop& loop, Real density, bool load_share, Real* out) const override {
     assembly::CellStatus status;
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, nullptr, status);
     forall(loop.colours, pass.num_cells,
            assembly::CellLumpedMass<E, assembly::Scatter::Coloured, exec::Space::Host>{
-               pass, density, {out, static_cast<size_t>(loop.mesh->num_dofs())}});
+               pass, density, {out, static_cast<size_t>(loop.mesh->num_dofs())}, load_share});
   }
 
   void mass_matrix(const CellLoop& loop, Real density, bool lumped, Real* out) const override {

@@ -56,6 +56,8 @@ VertexMap checked_map(const PressureLoad& load, const Mesh& mesh, const std::vec
     for (int v : t) check(v);
   for (const auto& q : load.surface.quads)
     for (int v : q) check(v);
+  for (const auto& t : load.surface.triangles6)
+    for (int v : t) check(v);
   return map;
 }
 
@@ -64,8 +66,10 @@ VertexMap checked_map(const PressureLoad& load, const Mesh& mesh, const std::vec
 assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& load, const assembly::TriangleList& list,
                                                           const std::vector<Real>& x) {
   assembly::PressureSurface<exec::Space::Host> s;
-  s.num_triangles = list.size();
+  s.num_triangles = list.num_flat();
+  s.num_quadratic = list.size() - list.num_flat();
   s.triangles = {list.vertices.data(), list.vertices.size()};
+  s.quadratic = {list.quadratic.data(), list.quadratic.size()};
   s.triangle_weight = {list.weights.data(), list.weights.size()};
   s.nodes_per_vertex = load.embedding.nodes_per_vertex;
   s.nodes = {load.embedding.nodes.data(), load.embedding.nodes.size()};
@@ -80,7 +84,7 @@ std::vector<Real> gravity_load(const Assembler& assembler, Real density, const s
   for (int i = 0; i < 3; ++i)
     SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]), "gravity component " << i << " is " << g[static_cast<size_t>(i)]
                                                                                  << ": give a finite acceleration");
-  std::vector<Real> f = assembler.lumped_mass(density);  // m per DOF
+  std::vector<Real> f = assembler.body_force_share(density);  // rho integral(N_a dV) per DOF
   const int dim = assembler.mesh().dim;
   for (size_t k = 0; k < f.size(); ++k) f[k] *= g[k % static_cast<size_t>(dim)];
   return f;
@@ -142,14 +146,10 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
   const assembly::TriangleList list = assembly::expand_triangles(load.surface);
   const assembly::PressureSurface<exec::Space::Host> surface = host_surface(load, list, x);
   long dropped = 0;
-  for (int t = 0; t < list.size(); ++t) {
-    const int* v = &list.vertices[3 * static_cast<size_t>(t)];
-    Mat9 K;
-    fem::triangle_pressure_stiffness(list.weights[static_cast<size_t>(t)] * P, assembly::vertex_position(surface, v[0]),
-                                     assembly::vertex_position(surface, v[1]), assembly::vertex_position(surface, v[2]), K);
-    const Mat9 Ks = Real(0.5) * scale * (K + K.transpose());
-    for (int va = 0; va < 3; ++va)
-      for (int vb = 0; vb < 3; ++vb)
+  // One face's element matrix K (nv vertices, 3 nv rows), symmetrised, through the vertex map.
+  auto scatter = [&](const int* v, int nv, const auto& K) {
+    for (int va = 0; va < nv; ++va)
+      for (int vb = 0; vb < nv; ++vb)
         for (int ka = 0; ka < map.count(); ++ka)
           for (int kb = 0; kb < map.count(); ++kb) {
             const Real w = map.weight(v[va], ka) * map.weight(v[vb], kb);
@@ -161,7 +161,8 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
               for (int j = 0; j < 3; ++j) {
                 const int col = free[3 * static_cast<size_t>(nb) + j];
                 if (col < 0) continue;
-                const Real value = w * Ks(3 * va + i, 3 * vb + j);
+                const Real value =
+                    w * Real(0.5) * scale * (K(3 * va + i, 3 * vb + j) + K(3 * vb + j, 3 * va + i));
                 const int slot = pattern.slot(row, col);
                 if (slot >= 0)
                   K_values[static_cast<size_t>(slot)] += value;
@@ -170,6 +171,19 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& a
               }
             }
           }
+  };
+  for (int t = 0; t < list.size(); ++t) {
+    int v[6];
+    Vec3 p[6];
+    if (assembly::face_vertices(surface, t, v, p) == 6) {
+      fem::Mat18 K;
+      fem::tri6_pressure_stiffness(P, p, K);
+      scatter(v, 6, K);
+    } else {
+      Mat9 K;
+      fem::triangle_pressure_stiffness(list.weights[static_cast<size_t>(t)] * P, p[0], p[1], p[2], K);
+      scatter(v, 3, K);
+    }
   }
   return dropped;
 }

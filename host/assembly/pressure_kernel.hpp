@@ -8,7 +8,9 @@
 // Vertex positions: p_v = x_v (vertex v is mesh node v) or p_v = sum_k w_vk x_node(v,k) for a
 // surface embedded in the cells (SurfaceEmbedding). A quad is the four triangles of its two
 // diagonal splits with w_t = 1/2 (fem::quad_split_vertex), a triangle has w_t = 1
-// (expand_triangles below builds that list once).
+// (expand_triangles below builds that list once). A quadratic triangle (Tri6) is one face of its
+// own, after the flat triangles: faces num_triangles.. are the quadratic ones, with the
+// consistent load and exact volume of fem/quadratic_pressure_load.hpp.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 
 #include "host/assembly/cell_kernel.hpp"
 #include "softik/fem/pressure_load.hpp"
+#include "softik/fem/quadratic_pressure_load.hpp"
 #include "softik/mesh.hpp"
 
 namespace softik::assembly {
@@ -23,12 +26,16 @@ namespace softik::assembly {
 template <exec::Space S>
 struct PressureSurface {
   int num_triangles = 0;
+  int num_quadratic = 0;
   exec::View<const int, S> triangles;          ///< vertex j of triangle t at 3 t + j
+  exec::View<const int, S> quadratic;          ///< vertex j of quadratic triangle t at 6 t + j
   exec::View<const Real, S> triangle_weight;   ///< w_t
   int nodes_per_vertex = 0;                    ///< 0: vertex v is mesh node v
   exec::View<const int, S> nodes;              ///< node k of vertex v at v * nodes_per_vertex + k
   exec::View<const Real, S> weights;           ///< same layout
   exec::View<const Real, S> x;                 ///< node positions, 3 per node
+  /// Faces the kernels run over: the flat triangles, then the quadratic ones.
+  SOFTIK_HD int num_faces() const { return num_triangles + num_quadratic; }
 };
 
 template <exec::Space S>
@@ -46,6 +53,20 @@ SOFTIK_HD_INLINE fem::Vec3 vertex_position(const PressureSurface<S>& s, int v) {
   return p;
 }
 
+/// Face t's vertices and their positions: 3 for a flat triangle, 6 for a quadratic one; returns
+/// the count.
+template <exec::Space S>
+SOFTIK_HD_INLINE int face_vertices(const PressureSurface<S>& s, int t, int v[6], fem::Vec3 p[6]) {
+  const bool quadratic = t >= s.num_triangles;
+  const int count = quadratic ? 6 : 3;
+  for (int j = 0; j < count; ++j) {
+    v[j] = quadratic ? s.quadratic[6 * static_cast<std::size_t>(t - s.num_triangles) + j]
+                     : s.triangles[3 * static_cast<std::size_t>(t) + j];
+    p[j] = vertex_position(s, v[j]);
+  }
+  return count;
+}
+
 template <Scatter mode, exec::Space S>
 struct TrianglePressureForces {
   PressureSurface<S> surface;
@@ -54,14 +75,15 @@ struct TrianglePressureForces {
 
   SOFTIK_HD void operator()(int t) const {
     const PressureSurface<S>& s = surface;
-    int v[3];
-    fem::Vec3 p[3], fv[3];
-    for (int j = 0; j < 3; ++j) {
-      v[j] = s.triangles[3 * static_cast<std::size_t>(t) + j];
-      p[j] = vertex_position(s, v[j]);
-    }
-    fem::triangle_pressure_forces(s.triangle_weight[static_cast<std::size_t>(t)] * P, p[0], p[1], p[2], fv[0], fv[1], fv[2]);
-    for (int j = 0; j < 3; ++j) {
+    int v[6];
+    fem::Vec3 p[6], fv[6];
+    const int count = face_vertices(s, t, v, p);
+    if (count == 6)
+      fem::tri6_pressure_forces(P, p, fv);
+    else
+      fem::triangle_pressure_forces(s.triangle_weight[static_cast<std::size_t>(t)] * P, p[0], p[1], p[2], fv[0], fv[1],
+                                    fv[2]);
+    for (int j = 0; j < count; ++j) {
       if (s.nodes_per_vertex == 0) {
         const std::size_t o = 3 * static_cast<std::size_t>(v[j]);
         for (int i = 0; i < 3; ++i) scatter_add<mode>(&f[o + i], fv[j][i]);
@@ -83,21 +105,24 @@ struct TriangleVolume {
   exec::View<Real, S> out;  ///< one value per triangle
 
   SOFTIK_HD void operator()(int t) const {
-    const PressureSurface<S>& s = surface;
-    const std::size_t o = 3 * static_cast<std::size_t>(t);
-    out[static_cast<std::size_t>(t)] =
-        s.triangle_weight[static_cast<std::size_t>(t)] *
-        fem::triangle_volume_contribution(vertex_position(s, s.triangles[o]), vertex_position(s, s.triangles[o + 1]),
-                                          vertex_position(s, s.triangles[o + 2]));
+    int v[6];
+    fem::Vec3 p[6];
+    if (face_vertices(surface, t, v, p) == 6)
+      out[static_cast<std::size_t>(t)] = fem::tri6_volume_contribution(p);
+    else
+      out[static_cast<std::size_t>(t)] =
+          surface.triangle_weight[static_cast<std::size_t>(t)] * fem::triangle_volume_contribution(p[0], p[1], p[2]);
   }
 };
 
-/// A surface's triangles as the kernels read them: its triangles (w = 1), then each quad's four
-/// split triangles (w = 1/2).
+/// A surface's faces as the kernels read them: its triangles (w = 1), then each quad's four
+/// split triangles (w = 1/2); then its quadratic triangles.
 struct TriangleList {
-  std::vector<int> vertices;  ///< 3 per triangle
-  std::vector<Real> weights;  ///< one per triangle
-  int size() const { return static_cast<int>(weights.size()); }
+  std::vector<int> vertices;   ///< 3 per flat triangle
+  std::vector<Real> weights;   ///< one per flat triangle
+  std::vector<int> quadratic;  ///< 6 per quadratic triangle
+  int num_flat() const { return static_cast<int>(weights.size()); }
+  int size() const { return num_flat() + static_cast<int>(quadratic.size() / 6); }
 };
 
 inline TriangleList expand_triangles(const SurfaceGroup& s) {
@@ -113,6 +138,7 @@ inline TriangleList expand_triangles(const SurfaceGroup& s) {
       for (int j = 0; j < 3; ++j) list.vertices.push_back(q[static_cast<std::size_t>(fem::quad_split_vertex(t, j))]);
       list.weights.push_back(0.5);
     }
+  for (const auto& t : s.triangles6) list.quadratic.insert(list.quadratic.end(), t.begin(), t.end());
   return list;
 }
 

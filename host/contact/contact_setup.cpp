@@ -77,6 +77,8 @@ std::vector<int> contact_candidate_nodes(const Mesh& mesh, const std::vector<int
     for (int n : t) on_boundary[static_cast<size_t>(n)] = 1;
   for (const auto& q : boundary.quads)
     for (int n : q) on_boundary[static_cast<size_t>(n)] = 1;
+  for (const auto& t : boundary.triangles6)  // Tet10: corners and mid-nodes
+    for (int n : t) on_boundary[static_cast<size_t>(n)] = 1;
   for (int n = 0; n < mesh.num_nodes(); ++n)
     if (on_boundary[static_cast<size_t>(n)] && movable(n)) out.push_back(n);
   return out;

@@ -54,6 +54,14 @@ void DynamicSolver::Impl::setup_contact() {
     triangles.push_back({q[0], q[1], q[2]});
     triangles.push_back({q[0], q[2], q[3]});
   }
+  // A Tet10 face as its four flat sub-triangles between corners and mid-nodes (the facets the
+  // other part's nodes are kept out of).
+  for (const auto& t : boundary.triangles6) {
+    triangles.push_back({t[0], t[3], t[5]});
+    triangles.push_back({t[3], t[1], t[4]});
+    triangles.push_back({t[5], t[4], t[2]});
+    triangles.push_back({t[3], t[4], t[5]});
+  }
   std::vector<int> triangle_part;
   for (const auto& t : triangles) triangle_part.push_back(node_part[static_cast<size_t>(t[0])]);
   // Mean boundary edge length per part: the finer part's nodes are tested against the coarser

@@ -221,6 +221,9 @@ std::vector<int> assemble_cells(const RawElements& raw, const std::vector<long>&
   SOFTIK_PARSE_CHECK(dim >= 1, none_where,
                      "no cells: the file has no line, triangle, quadrangle, tetrahedron or hexahedron elements");
   const int kind = raw.kind[static_cast<size_t>(first)];
+  SOFTIK_PARSE_CHECK(kind != RawElements::kTri6, (Where{none_where.path, raw.line[first]}),
+                     "the highest-dimensional elements are 6-node triangles: softik reads quadratic triangles as the "
+                     "faces of 10-node tetrahedra only (no 2D quadratic meshes); give the volume cells");
   const CellType type = static_cast<CellType>(kind);
   std::vector<int> cell_of(static_cast<size_t>(raw.size()), -1);
   mesh->cells.clear();

@@ -94,15 +94,21 @@ bool iequals(std::string_view a, std::string_view b);
 /// The lower-case extension of a path including the dot (".msh"), or "".
 std::string lower_extension(const std::string& path);
 
-/// Elements as read, in file order. kind is a CellType value, or kPoint for 1-node elements.
+/// Elements as read, in file order. kind is a CellType value, kPoint for 1-node elements or
+/// kTri6 for 6-node triangles (faces of Tet10 meshes: surface groups only, never cells).
 struct RawElements {
   static constexpr int kPoint = -1;
+  static constexpr int kTri6 = -2;
+  static constexpr int kMaxNodes = 10;  ///< nodes of the largest element read (Tet10)
   std::vector<int> kind;
   std::vector<long> line;
   std::vector<int> offsets{0};  ///< nodes of element e: nodes[offsets[e] .. offsets[e+1])
   std::vector<int> nodes;       ///< 0-based node indices
   int size() const { return static_cast<int>(kind.size()); }
-  int dimension(int e) const { return kind[e] == kPoint ? 0 : cell_dimension(static_cast<CellType>(kind[e])); }
+  int dimension(int e) const {
+    return kind[e] == kPoint ? 0 : kind[e] == kTri6 ? 2 : cell_dimension(static_cast<CellType>(kind[e]));
+  }
+  static int kind_nodes(int k) { return k == kPoint ? 1 : k == kTri6 ? 6 : nodes_per_cell(static_cast<CellType>(k)); }
   void add(int element_kind, long element_line) {
     kind.push_back(element_kind);
     line.push_back(element_line);

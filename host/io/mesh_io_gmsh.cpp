@@ -1,6 +1,8 @@
 // Gmsh .msh reader (gmsh_reader.hpp): the text sections and the steps common to text and binary
 // files. Element types 1 line, 2 triangle, 3 quadrangle, 4 tetrahedron, 5 hexahedron, 15 point
-// (Gmsh's node order of these linear elements is VTK's). Text is read line by line: Gmsh writes
+// (Gmsh's node order of these linear elements is VTK's), 11 10-node tetrahedron (Gmsh lists the
+// mid-nodes of edges (2,3) and (1,3) in the order VTK swaps: read as VTK's) and 9 6-node
+// triangle (faces of a Tet10 mesh; the same order as softik's Tri6). Text is read line by line: Gmsh writes
 // one node, element or entity per line, so a wrong count is caught on its own line.
 #include <algorithm>
 #include <cstdlib>
@@ -16,7 +18,8 @@ namespace {
 constexpr GmshType kSupportedTypes[] = {
     {1, static_cast<int>(CellType::Edge2), 2, "line"},      {2, static_cast<int>(CellType::Tri3), 3, "triangle"},
     {3, static_cast<int>(CellType::Quad4), 4, "quadrangle"}, {4, static_cast<int>(CellType::Tet4), 4, "tetrahedron"},
-    {5, static_cast<int>(CellType::Hex8), 8, "hexahedron"},  {15, RawElements::kPoint, 1, "point"}};
+    {5, static_cast<int>(CellType::Hex8), 8, "hexahedron"},  {15, RawElements::kPoint, 1, "point"},
+    {9, RawElements::kTri6, 6, "6-node triangle"},         {11, static_cast<int>(CellType::Tet10), 10, "10-node tetrahedron"}};
 
 // Other Gmsh types, named in the error that refuses them.
 const char* unsupported_type_name(long long type) {
@@ -24,9 +27,7 @@ const char* unsupported_type_name(long long type) {
     case 6: return "6-node prism";
     case 7: return "5-node pyramid";
     case 8: return "3-node line";
-    case 9: return "6-node triangle";
     case 10: return "9-node quadrangle";
-    case 11: return "10-node tetrahedron";
     case 12: return "27-node hexahedron";
     case 13: return "18-node prism";
     case 14: return "14-node pyramid";
@@ -45,9 +46,10 @@ const GmshType& gmsh_type(long long type, const Where& where) {
     if (t.type == type) return t;
   SOFTIK_PARSE_FAIL(where, "element type " << type << " (" << unsupported_type_name(type)
                                            << ") is not supported: softik reads Gmsh element types 1 (line), 2 "
-                                              "(triangle), 3 (quadrangle), 4 (tetrahedron), 5 (hexahedron) and 15 "
-                                              "(point); re-mesh with first-order tetrahedra or hexahedra only "
-                                              "(Mesh.ElementOrder = 1, no prisms or pyramids)");
+                                              "(triangle), 3 (quadrangle), 4 (tetrahedron), 5 (hexahedron), 15 "
+                                              "(point), and 11 (10-node tetrahedron) with 9 (6-node triangle) for "
+                                              "its faces; re-mesh with tetrahedra (Mesh.ElementOrder = 1 or 2) or "
+                                              "first-order hexahedra, no prisms or pyramids");
 }
 
 Mesh GmshReader::read() {
@@ -303,7 +305,7 @@ void GmshReader::add_element_text(long long tag, const GmshType& type, size_t fi
   SOFTIK_PARSE_CHECK(found == static_cast<size_t>(type.nodes), at,
                      "expected " << type.nodes << " node tags for a " << type.name << " (type " << type.type
                                  << "), found " << found);
-  long long node_tags[8];
+  long long node_tags[RawElements::kMaxNodes];
   for (size_t k = 0; k < found; ++k) node_tags[k] = parse_int(tokens_[first + k], at, "a node tag");
   add_element(tag, type, node_tags, physicals, num_physicals, at);
 }
@@ -313,7 +315,9 @@ void GmshReader::add_element(long long tag, const GmshType& type, const long lon
   const int e = raw_.size();
   raw_.add(type.kind, at.line);
   for (int k = 0; k < type.nodes; ++k) {
-    const long long node_tag = node_tags[k];
+    // Gmsh's Tet10 has the mid-node of edge (2,3) at 8 and of (1,3) at 9; VTK's (softik's) swaps them.
+    const int from = type.kind == static_cast<int>(CellType::Tet10) && k >= 8 ? 17 - k : k;
+    const long long node_tag = node_tags[from];
     const auto it = node_index_.find(node_tag);
     SOFTIK_PARSE_CHECK(it != node_index_.end(), at,
                        "element " << tag << " refers to node tag " << node_tag << ", which $Nodes does not define");
@@ -423,6 +427,8 @@ Mesh GmshReader::build() {
       SurfaceGroup& surface = mesh_.surface_groups[name];
       if (last - first == 3)
         surface.triangles.push_back({first[0], first[1], first[2]});
+      else if (last - first == 6)
+        surface.triangles6.push_back({first[0], first[1], first[2], first[3], first[4], first[5]});
       else
         surface.quads.push_back({first[0], first[1], first[2], first[3]});
     }

@@ -186,7 +186,7 @@ void GmshReader::read_elements41_binary() {
     }
     for (long long i = 0; i < count; ++i, ++read) {
       const long long tag = b.size("an element tag");
-      long long nodes[8];
+      long long nodes[RawElements::kMaxNodes];
       for (int k = 0; k < type.nodes; ++k) nodes[k] = b.size("a node tag");
       add_element(tag, type, nodes, physicals.data(), physicals.size(), b.where());
     }
@@ -235,7 +235,7 @@ void GmshReader::read_elements22_binary() {
         const long long value = b.int32("an element tag (physical, elementary, ...)");
         if (k == 0) physical = value;
       }
-      long long nodes[8];
+      long long nodes[RawElements::kMaxNodes];
       for (int k = 0; k < type.nodes; ++k) nodes[k] = b.int32("a node tag");
       add_element(tag, type, nodes, &physical, 1, b.where());
     }

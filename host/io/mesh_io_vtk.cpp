@@ -46,15 +46,18 @@ int vtk_kind(long long type, const Where& where) {
     case 9: return static_cast<int>(CellType::Quad4);
     case 10: return static_cast<int>(CellType::Tet4);
     case 12: return static_cast<int>(CellType::Hex8);
+    case 22: return RawElements::kTri6;
+    case 24: return static_cast<int>(CellType::Tet10);
     default:
       SOFTIK_PARSE_FAIL(where, "VTK cell type " << type << " (" << vtk_type_name(type)
                                                 << ") is not supported: softik reads VTK cell types 1 (vertex, "
-                                                   "skipped), 3 (line), 5 (triangle), 9 (quad), 10 (tetra) and 12 "
-                                                   "(hexahedron); re-mesh with linear tetrahedra or hexahedra");
+                                                   "skipped), 3 (line), 5 (triangle), 9 (quad), 10 (tetra), 12 "
+                                                   "(hexahedron), 24 (quadratic tetra) and 22 (quadratic triangle, "
+                                                   "its faces); re-mesh with tetrahedra or linear hexahedra");
   }
 }
 
-int kind_nodes(int kind) { return kind == RawElements::kPoint ? 1 : nodes_per_cell(static_cast<CellType>(kind)); }
+int kind_nodes(int kind) { return RawElements::kind_nodes(kind); }
 
 // METADATA (VTK >= 9): lines up to the next blank line.
 void skip_metadata(TextFile& file) {
@@ -163,6 +166,8 @@ Mesh build_vtk_mesh(const std::string& path, std::vector<Real> X, const std::vec
         mesh.surface_groups["vtk_faces"].triangles.push_back({v[0], v[1], v[2]});
       else if (raw.kind[e] == static_cast<int>(CellType::Quad4))
         mesh.surface_groups["vtk_faces"].quads.push_back({v[0], v[1], v[2], v[3]});
+      else if (raw.kind[e] == RawElements::kTri6)
+        mesh.surface_groups["vtk_faces"].triangles6.push_back({v[0], v[1], v[2], v[3], v[4], v[5]});
     }
   return mesh;
 }

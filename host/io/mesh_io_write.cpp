@@ -28,6 +28,7 @@ int vtk_type(CellType t) {
     case CellType::Quad4: return 9;
     case CellType::Tet4: return 10;
     case CellType::Hex8: return 12;
+    case CellType::Tet10: return 24;  // VTK's quadratic tetra: softik's node order
   }
   return 0;
 }

@@ -17,6 +17,8 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "softik/error.hpp"
@@ -53,8 +55,8 @@ void require_wall(const char* who, const std::string& name, Real value, Real cel
 
 void require_cells(const char* who, Real cell_size, CellType type) {
   require_positive(who, "cell_size", cell_size);
-  SOFTIK_CHECK(type == CellType::Tet4 || type == CellType::Hex8,
-               who << ": cell_type " << cell_type_name(type) << " is not a 3D solid cell; use Tet4 or Hex8");
+  SOFTIK_CHECK(type == CellType::Tet4 || type == CellType::Hex8 || type == CellType::Tet10,
+               who << ": cell_type " << cell_type_name(type) << " is not a 3D solid cell; use Tet4, Hex8 or Tet10");
 }
 
 // Grid coordinates along one axis of [0, length] with every breakpoint a grid plane.
@@ -163,8 +165,13 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
   const auto add = [&](auto face, auto faces_of) {
     const Owner o = owner(face);
     SOFTIK_CHECK(!o.name.empty(), who << ": internal error, a boundary face lies on no cavity and no outer side");
-    if (o.cavity) {
-      std::reverse(face.begin() + 1, face.end());  // out of the body = into the cavity: reverse
+    if (o.cavity) {  // out of the body = into the cavity: reverse
+      if constexpr (std::tuple_size<decltype(face)>::value == 6) {  // quadratic triangle: corners 1 <-> 2, mid-nodes (0,1) <-> (2,0)
+        std::swap(face[1], face[2]);
+        std::swap(face[3], face[5]);
+      } else {
+        std::reverse(face.begin() + 1, face.end());
+      }
       auto& nodes = m.node_groups[o.name];
       nodes.insert(nodes.end(), face.begin(), face.end());
     }
@@ -173,6 +180,7 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
   const SurfaceGroup boundary = boundary_surface(m);
   for (const auto& t : boundary.triangles) add(t, &SurfaceGroup::triangles);
   for (const auto& q : boundary.quads) add(q, &SurfaceGroup::quads);
+  for (const auto& t : boundary.triangles6) add(t, &SurfaceGroup::triangles6);
   for (const Cavity& cav : cavities) {
     auto& nodes = m.node_groups[cav.name];
     std::sort(nodes.begin(), nodes.end());

@@ -23,6 +23,7 @@ decltype(auto) dispatch_element(CellType type, Fn&& f) {
     case CellType::Quad4: return f(ElementTag<fem::Quad4>{});
     case CellType::Tet4: return f(ElementTag<fem::Tet4>{});
     case CellType::Hex8: return f(ElementTag<fem::Hex8>{});
+    case CellType::Tet10: return f(ElementTag<fem::Tet10>{});
   }
   SOFTIK_CHECK(false, "unknown cell type " << static_cast<int>(type));
 }

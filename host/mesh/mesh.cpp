@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include <Eigen/Geometry>
+
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/kinematics.hpp"
@@ -16,6 +18,7 @@ int nodes_per_cell(CellType type) {
     case CellType::Quad4: return 4;
     case CellType::Tet4: return 4;
     case CellType::Hex8: return 8;
+    case CellType::Tet10: return 10;
   }
   return 0;
 }
@@ -26,7 +29,8 @@ int cell_dimension(CellType type) {
     case CellType::Tri3:
     case CellType::Quad4: return 2;
     case CellType::Tet4:
-    case CellType::Hex8: return 3;
+    case CellType::Hex8:
+    case CellType::Tet10: return 3;
   }
   return 0;
 }
@@ -38,6 +42,7 @@ const char* cell_type_name(CellType type) {
     case CellType::Quad4: return "Quad4";
     case CellType::Tet4: return "Tet4";
     case CellType::Hex8: return "Hex8";
+    case CellType::Tet10: return "Tet10";
   }
   return "unknown";
 }
@@ -104,7 +109,17 @@ MeshReport validate(const Mesh& mesh) {
     using E = typename decltype(tag)::type;
     fem::RestData<E> rest;
     for (int c = 0; c < num_cells; ++c) {
-      const Real min_detJ = fem::compute_rest_data<E>(detail::cell_coordinates<E>(mesh, mesh.X.data(), 3, c), rest);
+      const fem::NodeMatrix<E> X = detail::cell_coordinates<E>(mesh, mesh.X.data(), 3, c);
+      const Real min_detJ = fem::compute_rest_data<E>(X, rest);
+      if constexpr (E::order == 2) {
+        // Corners positively oriented but det J <= 0 somewhere: a mid-node folds the cell.
+        const Real corners = (X.row(1) - X.row(0)).cross(X.row(2) - X.row(0)).dot(X.row(3) - X.row(0));
+        SOFTIK_CHECK(min_detJ > 0 || !(corners > 0),
+                     "cell " << c << " (" << cell_type_name(mesh.cell_type) << ") folds over at rest (det J = "
+                             << min_detJ << " near a mid-node while its corners are positively oriented): a mid-node "
+                                "is too far from the middle of its edge; move it back (at most about a quarter of "
+                                "the edge's length) or remesh");
+      }
       SOFTIK_CHECK(min_detJ > 0, "cell " << c << " (" << cell_type_name(mesh.cell_type) << ") is "
                                          << (min_detJ < 0 ? "inverted" : "degenerate") << " at rest (det J = "
                                          << min_detJ << "): "
@@ -125,6 +140,11 @@ MeshReport validate(const Mesh& mesh) {
       for (int v : surface.quads[t])
         SOFTIK_CHECK(v >= 0 && v < num_nodes, "surface '" << name << "' quad " << t << " refers to node " << v
                                                           << ", outside [0, " << num_nodes << ")");
+    for (size_t t = 0; t < surface.triangles6.size(); ++t)
+      for (int v : surface.triangles6[t])
+        SOFTIK_CHECK(v >= 0 && v < num_nodes, "surface '" << name << "' quadratic triangle " << t
+                                                          << " refers to node " << v << ", outside [0, " << num_nodes
+                                                          << ")");
   }
   return report;
 }

@@ -54,8 +54,9 @@ void add_face_groups(Mesh& m, const BoxSpec& spec) {
 }  // namespace
 
 Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType type, const std::vector<char>& keep) {
+  if (type == CellType::Tet10) return to_tet10(make_tensor_grid(coords, CellType::Tet4, keep));
   SOFTIK_CHECK(type == CellType::Hex8 || type == CellType::Tet4,
-               "make_tensor_grid: " << cell_type_name(type) << " cells do not fill a 3D grid; use Hex8 or Tet4");
+               "make_tensor_grid: " << cell_type_name(type) << " cells do not fill a 3D grid; use Hex8, Tet4 or Tet10");
   int n[3];
   for (int axis = 0; axis < 3; ++axis) {
     const auto& c = coords[axis];
@@ -135,7 +136,10 @@ void check_generated_size(const char* who, double nodes, double cells, CellType 
   SOFTIK_CHECK(nodes * dim < 2147483647.0,
                who << ": the mesh would have " << nodes << " nodes (" << nodes * dim
                    << " degrees of freedom), beyond softik's limit of 2^31 - 1 degrees of freedom: use fewer cells");
-  const double neighbours = type == CellType::Hex8 ? 27 : type == CellType::Tet4 ? 15 : 9;
+  const double neighbours = type == CellType::Hex8    ? 27
+                            : type == CellType::Tet4  ? 15
+                            : type == CellType::Tet10 ? 35  // a corner couples to ~15 corners and ~20 mid-nodes
+                                                      : 9;
   const double bytes = nodes * (3 * 8 + dim * dim * neighbours * 12) + cells * nodes_per_cell(type) * 4;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return;  // unknown: nothing to compare with
@@ -147,9 +151,10 @@ void check_generated_size(const char* who, double nodes, double cells, CellType 
 }
 
 Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
+  if (dim == 3 && type == CellType::Tet10) return to_tet10(make_box(dim, CellType::Tet4, spec));
   SOFTIK_CHECK(dim >= 1 && dim <= 3, "make_box: dim must be 1, 2 or 3, got " << dim);
   SOFTIK_CHECK(cell_dimension(type) == dim, "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
-                                                         << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8 (3D)");
+                                                         << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8/Tet10 (3D)");
   for (int i = 0; i < dim; ++i) {
     SOFTIK_CHECK(spec.cells[i] >= 1, "make_box: cells[" << i << "] = " << spec.cells[i] << ", need >= 1");
     SOFTIK_CHECK(spec.size[i] > 0 && std::isfinite(spec.size[i]),

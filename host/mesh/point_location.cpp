@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
@@ -18,8 +19,11 @@ using fem::Vec3;
 constexpr Real kRefTol = 1e-12;  // containment tolerance in reference coordinates
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
 
+// Triangles and tetrahedra, linear or quadratic: located through the affine map of their
+// corners (nodes 0..dim), exact for a straight-sided Tet10 (mid-nodes at the edge midpoints);
+// on a curved Tet10 the reference coordinates are those of the straight cell with its corners.
 template <class E>
-constexpr bool is_simplex = E::num_nodes == E::dim + 1;
+constexpr bool is_simplex = E::num_nodes == E::dim + 1 || std::is_same<E, fem::Tet10>::value;
 
 template <int d>
 using VecD = fem::VecD<d>;
@@ -160,7 +164,7 @@ Real nearest_in_cell(const fem::NodeMatrix<E>& X, const VecD<E::dim>& p, typenam
 
 PointLocator::PointLocator(const Mesh& mesh) : mesh_(&mesh), dim_(mesh.dim) {
   SOFTIK_CHECK(mesh.cell_type != CellType::Edge2,
-               "PointLocator: Edge2 (1D) meshes are not supported; locate points in Tri3/Quad4/Tet4/Hex8 meshes");
+               "PointLocator: Edge2 (1D) meshes are not supported; locate points in Tri3/Quad4/Tet4/Hex8/Tet10 meshes");
   SOFTIK_CHECK(mesh.dim == cell_dimension(mesh.cell_type), "PointLocator: mesh dimension "
                                                                << mesh.dim << " does not match its "
                                                                << cell_type_name(mesh.cell_type) << " cells");
@@ -254,8 +258,11 @@ PointLocation PointLocator::nearest_impl(const std::array<Real, 3>& p) const {
     loc.cell = cell;
     loc.num_weights = E::num_nodes;
     loc.distance = distance;
+    static_assert(E::num_nodes <= PointLocation::kMaxNodes, "PointLocation holds too few nodes");
     Eigen::Matrix<Real, E::num_nodes, 1> w = E::N(xi);
-    if (distance > 0) {  // the nearest point: weights >= 0 up to round-off; make them exactly so
+    // The nearest point of a linear cell: weights >= 0 up to round-off; make them exactly so. (A
+    // quadratic cell's weights are negative at its corners' neighbourhoods inside the cell too.)
+    if (E::order == 1 && distance > 0) {
       w = w.cwiseMax(0.0);
       w /= w.sum();
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "softik/error.hpp"
+#include "softik/mesh_generator.hpp"
 
 namespace softik {
 
@@ -17,8 +18,8 @@ void check_common(const char* who, Real a, Real b, int nr, CellType type, Real g
   SOFTIK_CHECK(std::isfinite(a) && std::isfinite(b) && a > 0 && b > a,
                who << ": radii a = " << a << ", b = " << b << " are invalid; need finite 0 < a < b");
   SOFTIK_CHECK(nr >= 1, who << ": nr = " << nr << " radial cells, need >= 1");
-  SOFTIK_CHECK(type == CellType::Hex8 || type == CellType::Tet4,
-               who << ": cell type " << cell_type_name(type) << " is not supported; use Hex8 or Tet4");
+  SOFTIK_CHECK(type == CellType::Hex8 || type == CellType::Tet4 || type == CellType::Tet10,
+               who << ": cell type " << cell_type_name(type) << " is not supported; use Hex8, Tet4 or Tet10");
   SOFTIK_CHECK(std::isfinite(grading) && grading > 0,
                who << ": radial_grading = " << grading << ", need a positive ratio (1: uniform)");
 }
@@ -99,6 +100,15 @@ void add_face(const Mesh& m, SurfaceGroup& s, const std::array<int, 4>& q) {
 Mesh make_thick_cylinder_quarter(Real a, Real b, Real t, int nr, int nt, int nz, CellType type, Real radial_grading) {
   const char* who = "make_thick_cylinder_quarter";
   check_common(who, a, b, nr, type, radial_grading);
+  if (type == CellType::Tet10) {
+    // Mid-nodes at the middle of the edge in (r, theta, z): on the walls r = a and r = b.
+    const auto midpoint = [](const std::array<Real, 3>& p, const std::array<Real, 3>& q) {
+      const Real r = (std::hypot(p[0], p[1]) + std::hypot(q[0], q[1])) / 2;
+      const Real theta = (std::atan2(p[1], p[0]) + std::atan2(q[1], q[0])) / 2;
+      return std::array<Real, 3>{r * std::cos(theta), r * std::sin(theta), (p[2] + q[2]) / 2};
+    };
+    return to_tet10(make_thick_cylinder_quarter(a, b, t, nr, nt, nz, CellType::Tet4, radial_grading), midpoint);
+  }
   SOFTIK_CHECK(std::isfinite(t) && t > 0, who << ": thickness t = " << t << ", need a positive finite length");
   SOFTIK_CHECK(nt >= 1 && nz >= 1, who << ": nt = " << nt << ", nz = " << nz << " cells, need >= 1 each");
   Mesh m;
@@ -160,6 +170,17 @@ Mesh make_thick_cylinder_quarter(Real a, Real b, Real t, int nr, int nt, int nz,
 Mesh make_thick_sphere_octant(Real a, Real b, int nr, int n, CellType type, Real radial_grading) {
   const char* who = "make_thick_sphere_octant";
   check_common(who, a, b, nr, type, radial_grading);
+  if (type == CellType::Tet10) {
+    // Mid-nodes at the mean radius along the mean direction: on the spheres r = a and r = b.
+    const auto midpoint = [](const std::array<Real, 3>& p, const std::array<Real, 3>& q) {
+      const Real rp = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+      const Real rq = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+      std::array<Real, 3> d{p[0] / rp + q[0] / rq, p[1] / rp + q[1] / rq, p[2] / rp + q[2] / rq};
+      const Real s = (rp + rq) / 2 / std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      return std::array<Real, 3>{s * d[0], s * d[1], s * d[2]};
+    };
+    return to_tet10(make_thick_sphere_octant(a, b, nr, n, CellType::Tet4, radial_grading), midpoint);
+  }
   SOFTIK_CHECK(n >= 1, who << ": n = " << n << " cells per patch edge, need >= 1");
   SOFTIK_CHECK(n <= 1000, who << ": n = " << n << " cells per patch edge is more than this generator allows (1000)");
   Mesh m;

@@ -12,6 +12,7 @@
 
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
+#include "softik/fem/quadratic_pressure_load.hpp"
 
 namespace softik {
 
@@ -19,17 +20,26 @@ namespace {
 
 using fem::Vec3;
 
-// One face of the surface: global index f (triangles first, then quads) and its nodes.
+// One face of the surface: global index f (triangles first, then quads, then quadratic
+// triangles), its corner nodes and, for a quadratic triangle, the mid-nodes of its edges
+// (0,1), (1,2), (2,0) (mid[k] on the edge from corner k to corner k + 1).
 struct Face {
-  int size;
+  int size;  ///< corners: 3 or 4
   std::array<int, 4> n;
+  std::array<int, 3> mid{-1, -1, -1};
+  bool quadratic() const { return mid[0] >= 0; }
 };
 
 // "face 7 (quad 1)".
 std::string label(const SurfaceGroup& s, int f) {
   std::ostringstream o;
-  const int nt = static_cast<int>(s.triangles.size());
-  o << "face " << f << (f < nt ? " (triangle " : " (quad ") << (f < nt ? f : f - nt) << ")";
+  const int nt = static_cast<int>(s.triangles.size()), nq = static_cast<int>(s.quads.size());
+  if (f < nt)
+    o << "face " << f << " (triangle " << f << ")";
+  else if (f < nt + nq)
+    o << "face " << f << " (quad " << f - nt << ")";
+  else
+    o << "face " << f << " (quadratic triangle " << f - nt - nq << ")";
   return o.str();
 }
 
@@ -46,22 +56,29 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
   const std::string where = "surface '" + name + "': ";
   const int nt = static_cast<int>(surface.triangles.size());
   const int nq = static_cast<int>(surface.quads.size());
-  SOFTIK_CHECK(nt + nq > 0, where << "the surface has no faces; give the cavity wall as "
-                                     "triangles and/or quads (node indices into the mesh)");
+  const int n6 = static_cast<int>(surface.triangles6.size());
+  const int nf = nt + nq + n6;
+  SOFTIK_CHECK(nf > 0, where << "the surface has no faces; give the cavity wall as "
+                                "triangles, quads and/or quadratic triangles (node indices into the mesh)");
 
   std::vector<Face> faces;
-  faces.reserve(static_cast<size_t>(nt + nq));
+  faces.reserve(static_cast<size_t>(nf));
   for (const auto& t : surface.triangles) faces.push_back({3, {t[0], t[1], t[2], -1}});
   for (const auto& q : surface.quads) faces.push_back({4, q});
+  for (const auto& t : surface.triangles6) faces.push_back({3, {t[0], t[1], t[2], -1}, {t[3], t[4], t[5]}});
+  // Every node of a face: its corners, then its mid-nodes.
+  auto face_nodes = [](const Face& F) {
+    std::vector<int> all(F.n.begin(), F.n.begin() + F.size);
+    if (F.quadratic()) all.insert(all.end(), F.mid.begin(), F.mid.end());
+    return all;
+  };
 
   // Node indices and the bounding box of the surface nodes.
   const int num_nodes = mesh.num_nodes();
   Vec3 lo = Vec3::Constant(HUGE_VAL), hi = Vec3::Constant(-HUGE_VAL);
   auto point = [&](int n) { return Vec3(mesh.X[3 * size_t(n)], mesh.X[3 * size_t(n) + 1], mesh.X[3 * size_t(n) + 2]); };
-  for (int f = 0; f < nt + nq; ++f) {
-    const Face& F = faces[size_t(f)];
-    for (int k = 0; k < F.size; ++k) {
-      const int n = F.n[size_t(k)];
+  for (int f = 0; f < nf; ++f) {
+    for (int n : face_nodes(faces[size_t(f)])) {
       SOFTIK_CHECK(n >= 0 && n < num_nodes, where << label(surface, f) << " uses node " << n
                                                   << ", outside the mesh's " << num_nodes
                                                   << " nodes; fix the surface's node indices");
@@ -73,13 +90,13 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
   const Vec3 centre = (lo + hi) / 2;
 
   // Degenerate faces: a repeated node or (vector) area ~0 relative to the bounding box.
-  for (int f = 0; f < nt + nq; ++f) {
+  for (int f = 0; f < nf; ++f) {
     const Face& F = faces[size_t(f)];
-    for (int a = 0; a < F.size; ++a)
-      for (int b = a + 1; b < F.size; ++b)
-        SOFTIK_CHECK(F.n[size_t(a)] != F.n[size_t(b)],
-                     where << label(surface, f) << " is degenerate: node " << F.n[size_t(a)]
-                           << " appears twice; remove the face or fix its nodes");
+    const std::vector<int> all = face_nodes(F);
+    for (size_t a = 0; a < all.size(); ++a)
+      for (size_t b = a + 1; b < all.size(); ++b)
+        SOFTIK_CHECK(all[a] != all[b], where << label(surface, f) << " is degenerate: node " << all[a]
+                                             << " appears twice; remove the face or fix its nodes");
     const Vec3 p0 = point(F.n[0]), p1 = point(F.n[1]), p2 = point(F.n[2]);
     const double area = F.size == 3 ? (p1 - p0).cross(p2 - p0).norm() / 2 : (p2 - p0).cross(point(F.n[3]) - p1).norm() / 2;
     SOFTIK_CHECK(area > 1e-14 * diag * diag,
@@ -87,13 +104,23 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
                        << " (zero or not finite); remove the face or fix its node coordinates");
   }
 
-  // Edges: every undirected edge with the faces that use it and in which direction.
+  // Edges (between corners): every undirected edge with the faces that use it and in which
+  // direction. Quadratic faces sharing an edge must share its mid-node too (else a crack).
   std::map<std::pair<int, int>, std::vector<EdgeUse>> edges;
-  for (int f = 0; f < nt + nq; ++f) {
+  std::map<std::pair<int, int>, std::pair<int, int>> edge_mid;  // edge -> (mid-node, first face)
+  for (int f = 0; f < nf; ++f) {
     const Face& F = faces[size_t(f)];
     for (int k = 0; k < F.size; ++k) {
       const int u = F.n[size_t(k)], v = F.n[size_t((k + 1) % F.size)];
-      edges[{std::min(u, v), std::max(u, v)}].push_back({f, u < v});
+      const std::pair<int, int> e{std::min(u, v), std::max(u, v)};
+      edges[e].push_back({f, u < v});
+      if (!F.quadratic()) continue;
+      const auto [it, inserted] = edge_mid.insert({e, {F.mid[size_t(k)], f}});
+      SOFTIK_CHECK(inserted || it->second.first == F.mid[size_t(k)],
+                   where << label(surface, it->second.second) << " and " << label(surface, f) << " share edge "
+                         << e.first << "-" << e.second << " but give it different mid-nodes (" << it->second.first
+                         << " and " << F.mid[size_t(k)]
+                         << "): the quadratic surface has a crack; give both faces the same mid-node");
     }
   }
   int boundary = 0;
@@ -161,7 +188,7 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
   SurfaceReport r;
   r.closed = boundary == 0;
   r.boundary_edges = boundary;
-  r.num_triangles = nt + 2 * nq;
+  r.num_triangles = nt + 2 * nq + n6;
   SOFTIK_CHECK(!require_closed || r.closed,
                where << "the cavity surface is not closed: edge " << first_boundary.first << "-"
                      << first_boundary.second << " is used only by " << label(surface, first_boundary_face)
@@ -174,11 +201,17 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
     return fem::triangle_volume_contribution(point(a) - centre, point(b) - centre, point(c) - centre);
   };
   for (const Face& F : faces) {
-    if (F.size == 3)
+    if (F.quadratic()) {  // the same rule as the pressure loads (fem/quadratic_pressure_load.hpp)
+      const std::vector<int> all = face_nodes(F);
+      Vec3 p[6];
+      for (int a = 0; a < 6; ++a) p[a] = point(all[size_t(a)]) - centre;
+      volume += fem::tri6_volume_contribution(p);
+    } else if (F.size == 3) {
       volume += tri_volume(F.n[0], F.n[1], F.n[2]);
-    else  // the same quad rule as the pressure loads (fem/pressure_load.hpp)
+    } else {  // the same quad rule as the pressure loads (fem/pressure_load.hpp)
       volume += fem::quad_volume_contribution(point(F.n[0]) - centre, point(F.n[1]) - centre, point(F.n[2]) - centre,
                                               point(F.n[3]) - centre);
+    }
   }
 
   SurfaceGroup out = surface;
@@ -193,7 +226,11 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
                                         "material; reverse all faces or allow flipping");
       for (auto& t : out.triangles) std::swap(t[1], t[2]);
       for (auto& q : out.quads) std::swap(q[1], q[3]);
-      r.flipped = nt + nq;
+      for (auto& t : out.triangles6) {  // corners 1 <-> 2, mid-nodes (0,1) <-> (2,0)
+        std::swap(t[1], t[2]);
+        std::swap(t[3], t[5]);
+      }
+      r.flipped = nf;
       volume = -volume;
     }
   }

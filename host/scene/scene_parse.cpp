@@ -60,7 +60,8 @@ constexpr int kMaxLoadSteps = 1000000;  ///< solver.load_steps
 constexpr int kMaxFrames = 100000;      ///< .vtu files one run may write
 
 CellType cell_type(const Map& m) {
-  return m.choice("cell_type", {"tet4", "hex8"}, 0) == 0 ? CellType::Tet4 : CellType::Hex8;
+  const CellType types[] = {CellType::Tet4, CellType::Hex8, CellType::Tet10};
+  return types[m.choice("cell_type", {"tet4", "hex8", "tet10"}, 0)];
 }
 
 void check_positive(const Map& m, const std::string& key, Real v) {

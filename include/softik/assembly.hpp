@@ -134,12 +134,19 @@ class Assembler {
 
   /// Von Mises equivalent of the Cauchy stress per cell, averaged over its quadrature points.
   std::vector<Real> von_mises(const std::vector<Real>& x) const;
-  /// Row-sum lumped mass per DOF: m_a = rho * integral(N_a dV), repeated for each component.
+  /// Lumped mass per DOF, repeated for each component, positive on every node: the row sum
+  /// m_a = rho * integral(N_a dV) on linear cells, the HRZ lumping (the consistent mass's
+  /// diagonal scaled to the cell's mass) on quadratic ones (Tet10), whose row sums are negative
+  /// at the corners.
   std::vector<Real> lumped_mass(Real density) const;
+  /// The consistent nodal share of a uniform body force per unit acceleration,
+  /// rho * integral(N_a dV) per DOF (equal to lumped_mass() on linear cells; negative at a
+  /// Tet10's corners). gravity_load() uses it.
+  std::vector<Real> body_force_share(Real density) const;
   /// The mass matrix over the free DOFs in the CSR pattern pattern() (nnz values), for one
   /// density rho: consistent, M_(a i)(b i) = rho * integral(N_a N_b dV) (the element's mass
-  /// quadrature, exact on affine cells and parallelepipeds), or with `lumped` its row sums on the diagonal (the same
-  /// numbers as lumped_mass()). The mass of a fixed DOF is not in it.
+  /// quadrature, exact on affine cells and parallelepipeds), or with `lumped` lumped_mass() on the diagonal.
+  /// The mass of a fixed DOF is not in it.
   std::vector<Real> mass_matrix(Real density, bool lumped = false) const;
 
  private:

@@ -57,8 +57,6 @@ struct Loads {
   std::vector<PrescribedDisplacement> prescribed;   ///< DOFs must be fixed in the Assembler
 };
 
-/// Nodal gravity load f = M g with the row-sum lumped mass of density rho (num_dofs entries;
-/// only the first `dim` components of g are used).
 /// The positions a pressure load's forces are evaluated at: x for a follower load, the mesh's
 /// rest positions for a dead one.
 const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
@@ -67,6 +65,9 @@ const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh
 /// for a follower load on a closed surface, P (dV/dx at X) . x for a dead load.
 Real pressure_work(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x);
 
+/// Nodal gravity load f_a = rho g integral(N_a dV) of density rho (Assembler::body_force_share:
+/// the row sums of the consistent mass; num_dofs entries; only the first `dim` components of g
+/// are used).
 std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g);
 
 /// Enclosed volume of a (closed, outward-wound) surface at positions x (divergence theorem,

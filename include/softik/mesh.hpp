@@ -16,16 +16,22 @@
 
 namespace softik {
 
-enum class CellType { Edge2, Tri3, Quad4, Tet4, Hex8 };
+/// Cell types. Tet10 is the quadratic tetrahedron (VTK order: corners, then the mid-nodes of
+/// edges (0,1), (1,2), (0,2), (0,3), (1,3), (2,3)).
+enum class CellType { Edge2, Tri3, Quad4, Tet4, Hex8, Tet10 };
 
 int nodes_per_cell(CellType type);
 int cell_dimension(CellType type);
 const char* cell_type_name(CellType type);
 
-/// A surface made of triangles and/or quads (node indices into the mesh), e.g. a cavity wall.
+/// A surface made of triangles, quads and/or quadratic triangles (node indices into the mesh),
+/// e.g. a cavity wall. A quadratic triangle (Tri6, the face of a Tet10) lists its corners, then
+/// the mid-nodes of its edges (0,1), (1,2), (2,0).
 struct SurfaceGroup {
   std::vector<std::array<int, 3>> triangles;
   std::vector<std::array<int, 4>> quads;
+  std::vector<std::array<int, 6>> triangles6;
+  bool empty() const { return triangles.empty() && quads.empty() && triangles6.empty(); }
 };
 
 struct Mesh {
@@ -63,7 +69,8 @@ MeshReport validate(const Mesh& mesh);
 namespace softik {
 
 /// The boundary of a 3D mesh: every cell face that belongs to exactly one cell, wound so that
-/// its normal points out of the body (triangles for Tet4, quads for Hex8).
+/// its normal points out of the body (triangles for Tet4, quads for Hex8, quadratic triangles
+/// for Tet10).
 SurfaceGroup boundary_surface(const Mesh& mesh);
 
 }  // namespace softik

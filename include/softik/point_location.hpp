@@ -6,12 +6,15 @@
 //   - A point p lies in cell c when its reference coordinates xi (x(xi) = sum_a N_a(xi) X_a = p)
 //     lie in the reference cell: barycentric coordinates >= 0 for Tri3/Tet4 (the map is affine,
 //     solved exactly), xi in [-1, 1]^dim for Quad4/Hex8 (the bilinear/trilinear map is inverted by
-//     Newton's method from the centre), both up to 1e-12 in reference units.
+//     Newton's method from the centre), both up to 1e-12 in reference units. A Tet10 is located
+//     through its corners (exact when its edges are straight; on a curved cell xi is that of
+//     the straight cell with the same corners).
 //   - The weights are w_a = N_a(xi) (fem/element_traits.hpp): sum_a w_a = 1 and
 //     sum_a w_a X_{nodes[a]} = p, so a field u is interpolated as u(p) = sum_a w_a u_{nodes[a]}.
 //   - A point outside every cell is clamped to the nearest cell when its distance to that cell
 //     is at most `tolerance` (plus 1e-12 of the mesh's bounding-box diagonal, for round-off):
-//     the weights are then those of the nearest point of the cell (all >= 0) and `distance` says
+//     the weights are then those of the nearest point of the cell (all >= 0 for linear cells)
+//     and `distance` says
 //     how far p is from it. Farther away, softik::Error names the point and the distance.
 //   - 2D meshes (Tri3/Quad4) use (x, y) only; p[2] is ignored. Edge2 meshes are not supported.
 // Search: a uniform grid of buckets over the mesh's bounding box (about one cell per bucket);
@@ -30,9 +33,10 @@ namespace softik {
 
 struct PointLocation {
   int cell = -1;                  ///< the containing (or, clamped, the nearest) cell
-  std::array<Real, 8> weights{};  ///< w_a = N_a(xi), a < num_weights
-  int num_weights = 0;            ///< nodes per cell
-  std::array<int, 8> nodes{};     ///< the cell's nodes, in its local order (weights[a] belongs to nodes[a])
+  static constexpr int kMaxNodes = 10;    ///< nodes of the largest cell (Tet10)
+  std::array<Real, kMaxNodes> weights{};  ///< w_a = N_a(xi), a < num_weights
+  int num_weights = 0;                    ///< nodes per cell
+  std::array<int, kMaxNodes> nodes{};     ///< the cell's nodes, in its local order (weights[a] belongs to nodes[a])
   Real distance = 0;              ///< 0 inside the cell; else the distance from p to the cell
 };
 
@@ -44,7 +48,7 @@ class PointLocator {
   explicit PointLocator(const Mesh& mesh);
 
   /// The cell containing p (distance 0), or the nearest cell with the weights of p's nearest
-  /// point in it (distance > 0, weights >= 0). Never throws.
+  /// point in it (distance > 0, weights >= 0 for linear cells). Never throws.
   PointLocation nearest(const std::array<Real, 3>& p) const;
 
   /// nearest(p), throwing softik::Error (naming p, the nearest cell and the distance) when the

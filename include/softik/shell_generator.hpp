@@ -15,7 +15,10 @@
 // Surface group "inner" is the inner wall, wound in the pressure_load.hpp convention: the
 // winding normal points from the fluid into the material, i.e. AWAY from the axis (cylinder)
 // or the centre (sphere). A positive pressure on it inflates the shell. Hex8 meshes give quads,
-// Tet4 meshes triangles (the quads split along the same diagonal as the cells).
+// Tet4 meshes triangles (the quads split along the same diagonal as the cells). Tet10 meshes are
+// the Tet4 mesh made quadratic (to_tet10) with each mid-node at the middle of its edge in
+// cylindrical/spherical coordinates, so the curved walls' mid-nodes lie on them: the quadratic
+// faces follow the walls to second order, and the inner surface is quadratic triangles.
 // Lengths are in the user's unit (metres recommended).
 #pragma once
 
@@ -29,7 +32,7 @@ namespace softik {
 /// (outermost / innermost) = radial_grading (1: uniform).
 /// Node groups: "inner" (r = a), "outer" (r = b), "x0" (theta = pi/2, the plane x = 0),
 /// "y0" (theta = 0, the plane y = 0), "zmin" (z = 0), "zmax" (z = t).
-/// Surface group: "inner" (see the file comment). Cell type Hex8 or Tet4.
+/// Surface group: "inner" (see the file comment). Cell type Hex8, Tet4 or Tet10.
 Mesh make_thick_cylinder_quarter(Real a, Real b, Real t, int nr, int nt, int nz, CellType type,
                                  Real radial_grading = 1);
 

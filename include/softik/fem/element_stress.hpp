@@ -32,28 +32,56 @@ SOFTIK_HD Real element_von_mises(const M& material, const RestData<E>& rest, con
   return sum / E::num_quad;
 }
 
-/// Row-sum lumped mass of one element: m_a = rho * sum_q w_q detJ_q N_a(xi_q).
-template <class E>
-SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, 1> element_lumped_mass(const RestData<E>& rest, Real density) {
-  Eigen::Matrix<Real, E::num_nodes, 1> m = Eigen::Matrix<Real, E::num_nodes, 1>::Zero();
-  for (int q = 0; q < E::num_quad; ++q) m += (density * rest.w_detJ[q]) * E::N(E::quad_point(q));
-  return m;
-}
-
 /// Consistent mass of one element, per node pair (the same for every component):
 ///   M_ab = rho * integral(N_a N_b dV) = rho * sum_q w_q detJ_q N_a(xi_q) N_b(xi_q)
 /// over the trait's mass rule. det J is constant on an affine element (taken from the stiffness
-/// rule's w detJ); a non-affine element's mass rule is its stiffness rule.
+/// rule's w detJ); a non-affine element's mass rule is its stiffness rule unless it has its own
+/// (E::own_mass_rule: det J kept per mass point in RestData::mass_detJ).
 template <class E>
 SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, E::num_nodes> element_consistent_mass(const RestData<E>& rest, Real density) {
-  static_assert(E::affine || E::num_mass_quad == E::num_quad, "a non-affine element's mass rule is its stiffness rule");
+  static_assert(E::affine || E::own_mass_rule || E::num_mass_quad == E::num_quad,
+                "a non-affine element's mass rule is its stiffness rule or its own");
   Eigen::Matrix<Real, E::num_nodes, E::num_nodes> m = Eigen::Matrix<Real, E::num_nodes, E::num_nodes>::Zero();
   for (int q = 0; q < E::num_mass_quad; ++q) {
-    const Real detJ = E::affine ? rest.w_detJ[0] / E::quad_weight(0) : rest.w_detJ[q] / E::quad_weight(q);
+    Real detJ;
+    if constexpr (E::own_mass_rule)
+      detJ = rest.mass_detJ[q];
+    else
+      detJ = E::affine ? rest.w_detJ[0] / E::quad_weight(0) : rest.w_detJ[q] / E::quad_weight(q);
     const Eigen::Matrix<Real, E::num_nodes, 1> N = E::N(E::mass_quad_point(q));
     m += (density * E::mass_quad_weight(q) * detJ) * (N * N.transpose());
   }
   return m;
+}
+
+/// Consistent nodal integral rho * integral(N_a dV) (the nodal share of a uniform body force,
+/// e.g. gravity): the row sums of the consistent mass. Negative at the corners of a quadratic
+/// tetrahedron (-1/20 of the cell's mass each), which is right for a load, wrong for a mass.
+template <class E>
+SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, 1> element_nodal_integral(const RestData<E>& rest, Real density) {
+  if constexpr (E::own_mass_rule) {
+    return element_consistent_mass<E>(rest, density).rowwise().sum();
+  } else {
+    Eigen::Matrix<Real, E::num_nodes, 1> m = Eigen::Matrix<Real, E::num_nodes, 1>::Zero();
+    for (int q = 0; q < E::num_quad; ++q) m += (density * rest.w_detJ[q]) * E::N(E::quad_point(q));
+    return m;
+  }
+}
+
+/// Lumped mass of one element, positive on every node: for linear elements the row sum
+/// rho * integral(N_a dV); for quadratic ones (E::order == 2, whose row sums are negative at the
+/// corners) the HRZ lumping of Hinton, Rock and Zienkiewicz (1976): the consistent mass's
+/// diagonal scaled to the element's total mass, m_a = M_aa * m / sum_b M_bb.
+template <class E>
+SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, 1> element_lumped_mass(const RestData<E>& rest, Real density) {
+  if constexpr (E::order == 2) {
+    const Eigen::Matrix<Real, E::num_nodes, E::num_nodes> M = element_consistent_mass<E>(rest, density);
+    const Eigen::Matrix<Real, E::num_nodes, 1> diag = M.diagonal();
+    const Real trace = diag.sum();
+    return trace > 0 ? Eigen::Matrix<Real, E::num_nodes, 1>(diag * (M.sum() / trace)) : diag;
+  } else {
+    return element_nodal_integral<E>(rest, density);
+  }
 }
 
 }  // namespace softik::fem

@@ -30,6 +30,9 @@ struct RestData {
   NodeMatrix<E> dN_dX[E::num_quad];  ///< material gradients of the shape functions at each q
   Real w_detJ[E::num_quad];          ///< quadrature weight times det J at each q
   NodeMatrix<E> dN_dX_center;        ///< material gradients at E::center() (corotational frame)
+  /// det J at the mass rule's points when the element has its own mass rule (E::own_mass_rule),
+  /// else unused.
+  Real mass_detJ[E::own_mass_rule ? E::num_mass_quad : 1];
 };
 
 /// Fills `r` from the rest positions X. Returns the smallest det J over the quadrature points,
@@ -64,10 +67,19 @@ SOFTIK_HD Real compute_rest_data(const NodeMatrix<E>& X, RestData<E>& r) {
     }
   }
   // Also at the nodes: a concave quadrilateral/hexahedron can have det J > 0 at every Gauss
-  // point and still fold over near a corner.
+  // point and still fold over near a corner (and a curved quadratic cell near a mid-node).
   for (int a = 0; a < E::num_nodes; ++a) {
     const Real detJ = (X.transpose() * E::dN(E::reference_node(a))).determinant();
     if (detJ < min_detJ) min_detJ = detJ;
+  }
+  if constexpr (E::own_mass_rule) {
+    for (int q = 0; q < E::num_mass_quad; ++q) {
+      const Real detJ = (X.transpose() * E::dN(E::mass_quad_point(q))).determinant();
+      if (detJ < min_detJ) min_detJ = detJ;
+      r.mass_detJ[q] = detJ > 0 ? detJ : Real(0);
+    }
+  } else {
+    r.mass_detJ[0] = 0;
   }
   return min_detJ;
 }
