@@ -3,6 +3,7 @@
 #   <prefix>/include/softik/...                    the public headers (the whole tree)
 #   <prefix>/lib/libsoftik.a or libsoftik.so.*     the library (SOFTIK_SHARED)
 #   <prefix>/bin/softik                            the command-line program
+#   <prefix>/share/softik/materials.yaml           the materials library (docs/materials.md)
 #   <prefix>/lib/cmake/softik/                     softikConfig.cmake, softikConfigVersion.cmake,
 #                                                  softikTargets*.cmake, softikCholmod.cmake
 # (lib is CMAKE_INSTALL_LIBDIR: lib64 or lib/<multiarch> on some systems).
@@ -12,6 +13,8 @@ set(SOFTIK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/softik"
     CACHE STRING "Where the CMake package files of softik go, relative to the install prefix")
 
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/softik" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+# The materials library's data file (also compiled into the library): for reading and citing.
+install(FILES "${PROJECT_SOURCE_DIR}/data/materials.yaml" DESTINATION "${CMAKE_INSTALL_DATADIR}/softik")
 
 # The installed CLI finds a shared libsoftik next to it (../lib), wherever the prefix is moved.
 if(SOFTIK_SHARED)
