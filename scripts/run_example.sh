@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs softik's main example: the generated pneumatic finger of
 # examples/finger/finger.yaml (neo-Hookean silicone, base clamped, cavity inflated in 10 load
-# steps). Prints one line per load step, then the cavity volume growth and the tip displacement;
+# steps). Shows progress per load step, then the cavity volume growth and the tip displacement;
 # writes finger.csv, finger.pvd and the .vtu files into <build>/finger_out.
 # Extra arguments go to `softik run` (e.g. --quiet).
 set -euo pipefail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -351,9 +352,10 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   // with one BLAS thread each).
   const detail::ScopedBlasThreadCap blas(threads_per_design);
   std::atomic<size_t> next{0};
-  std::mutex progress_mutex;  // guards finished, finished_count, table and the progress stream
+  std::mutex progress_mutex;  // guards finished, finished_count, table, the progress stream and callback
   std::vector<bool> finished(spec.designs.size(), false);
   size_t finished_count = 0;
+  std::exception_ptr callback_error;  // the first exception of options.on_progress: no design starts after it
   LiveTable table(spec, result, options.csv_path, finished);
   const auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
@@ -388,6 +390,17 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
         *options.progress << "softik: design " << design.name << ": "
                           << (r.ok ? "ok, " + format_number(r.run.seconds) + " s" : "error: " + r.error) << "\n";
       }
+      if (options.on_progress && !callback_error) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        try {
+          options.on_progress(make_progress_event("design", static_cast<int>(finished_count),
+                                                  static_cast<int>(spec.designs.size()), elapsed,
+                                                  design.name + (r.ok ? ": ok" : ": error")));
+        } catch (...) {
+          callback_error = std::current_exception();
+          next = spec.designs.size();  // the workers take no further design
+        }
+      }
     }
   };
   std::vector<std::thread> threads;
@@ -395,6 +408,7 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   worker();
   for (std::thread& t : threads) t.join();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (callback_error) std::rethrow_exception(callback_error);
   if (spec.designs.empty()) table.update(0);
   table.check();
   return result;

@@ -1,6 +1,6 @@
 // The softik command-line program.
-//   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--quiet]
-//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--quiet]
+//   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]
+//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]
 //   softik --help | --version
 // Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
 // machine without what was asked for); 2 did not converge, or a goal was not reached; 3 I/O error
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "host/cli/progress_display.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
@@ -23,8 +24,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--quiet]\n"
-    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--quiet]\n"
+    "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]\n"
+    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]\n"
     "       softik --help\n"
     "       softik --version\n";
 
@@ -39,8 +40,9 @@ constexpr const char* kHelp =
     "                                                  displacements, Newton iterations, residual, time\n"
     "                               <scene>_NNNN.vtu   displacement, pressure_force, von_mises\n"
     "                               <scene>.pvd        the .vtu series, for ParaView\n"
-    "                             Progress goes to stderr, one line per load step; a summary\n"
-    "                             (volumes, probe displacements) to stdout at the end.\n"
+    "                             Progress (load step k/N, elapsed time, ETA) goes to stderr\n"
+    "                             (--progress); a summary (volumes, probe displacements) to\n"
+    "                             stdout at the end.\n"
     "                             A scene with an 'inverse:' section instead finds the actuator\n"
     "                             inputs (pressures, cable tensions, forces) that bring its\n"
     "                             effectors to their goals (real-time steps or converged solves)\n"
@@ -65,7 +67,11 @@ constexpr const char* kHelp =
     "                to 20k free DOFs, else cuDSS, else block PCG)\n"
     "  --linear-solver NAME  auto, cholmod, eigen, cuda-dense, cudss, cuda-pcg, cusolversp\n"
     "  --workers N   (batch) designs evaluated at once; 0: one per hardware thread\n"
-    "  --quiet       no per-step progress (warnings, errors and the summary still print)\n"
+    "  --progress MODE  how stderr shows the steps (or designs) done k/N, the elapsed time and\n"
+    "                an ETA: bar (one line updated in place), lines (a plain line at most once a\n"
+    "                second, and the first and last), none, or auto (the default: bar when stderr\n"
+    "                is a terminal, else lines)\n"
+    "  --quiet       no progress and no opening line (warnings, errors and the summary still print)\n"
     "  --help, -h    this text\n"
     "  --version     the softik version\n"
     "\n"
@@ -102,7 +108,15 @@ struct CommandLine {
   bool has_linear_solver = false;
   softik::LinearSolverKind linear_solver = softik::LinearSolverKind::Automatic;
   int workers = -1;
+  softik::cli::ProgressMode progress = softik::cli::ProgressMode::Auto;
 };
+
+/// The progress display the command line asks for on stderr (None with --quiet).
+softik::cli::ProgressDisplay progress_display(const CommandLine& cl) {
+  using softik::cli::ProgressMode;
+  return {std::cerr, cl.quiet ? ProgressMode::None : softik::cli::resolve_progress_mode(cl.progress),
+          softik::cli::terminal_width()};
+}
 
 /// Parses the arguments after the command; returns an exit status >= 0 when done (help or a
 /// usage error), -1 to go on.
@@ -144,6 +158,10 @@ int parse_command_line(const std::string& command, const std::vector<std::string
       const long n = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n < 0 || n > 100000) return usage_error("--workers must be an integer >= 0, got '" + v + "'");
       cl.workers = static_cast<int>(n);
+    } else if (is(a, "--progress")) {
+      if (!value(i, "--progress", v)) return usage_error(std::string("--progress needs a mode: ") + softik::cli::kProgressModes);
+      if (!softik::cli::parse_progress_mode(v, cl.progress))
+        return usage_error(std::string("--progress must be ") + softik::cli::kProgressModes + ", got '" + v + "'");
     } else if (a == "--help" || a == "-h") {
       std::cout << kHelp;
       return 0;
@@ -173,12 +191,14 @@ int run(const std::vector<std::string>& args) {
   softik::require_backend(scene.solver.backend);
   softik::SceneRunOptions options;
   options.out_dir = cl.out_dir;
-  options.progress = cl.quiet ? nullptr : &std::cerr;
+  softik::cli::ProgressDisplay display = progress_display(cl);
+  if (display.active()) options.on_progress = display.callback();
   options.warnings = &std::cerr;
   if (!cl.quiet)
     std::cerr << "softik: running " << cl.input << " -> " << cl.out_dir << " (backend "
               << softik::backend_name(scene.solver.backend) << ")\n";
   const softik::SceneRunResult result = softik::run_scene(scene, options);
+  display.finish();
   softik::write_summary(result, std::cout);
   const std::string unmet = softik::unmet_goals(result);
   if (unmet.empty()) return kExitSuccess;
@@ -195,7 +215,8 @@ int batch(const std::vector<std::string>& args) {
   options.has_backend = cl.has_backend;
   options.backend = cl.backend;
   options.workers = cl.workers;
-  options.progress = cl.quiet ? nullptr : &std::cerr;
+  softik::cli::ProgressDisplay display = progress_display(cl);
+  if (display.active()) options.on_progress = display.callback();
   std::error_code ec;
   std::filesystem::create_directories(cl.out_dir, ec);
   SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(cl.out_dir),
@@ -205,6 +226,7 @@ int batch(const std::vector<std::string>& args) {
     std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path << " -> " << cl.out_dir << "\n";
   options.csv_path = csv_path;  // kept up to date as designs finish; a failed write throws (exit 3)
   const softik::BatchResult result = softik::run_batch(spec, options);
+  display.finish();
   int failed = 0, status = kExitSuccess;
   for (const softik::DesignResult& d : result.designs) {
     failed += d.ok ? 0 : 1;

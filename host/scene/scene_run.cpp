@@ -1,5 +1,6 @@
 // Runs a scene: builds it, solves the static problem by load steps and writes the CSV table,
 // the .vtu files and the .pvd collection as the steps converge.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
@@ -84,6 +86,17 @@ namespace {
 namespace fs = std::filesystem;
 using namespace scene_detail;
 
+/// The load increments a static run will have taken, estimated after k converged ones reached
+/// `load_factor` from `previous`: k plus the increments of the last one's size still needed to
+/// reach 1 (solve_static's step cuts only ever shrink the increment, so the estimate never drops;
+/// without cuts it is solver.load_steps). k when the load factor is 1, as solve_static stops.
+int load_steps_estimate(int k, Real load_factor, Real previous) {
+  if (load_factor >= 1 - 1e-14) return k;
+  const Real increment = load_factor - previous;
+  if (!(increment > 0)) return k + 1;
+  return k + std::max(1, static_cast<int>(std::ceil((1 - load_factor) / increment - 1e-6)));
+}
+
 /// Everything one run writes, step by step.
 struct Recorder {
   const Scene& scene;
@@ -94,6 +107,8 @@ struct Recorder {
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
   SceneRunResult& result;
+  Clock::time_point loop_start = Clock::now();  ///< the load steps' start (progress events)
+  Real previous_load_factor = 0;
 
   std::string file(const std::string& suffix) const {
     return (fs::path(options.out_dir) / (scene.name + suffix)).string();
@@ -158,6 +173,13 @@ struct Recorder {
   void on_step(const LoadStepReport& r, const std::vector<Real>& x) {
     const bool last = r.load_factor >= 1 - 1e-12;
     record(r.step, r.load_factor, r.iterations, r.residual, x, last || r.step % scene.outputs.every == 0);
+    if (options.on_progress) {
+      std::ostringstream label;
+      label << "load factor " << std::setprecision(4) << r.load_factor << ", " << r.iterations << " Newton iterations";
+      report_progress(options, "load step", r.step, load_steps_estimate(r.step, r.load_factor, previous_load_factor),
+                      loop_start, label.str());
+    }
+    previous_load_factor = r.load_factor;
     if (options.progress) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();
@@ -203,6 +225,7 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
   }
   Recorder recorder{scene, built, options, t0, {}, nullptr, {}, result};
   recorder.open();
+  recorder.loop_start = Clock::now();
   std::vector<Real> x = built.mesh.rest_positions();
   NewtonOptions newton = built.newton;
   newton.on_step = [&](const LoadStepReport& r, const std::vector<Real>& xs) { recorder.on_step(r, xs); };

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <iosfwd>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "softik/mesh_io.hpp"
@@ -14,6 +16,13 @@ namespace softik::scene_detail {
 
 using Clock = std::chrono::steady_clock;
 inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// Calls options.on_progress (the caller checks that it is set) for k of `total` items finished,
+/// the first of them begun at `started`.
+inline void report_progress(const SceneRunOptions& options, const char* what, int k, int total,
+                            Clock::time_point started, std::string label) {
+  options.on_progress(make_progress_event(what, k, total, since(started), std::move(label)));
+}
 
 /// A per-node DOF vector (dim components) as a 3-component point field.
 std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
@@ -190,6 +191,7 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     start.pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(0.0));
   recorder.record(start, dyn, 0, true);
   const int every = scene.outputs.every;
+  const Clock::time_point loop_start = Clock::now();
   for (int step = 1; step <= scene.dynamics.steps; ++step) {
     // The goal of this step: steps_per_target time steps per goal, the last one held.
     const size_t goal = goals > 0 ? std::min(static_cast<size_t>((step - 1) / inv.steps_per_target), goals - 1) : 0;
@@ -221,6 +223,12 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     s.t_detection += r.seconds_detection;
     s.t_compliance += r.seconds_compliance;
     s.t_contact_solve += r.seconds_contact_solve;
+    if (options.on_progress) {
+      std::ostringstream label;
+      label << "t = " << std::setprecision(6) << r.time << ", " << r.iterations << " Newton iterations";
+      if (r.contacts > 0) label << ", " << r.active_contacts << " contacts";
+      report_progress(options, "time step", step, scene.dynamics.steps, loop_start, label.str());
+    }
     if (options.progress && (last || step % every == 0)) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iomanip>
 #include <ostream>
+#include <sstream>
 
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
@@ -216,6 +217,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   recorder.record(StepRecord{}, x, true);
   int step = 0;
   const int total_steps = realtime ? static_cast<int>(goals) * inv.steps_per_target : static_cast<int>(goals);
+  const Clock::time_point loop_start = Clock::now();
   for (size_t g = 0; g < goals; ++g) {
     for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], g);
     const int rows = realtime ? inv.steps_per_target : 1;
@@ -249,6 +251,12 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
       sum.t_constraint_solve += rec.t_constraint_solve;
       sum.t_update += rec.t_update;
       recorder.record(rec, x, step == total_steps || step % scene.outputs.every == 0);
+      if (options.on_progress) {
+        std::ostringstream label;
+        label << "goal " << g + 1 << "/" << goals;
+        if (!realtime) label << ", " << rec.iterations << " iterations";
+        report_progress(options, realtime ? "inverse step" : "goal", step, total_steps, loop_start, label.str());
+      }
     }
     record_goal(built.effectors, sum);
     if (options.progress) {

@@ -35,6 +35,7 @@
 
 #include "softik/backend.hpp"
 #include "softik/error.hpp"
+#include "softik/progress.hpp"
 #include "softik/scene.hpp"
 
 namespace softik {
@@ -71,6 +72,10 @@ struct BatchRunOptions {
   Backend backend = Backend::Cpu;
   int workers = -1;                  ///< -1: the batch file's value
   std::ostream* progress = nullptr;  ///< one line per finished design (null: quiet)
+  /// Called once per finished design (k: designs finished so far, in any order), from the worker
+  /// threads one call at a time (progress.hpp); empty: not called. The designs' own runs get no
+  /// callback.
+  ProgressCallback on_progress = {};
   /// When set, the results table (write_batch_csv) is kept at this path while the batch runs:
   /// after every finished design (at most once a second beyond 1000 designs) the designs
   /// finished so far are written to csv_path + ".tmp", flushed, checked and renamed over

@@ -32,6 +32,7 @@
 #include "softik/mesh.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/mesh_io.hpp"
+#include "softik/progress.hpp"
 #include "softik/static_solver.hpp"
 
 namespace softik {
@@ -317,8 +318,13 @@ BuiltScene build_scene(const Scene& scene);
 
 struct SceneRunOptions {
   std::string out_dir;                 ///< created if missing
-  std::ostream* progress = nullptr;    ///< one line per converged load step (null: quiet)
+  /// A log line per converged load step, inverse goal or saved time step (null: quiet); the
+  /// `softik` program uses on_progress instead.
+  std::ostream* progress = nullptr;
   std::ostream* warnings = nullptr;    ///< "softik: warning: ..." lines (null: dropped)
+  /// Called after every load step (static), time step (dynamic), inverse step (real-time) or
+  /// goal (converged inverse) with k of N and an ETA (progress.hpp); empty: not called.
+  ProgressCallback on_progress = {};
 };
 
 struct PressureSummary {

@@ -73,9 +73,10 @@ void construct(BatchSpec* self, const std::string& scene, nb::list designs, int 
 }
 
 PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::optional<int> workers,
-                  std::optional<std::string> backend) {
+                  std::optional<std::string> backend, nb::handle progress) {
   BatchRunOptions options;
   options.out_dir = out_dir;
+  options.on_progress = progress_callback(progress);
   if (workers) {
     SOFTIK_CHECK(*workers >= 0, "workers must be >= 0 (0: one per hardware thread), got " << *workers);
     options.workers = *workers;
@@ -169,13 +170,19 @@ void bind_batch(nb::module_& m) {
            "The results table as {column: NumPy array}: numbers as float64, text (name, status, error) as str");
 
   const char* doc = "Runs every design as `softik batch` does (each writes into out_dir/<design>/; a failing "
-                    "design is recorded with its error), writing the table out_dir/<batch stem>.csv.";
+                    "design is recorded with its error), writing the table out_dir/<batch stem>.csv. `progress`, "
+                    "if given, is called once per finished design (k: designs finished, in any order), one call "
+                    "at a time, with a dict {'what', 'k', 'total', 'elapsed', 'eta', 'label', 'last'}; an "
+                    "exception it raises starts no further design and reaches the caller.";
   m.def("run_batch", &run, nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(),
-        nb::arg("backend") = nb::none(), doc);
+        nb::arg("backend") = nb::none(), nb::arg("progress") = nb::none(), doc);
   m.def("run_batch",
         [](const std::string& path, const std::string& out_dir, std::optional<int> workers,
-           std::optional<std::string> backend) { return run(parse_batch(path), out_dir, workers, backend); },
-        nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(), doc);
+           std::optional<std::string> backend, nb::handle progress) {
+          return run(parse_batch(path), out_dir, workers, backend, progress);
+        },
+        nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(),
+        nb::arg("progress") = nb::none(), doc);
 }
 
 }  // namespace softik::python

@@ -16,6 +16,7 @@
 #include <nanobind/ndarray.h>
 
 #include <softik/linear_solver.hpp>
+#include <softik/progress.hpp>
 #include <softik/scene.hpp>
 
 namespace softik::python {
@@ -71,6 +72,13 @@ class Table {
   std::vector<bool> is_text_;
   size_t index(const std::string& column, bool text);
 };
+
+/// The `progress` argument of run_scene and run_batch as a ProgressCallback: empty for None, else
+/// a function that takes the GIL and calls `progress` with the event as a dict {'what', 'k',
+/// 'total', 'elapsed', 'eta', 'label', 'last'} (softik/progress.hpp); an exception it raises
+/// stops the run and reaches the caller. Throws softik::Error (Input) when `progress` is neither
+/// None nor callable.
+ProgressCallback progress_callback(nb::handle progress);
 
 void bind_errors(nb::module_& m);
 void bind_scene(nb::module_& m);

@@ -1,5 +1,6 @@
 // Scenes from Python: softik.Scene (parse_scene, parse_scene_string) and softik.run_scene, the
 // CLI's `softik run` (the CSV, .vtu and .pvd outputs) with its summary as softik.RunResult.
+#include <memory>
 #include <sstream>
 
 #include <nanobind/stl/string.h>
@@ -79,6 +80,30 @@ nb::object dynamic_summary(const DynamicRunSummary& s) {
 
 }  // namespace
 
+ProgressCallback progress_callback(nb::handle progress) {
+  if (progress.is_none()) return {};
+  SOFTIK_CHECK(PyCallable_Check(progress.ptr()),
+               "progress must be a callable taking one dict (or None), got a "
+                   << nb::type_name(progress.type()).c_str());
+  // The callable is released with the GIL held, wherever the last copy of the callback goes.
+  std::shared_ptr<nb::object> fn(new nb::object(nb::borrow(progress)), [](nb::object* o) {
+    nb::gil_scoped_acquire gil;
+    delete o;
+  });
+  return [fn](const ProgressEvent& e) {
+    nb::gil_scoped_acquire gil;  // run_scene and run_batch run without it, batches on worker threads
+    nb::dict d;
+    d["what"] = e.what;
+    d["k"] = e.k;
+    d["total"] = e.total;
+    d["elapsed"] = e.elapsed;
+    d["eta"] = e.eta;
+    d["label"] = e.label;
+    d["last"] = e.last;
+    (*fn)(d);
+  };
+}
+
 void bind_scene(nb::module_& m) {
   nb::class_<Scene>(m, "Scene",
                     "A scene file read and checked (docs/scene-format.md); softik.load_scene or "
@@ -144,18 +169,24 @@ void bind_scene(nb::module_& m) {
            },
            "The summary `softik run` prints");
 
-  const auto run = [](const Scene& scene, const std::string& out_dir) {
+  const auto run = [](const Scene& scene, const std::string& out_dir, nb::handle progress) {
     SceneRunOptions options;
     options.out_dir = out_dir;
+    options.on_progress = progress_callback(progress);
     nb::gil_scoped_release release;
     return run_scene(scene, options);
   };
   const char* doc =
       "Runs the scene as `softik run` does: writes <out_dir>/<name>.csv (read it with softik.read_table) "
-      "and, with outputs.vtu, the .vtu/.pvd files; returns the summary.";
-  m.def("run_scene", run, nb::arg("scene"), nb::arg("out_dir"), doc);
-  m.def("run_scene", [run](const std::string& path, const std::string& out_dir) { return run(parse_scene(path), out_dir); },
-        nb::arg("scene"), nb::arg("out_dir"), doc);
+      "and, with outputs.vtu, the .vtu/.pvd files; returns the summary. `progress`, if given, is called "
+      "after every load, time or inverse step with a dict {'what', 'k', 'total', 'elapsed', 'eta', "
+      "'label', 'last'}; an exception it raises stops the run.";
+  m.def("run_scene", run, nb::arg("scene"), nb::arg("out_dir"), nb::arg("progress") = nb::none(), doc);
+  m.def("run_scene",
+        [run](const std::string& path, const std::string& out_dir, nb::handle progress) {
+          return run(parse_scene(path), out_dir, progress);
+        },
+        nb::arg("scene"), nb::arg("out_dir"), nb::arg("progress") = nb::none(), doc);
 }
 
 }  // namespace softik::python
