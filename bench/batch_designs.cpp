@@ -13,7 +13,7 @@
 //
 // Timing: the wall time of one run_batch call (designs parsed beforehand; one single-design
 // batch runs first, untimed, so the CUDA context and first-touch costs are not counted).
-// Counters: designs_per_second, designs_per_minute (DESIGN.md section 12: >= 1,000 design
+// Counters: designs_per_second, designs_per_minute (the project's target: >= 1,000 design
 // evaluations per minute of a 5k-tet actuator on one GPU), free_dofs (of one design), workers
 // (the number run_batch used: 0 in the name means one per hardware thread), designs.
 // A batch where any design fails is reported as an error with the first design's message.

@@ -6,7 +6,7 @@
 // GPU timing: wall clock of one synchronous DeviceAssembler::assemble(d_x) call, x already on
 // the device (memset of the outputs, the kernel, the 16-byte status read-back). Counters:
 // cells_per_second, roofline_fraction = cells_per_second / 4e9 (the ~4 G tets/s HBM roofline of
-// an H100, DESIGN.md section 12; the target is 0.5), device_GB (what the assembler holds).
+// an H100; the project's target is 0.5), device_GB (what the assembler holds).
 // A size whose host or device memory does not fit is skipped with the reason.
 //
 //   ./build-gpu/bench/bench_cuda_assembly --benchmark_counters_tabular=true

@@ -1,7 +1,7 @@
 // One real-time inverse step (InverseSolver::step) of the pneumatic finger vs mesh size, on the
 // GPU (AssemblyOptions::backend = Backend::Cuda: force + stiffness on the device) with each GPU
 // linear solver, and on the CPU (all hardware threads, CHOLMOD, or Eigen where softik was built
-// without CHOLMOD) as the baseline in the same binary. DESIGN.md section 12 targets on an H100:
+// without CHOLMOD) as the baseline in the same binary. The project's targets on an H100:
 // 100k tets <= 5 ms per step, 1M tets <= 50 ms.
 //
 // Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds softik for the GPU machine (DESIGN.md section 10) into build-gpu/: CUDA backend ON,
+# Builds softik for a separate GPU machine (docs/gpu.md) into build-gpu/: CUDA backend ON,
 # CHOLMOD OFF, sm_90 (H100/H200), Release; then stages what a device run carries:
 #   build-gpu/bin/   the built programs, stripped (RUNPATH $ORIGIN/../lib)
 #   build-gpu/lib/   the shared libraries they need that the GPU machine lacks (it has CUDA 13

@@ -1,4 +1,4 @@
-// The free-motion contact loop (issue 15, seed 003) against mechanics: a block at rest on the
+// The free-motion contact loop (issue 15, docs/method.md 9.1) against mechanics: a block at rest on the
 // floor carries its weight in normal contact forces; on an incline it sticks for tan(theta) < mu
 // and slides with acceleration g (sin(theta) - mu cos(theta)) otherwise; Signorini's conditions
 // and the friction cone hold at every step's solution; a moving obstacle pushes the body.

@@ -1,5 +1,5 @@
 // Verification of the forward pressure solver against Lame's solutions for thick-walled
-// cylinders and spheres under internal pressure (issue 3; DESIGN.md sections 8 and 12), and
+// cylinders and spheres under internal pressure (issue 3; docs/method.md section 1, "Verified"), and
 // tests of the mesh builders of shell_generator.hpp that make their geometries.
 #include <gtest/gtest.h>
 

@@ -192,7 +192,7 @@ TEST(PressureLoad, ForcesAreConservativeVirtualWork) {
 }
 
 TEST(PressureLoad, GradientIsActuatorJacobianColumn) {
-  // Seed 000: J_i = sum over triangles containing i of n_t a_t / 3 (unit normal, area).
+  // docs/method.md 6, [7]: J_i = sum over triangles containing i of n_t a_t / 3 (unit normal, area).
   const Surface s = perturbed(cube_surface(2, 1.0), 0.1, 17);
   const VecX x = positions(s);
   VecX J = VecX::Zero(s.dofs());

@@ -180,7 +180,7 @@ TEST(Qp, DuplicatedConstraintsDoNotChangeTheAnswer) {
 }
 
 TEST(Qp, SoftikShapedProblemsAreSolvedAndScaleFree) {
-  // The shape of seed 002 eq. 5: H = W_ea^T W_ea + eps W_aa with more actuators than effector
+  // The shape of docs/method.md 8.3: H = W_ea^T W_ea + eps W_aa with more actuators than effector
   // rows (W_ea^T W_ea singular, eps = 1e-3 relative), rows A = W_aa with volume-growth ranges.
   // In SI units (pressures ~1e4 Pa, volumes ~1e-6 m^3) and in scaled units the same answer.
   std::mt19937 rng(53);

@@ -1,4 +1,4 @@
-// SOFTIK_CUDA_CHECK wraps every CUDA runtime call (DESIGN.md section 7): a failure becomes a
+// SOFTIK_CUDA_CHECK wraps every CUDA runtime call: a failure becomes a
 // softik::Error naming the call, the file/line and CUDA's message.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The dense GPU Cholesky behind LinearSolverKind::CudaDense (DESIGN.md section 5): K is
+// The dense GPU Cholesky behind LinearSolverKind::CudaDense (docs/gpu.md, "Choosing the GPU"): K is
 // scattered from its CSR values into a dense n x n column-major matrix on the device and
 // factored as K = L L^T by cuSOLVER (cusolverDnXpotrf, 64-bit API, lower triangle); solves use
 // cusolverDnXpotrs on all right-hand sides at once, the half solves cublasDtrsm.

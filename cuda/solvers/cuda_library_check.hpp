@@ -1,4 +1,4 @@
-// Status checks and RAII owners for the CUDA math libraries (DESIGN.md section 7: every CUDA,
+// Status checks and RAII owners for the CUDA math libraries (every CUDA,
 // cuBLAS, cuSOLVER and cuSPARSE call is wrapped). Like SOFTIK_CUDA_CHECK, a failure becomes a
 // softik::Error naming the call, the file/line and the library's status:
 //

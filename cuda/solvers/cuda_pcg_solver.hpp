@@ -1,5 +1,5 @@
 // Block-Jacobi preconditioned conjugate gradients on the GPU behind LinearSolverKind::CudaPcg
-// (DESIGN.md section 5): for models too large to factor in device memory.
+// (docs/gpu.md, "Choosing the GPU"): for models too large to factor in device memory.
 //
 // Storage: analyze() regroups the scalar CSR K (both triangles) into BSR with 3 x 3 blocks
 // over consecutive triplets of free rows (block row I holds rows 3I, 3I+1, 3I+2; n is padded up

@@ -1,4 +1,4 @@
-// NVIDIA cuDSS (sparse direct, GPU) behind LinearSolverKind::Cudss (DESIGN.md section 5).
+// NVIDIA cuDSS (sparse direct, GPU) behind LinearSolverKind::Cudss (docs/gpu.md, "Choosing the GPU").
 //
 //   analyze(pattern)      the upper triangle of K's CSR pattern goes to the device once (with a
 //                         slot map from the full pattern), and cuDSS runs its analysis (nested

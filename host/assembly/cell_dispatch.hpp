@@ -1,8 +1,8 @@
-// The one dispatch table from runtime choices to compile-time kernels (DESIGN.md section 11,
-// rule 8), used by every backend: the element trait (host/mesh/element_dispatch.hpp), the law
-// (the alternatives of softik::Material, in order) and the formulation tag of cell_kernel.hpp.
-// A law added to softik::Material and an element added to the trait table reach every
-// backend's kernels through these functions, with no backend code.
+// The one dispatch table from runtime choices to compile-time kernels (docs/architecture.md,
+// "One kernel body for every backend"), used by every backend: the element trait
+// (host/mesh/element_dispatch.hpp), the law (the alternatives of softik::Material, in order) and
+// the formulation tag of cell_kernel.hpp. A law added to softik::Material and an element added to
+// the trait table reach every backend's kernels through these functions, with no backend code.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
-// The one cell kernel of every backend (DESIGN.md section 4): gather a cell's nodes and rest
-// data, evaluate the include/softik/fem/ element of its formulation, apply the one rule for
-// inverted cells, and hand the results to the outputs a pass asks for:
+// The one cell kernel of every backend (docs/architecture.md, "One kernel body for every
+// backend"): gather a cell's nodes and rest data, evaluate the include/softik/fem/ element of its
+// formulation, apply the one rule for inverted cells, and hand the results to the outputs asked for:
 //   cell_energy   E_e per cell (written, not summed: the caller reduces in a fixed order),
 //   force         f = -dE/dx scattered by node (num_dofs per design),
 //   K             d^2E/dx^2 scattered through the element -> CSR slot map (nnz per design),

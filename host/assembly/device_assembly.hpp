@@ -1,6 +1,6 @@
-// What the core asks of a device backend's assembly (DESIGN.md section 2: the core never
-// includes a CUDA header; the CUDA backend implements this interface and defines
-// make_device_assembly in cuda/assembly/device_assembler.cu). Assembler holds one when
+// What the core asks of a device backend's assembly (docs/architecture.md, "The CUDA backend"):
+// the core never includes a CUDA header; the CUDA backend implements this interface and defines
+// make_device_assembly in cuda/assembly/device_assembler.cu. Assembler holds one when
 // AssemblyOptions::backend is Backend::Cuda.
 #pragma once
 

@@ -1,8 +1,8 @@
 // The one per-triangle body of pressure loads, for every backend (the CPU's loads.cpp runs it
 // with exec::Serial, the CUDA backend's DevicePressure with exec::Cuda):
-//   forces   f_i += w_t P/6 (p2 - p1) x (p3 - p1) at each vertex of triangle t (seed 001 eq. 5,
-//            fem::triangle_pressure_forces), spread to the vertex's nodes with its embedding
-//            weights; with P = 1 this is the actuator's Jacobian column.
+//   forces   f_i += w_t P/6 (p2 - p1) x (p3 - p1) at each vertex of triangle t
+//            (fem::triangle_pressure_forces; docs/method.md section 6, [6] eq. 5), spread to the
+//            vertex's nodes with its embedding weights; with P = 1, the actuator's Jacobian column.
 //   volume   V_t = w_t p1 . (p2 x p3) / 6 per triangle (fem::triangle_volume_contribution),
 //            written per triangle and summed by the caller in a fixed order.
 // Vertex positions: p_v = x_v (vertex v is mesh node v) or p_v = sum_k w_vk x_node(v,k) for a

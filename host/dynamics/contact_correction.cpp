@@ -1,6 +1,6 @@
-// DynamicSolver, seed 003's constraint half of a step: detection, the violation at the free positions, the
-// compliance W = H A^-1 H^T with the tangent A of the free motion, the frictional contact solve
-// and the correction x = x_free + A^-1 H^T lambda (dynamics.hpp, contact.hpp).
+// DynamicSolver, the constraint half of a step (docs/method.md 9.1, [17]): detection, the violation
+// at the free positions, the compliance W = H A^-1 H^T with the tangent A of the free motion, the
+// frictional contact solve and the correction x = x_free + A^-1 H^T lambda (dynamics.hpp, contact.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

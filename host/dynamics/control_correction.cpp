@@ -1,5 +1,5 @@
-// DynamicSolver, the control step (dynamics.hpp, "Control"): the inverse problem of seed 002 with
-// the compliance of seed 003 inside the free-motion loop. The constraint-space solve is the
+// DynamicSolver, the control step (dynamics.hpp, "Control"): the inverse problem of docs/method.md 8
+// with the compliance of 9.1 inside the free-motion loop. The constraint-space solve is the
 // inverse step's own (host/inverse/constraint_space_solve.hpp); this file builds its rows and
 // applies its answer.
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The state of a DynamicSolver (include/softik/dynamics.hpp), shared by its two halves:
 // time_stepping.cpp (the free motion: one implicit step by Newton, step cuts) and
-// contact_correction.cpp (seed 003's detection, compliance, contact solve and correction).
+// contact_correction.cpp (docs/method.md 9.1: detection, compliance, contact solve and correction).
 #pragma once
 
 #include <memory>

@@ -12,7 +12,7 @@ namespace softik::inverse_detail {
 
 namespace {
 
-/// The problem without contacts, in the blocks seed 002 writes it with.
+/// The problem without contacts, in the blocks docs/method.md 8.2 ([16]) writes it with.
 struct ActuatorSpace {
   Eigen::MatrixXd W_ea, W_aa;
   Eigen::VectorXd de_free, da_free;
@@ -27,7 +27,7 @@ ActuatorSpace actuator_space(const ContactSpace& s) {
   return a;
 }
 
-/// Seed 002 eqs. 6-10.
+/// docs/method.md section 8.4; [16] eqs. 6-10.
 void solve_gauss_seidel(const ContactSpace& s, const ActuatorSpace& a, const InverseOptions& o, Eigen::VectorXd& lambda,
                         InverseStepReport& rep) {
   for (Eigen::Index j = 0; j < lambda.size(); ++j)
@@ -57,7 +57,7 @@ void apply_imposed_inputs(const ContactSpace& s, const ActuatorSpace& a, Eigen::
   }
 }
 
-/// The QP of seed 002 eq. 5 with the relative energy weight:
+/// The QP of docs/method.md section 8.3 ([16] eq. 5) with the relative energy weight:
 ///   min 1/2 lambda^T (W_ea^T W_ea + eps_abs W_aa) lambda + lambda^T W_ea^T delta_e_free,
 ///   eps_abs = eps |W_ea^T W_ea|_F / |W_aa|_F, within the lambda bounds and delta_a_free + W_aa lambda
 ///   within the delta bounds.

@@ -1,4 +1,4 @@
-// The constraint-space solve of an inverse step (seed 002, Step II's second half): given the
+// The constraint-space solve of an inverse step (docs/method.md 8.2, Step II's second half): given the
 // compliance W = J K^-1 J^T and the free violation delta_free of every row, the actuation lambda_a
 // (and the contact forces lambda_c with contacts). One function for the static inverse step
 // (inverse_solver.cpp) and the control step inside the dynamic loop (host/dynamics), so that both
@@ -39,8 +39,8 @@ struct ConstraintSpaceAnswer {
 /// round-off couplings already zeroed; `idle` per actuator row from clean_round_off_couplings):
 ///   with contacts or force targets: solve_step_contacts (the complementarity QP, Gauss-Seidel with
 ///     the exact contact response, or the response alone), then why an effector is held;
-///   else Gauss-Seidel (seed 002 eqs. 6-10), the imposed inputs (every lambda bound an equality:
-///     only the delta bounds are checked), or the QP of eq. 5 warm-started from `warm`.
+///   else Gauss-Seidel (docs/method.md 8.4), the imposed inputs (every lambda bound an equality:
+///     only the delta bounds are checked), or the QP of 8.3 warm-started from `warm`.
 /// lambda_now: the current actuation. Fills rep's status, iterations, KKT residual, pivots,
 /// target forces and message. A non-finite lambda is an Error (Numerical).
 ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const ConstraintSpaceSettings& settings,

@@ -1,4 +1,4 @@
-// Gauss-Seidel inverse solver in constraint space (seed 002, eqs. 6-10; inverse.hpp).
+// Gauss-Seidel inverse solver in constraint space (docs/method.md 8.4; [16] eqs. 6-10; inverse.hpp).
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// Guards of the inverse step (inverse_solver.cpp; DESIGN.md section 7: no NaN or infinity ever
+// Guards of the inverse step (inverse_solver.cpp; docs/method.md section 8.2: no NaN or infinity ever
 // leaves softik as a result): finiteness of every result, effector-actuator couplings at
 // round-off level, and the explanation of an unbounded constraint-space QP.
 #pragma once

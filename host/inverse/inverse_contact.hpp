@@ -64,7 +64,7 @@ struct ContactSolve {
   std::vector<Real> target_forces;  ///< per force target
 };
 
-/// The QP of seed 002 eq. 5 over (lambda_a, lambda_c) with the complementarity of the contacts
+/// The QP of docs/method.md 8.3 over (lambda_a, lambda_c) with the complementarity of the contacts
 /// (contact_complementarity.hpp): objective the effector rows and the force targets
 /// (targets: obstacle index per target, -1 when that obstacle is not among them), energy weight
 /// epsilon relative as without contacts. lambda_a_now: the current actuation (with the previous
@@ -79,7 +79,7 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& space, const std::v
 ContactSolverReport contact_response(const ContactSpace& space, const Eigen::VectorXd& lambda_a,
                                      const ContactSolverOptions& options, Eigen::VectorXd& lambda_c);
 
-/// Seed 002's Gauss-Seidel (eqs. 6-10) alternated with the exact contact response: the actuators'
+/// The Gauss-Seidel of docs/method.md 8.4 alternated with the exact contact response: the actuators'
 /// sweep sees the contact forces of the last response, the response the actuation of the last
 /// sweep, until neither changes (relative tol) or max_rounds.
 ContactSolve gauss_seidel_with_contacts(const ContactSpace& space, const Eigen::VectorXd& lambda_a_start,

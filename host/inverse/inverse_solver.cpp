@@ -1,4 +1,4 @@
-// The real-time inverse step (inverse.hpp; seed 002 Steps I-III); the converged solve is in
+// The real-time inverse step (inverse.hpp; docs/method.md 8.2, Steps I-III); the converged solve is in
 // inverse_converged_solve.cpp.
 #include <algorithm>
 #include <chrono>
@@ -63,7 +63,7 @@ InverseStepReport InverseSolver::step(std::vector<Real>& x) {
 
 namespace detail {
 
-/// One real-time step (InverseSolver::step_with) as seed 002 writes it, one function per step:
+/// One real-time step (InverseSolver::step_with) as docs/method.md 8.2 writes it, one function per step:
 ///   assemble()                the state at x: f(x), K(x), the external load and the constraint
 ///                             rows J, delta (drawn along solve()'s continuation path);
 ///   free_configuration()      Steps I-II: factorise K once, and solve with the columns
@@ -304,7 +304,7 @@ class InverseStep {
     W_ = Gt.bottomRightCorner(m_, m_);
     delta_free_ = Gt.col(0).tail(m_);
     for (Eigen::Index r = 0; r < m_; ++r) delta_free_(r) += rows_[static_cast<size_t>(r)].delta;
-    // No NaN or infinity goes on (DESIGN.md section 7): name the constraint whose row has one.
+    // No NaN or infinity goes on (docs/method.md section 8.2): name the constraint whose row has one.
     auto row_name = [&](size_t r) {
       return r < static_cast<size_t>(first_contact_) ? "the row of constraint '" + constraint_of(r).name() + "'"
                                                       : "the row of the " + contacts_.names[contact_of(r)];

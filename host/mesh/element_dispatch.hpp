@@ -1,6 +1,6 @@
 // Host-side table from the runtime CellType to the compile-time element trait
-// (DESIGN.md section 11, rule 8): the one place that lists the element traits; every backend
-// reaches its per-element code through it.
+// (docs/architecture.md, "One kernel body for every backend"): the one place that lists the
+// element traits; every backend reaches its per-element code through it.
 #pragma once
 
 #include "softik/error.hpp"

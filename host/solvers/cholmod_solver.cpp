@@ -1,4 +1,4 @@
-// SuiteSparse CHOLMOD behind LinearSolver (DESIGN.md section 5): supernodal L L^T with CHOLMOD's
+// SuiteSparse CHOLMOD behind LinearSolver (docs/method.md section 7): supernodal L L^T with CHOLMOD's
 // default ordering strategy (AMD, and METIS when CHOLMOD was built with it), symbolic analysis
 // once per pattern; an indefinite matrix is factored as a simplicial L D L^T (its own symbolic
 // analysis, done once). One numeric pass per factorisation in a run of indefinite tangents: after

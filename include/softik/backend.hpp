@@ -1,6 +1,6 @@
 // Where the mechanics run: the CPU backend (host/) or the CUDA backend (cuda/). Both call the
 // same include/softik/fem/ element and material functions, so they produce the same numbers to
-// round-off (DESIGN.md section 3).
+// round-off (docs/gpu.md, "CPU = GPU").
 //
 //   AssemblyOptions options;  options.backend = Backend::Cuda;   // GPU force + stiffness
 //   auto solver = make_linear_solver(choose_linear_solver(Backend::Cuda, assembler.num_free_dofs()));

@@ -3,7 +3,7 @@
 
 // SOFTIK_HD marks functions callable from host and device. Under nvcc it expands to
 // __host__ __device__; in plain C++ builds it is empty. Every function in
-// include/softik/fem/ carries it (DESIGN.md section 3).
+// include/softik/fem/ carries it (docs/architecture.md, "The public API").
 #if defined(__CUDACC__)
 #define SOFTIK_HD __host__ __device__
 #define SOFTIK_DEVICE_COMPILE 1

@@ -1,10 +1,10 @@
-// Constraints of the inverse problem (issue 4; seed 002, DESIGN.md section 6): actuators,
+// Constraints of the inverse problem (issue 4; docs/method.md section 8.1, [16]): actuators,
 // effectors and sensors, each contributing rows to the constraint Jacobian J at the current
 // positions x.
 //
 // One row r of a constraint holds
 //   J_r      the row of J over the mesh DOFs (sparse): the linearisation d delta_r / dx, and for an
-//            actuator also the direction of its nodal force, f = J_r^T lambda_r (seed 002, eq. 2);
+//            actuator also the direction of its nodal force, f = J_r^T lambda_r ([16] eq. 2);
 //   delta_r  its current value: for an actuator the displacement it measures (cavity volume growth
 //            V - V0, cable shortening L0 - L, point displacement along its direction), for an
 //            effector the weighted offset from its goal w (p - goal);
@@ -109,8 +109,8 @@ class Constraint {
   ConstraintRole role_;
 };
 
-/// Pressure in a closed cavity (seed 000). lambda = pressure P, J = dV/dx (= the nodal pressure
-/// forces per unit pressure, sum_t n_t a_t / 3), delta = V - V0 (volume growth).
+/// Pressure in a closed cavity (docs/method.md section 6; [7]). lambda = pressure P, J = dV/dx
+/// (= the nodal pressure forces per unit pressure, sum_t n_t a_t / 3), delta = V - V0 (volume growth).
 struct SurfacePressureActuatorSpec {
   std::string name;
   PressureLoad cavity;  ///< surface wound out of the cavity (check_surface); `pressure` unused

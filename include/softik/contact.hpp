@@ -1,4 +1,4 @@
-// Contact (seed 003): rigid obstacles, proximity detection and the frictional contact solve.
+// Contact (docs/method.md 9.1, 10): rigid obstacles, proximity detection, the frictional contact solve.
 //
 // Conventions (units are the user's; SI recommended):
 //   x            positions as a DOF vector of a 3D mesh: x[3*node + i].

@@ -1,4 +1,4 @@
-// Implicit dynamics with the free-motion contact loop (issue 15; seed 003, DESIGN.md section 1).
+// Implicit dynamics with the free-motion contact loop (issue 15; docs/method.md section 9; [17]).
 //
 // Equation of motion on the free DOFs (fixed DOFs do not move):
 //   M a + D v = f(x) + f_ext(t, x) + H^T lambda,      D = alpha M + beta K(x)   (Rayleigh)
@@ -14,7 +14,7 @@
 // Newton on r(x) = f + f_ext - D v - M a with the tangent
 //   A = (1 + beta c_v) K + (c_a + alpha c_v) M - (load stiffness),  c_v = dv/dx, c_a = da/dx.
 //
-// Contact (seed 003's free-motion loop): 1. free motion: the step above without contact;
+// Contact (docs/method.md section 9.1; [17]): 1. free motion: the step above without contact;
 // 2. detection at the start of the step (where nothing interpenetrates, so every node finds the
 // right face) within the alarm distance plus the step's largest motion, and each pair's
 // violation at the free positions: delta_free_n = gap + n . u_rel, delta_free_t = t . u_rel
@@ -27,8 +27,8 @@
 // tangent A_v = dt^2 A; this is the same operator in position/force units.)
 //
 // Control (add_control; issue 16, docs/inverse_contact.md): the inverse problem inside the loop,
-// seed 002's constraint-space solve with seed 003's compliance. Actuators added with add_control
-// have inputs lambda_a that are unknowns of every step, effectors have goals:
+// the constraint-space solve of docs/method.md 8.3-8.4 with the compliance of 9.1. Actuators
+// added with add_control have inputs lambda_a that are unknowns of every step, effectors have goals:
 // 1. free motion with the inputs of the last step held, lambda_a^prev (their force J_a^T lambda_a and
 //    stiffness, as a driven actuator's), giving x_free;
 // 2. the rows H of the constraints at x_free (actuators, effectors, sensors) and of the contact pairs

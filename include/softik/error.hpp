@@ -1,4 +1,4 @@
-// Layered errors (DESIGN.md section 7): SOFTIK_CHECK is always on and throws softik::Error
+// Layered errors: SOFTIK_CHECK is always on and throws softik::Error
 // with a message naming what went wrong and how to fix it; SOFTIK_ASSERT is debug-only.
 // Device code never throws: kernels record a status flag that the host turns into an Error.
 //

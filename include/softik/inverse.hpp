@@ -1,8 +1,8 @@
-// The inverse problem (issue 4; seed 002, DESIGN.md sections 1 and 6): find the actuator inputs
+// The inverse problem (issue 4; docs/method.md section 8; [16]): find the actuator inputs
 // lambda_a (pressures, cable tensions, point forces) that bring the effectors to their goals,
 // within the actuators' bounds.
 //
-// One step at positions x (seed 002, Steps I-III):
+// One step at positions x (docs/method.md section 8.2; [16], Steps I-III):
 //   assemble f(x) = -dE/dx and K(x) on the free DOFs; factor K once;
 //   Step I    dx_free = K^-1 (f + f_ext)                    (no actuation)
 //             delta_free = delta(x) + J dx_free              (every constraint row)
@@ -22,7 +22,7 @@
 //             the actuators that need a bound.
 //   Step III  x <- x + dx_free + Y_a lambda_a.
 // With a Cholesky factor K = P^T L L^T P (LinearSolver::has_cholesky_factor) Steps I-II need
-// forward solves only (DESIGN.md section 5):
+// forward solves only (docs/method.md sections 7 and 8.2):
 //   Z0 = L^-1 P (f + f_ext),  Z_J = L^-1 P J^T,  W = Z_J^T Z_J,  delta_free = delta + Z_J^T Z0,
 //   Step III  dx = P^T L^-T (Z0 + Z_J,a lambda_a)   (one backward solve of one column);
 // an indefinite K (L D L^T) takes the full solves above.
@@ -34,7 +34,7 @@
 // and delta_free come from G - G_:U M G_U:, and Step III adds -K^-1 U M U^T K^-1 (rhs + J_a^T lambda).
 // lambda is the physical actuation (Pa, N), the total value at x, never an impulse: nothing
 // depends on a time step. Sensors' rows are evaluated and reported, never solved for.
-// No NaN or infinity leaves a step (DESIGN.md section 7): W, delta_free, lambda, dx, the new
+// No NaN or infinity leaves a step (docs/method.md section 8.2): W, delta_free, lambda, dx, the new
 // positions, the predicted effector error and actuator displacements and every constraint output
 // are checked, and a non-finite one is a softik::Error of kind Numerical naming the quantity and
 // the constraint, actuator or DOF (x and lambda are then left as they were, unless only an output
@@ -77,7 +77,7 @@ enum class InverseMethod { QP, GaussSeidel };
 
 struct InverseOptions {
   InverseMethod method = InverseMethod::QP;
-  /// Relative weight of the deformation energy in the QP (seed 002, eq. 5).
+  /// Relative weight of the deformation energy in the QP (docs/method.md section 8.3; [16] eq. 5).
   Real epsilon = 1e-3;
   /// solve() lowers the energy weight by 10x per iteration down to this value, so that its
   /// answer is the effector optimum itself (the minimal-energy one among equal optima) rather
@@ -92,7 +92,7 @@ struct InverseOptions {
   /// point (equilibrium and the QP's answer), reached at a linear rate instead of one
   /// linearisation per step. A step refactors when the relative equilibrium residual is above
   /// 1e-2 (far from equilibrium a stale K makes the steps oscillate) or grew tenfold.
-  /// DESIGN.md section 12: the way to a 1 kHz loop, factorisation being most of a step.
+  /// The way to a 1 kHz control loop (the project's target), factorisation being most of a step.
   int reuse_factorization = 0;
   /// Use the forward-solve-only path when the linear solver holds a Cholesky factor (same
   /// answer to round-off, m backward solves fewer); false always takes the full solves.
@@ -176,7 +176,7 @@ struct InverseSolveReport {
 };
 
 namespace detail {
-class InverseStep;  // one step_with call as seed 002's steps (host/inverse/inverse_solver.cpp)
+class InverseStep;  // one step_with call, docs/method.md 8.2 (host/inverse/inverse_solver.cpp)
 }
 
 class InverseSolver {
@@ -256,7 +256,7 @@ class InverseSolver {
 };
 
 
-/// Gauss-Seidel in constraint space (seed 002, eqs. 6-10): per actuator j, the change
+/// Gauss-Seidel in constraint space (docs/method.md 8.4; [16] eqs. 6-10): per actuator j, the change
 ///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea  (0 when w_*j = 0),
 /// clamped to the lambda bounds and to the lambda interval keeping delta_a_j in its bounds;
 /// delta_e += w_*j d lambda_j. Sweeps until the largest change is below tol * max |lambda|.

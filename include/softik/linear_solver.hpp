@@ -1,4 +1,4 @@
-// Sparse symmetric linear solvers for the free-DOF stiffness K (DESIGN.md section 5), behind
+// Sparse symmetric linear solvers for the free-DOF stiffness K (docs/method.md section 7), behind
 // one interface: symbolic analysis once per pattern, numeric factorisation per Newton
 // iteration / step, then solves with one or many right-hand sides.
 //
@@ -7,7 +7,7 @@
 //   solver->factorize(K_values);               // every time the values change
 //   solver->solve(b, x, nrhs);                 // b, x: n x nrhs, column-major
 //
-// Half solves (DESIGN.md section 5): when the last factorisation is a Cholesky factor
+// Half solves (docs/method.md section 7): when the last factorisation is a Cholesky factor
 // K = P^T L L^T P (has_cholesky_factor()), K^-1 = P^T L^-T L^-1 P splits into
 //   solve_forward:   z = L^-1 P b        solve_backward:  x = P^T L^-T z,
 // so that Z = L^-1 P B gives B^T K^-1 B = Z^T Z from forward solves only (W = J K^-1 J^T).

@@ -1,6 +1,6 @@
-// External loads of a static problem (issue 3): nodal forces (gravity included), uniform
-// pressures on cavity walls (follower loads, seed 001) and prescribed displacements of fixed
-// DOFs. Every load is scaled by the load factor lambda in [0, 1] while Newton ramps it.
+// External loads of a static problem (issue 3): nodal forces (gravity included), uniform pressures
+// on cavity walls (follower loads, docs/method.md section 6) and prescribed displacements of
+// fixed DOFs. Every load is scaled by the load factor lambda in [0, 1] while Newton ramps it.
 //
 // Pressure conventions are those of fem/pressure_load.hpp: a cavity surface is wound with its
 // normals OUT of the cavity (into the material); P > 0 inflates. check_surface() returns a
@@ -20,7 +20,7 @@ namespace softik {
 /// surface's indices ARE mesh nodes. Otherwise vertex v of the surface is the point
 /// x_v = sum_k weights[v*npv + k] * x[nodes[v*npv + k]] (barycentric/trilinear weights in the
 /// cell that contains it, npv = nodes_per_vertex), and its forces are spread back with the same
-/// weights (a separately drawn cavity mapped into the volume, as in seed 000's example).
+/// weights (a separately drawn cavity mapped into the volume, as in the example of [7], docs/method.md).
 struct SurfaceEmbedding {
   int nodes_per_vertex = 0;
   std::vector<int> nodes;
@@ -81,7 +81,7 @@ void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, con
                          std::vector<Real>& f);
 
 /// The actuator Jacobian column of the surface at x: dV/dx per DOF (num_dofs entries), i.e.
-/// the pressure forces per unit pressure, J_i = sum_t n_t a_t / 3 (seed 000).
+/// the pressure forces per unit pressure, J_i = sum_t n_t a_t / 3 (docs/method.md section 6; [7]).
 std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x);
 
 /// Adds scale * (symmetric part of d f_p / dx) of pressure P to the free-DOF stiffness values

@@ -1,4 +1,4 @@
-// Host-side type erasure of the material laws (DESIGN.md section 3: the law is a template
+// Host-side type erasure of the material laws (docs/method.md section 4: the law is a template
 // parameter of the element loops; the variant exists only at the host boundary).
 #pragma once
 

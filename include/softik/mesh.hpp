@@ -1,6 +1,6 @@
 // The volume mesh: nodes, cells of one element type, and named node/cell/surface groups.
 //
-// Layout (DESIGN.md section 11, rule 10):
+// Layout:
 //   X      rest coordinates, 3 per node always (X[3n+0..2]); for dim < 3 the unused
 //          coordinates are 0. Units are the user's (SI recommended: metres).
 //   cells  connectivity, nodes_per_cell(cell_type) node indices per cell, VTK/Gmsh ordering.

@@ -1,7 +1,7 @@
 // Static equilibrium by Newton-Raphson on the free DOFs (issue 3):
 //   find x with  r(x) = f(x) + lambda (f_ext + sum_p P_p J_p(x)) = 0  on the free DOFs,
 // f = -dE/dx the elastic force (Assembler), f_ext nodal loads (gravity included), P_p the
-// pressures of the Loads' cavity surfaces with their follower forces P J_p(x) (seed 001,
+// pressures of the Loads' cavity surfaces with their follower forces P J_p(x) (docs/method.md section 6,
 // J_p = dV_p/dx for a closed surface), prescribed displacements of fixed DOFs ramped the same
 // way. The load factor lambda goes from 0 to 1 in `load_steps` increments. Each iteration solves
 //   (K - lambda sum_p P_p dJ_p/dx) dx = r       (the load stiffness only with pressure_stiffness)

@@ -1,5 +1,5 @@
 // cuDSS behind LinearSolver (LinearSolverKind::Cudss) against the CPU's Eigen L D L^T on
-// assembled stiffness matrices (DESIGN.md section 8: the GPU result compared to the CPU's):
+// assembled stiffness matrices (docs/gpu.md, "CPU = GPU": the GPU result compared to the CPU's):
 // 1 and 5 right-hand sides agree to a relative 1e-9, a refactorisation with K doubled halves x,
 // factorize_device equals factorize and solve_device equals solve (1e-10: cuDSS's parallel
 // factorisation is not bitwise deterministic by default), an indefinite K is factored

@@ -1,5 +1,5 @@
-// softik::cuda::DeviceAssembler must produce the CPU Assembler's numbers to round-off (DESIGN.md
-// section 8: one test body per backend, the CUDA result compared to the CPU's): for boxes of
+// softik::cuda::DeviceAssembler must produce the CPU Assembler's numbers to round-off (docs/gpu.md,
+// "CPU = GPU": one test body per backend, the CUDA result compared to the CPU's): for boxes of
 // every element (Edge2, Tri3, Quad4, Tet4, Hex8) in a rotated, stretched and jittered state,
 // every formulation and every law of softik::Material (the list is checked to cover them all),
 // force on all DOFs (reactions on the fixed ones included), K values in the CPU's CSR pattern

@@ -1,5 +1,5 @@
 // softik::cuda::DeviceAssembler refuses what the CPU Assembler refuses, naming the same cell or
-// DOF (DESIGN.md section 7: the kernels record a status flag, the host throws), and accepts
+// DOF (the kernels record a status flag, the host throws: softik/error.hpp), and accepts
 // what the CPU accepts with the same numbers: inverted cells under laws with log J and under
 // the QR rotation are refused; the stable neo-Hookean law and the polar rotation tolerate them.
 // Cell types other than Tet4 and Hex8 get a clear error (checked without a GPU too).

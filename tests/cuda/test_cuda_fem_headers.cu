@@ -1,4 +1,4 @@
-// Single-source rule (DESIGN.md section 3): every material law and the generic elements of
+// Single-source rule (docs/gpu.md, "CPU = GPU"): every material law and the generic elements of
 // include/softik/fem/ compile for the device (this file is built whenever SOFTIK_CUDA is on)
 // and, on a GPU, give the host's numbers to round-off. Skips with the reason without a device.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The GPU linear solvers (cuSOLVER dense Cholesky, block PCG on cuSPARSE BSR, cusolverSp
 // csrchol) against the CPU's Eigen LDLT on the clamped beam of tests/test_linear_solver.cpp
-// (DESIGN.md section 8: one test body per backend, the GPU result compared to the CPU's):
+// (docs/gpu.md, "CPU = GPU": one test body per backend, the GPU result compared to the CPU's):
 // solutions with 1 and 5 right-hand sides agree to 1e-9 relative (PCG: 1e-8, its relative
 // residual tolerance 1e-10 times cond(K) ~ 3e4 with margin) and have small residuals, a
 // refactorisation with new values is used, factorize_device() from device values gives

@@ -1,6 +1,6 @@
-// The execution layer (DESIGN.md sections 4 and 11, rule 4): forall(policy, n, body) runs
-// body(i) for i in [0, n), where body is one SOFTIK_HD callable (a lambda or a functor) written
-// once for every backend. The policy decides how:
+// The execution layer (docs/architecture.md, "One kernel body for every backend"):
+// forall(policy, n, body) runs body(i) for i in [0, n), where body is one SOFTIK_HD callable
+// (a lambda or a functor) written once for every backend. The policy decides how:
 //   Serial      a plain loop on the calling thread.
 //   OmpCells    an OpenMP parallel loop, for iterations that write only their own outputs.
 //   OmpColours  iterations are cells grouped in coloured blocks (no two blocks of one colour

@@ -1,8 +1,8 @@
-// Arrays whose residency is in their type (DESIGN.md section 4): a View<T, Space::Host> points
-// to host memory and a View<T, Space::Device> to device memory, so that a loop can only be
-// handed arrays that live where its execution policy runs it (exec/forall.hpp). Views do not
-// own; their owner (a std::vector on the host, a device buffer in the CUDA backend) outlives
-// the loop.
+// Arrays whose residency is in their type (docs/architecture.md, "The public API"): a
+// View<T, Space::Host> points to host memory and a View<T, Space::Device> to device memory, so
+// that a loop can only be handed arrays that live where its execution policy runs it
+// (exec/forall.hpp). Views do not own; their owner (a std::vector on the host, a device buffer
+// in the CUDA backend) outlives the loop.
 //
 // A Table is a view read as records of entries through a Layout: entry k of record c is at
 //   records (array of structures):   c * entries + k      (the CPU's cache-friendly order)

@@ -1,4 +1,4 @@
-// Corotational linear elasticity for any element trait E (DESIGN.md section 3).
+// Corotational linear elasticity for any element trait E (docs/method.md section 3).
 //
 // One rotation per element, extracted from the deformation gradient at the element centre:
 //   F_c = x^T dN_dX(center) = R U                       (rotation.hpp: polar or QR)

@@ -1,6 +1,6 @@
 // Element traits: one struct per element type holding its reference nodes, shape functions
 // N(xi), their gradients dN/dxi and a quadrature rule. Everything else (deformation gradient,
-// forces, stiffness) is generic over the trait (DESIGN.md section 3; Elasticity plugin, seed 004).
+// forces, stiffness) is generic over the trait (docs/method.md section 1; SOFA's Elasticity plugin).
 //
 // Interface of a trait E:
 //   E::dim, E::num_nodes, E::num_quad            compile-time sizes

@@ -1,6 +1,6 @@
 // Generic kinematics over any element trait E (element_traits.hpp), in any dimension.
 //
-// Rest data per quadrature point q (precomputed once, DESIGN.md section 4):
+// Rest data per quadrature point q (precomputed once, docs/method.md section 1):
 //   J_q     = X^T dN/dxi(xi_q)            (dim x dim Jacobian of the reference map)
 //   dN_dX_q = dN/dxi(xi_q) J_q^{-1}       (row a = gradient of N_a in material coordinates)
 //   w_detJ_q = w_q det J_q

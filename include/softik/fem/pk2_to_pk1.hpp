@@ -1,5 +1,5 @@
 // The one generic place where second Piola-Kirchhoff quantities become first Piola-Kirchhoff
-// ones (DESIGN.md section 3), plus the fourth-order building blocks the S(C) laws use.
+// ones (docs/method.md section 2), plus the fourth-order building blocks the S(C) laws use.
 // Host and device (SOFTIK_HD).
 //
 // Notation: E = (C - I)/2 Green strain, C = F^T F, S = dpsi/dE = 2 dpsi/dC,

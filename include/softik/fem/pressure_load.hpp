@@ -1,6 +1,6 @@
 // Uniform pressure on a cavity wall: nodal follower forces, cavity volume and its first and
-// second derivatives, per triangle (seed 001; seed 000 for the actuator Jacobian column).
-// Host and device (SOFTIK_HD): fixed-size Eigen only, no allocation, no exceptions.
+// second derivatives, per triangle (docs/method.md section 6; [6], and [7] for the actuator
+// Jacobian column). Host and device (SOFTIK_HD): fixed-size Eigen only, no allocation, no exceptions.
 //
 // Orientation convention (used by every function here)
 // ----------------------------------------------------
@@ -20,7 +20,7 @@
 // Element vectors and matrices use the node-major layout of kinematics.hpp: index 3*a + k for
 // component k of node a (a = 0, 1, 2 for p1, p2, p3).
 //
-// Quads (a, b, c, d) are split into triangles keeping the quad's winding (seed 001, section I),
+// Quads (a, b, c, d) are split into triangles keeping the quad's winding ([6] section I),
 // along BOTH diagonals with half the pressure each: (a, b, c) + (a, c, d) and (b, c, d) +
 // (b, d, a). The average is the consistent load of the bilinear face, f_a = P integral N_a n dA
 // (P A/4 per node on a flat parallelogram), and its volume contribution is the exact volume under
@@ -36,11 +36,11 @@
 
 namespace softik::fem {
 
-/// Nodal forces of a uniform pressure P on triangle (p1, p2, p3) (seed 001, eq. 5):
+/// Nodal forces of a uniform pressure P on triangle (p1, p2, p3) (docs/method.md section 6; [6] eq. 5):
 ///   f1 = f2 = f3 = P/6 (p2 - p1) x (p3 - p1) = P * area / 3 * unit normal.
 /// With the winding convention above (n out of the cavity), P > 0 pushes the wall outward,
-/// away from the enclosed volume. Summed per node over the wall and divided by P, these are
-/// the actuator Jacobian column J_i = sum_{t containing i} n_t a_t / 3 (seed 000).
+/// away from the enclosed volume. Summed per node over the wall and divided by P, these are the
+/// actuator Jacobian column J_i = sum_{t containing i} n_t a_t / 3 (docs/method.md section 6; [7]).
 SOFTIK_HD_INLINE void triangle_pressure_forces(Real P, const Vec3& p1, const Vec3& p2,
                                                const Vec3& p3, Vec3& f1, Vec3& f2, Vec3& f3) {
   const Vec3 f = (P / Real(6)) * (p2 - p1).cross(p3 - p1);

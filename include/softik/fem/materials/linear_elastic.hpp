@@ -1,5 +1,5 @@
 // Linear (small-strain) isotropic elasticity. Used as the "linear small strain" formulation
-// and inside the corotational formulation (DESIGN.md section 3).
+// and inside the corotational formulation (docs/method.md sections 2 and 3).
 //
 //   H = F - I,  eps = sym(H) = (H + H^T)/2
 //   psi   = mu eps:eps + lambda/2 tr(eps)^2

@@ -1,4 +1,4 @@
-// All material laws (DESIGN.md section 3). Each is a stateless struct with SOFTIK_HD
+// All material laws (docs/method.md section 4). Each is a stateless struct with SOFTIK_HD
 // psi(F), P(F), dPdF(F) (dPdF(i+3j, k+3l) = dP_ij/dF_kl) and host-only validating factories.
 #pragma once
 

@@ -7,8 +7,8 @@
 //   CC = 4 C10 H1 + 4 C01 H2 + volumetric part (formulas in volumetric.hpp);
 //   P = F S and dP/dF via pk2_to_pk1.hpp.
 //   Small strain: mu = 2 (C10 + C01), K = 2 / D1.
-// Sources: Abaqus Theory Guide, "Hyperelastic material behavior", polynomial form; CalculiX
-// CrunchiX User's Manual, *HYPERELASTIC, MOONEY-RIVLIN; SOFA Elasticity README (seed 004).
+// Sources (docs/method.md section 4): Abaqus Theory Guide, "Hyperelastic material behavior",
+// polynomial form; CalculiX CrunchiX User's Manual, *HYPERELASTIC, MOONEY-RIVLIN; SOFA Elasticity README.
 #pragma once
 
 #include "softik/fem/materials/volumetric.hpp"

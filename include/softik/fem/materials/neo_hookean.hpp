@@ -1,6 +1,6 @@
 // Neo-Hookean laws.
 //
-// NeoHookean (compressible, Lame form; DESIGN.md section 3, seed 004):
+// NeoHookean (compressible, Lame form; docs/method.md section 4):
 //   C = F^T F, J = det F, C_inv = C^{-1}
 //   psi = mu/2 (tr C - 3) - mu log J + lambda/2 (log J)^2
 //   S   = mu (I - C_inv) + lambda log J C_inv
@@ -8,7 +8,7 @@
 //   P = F S and dP/dF via pk2_to_pk1.hpp.
 //   Small-strain limit: linear elasticity with the same (lambda, mu).
 // Source: Bonet & Wood, "Nonlinear Continuum Mechanics for Finite Element Analysis", 2nd ed.,
-// section 6.4.3; SOFA Elasticity plugin README (seed 004).
+// section 6.4.3 (docs/method.md section 4, [1]); SOFA Elasticity plugin README.
 //
 // NeoHookeanD1 (decoupled, Abaqus/CalculiX form):
 //   psi = C10 (Ibar1 - 3) + (J - 1)^2 / D1,   Ibar1 = J^(-2/3) tr C

@@ -1,5 +1,5 @@
 // Saint Venant-Kirchhoff: linear elasticity in the Green strain ("linear elastic" of
-// engineering codes under geometric nonlinearity, DESIGN.md section 3).
+// engineering codes under geometric nonlinearity; docs/method.md section 4).
 //
 //   C = F^T F,  E = (C - I)/2
 //   psi = lambda/2 tr(E)^2 + mu E:E
@@ -7,7 +7,7 @@
 //   CC_IJKL = dS_IJ/dE_KL = lambda delta_IJ delta_KL + mu (delta_IK delta_JL + delta_IL delta_JK)
 //   P = F S and dP/dF via pk2_to_pk1.hpp.
 // Source: Bonet & Wood, "Nonlinear Continuum Mechanics for Finite Element Analysis", 2nd ed.,
-// section 6.4.2; SOFA Elasticity plugin README (seed 004).
+// section 6.4.2 (docs/method.md section 4, [1]); SOFA Elasticity plugin README.
 #pragma once
 
 #include "softik/fem/materials/linear_elastic.hpp"

@@ -1,5 +1,5 @@
 // Shared machinery of the decoupled (isochoric + volumetric) laws used by Abaqus and CalculiX
-// (DESIGN.md section 3):  psi = W(Ibar1, Ibar2) + U(J), with
+// (docs/method.md section 4):  psi = W(Ibar1, Ibar2) + U(J), with
 //   C = F^T F, J = det F, I1 = tr C, I2 = (I1^2 - tr(C^2))/2,
 //   Ibar1 = J^(-2/3) I1, Ibar2 = J^(-4/3) I2.
 //
