@@ -64,20 +64,31 @@ SOFTIK_HD_INLINE void tri6_shape(Real xi, Real eta, Real N[6], Real dxi[6], Real
   deta[5] = 4 * (L0 - L2);
 }
 
+/// The face at quadrature point q of Tri6Rule: weight w, shape functions N and their
+/// derivatives, the position x and its tangents x_xi, x_eta.
+struct Tri6Point {
+  Real w, N[6], dxi[6], deta[6];
+  Vec3 x, x_xi, x_eta;
+  SOFTIK_HD Tri6Point(const Vec3 p[6], int q) {
+    Real xi, eta;
+    Tri6Rule::point(q, xi, eta, w);
+    tri6_shape(xi, eta, N, dxi, deta);
+    x = x_xi = x_eta = Vec3::Zero();
+    for (int a = 0; a < 6; ++a) {
+      x += N[a] * p[a];
+      x_xi += dxi[a] * p[a];
+      x_eta += deta[a] * p[a];
+    }
+  }
+};
+
 /// Nodal pressure forces of Tri6 face p[0..5]: f_a = P integral N_a (x_xi x x_eta).
 SOFTIK_HD_INLINE void tri6_pressure_forces(Real P, const Vec3 p[6], Vec3 f[6]) {
   for (int a = 0; a < 6; ++a) f[a].setZero();
   for (int q = 0; q < Tri6Rule::num_points; ++q) {
-    Real xi, eta, w, N[6], dxi[6], deta[6];
-    Tri6Rule::point(q, xi, eta, w);
-    tri6_shape(xi, eta, N, dxi, deta);
-    Vec3 x_xi = Vec3::Zero(), x_eta = Vec3::Zero();
-    for (int a = 0; a < 6; ++a) {
-      x_xi += dxi[a] * p[a];
-      x_eta += deta[a] * p[a];
-    }
-    const Vec3 area = (P * w) * x_xi.cross(x_eta);
-    for (int a = 0; a < 6; ++a) f[a] += N[a] * area;
+    const Tri6Point at(p, q);
+    const Vec3 area = (P * at.w) * at.x_xi.cross(at.x_eta);
+    for (int a = 0; a < 6; ++a) f[a] += at.N[a] * area;
   }
 }
 
@@ -85,16 +96,8 @@ SOFTIK_HD_INLINE void tri6_pressure_forces(Real P, const Vec3 p[6], Vec3 f[6]) {
 SOFTIK_HD_INLINE Real tri6_volume_contribution(const Vec3 p[6]) {
   Real V = 0;
   for (int q = 0; q < Tri6Rule::num_points; ++q) {
-    Real xi, eta, w, N[6], dxi[6], deta[6];
-    Tri6Rule::point(q, xi, eta, w);
-    tri6_shape(xi, eta, N, dxi, deta);
-    Vec3 x = Vec3::Zero(), x_xi = Vec3::Zero(), x_eta = Vec3::Zero();
-    for (int a = 0; a < 6; ++a) {
-      x += N[a] * p[a];
-      x_xi += dxi[a] * p[a];
-      x_eta += deta[a] * p[a];
-    }
-    V += w * x.dot(x_xi.cross(x_eta));
+    const Tri6Point at(p, q);
+    V += at.w * at.x.dot(at.x_xi.cross(at.x_eta));
   }
   return V / Real(3);
 }
@@ -105,18 +108,11 @@ SOFTIK_HD_INLINE Real tri6_volume_contribution(const Vec3 p[6]) {
 SOFTIK_HD_INLINE void tri6_pressure_stiffness(Real P, const Vec3 p[6], Mat18& K) {
   K.setZero();
   for (int q = 0; q < Tri6Rule::num_points; ++q) {
-    Real xi, eta, w, N[6], dxi[6], deta[6];
-    Tri6Rule::point(q, xi, eta, w);
-    tri6_shape(xi, eta, N, dxi, deta);
-    Vec3 x_xi = Vec3::Zero(), x_eta = Vec3::Zero();
-    for (int a = 0; a < 6; ++a) {
-      x_xi += dxi[a] * p[a];
-      x_eta += deta[a] * p[a];
-    }
-    const Mat3 S_xi = skew(x_xi), S_eta = skew(x_eta);
+    const Tri6Point at(p, q);
+    const Mat3 S_xi = skew(at.x_xi), S_eta = skew(at.x_eta);
     for (int b = 0; b < 6; ++b) {
-      const Mat3 D = deta[b] * S_xi - dxi[b] * S_eta;
-      for (int a = 0; a < 6; ++a) K.block<3, 3>(3 * a, 3 * b) += (P * w * N[a]) * D;
+      const Mat3 D = at.deta[b] * S_xi - at.dxi[b] * S_eta;
+      for (int a = 0; a < 6; ++a) K.block<3, 3>(3 * a, 3 * b) += (P * at.w * at.N[a]) * D;
     }
   }
 }
