@@ -261,20 +261,23 @@ std::vector<Real> Assembler::von_mises(const std::vector<Real>& x) const {
   return out;
 }
 
-std::vector<Real> Assembler::lumped_mass(Real density) const {
+namespace {
+/// Per DOF: the lumped mass, or with load_share the consistent nodal integral (CellLumpedMass).
+std::vector<Real> nodal_masses(const ElementKernels& kernels, const CellLoop& loop, int num_dofs, Real density,
+                               bool load_share) {
   SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
-  std::vector<Real> out(static_cast<size_t>(num_dofs_), 0.0);
-  const CellLoop loop = cell_loop();
-  kernels_->lumped_mass(loop, density, false, out.data());
+  std::vector<Real> out(static_cast<size_t>(num_dofs), 0.0);
+  kernels.lumped_mass(loop, density, load_share, out.data());
   return out;
+}
+}  // namespace
+
+std::vector<Real> Assembler::lumped_mass(Real density) const {
+  return nodal_masses(*kernels_, cell_loop(), num_dofs_, density, false);
 }
 
 std::vector<Real> Assembler::body_force_share(Real density) const {
-  SOFTIK_CHECK(density > 0 && std::isfinite(density), "density must be positive and finite, got " << density);
-  std::vector<Real> out(static_cast<size_t>(num_dofs_), 0.0);
-  const CellLoop loop = cell_loop();
-  kernels_->lumped_mass(loop, density, true, out.data());
-  return out;
+  return nodal_masses(*kernels_, cell_loop(), num_dofs_, density, true);
 }
 
 std::vector<Real> Assembler::mass_matrix(Real density, bool lumped) const {
