@@ -63,6 +63,14 @@ inline const std::vector<CellType>& all_cell_types() {
   return types;
 }
 
+/// How many values CellType has: the first value past the end is the one nodes_per_cell does
+/// not know (it returns 0). Lets a test notice a new element that all_cell_types() lacks.
+inline std::size_t cell_type_count() {
+  int n = 0;
+  while (nodes_per_cell(static_cast<CellType>(n)) > 0) ++n;
+  return static_cast<std::size_t>(n);
+}
+
 inline bool is_simplex(CellType t) { return t == CellType::Edge2 || t == CellType::Tri3 || t == CellType::Tet4; }
 
 /// A small box of the given type: 3 cells per axis in 1D/2D, 2 per axis in 3D.

@@ -5,6 +5,7 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/SparseCholesky>
 #include <random>
+#include <set>
 
 #include "assembly_cases.hpp"
 
@@ -47,6 +48,14 @@ std::vector<int> boundary_nodes(const Mesh& mesh) {
 
 // Patch test: boundary nodes follow the linear field x = (I + A) X + b; the interior, solved
 // from K du = f, must reproduce the field exactly and every cell carries the same stress.
+TEST(PatchTest, EveryCellTypeIsInTheListTheTestsLoopOver) {
+  // A new element added to CellType but not to all_cell_types() would skip every test that
+  // loops over the list (and the CPU = GPU comparison), silently.
+  std::set<CellType> listed(testing::all_cell_types().begin(), testing::all_cell_types().end());
+  EXPECT_EQ(listed.size(), testing::cell_type_count());
+  EXPECT_EQ(testing::all_cell_types().size(), testing::cell_type_count());
+}
+
 TEST(PatchTest, LinearFieldReproducedExactly) {
   for (CellType type : testing::all_cell_types()) {
     const Mesh mesh = distorted_box(type);
