@@ -54,6 +54,28 @@ inline std::vector<FormulationCase> formulation_cases() {
                                                fem::Volumetric::D1Form));
   hyper("Yeoh", fem::Yeoh::from_constants(0.5 * mu, 0.05 * mu, 0.01 * mu, 2.0 / kappa, fem::Volumetric::D1Form));
   hyper("ArrudaBoyce", fem::ArrudaBoyce::from_constants(mu, 2.5, 2.0 / kappa, fem::Volumetric::D1Form));
+  // The averaged dilatations (fem/dilatation.hpp): a nonlinear law with a log J bulk term, a
+  // decoupled law, the inversion-tolerant law and the linear measure, each with both averages
+  // where the case adds something (CellMean of a one-point simplex is the plain element).
+  const auto averaged = [&](const std::string& name, Formulation formulation, Material m, fem::Dilatation dilatation) {
+    AssemblyOptions o;
+    o.formulation = formulation;
+    o.dilatation = dilatation;
+    cases.push_back({name, o, m});
+  };
+  averaged("NeoHookeanCellMean", Formulation::Hyperelastic, fem::NeoHookean::from_young_poisson(E, nu),
+           fem::Dilatation::CellMean);
+  averaged("NeoHookeanNodalMean", Formulation::Hyperelastic, fem::NeoHookean::from_young_poisson(E, nu),
+           fem::Dilatation::NodalMean);
+  averaged("MooneyRivlinNodalMean", Formulation::Hyperelastic,
+           fem::MooneyRivlin::from_constants(0.3 * mu, 0.2 * mu, 2.0 / kappa, fem::Volumetric::D1Form),
+           fem::Dilatation::NodalMean);
+  averaged("StableNeoHookeanNodalMean", Formulation::Hyperelastic, fem::StableNeoHookean::from_young_poisson(E, nu),
+           fem::Dilatation::NodalMean);
+  averaged("LinearSmallStrainCellMean", Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(E, nu),
+           fem::Dilatation::CellMean);
+  averaged("LinearSmallStrainNodalMean", Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(E, nu),
+           fem::Dilatation::NodalMean);
   return cases;
 }
 

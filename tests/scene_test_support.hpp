@@ -17,7 +17,7 @@ namespace softik {
 namespace fs = std::filesystem;
 
 inline fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("softik_scene_" + name);
+  const fs::path dir = fs::path(::testing::TempDir()) / ("softik_scene_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

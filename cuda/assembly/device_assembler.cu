@@ -102,6 +102,7 @@ DevicePass DeviceAssembler::Impl::pass_for(const Real* d_x) const {
   p.rotation = options.rotation;
   p.tangent = options.corotational_tangent;
   p.project_spd = options.project_spd;
+  p.dilatation = options.dilatation;  // CellMean runs here; the Assembler keeps NodalMean on the CPU
   p.x = {d_x, static_cast<std::size_t>(num_dofs)};
   return p;
 }
@@ -141,6 +142,9 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   const Mesh& mesh = host.mesh();
   Impl& p = *impl_;
   p.element = device_element(mesh.cell_type);
+  SOFTIK_CHECK(host.options().dilatation != fem::Dilatation::NodalMean,
+               "the GPU assembly runs the pointwise and cell-mean dilatations, not NodalMean (its nodal passes run on "
+               "the CPU backend): assemble on the CPU, or use CellMean on Hex8/Tet10 cells");
   std::string reason;
   SOFTIK_CHECK(device_available(&reason), "DeviceAssembler needs a usable CUDA device: " << reason);
   // Buffers, plus the local memory the driver reserves for the kernel's stack frames.

@@ -9,6 +9,7 @@
 #include "host/assembly/cell_status.hpp"
 #include "host/assembly/device_assembly.hpp"
 #include "host/assembly/element_kernels.hpp"
+#include "host/assembly/nodal_dilatation.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
@@ -50,21 +51,36 @@ bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
   return true;
 }
 
-/// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map.
-void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, CsrPattern& pattern, std::vector<int>& slots) {
+/// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map. `rings`
+/// receives each node's ring (the sorted nodes of the cells around it, itself included). With
+/// `second_ring` (Dilatation::NodalMean) a node is coupled with every node of its neighbours' rings.
+void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool second_ring, CsrPattern& pattern,
+                   std::vector<int>& slots, std::vector<std::vector<int>>& rings) {
   const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim, nd = npc * d;
   const int num_nodes = mesh.num_nodes();
+  const auto sort_unique = [](std::vector<int>& list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  };
   // node -> neighbouring nodes (including itself), sorted and unique.
-  std::vector<std::vector<int>> adjacent(static_cast<size_t>(num_nodes));
+  rings.assign(static_cast<size_t>(num_nodes), {});
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* nodes = mesh.cell(c);
     for (int a = 0; a < npc; ++a)
-      for (int b = 0; b < npc; ++b) adjacent[static_cast<size_t>(nodes[a])].push_back(nodes[b]);
+      for (int b = 0; b < npc; ++b) rings[static_cast<size_t>(nodes[a])].push_back(nodes[b]);
   }
-  for (auto& list : adjacent) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
+  for (auto& list : rings) sort_unique(list);
+  std::vector<std::vector<int>> wide;
+  if (second_ring) {
+    wide.assign(static_cast<size_t>(num_nodes), {});
+    for (int a = 0; a < num_nodes; ++a) {
+      auto& list = wide[static_cast<size_t>(a)];
+      for (int b : rings[static_cast<size_t>(a)])
+        list.insert(list.end(), rings[static_cast<size_t>(b)].begin(), rings[static_cast<size_t>(b)].end());
+      sort_unique(list);
+    }
   }
+  const std::vector<std::vector<int>>& adjacent = second_ring ? wide : rings;
   int rows = 0;
   for (int v : free_index) rows += v >= 0 ? 1 : 0;
   pattern.rows = rows;
@@ -144,9 +160,13 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
                  "cannot colour the cells with " << kMaxColors << " colours: some node is shared by hundreds of "
                                                  << "cells; remesh with better-shaped cells");
   }
-  build_pattern(mesh_, free_index_, pattern_, slots_);
+  check_dilatation(materials.front());
+  const bool nodal = options_.dilatation == fem::Dilatation::NodalMean;
+  std::vector<std::vector<int>> rings;
+  build_pattern(mesh_, free_index_, nodal, pattern_, slots_, rings);
   kernels_ = make_element_kernels(mesh_, materials, options_);
   materials_ = std::move(materials);
+  if (nodal) nodal_ = std::make_unique<NodalDilatation>(mesh_, *kernels_, cell_loop(), rings, free_index_, pattern_);
   if (options_.backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
 #ifdef SOFTIK_HAVE_CUDA
@@ -154,6 +174,24 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
     device_mutex_ = std::make_unique<std::mutex>();
 #endif
   }
+}
+
+void Assembler::check_dilatation(const Material& law) const {
+  if (options_.dilatation == fem::Dilatation::Pointwise) return;
+  const char* mode = options_.dilatation == fem::Dilatation::CellMean ? "CellMean (mean dilatation)"
+                                                                     : "NodalMean (average nodal pressure)";
+  SOFTIK_CHECK(options_.formulation != Formulation::Corotational,
+               "dilatation " << mode << " needs the hyperelastic or linear small-strain formulation, not the "
+                                        "corotational one: set formulation: hyperelastic (any law with a bulk term) or "
+                                        "linear");
+  const bool split = std::visit([](const auto& m) { return fem::BulkSplit<std::decay_t<decltype(m)>>::available; }, law);
+  SOFTIK_CHECK(split, "dilatation " << mode << " needs a law with a bulk term, and " << material_name(law)
+                                    << " has none (its lambda term is not a function of the volume): use NeoHookean, "
+                                       "NeoHookeanD1, StableNeoHookean, MooneyRivlin, Yeoh, Ogden, ArrudaBoyce or "
+                                       "LinearElastic");
+  SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || options_.backend == Backend::Cpu,
+               "dilatation NodalMean (average nodal pressure) runs on the CPU backend only: set backend: cpu, or use "
+               "dilatation CellMean on Hex8/Tet10 cells, which runs on the GPU");
 }
 
 CellLoop Assembler::cell_loop() const {
@@ -196,12 +234,21 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   if (force) force->assign(static_cast<size_t>(num_dofs_), 0.0);
   if (K_values) K_values->assign(static_cast<size_t>(pattern_.nnz()), 0.0);
   assembly::CellStatus status;
+  NodalDilatation::Work nodal;
+  NodalDilatationFields fields;
+  if (nodal_) {
+    nodal_->prepare(*kernels_, loop, x.data(), K_values != nullptr, nodal);
+    fields.nodal_pressure = nodal.pi.data();
+    if (K_values) fields.volume_gradient = nodal.volume_gradient.data();
+  }
   kernels_->assemble(loop, x.data(), energy ? cell_energy.data() : nullptr, force ? force->data() : nullptr,
-                     K_values ? K_values->data() : nullptr, status);
+                     K_values ? K_values->data() : nullptr, status, fields);
   check_status(status, x.data());
+  if (nodal_ && K_values) nodal_->add_second_ring(mesh_, nodal, K_values->data());
   if (energy) {
     Real sum = 0;
-    for (Real e : cell_energy) sum += e;  // fixed order: deterministic
+    for (size_t c = 0; c < cell_energy.size(); ++c)  // fixed order: deterministic
+      sum += nodal_ ? cell_energy[c] + nodal.cell_bulk_energy[c] : cell_energy[c];
     *energy = sum;
   }
 }

@@ -26,6 +26,7 @@
 #include "softik/exec/forall.hpp"
 #include "softik/exec/view.hpp"
 #include "softik/fem/corotational_element.hpp"
+#include "softik/fem/dilatation.hpp"
 #include "softik/fem/element_stress.hpp"
 #include "softik/fem/hyperelastic_element.hpp"
 #include "softik/fem/sym_eigen3.hpp"
@@ -62,6 +63,13 @@ struct CellPass {
   fem::RotationMethod rotation = fem::RotationMethod::Polar;
   fem::CorotationalTangent tangent = fem::CorotationalTangent::Rotated;
   bool project_spd = false;
+  /// The volumetric treatment (fem/dilatation.hpp; TotalLagrangian with a law that has a bulk
+  /// term only, which the Assembler checks). NodalMean reads the nodal pressures pi_a of the
+  /// pass (num_nodes per design) and, when given, writes each cell's volume gradient g_c
+  /// (n*dim words at c * n*dim) for the second-ring term.
+  fem::Dilatation dilatation = fem::Dilatation::Pointwise;
+  exec::View<const Real, S> nodal_pressure;
+  exec::View<Real, S> volume_gradient;
   // The state and the outputs of this pass (empty views are skipped).
   exec::View<const Real, S> x;
   std::size_t x_stride = 0;
@@ -143,6 +151,17 @@ SOFTIK_HD void project_element_spd(Eigen::Matrix<Real, N, N>& Ke) {
   fem::project_spd<N>(Ke);
 }
 
+/// fem::average_dilatation, kept out of line on the device for the same reason.
+template <class E, class M>
+#if defined(__CUDA_ARCH__)
+__noinline__
+#endif
+SOFTIK_HD void average_cell_dilatation(const M& law, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
+                                       fem::Dilatation mode, Real pbar, fem::ElementOutputs<E> out,
+                                       fem::ElementVector<E>* g_out) {
+  fem::average_dilatation<E, M>(law, rest, xe, mode, pbar, out, g_out);
+}
+
 /// assemble_cell: iteration i of a pass (cell i % num_cells of design i / num_cells).
 template <class E, class M, class Form, Scatter mode, exec::Space S>
 SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
@@ -160,6 +179,20 @@ SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
   if (p.K) out.stiffness = &Ke;
   const Real detF = evaluate_element<E, M, Form>(cell.material, cell.rest, cell.xe, p.rotation, p.tangent, out);
   if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
+  if constexpr (std::is_same<Form, TotalLagrangian>::value && fem::BulkSplit<M>::available) {
+    if (p.dilatation != fem::Dilatation::Pointwise) {
+      Real pbar = 0;  // NodalMean: the mean nodal pressure of the cell's nodes
+      if (p.dilatation == fem::Dilatation::NodalMean) {
+        for (int a = 0; a < n; ++a) pbar += p.nodal_pressure[static_cast<std::size_t>(cell.nodes[a])];
+        pbar /= n;
+      }
+      fem::ElementVector<E> g;
+      average_cell_dilatation<E, M>(cell.material, cell.rest, cell.xe, p.dilatation, pbar, out,
+                                    p.volume_gradient ? &g : nullptr);
+      if (p.volume_gradient)
+        for (int r = 0; r < nd; ++r) p.volume_gradient[static_cast<std::size_t>(c) * nd + r] = g[r];
+    }
+  }
 
   if (p.cell_energy) p.cell_energy[static_cast<std::size_t>(design) * p.num_cells + c] = energy;
   if (p.force) {

@@ -20,13 +20,29 @@ struct CellLoop {
   const int* slots = nullptr;  ///< per cell, (npc*dim)^2 entries (records layout)
 };
 
+/// What Dilatation::NodalMean adds to a pass (host/assembly/nodal_dilatation.hpp).
+struct NodalDilatationFields {
+  const Real* nodal_pressure = nullptr;  ///< pi_a per node (read)
+  Real* volume_gradient = nullptr;       ///< g_c per cell, n*dim words (written; null: not needed)
+};
+
 class ElementKernels {
  public:
   virtual ~ElementKernels() = default;
   /// cell_energy: num_cells (or null); force: num_dofs, accumulated; K: nnz, accumulated.
-  /// Non-finite positions and inverted cells are recorded in `status`.
+  /// Non-finite positions and inverted cells are recorded in `status`. `nodal` is used under
+  /// Dilatation::NodalMean only.
   virtual void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K,
-                        assembly::CellStatus& status) const = 0;
+                        assembly::CellStatus& status, const NodalDilatationFields& nodal = {}) const = 0;
+  /// Dilatation::NodalMean, first pass: each cell's volume v_c under its law's volume measure
+  /// (fem::cell_volume) into out[c] (at the rest positions: its rest volume).
+  virtual void cell_volumes(const CellLoop& loop, const Real* x, Real* out) const = 0;
+  /// Dilatation::NodalMean, second pass: with the nodal volume ratios theta and rest volumes
+  /// V_node, accumulates pi_a += V_c/n U_c'(theta_a) / V_a and kappa_a += V_c/n U_c''(theta_a) / V_a^2
+  /// over every cell c and node a of c, and writes cell_energy[c] = sum_a V_c/n U_c(theta_a).
+  /// Returns the first node whose theta <= 0 where the law is undefined there, else -1.
+  virtual int nodal_bulk(const CellLoop& loop, const Real* theta, const Real* V_node, Real* pi, Real* kappa,
+                         Real* cell_energy) const = 0;
   virtual void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const = 0;
   /// Lumped mass per DOF, or with load_share the consistent nodal integral rho * integral(N_a dV)
   /// (assembly::CellLumpedMass), accumulated into out (num_dofs).

@@ -26,16 +26,70 @@ class ElementKernelsImpl final : public ElementKernels {
   }
 
   void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K,
-                assembly::CellStatus& status) const override {
+                assembly::CellStatus& status, const NodalDilatationFields& nodal) const override {
     assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
     const size_t num_cells = static_cast<size_t>(loop.mesh->num_cells());
     if (cell_energy) pass.cell_energy = {cell_energy, num_cells};
     if (force) pass.force = {force, static_cast<size_t>(loop.mesh->num_dofs())};
     if (K) pass.K = {K, 0};
+    if (options_.dilatation == fem::Dilatation::NodalMean) {
+      pass.nodal_pressure = {nodal.nodal_pressure, static_cast<size_t>(loop.mesh->num_nodes())};
+      if (nodal.volume_gradient) pass.volume_gradient = {nodal.volume_gradient, num_cells * nd};
+    }
     assembly::dispatch_formulation<M>(options_.formulation, [&](auto tag) {
       using Form = typename decltype(tag)::type;
       assembly::assemble_cells<E, M, Form, assembly::Scatter::Coloured>(loop.colours, pass);
     });
+  }
+
+  void cell_volumes(const CellLoop& loop, const Real* x, Real* out) const override {
+    assembly::CellStatus status;
+    const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
+    if constexpr (fem::BulkSplit<M>::available) {
+      forall(exec::OmpCells{loop.colours.num_threads}, pass.num_cells, [&](int c) {
+        const assembly::GatheredCell<E, M, assembly::TotalLagrangian, exec::Space::Host> cell(pass, 0, c, x, &status);
+        out[c] = fem::cell_volume<E, M>(cell.rest, cell.xe);
+      });
+    } else {
+      SOFTIK_CHECK_KIND(false, ErrorKind::Internal, "cell_volumes called for a law without a bulk term");
+    }
+  }
+
+  int nodal_bulk(const CellLoop& loop, const Real* theta, const Real* V_node, Real* pi, Real* kappa,
+                 Real* cell_energy) const override {
+    assembly::CellStatus status;
+    const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, nullptr, status);
+    int first_bad = assembly::kNoIndex;
+    if constexpr (fem::BulkSplit<M>::available) {
+      // Coloured: the cells of one block scatter into their nodes without atomics, in a fixed order.
+      forall(loop.colours, pass.num_cells, [&](int c) {
+        fem::RestData<E> rest;
+        assembly::for_each_rest_word<E>(rest, false, [&](int w, Real& word) {
+          word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w));
+        });
+        Real V = 0;
+        for (int q = 0; q < E::num_quad; ++q) V += rest.w_detJ[q];
+        const M& law = materials_[pass.material_stride * static_cast<size_t>(c)];
+        Real e = 0;
+        for (int a = 0; a < n; ++a) {
+          const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
+          const Real t = theta[node], Va = V_node[node];
+          if (!fem::tolerates_inversion<M>::value && !(t > 0)) {
+            exec::atomic_min(&first_bad, node);
+            continue;
+          }
+          const fem::VolumetricTerm u = fem::BulkSplit<M>::term(law, t);
+          const Real share = V / n;
+          e += share * u.U;
+          pi[node] += share * u.dU / Va;
+          kappa[node] += share * u.d2U / (Va * Va);
+        }
+        cell_energy[c] = e;
+      });
+    } else {
+      SOFTIK_CHECK_KIND(false, ErrorKind::Internal, "nodal_bulk called for a law without a bulk term");
+    }
+    return first_bad == assembly::kNoIndex ? -1 : first_bad;
   }
 
   void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const override {
@@ -81,6 +135,7 @@ class ElementKernelsImpl final : public ElementKernels {
     pass.rotation = options_.rotation;
     pass.tangent = options_.corotational_tangent;
     pass.project_spd = options_.project_spd;
+    pass.dilatation = options_.dilatation;
     pass.x = {x, static_cast<size_t>(mesh.num_dofs())};
     pass.status = {&status, 1};
     return pass;

@@ -392,6 +392,7 @@ BuiltScene build_scene(const Scene& scene) {
 
   AssemblyOptions assembly;
   assembly.formulation = scene.formulation;
+  assembly.dilatation = scene.dilatation;
   assembly.num_threads = scene.solver.threads;
   assembly.backend = scene.solver.backend;
   out.assembler = located(scene.mesh.where, "the model", [&] {

@@ -479,12 +479,25 @@ void check_laws(const Scene& scene) {
          std::string("formulation '") + (scene.formulation == Formulation::Corotational ? "corotational" : "linear") +
              "' needs law 'linear', but materials[0] (" + first.where.str() + ") uses '" + first.law +
              "'; use formulation: hyperelastic, or law: linear");
+  if (scene.dilatation != fem::Dilatation::Pointwise) {
+    const std::string mode = scene.dilatation == fem::Dilatation::CellMean ? "cell_mean" : "nodal_mean";
+    if (scene.formulation == Formulation::Corotational)
+      fail(scene.dilatation_where, "dilatation: " + mode +
+                                       " needs formulation: hyperelastic or linear, not corotational (the averaged "
+                                       "volume is defined for the total-Lagrangian element); change the formulation "
+                                       "or remove the dilatation key");
+    if (first.law == "saint_venant_kirchhoff")
+      fail(scene.dilatation_where, "dilatation: " + mode + " needs a law with a bulk term, and materials[0] (" +
+                                       first.where.str() +
+                                       ") uses 'saint_venant_kirchhoff', whose lambda term is not a function of the "
+                                       "volume; use neo_hookean or another law");
+  }
 }
 
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "contact"});
+               "outputs", "inverse", "dynamics", "contact", "dilatation"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -495,6 +508,10 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
                                       Formulation::Hyperelastic};
   scene.formulation = formulations[m.choice("formulation", {"linear", "corotational", "hyperelastic"}, 2)];
   scene.formulation_where = m.has("formulation") ? m.where("formulation") : m.where();
+  const fem::Dilatation dilatations[] = {fem::Dilatation::Pointwise, fem::Dilatation::CellMean,
+                                         fem::Dilatation::NodalMean};
+  scene.dilatation = dilatations[m.choice("dilatation", {"pointwise", "cell_mean", "nodal_mean"}, 0)];
+  scene.dilatation_where = m.has("dilatation") ? m.where("dilatation") : m.where();
   const std::vector<YAML::Node> materials =
       as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
               "materials", true);

@@ -24,6 +24,7 @@
 
 #include "softik/backend.hpp"
 #include "softik/fem/corotational_element.hpp"
+#include "softik/fem/dilatation.hpp"
 #include "softik/material.hpp"
 #include "softik/mesh.hpp"
 
@@ -43,6 +44,12 @@ struct AssemblyOptions {
   /// Clamp each element tangent's negative eigenvalues to zero before scattering (for Cholesky
   /// solvers on indefinite hyperelastic tangents). The unprojected tangent is the default.
   bool project_spd = false;
+  /// Which volume ratio the law's bulk term sees (fem/dilatation.hpp): Pointwise (the standard
+  /// element), CellMean (mean dilatation: the locking-free Hex8) or NodalMean (average nodal
+  /// pressure: the locking-free Tet4, whose stiffness then couples each node with the neighbours
+  /// of its neighbours; CPU backend). Formulation::Hyperelastic or LinearSmallStrain, with a
+  /// law that has a bulk term (not SaintVenantKirchhoff).
+  fem::Dilatation dilatation = fem::Dilatation::Pointwise;
   /// Backend::Cuda computes energy, force and K values on the GPU (the same cell kernel as the
   /// CPU; results equal to round-off, summed with atomics so not bitwise reproducible) and
   /// copies them back into the host vectors of assemble(); von_mises and lumped_mass stay on
@@ -77,6 +84,7 @@ class ElementKernels;
 struct CellLoop;
 class LinearSolver;
 class DeviceAssembly;
+class NodalDilatation;
 namespace assembly {
 struct CellStatus;
 }
@@ -151,6 +159,8 @@ class Assembler {
 
  private:
   CellLoop cell_loop() const;
+  /// Throws unless options_.dilatation suits the formulation, the law and the backend.
+  void check_dilatation(const Material& law) const;
   /// Throws the Error a pass's status records (the same words for every backend).
   void check_status(const assembly::CellStatus& status, const Real* x) const;
   /// Backend::Cuda: one GPU pass (the caller holds device_mutex_); energy and force copied back,
@@ -168,6 +178,7 @@ class Assembler {
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
   std::unique_ptr<DeviceAssembly> device_;  ///< Backend::Cuda only
+  std::unique_ptr<NodalDilatation> nodal_;  ///< Dilatation::NodalMean only
   std::unique_ptr<std::mutex> device_mutex_;       ///< one assemble() at a time on the device buffers
 };
 

@@ -261,6 +261,9 @@ struct Scene {
   SceneMesh mesh;
   Formulation formulation = Formulation::Hyperelastic;
   SceneLocation formulation_where;
+  /// `dilatation:` pointwise | cell_mean | nodal_mean (AssemblyOptions::dilatation).
+  fem::Dilatation dilatation = fem::Dilatation::Pointwise;
+  SceneLocation dilatation_where;
   std::vector<SceneMaterial> materials;
   std::vector<SceneSelection> fixed;
   std::vector<ScenePrescribed> prescribed;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <tuple>
 #include <variant>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "cuda/assembly/device_assembler.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
+#include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
@@ -118,6 +120,18 @@ std::vector<Case> all_cases() {
       c.options.formulation = Formulation::Hyperelastic;
       cases.push_back(c);
     }
+    // Mean dilatation (fem/dilatation.hpp) runs in the same cell kernel: a log J law, a
+    // decoupled law and the linear measure.
+    for (const auto& [name, law, formulation] :
+         std::vector<std::tuple<std::string, Material, Formulation>>{
+             {"NeoHookeanCellMean", fem::NeoHookean::from_young_poisson(E, nu), Formulation::Hyperelastic},
+             {"MooneyRivlinCellMean", fem::MooneyRivlin::from_constants(1e4, 2e3, 1e-5), Formulation::Hyperelastic},
+             {"LinearSmallStrainCellMean", linear, Formulation::LinearSmallStrain}}) {
+      Case c{element + "_" + name, type, {law}, {}, false};
+      c.options.formulation = formulation;
+      c.options.dilatation = fem::Dilatation::CellMean;
+      cases.push_back(c);
+    }
     // SPD projection of indefinite element tangents (compressed state), as the CPU does it.
     Case projected{element + "_NeoHookeanProjectSpd", type, {fem::NeoHookean::from_young_poisson(E, nu)}, {}, true};
     projected.options.formulation = Formulation::Hyperelastic;
@@ -199,6 +213,21 @@ TEST(CudaDeviceAssembler, CasesCoverEveryElementLawAndFormulation) {
   EXPECT_EQ(types.size(), testing::cell_type_count());
   EXPECT_EQ(laws.size(), std::variant_size<Material>::value);
   EXPECT_EQ(formulations.size(), 3u);
+}
+
+TEST(CudaDeviceAssembler, NodalMeanDilatationIsRefusedNamingTheCpuBackend) {
+  // Checked before the device (runs without a GPU): the nodal passes are the CPU's.
+  const Mesh mesh = box(CellType::Tet4);
+  AssemblyOptions options;
+  options.formulation = Formulation::Hyperelastic;
+  options.dilatation = fem::Dilatation::NodalMean;
+  const Assembler cpu(mesh, {fem::NeoHookean::from_young_poisson(1e5, 0.45)}, fixed_dofs(mesh), options);
+  try {
+    cuda::DeviceAssembler gpu(cpu);
+    FAIL() << "built a device assembler for NodalMean";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not NodalMean"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CudaDeviceAssembler, ProjectionCasesHaveIndefiniteElementTangents) {

@@ -1,0 +1,232 @@
+// The averaged dilatations (include/softik/fem/dilatation.hpp): the bulk term each law hands
+// over really carries its bulk modulus, a homogeneous state is the plain element's, an
+// inhomogeneous one is not, the average nodal pressure couples the stiffness's second ring and
+// stays bitwise reproducible, and bad combinations are refused with the fix. (Force and tangent
+// by finite differences: test_assembly_derivatives.cpp's *Mean cases; the Lame solution at
+// nu = 0.499: test_lame.cpp.)
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <set>
+#include <string>
+
+#include "assembly_cases.hpp"
+#include "scene_test_support.hpp"
+#include "softik/error.hpp"
+#include "softik/scene.hpp"
+
+namespace softik {
+namespace {
+
+/// The laws with a bulk term at nu = 0.499 (E = 1): the bulk modulus is ~170x the shear modulus.
+std::vector<std::pair<std::string, Material>> split_laws() {
+  const Real E = 1.0, nu = 0.499, mu = E / (2 * (1 + nu)), K = E / (3 * (1 - 2 * nu));
+  return {{"LinearElastic", fem::LinearElastic::from_young_poisson(E, nu)},
+          {"NeoHookean", fem::NeoHookean::from_young_poisson(E, nu)},
+          {"NeoHookeanD1", fem::NeoHookeanD1::from_young_poisson(E, nu)},
+          {"StableNeoHookean", fem::StableNeoHookean::from_young_poisson(E, nu)},
+          {"MooneyRivlin", fem::MooneyRivlin::from_constants(0.3 * mu, 0.2 * mu, 2.0 / K, fem::Volumetric::D1Form)},
+          {"Yeoh", fem::Yeoh::from_constants(0.5 * mu, 0.05 * mu, 0.01 * mu, 2.0 / K, fem::Volumetric::LogSquared)},
+          {"Ogden", fem::Ogden<3>::from_constants({0.6 * mu, 0.5 * mu, -0.1 * mu}, {1.3, 5.0, -2.0}, 2.0 / K,
+                                                  fem::Volumetric::D1Form)},
+          {"ArrudaBoyce", fem::ArrudaBoyce::from_constants(mu, 2.5, 2.0 / K, fem::Volumetric::JSquaredLog)}};
+}
+
+// Under a small dilatation F = (1 + s) I the energy's curvature in s is 9 K_eff. The whole law
+// has K_eff = the bulk modulus; what remains after removing the bulk term, psi - U(m), must be
+// as soft as the shear modulus (else the averaged element would still lock).
+TEST(Dilatation, TheBulkTermCarriesTheBulkModulus) {
+  const Real e = 1e-4;
+  for (const auto& [name, law] : split_laws()) {
+    std::visit(
+        [&, name = name](const auto& m) {
+          using M = std::decay_t<decltype(m)>;
+          ASSERT_TRUE(fem::BulkSplit<M>::available) << name;
+          const fem::Mat9 C = m.dPdF(fem::Mat3::Identity());
+          const Real mu = C(fem::flat(0, 1), fem::flat(0, 1)), K = C(fem::flat(0, 0), fem::flat(1, 1)) + 2 * mu / 3;
+          const auto psi = [&](Real s) { return m.psi((1 + s) * fem::Mat3::Identity()); };
+          const auto remainder = [&](Real s) {
+            fem::Mat3 dmdF;
+            const fem::Mat3 F = (1 + s) * fem::Mat3::Identity();
+            return m.psi(F) - fem::BulkSplit<M>::term(m, fem::volume_measure<M>(F, dmdF)).U;
+          };
+          // Second differences: 9 K_eff = d2/ds2 (a linear term, as the stable neo-Hookean
+          // law's remainder has at rest, balanced by U'(1), does not count).
+          const Real whole = (psi(e) - 2 * psi(0) + psi(-e)) / (9 * e * e);
+          const Real rest = (remainder(e) - 2 * remainder(0) + remainder(-e)) / (9 * e * e);
+          std::printf("%-17s K %.4g, psi - U: K_eff %.4g (mu %.4g)\n", name.c_str(), whole, rest, mu);
+          EXPECT_NEAR(whole, K, 1e-3 * K) << name;
+          EXPECT_LE(std::abs(rest), mu) << name;
+        },
+        law);
+  }
+  EXPECT_FALSE(fem::BulkSplit<fem::SaintVenantKirchhoff>::available);
+}
+
+Real relative(const std::vector<Real>& a, const std::vector<Real>& b) {
+  Real d = 0, n = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    d += (a[k] - b[k]) * (a[k] - b[k]);
+    n += b[k] * b[k];
+  }
+  return std::sqrt(d / n);
+}
+
+// Under a homogeneous deformation every volume ratio is det F, so both averages give the plain
+// element's energy and forces; under an inhomogeneous one they must differ (else the option
+// would not reach the kernels).
+TEST(Dilatation, HomogeneousStateIsThePlainElementAndOthersAreNot) {
+  for (CellType type : {CellType::Tet4, CellType::Hex8, CellType::Tet10})
+    for (fem::Dilatation mode : {fem::Dilatation::CellMean, fem::Dilatation::NodalMean}) {
+      if (type == CellType::Tet4 && mode == fem::Dilatation::CellMean) continue;  // one point: the same element
+      const Mesh mesh = testing::small_box(type);
+      const Material law = fem::NeoHookean::from_young_poisson(1000, 0.45);
+      AssemblyOptions plain, averaged;
+      plain.formulation = averaged.formulation = Formulation::Hyperelastic;
+      averaged.dilatation = mode;
+      const Assembler a(mesh, {law}, {}, plain), b(mesh, {law}, {}, averaged);
+      std::vector<Real> x = mesh.rest_positions();
+      Eigen::Matrix3d F;
+      F << 1.2, 0.1, 0.0, -0.05, 0.9, 0.1, 0.02, 0.0, 1.1;
+      for (int n = 0; n < mesh.num_nodes(); ++n) {
+        const Eigen::Vector3d y = F * Eigen::Vector3d(mesh.X[3 * n], mesh.X[3 * n + 1], mesh.X[3 * n + 2]);
+        for (int i = 0; i < 3; ++i) x[static_cast<size_t>(n) * 3 + i] = y[i];
+      }
+      const std::string what = std::string(cell_type_name(type)) + (mode == fem::Dilatation::CellMean ? " cell" : " nodal");
+      EXPECT_NEAR(a.energy(x), b.energy(x), 1e-12 * a.energy(x)) << what;
+      EXPECT_LE(relative(b.force(x), a.force(x)), 1e-11) << what;
+      const std::vector<Real> y = testing::deformed_state(mesh, 0.15, 0.3, 5);
+      EXPECT_GT(relative(b.force(y), a.force(y)), 1e-3) << what;
+    }
+}
+
+// The average nodal pressure couples two nodes that share no cell but a neighbour: the pattern
+// grows to the second ring and those entries are non-zero.
+TEST(Dilatation, NodalMeanCouplesTheSecondRing) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  const Material law = fem::NeoHookean::from_young_poisson(1000, 0.45);
+  AssemblyOptions plain, nodal;
+  plain.formulation = nodal.formulation = Formulation::Hyperelastic;
+  nodal.dilatation = fem::Dilatation::NodalMean;
+  const Assembler a(mesh, {law}, {}, plain), b(mesh, {law}, {}, nodal);
+  EXPECT_GT(b.pattern().nnz(), a.pattern().nnz());
+  const std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.2, 3);
+  const Eigen::MatrixXd K = Eigen::MatrixXd(b.stiffness(x));
+  std::vector<std::set<int>> ring(static_cast<size_t>(mesh.num_nodes()));
+  for (int c = 0; c < mesh.num_cells(); ++c)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) ring[static_cast<size_t>(mesh.cell(c)[i])].insert(mesh.cell(c)[j]);
+  int second_ring_pairs = 0;
+  for (int p = 0; p < mesh.num_nodes(); ++p)
+    for (int q = 0; q < mesh.num_nodes(); ++q) {
+      if (ring[static_cast<size_t>(p)].count(q)) continue;
+      bool shared = false;
+      for (int r : ring[static_cast<size_t>(p)]) shared = shared || ring[static_cast<size_t>(r)].count(q) > 0;
+      if (!shared) continue;
+      ++second_ring_pairs;
+      EXPECT_GT((K.block<3, 3>(3 * p, 3 * q).norm()), 1e-8 * K.norm()) << "nodes " << p << " and " << q;
+    }
+  EXPECT_GT(second_ring_pairs, 0);
+}
+
+TEST(Dilatation, NodalMeanIsBitwiseIdenticalForAnyThreadCount) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  AssemblyOptions one, two;
+  one.formulation = two.formulation = Formulation::Hyperelastic;
+  one.dilatation = two.dilatation = fem::Dilatation::NodalMean;
+  one.num_threads = 1;
+  two.num_threads = 2;
+  one.block_size = two.block_size = 4;  // several blocks per colour
+  const Material law = fem::MooneyRivlin::from_young_poisson(1000, 0.49);
+  const Assembler a(mesh, {law}, {}, one), b(mesh, {law}, {}, two);
+  const std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.2, 4);
+  std::vector<Real> fa, fb, Ka, Kb;
+  Real ea = 0, eb = 0;
+  a.assemble(x, &ea, &fa, &Ka);
+  b.assemble(x, &eb, &fb, &Kb);
+  EXPECT_EQ(ea, eb);
+  EXPECT_EQ(fa, fb);
+  EXPECT_EQ(Ka, Kb);
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Dilatation, BadCombinationsAreRefusedWithTheFix) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  AssemblyOptions o;
+  o.formulation = Formulation::Hyperelastic;
+  o.dilatation = fem::Dilatation::NodalMean;
+  std::string m = error_of([&] { Assembler(mesh, {fem::SaintVenantKirchhoff::from_young_poisson(1, 0.3)}, {}, o); });
+  EXPECT_NE(m.find("needs a law with a bulk term, and SaintVenantKirchhoff has none"), std::string::npos) << m;
+  o.formulation = Formulation::Corotational;
+  o.dilatation = fem::Dilatation::CellMean;
+  m = error_of([&] { Assembler(mesh, {fem::LinearElastic::from_young_poisson(1, 0.3)}, {}, o); });
+  EXPECT_NE(m.find("not the corotational one"), std::string::npos) << m;
+  o.formulation = Formulation::Hyperelastic;
+  o.dilatation = fem::Dilatation::NodalMean;
+  o.backend = Backend::Cuda;
+  m = error_of([&] { Assembler(mesh, {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o); });
+  EXPECT_NE(m.find("runs on the CPU backend only"), std::string::npos) << m;
+}
+
+// A state where the cells around the nodes are inverted on average: the log J bulk term is
+// undefined there and the error names the node; the inversion-tolerant law assembles it.
+TEST(Dilatation, InvertedNeighbourhoodNamesTheNode) {
+  const Mesh mesh = testing::small_box(CellType::Tet4);
+  std::vector<Real> x = mesh.rest_positions();
+  for (size_t k = 2; k < x.size(); k += 3) x[k] = -x[k];  // mirrored in z: every cell inverted
+  AssemblyOptions o;
+  o.formulation = Formulation::Hyperelastic;
+  o.dilatation = fem::Dilatation::NodalMean;
+  const Assembler nh(mesh, {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o);
+  const std::string m = error_of([&] { nh.force(x); });
+  EXPECT_NE(m.find("the cells around node 0 are inverted on average"), std::string::npos) << m;
+  EXPECT_NE(m.find("take smaller load steps"), std::string::npos) << m;
+  const Assembler snh(mesh, {fem::StableNeoHookean::from_young_poisson(1, 0.3)}, {}, o);
+  const std::vector<Real> f = snh.force(x);
+  for (Real v : f) EXPECT_TRUE(std::isfinite(v));
+}
+
+const std::string kScene = R"(mesh:
+  generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1], cell_type: tet4}
+materials:
+  - {law: neo_hookean, young: 1.0e5, poisson: 0.49}
+fixed:
+  - group: xmin
+)";
+
+TEST(Dilatation, SceneKeyReachesTheAssemblerAndBadValuesNameTheLine) {
+  const Scene scene = parse_scene_string(kScene + "dilatation: nodal_mean\n", "scene.yaml");
+  EXPECT_EQ(scene.dilatation, fem::Dilatation::NodalMean);
+  const BuiltScene built = build_scene(scene);
+  EXPECT_EQ(built.assembler->options().dilatation, fem::Dilatation::NodalMean);
+  EXPECT_EQ(parse_scene_string(kScene, "scene.yaml").dilatation, fem::Dilatation::Pointwise);
+  struct Bad {
+    std::string text, token, words;
+  };
+  const std::vector<Bad> bad = {
+      {kScene + "dilatation: nodal\n", "nodal", "dilatation: expected one of: pointwise, cell_mean, nodal_mean"},
+      {"mesh: {generator: {type: box, cell_type: hex8}}\nformulation: corotational\nmaterials: [{law: linear, lambda: "
+       "1, mu: 1}]\ndilatation: cell_mean\n",
+       "cell_mean", "needs formulation: hyperelastic or linear, not corotational"},
+      {"mesh: {generator: {type: box}}\nmaterials: [{law: saint_venant_kirchhoff, lambda: 1, mu: 1}]\ndilatation: "
+       "nodal_mean\n",
+       "nodal_mean", "uses 'saint_venant_kirchhoff', whose lambda term is not a function of the volume"},
+  };
+  for (const Bad& b : bad) {
+    const std::string m = error_of([&] { parse_scene_string(b.text, "scene.yaml"); });
+    EXPECT_EQ(m.rfind("scene.yaml:" + position_of(b.text, b.token) + ":", 0), 0u) << m;
+    EXPECT_NE(m.find(b.words), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace softik
