@@ -54,9 +54,9 @@ inline std::vector<FormulationCase> formulation_cases() {
                                                fem::Volumetric::D1Form));
   hyper("Yeoh", fem::Yeoh::from_constants(0.5 * mu, 0.05 * mu, 0.01 * mu, 2.0 / kappa, fem::Volumetric::D1Form));
   hyper("ArrudaBoyce", fem::ArrudaBoyce::from_constants(mu, 2.5, 2.0 / kappa, fem::Volumetric::D1Form));
-  // The averaged dilatations (fem/dilatation.hpp): a nonlinear law with a log J bulk term, a
-  // decoupled law, the inversion-tolerant law and the linear measure, each with both averages
-  // where the case adds something (CellMean of a one-point simplex is the plain element).
+  // The averaged dilatations (fem/dilatation.hpp), each on the cells it is for
+  // (dilatation_applies): every law with a bulk term and all three volumetric forms of the
+  // decoupled laws, under one average or both.
   const auto averaged = [&](const std::string& name, Formulation formulation, Material m, fem::Dilatation dilatation) {
     AssemblyOptions o;
     o.formulation = formulation;
@@ -76,7 +76,30 @@ inline std::vector<FormulationCase> formulation_cases() {
            fem::Dilatation::CellMean);
   averaged("LinearSmallStrainNodalMean", Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(E, nu),
            fem::Dilatation::NodalMean);
+  averaged("StableNeoHookeanCellMean", Formulation::Hyperelastic, fem::StableNeoHookean::from_young_poisson(E, nu),
+           fem::Dilatation::CellMean);
+  averaged("NeoHookeanD1NodalMean", Formulation::Hyperelastic, fem::NeoHookeanD1::from_young_poisson(E, nu),
+           fem::Dilatation::NodalMean);
+  averaged("OgdenCellMean", Formulation::Hyperelastic,
+           fem::Ogden<3>::from_constants({0.6 * mu, 0.5 * mu, -0.1 * mu}, {1.3, 5.0, -2.0}, 2.0 / kappa,
+                                         fem::Volumetric::D1Form),
+           fem::Dilatation::CellMean);
+  averaged("YeohLogJNodalMean", Formulation::Hyperelastic,
+           fem::Yeoh::from_constants(0.5 * mu, 0.05 * mu, 0.01 * mu, 2.0 / kappa, fem::Volumetric::LogSquared),
+           fem::Dilatation::NodalMean);
+  averaged("ArrudaBoyceCellMean", Formulation::Hyperelastic,
+           fem::ArrudaBoyce::from_constants(mu, 2.5, 2.0 / kappa, fem::Volumetric::JSquaredLog),
+           fem::Dilatation::CellMean);
   return cases;
+}
+
+/// Whether an averaged dilatation is defined on a cell type: NodalMean on the one-point linear
+/// simplices, CellMean on the others (the Assembler refuses the other pairs).
+inline bool dilatation_applies(CellType type, const AssemblyOptions& options) {
+  const bool one_point = type == CellType::Edge2 || type == CellType::Tri3 || type == CellType::Tet4;
+  if (options.dilatation == fem::Dilatation::CellMean) return !one_point;
+  if (options.dilatation == fem::Dilatation::NodalMean) return one_point;
+  return true;
 }
 
 inline const std::vector<CellType>& all_cell_types() {

@@ -415,9 +415,12 @@ TEST(Lame, NearlyIncompressibleCylinderLockingFreeTet4AndHex8WithinOnePercent) {
   const LameResult hex8_mean = solve(CellType::Hex8, 8, 12, fem::Dilatation::CellMean);
   EXPECT_LE(hex8_mean.max_error, 0.01);
   EXPECT_GT(hex8.max_error, 10 * hex8_mean.max_error);
-  // Tet10 with mean dilatation (P2/P0) stays as accurate as the plain Tet10.
+  // Tet10 with mean dilatation (P2/P0): the plain Tet10 is already close (1.1% at 4x6); the
+  // cell mean removes most of what is left.
+  const LameResult tet10 = solve(CellType::Tet10, 4, 6, fem::Dilatation::Pointwise);
   const LameResult tet10_mean = solve(CellType::Tet10, 4, 6, fem::Dilatation::CellMean);
-  EXPECT_LE(tet10_mean.max_error, 0.02);
+  EXPECT_LE(tet10_mean.max_error, 0.005);
+  EXPECT_LT(3 * tet10_mean.max_error, tet10.max_error);
 }
 
 }  // namespace

@@ -189,6 +189,18 @@ void Assembler::check_dilatation(const Material& law) const {
                                     << " has none (its lambda term is not a function of the volume): use NeoHookean, "
                                        "NeoHookeanD1, StableNeoHookean, MooneyRivlin, Yeoh, Ogden, ArrudaBoyce or "
                                        "LinearElastic");
+  // One quadrature point per cell (the linear simplices): the cell mean is the plain element,
+  // which locks; the nodal mean is defined with equal nodal shares, right for linear cells only.
+  const CellType type = mesh_.cell_type;
+  const bool one_point = type == CellType::Edge2 || type == CellType::Tri3 || type == CellType::Tet4;
+  SOFTIK_CHECK(options_.dilatation != fem::Dilatation::CellMean || !one_point,
+               "dilatation CellMean on " << cell_type_name(type)
+                                         << " cells is the plain element (one quadrature point: its mean is the "
+                                            "point's value), which locks: use NodalMean (the average nodal pressure) "
+                                            "for linear simplices");
+  SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || one_point,
+               "dilatation NodalMean is the average nodal pressure element of linear simplices (Tet4, Tri3, Edge2), "
+               "not of " << cell_type_name(type) << " cells: use CellMean (mean dilatation) for them");
   SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || options_.backend == Backend::Cpu,
                "dilatation NodalMean (average nodal pressure) runs on the CPU backend only: set backend: cpu, or use "
                "dilatation CellMean on Hex8/Tet10 cells, which runs on the GPU");
@@ -244,7 +256,7 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   kernels_->assemble(loop, x.data(), energy ? cell_energy.data() : nullptr, force ? force->data() : nullptr,
                      K_values ? K_values->data() : nullptr, status, fields);
   check_status(status, x.data());
-  if (nodal_ && K_values) nodal_->add_second_ring(mesh_, nodal, K_values->data());
+  if (nodal_ && K_values) nodal_->add_second_ring(mesh_, nodal, options_.project_spd, K_values->data());
   if (energy) {
     Real sum = 0;
     for (size_t c = 0; c < cell_energy.size(); ++c)  // fixed order: deterministic

@@ -33,6 +33,7 @@ class ElementKernelsImpl final : public ElementKernels {
     if (force) pass.force = {force, static_cast<size_t>(loop.mesh->num_dofs())};
     if (K) pass.K = {K, 0};
     if (options_.dilatation == fem::Dilatation::NodalMean) {
+      SOFTIK_ASSERT(nodal.nodal_pressure != nullptr, "a NodalMean pass without the nodal pressures");
       pass.nodal_pressure = {nodal.nodal_pressure, static_cast<size_t>(loop.mesh->num_nodes())};
       if (nodal.volume_gradient) pass.volume_gradient = {nodal.volume_gradient, num_cells * nd};
     }

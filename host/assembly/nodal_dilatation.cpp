@@ -88,13 +88,13 @@ void NodalDilatation::prepare(const ElementKernels& kernels, const CellLoop& loo
   if (stiffness) work.volume_gradient.assign(static_cast<std::size_t>(num_cells_) * npc_ * dim_, 0.0);
 }
 
-void NodalDilatation::add_second_ring(const Mesh& mesh, const Work& work, Real* K) const {
+void NodalDilatation::add_second_ring(const Mesh& mesh, const Work& work, bool project_spd, Real* K) const {
   // Serial over the nodes: the rings of neighbouring nodes overlap, and a fixed order keeps K
   // bitwise reproducible for any thread count.
   const int nd = npc_ * dim_;
   std::vector<Real> g;
   for (std::size_t a = 0; a < V_node_.size(); ++a) {
-    const Real kappa = work.kappa[a];
+    const Real kappa = project_spd ? std::max(work.kappa[a], Real(0)) : work.kappa[a];
     if (kappa == 0) continue;
     const int* R = ring_.data() + ring_ptr_[a];
     const int size = ring_ptr_[a + 1] - ring_ptr_[a], rd = size * dim_;

@@ -6,7 +6,9 @@
 //   4. K += sum_a kappa_a g_a g_a^T, g_a = sum_{c ∋ a} g_c / n, through per-node slot tables
 //      over the node's ring (the nodes of the cells around it).
 // The topology (node -> cells, rings, slots) is built once; the per-pass arrays are the
-// caller's (NodalDilatation::Work), so that assemble() stays const and re-entrant.
+// caller's (NodalDilatation::Work), so that assemble() stays const and re-entrant. Memory: the
+// slot tables hold (|ring| dim)^2 ints per node, about 8 KB per node of a Tet4 mesh (the order of
+// the stiffness values themselves).
 #pragma once
 
 #include <cstddef>
@@ -36,8 +38,10 @@ class NodalDilatation {
   /// Steps 1 and 2 at positions x; throws naming the node whose neighbourhood is inverted where
   /// the law is undefined. With `stiffness`, sizes the volume gradients for step 3.
   void prepare(const ElementKernels& kernels, const CellLoop& loop, const Real* x, bool stiffness, Work& work) const;
-  /// Step 4 into the CSR values K (the mesh given to the constructor).
-  void add_second_ring(const Mesh& mesh, const Work& work, Real* K) const;
+  /// Step 4 into the CSR values K (the mesh given to the constructor). With `project_spd`
+  /// (AssemblyOptions::project_spd) a negative kappa_a (a log J bulk term beyond theta = e) is
+  /// clamped to zero, so that the term stays positive semi-definite like the projected cells.
+  void add_second_ring(const Mesh& mesh, const Work& work, bool project_spd, Real* K) const;
   /// Rest volume per node, V_a.
   const std::vector<Real>& rest_volumes() const { return V_node_; }
 

@@ -213,12 +213,16 @@ SOFTIK_HD void average_dilatation(const M& law, const RestData<E>& rest, const N
   }
   Real p = pbar;
   if (mode == Dilatation::CellMean) {
+    // A cell inverted on average (theta <= 0) under a law undefined there is reported by the
+    // caller (some point of it has det F <= 0); its outputs are completed without the mean term.
     const Real theta = v / V;
-    if (log_law && !(theta > 0)) return;
-    const VolumetricTerm u = BulkSplit<M>::term(law, theta);
-    if (out.energy) *out.energy += V * u.U;
-    if (want_K) *out.stiffness += (u.d2U / V) * (g * g.transpose());
-    p = u.dU;
+    p = 0;
+    if (!log_law || theta > 0) {
+      const VolumetricTerm u = BulkSplit<M>::term(law, theta);
+      if (out.energy) *out.energy += V * u.U;
+      if (want_K) *out.stiffness += (u.d2U / V) * (g * g.transpose());
+      p = u.dU;
+    }
   }
   if (out.force) *out.force -= p * g;
   if (want_K) {
