@@ -14,8 +14,8 @@
 #include <memory>
 #include <tuple>
 
+#include "bench_box.hpp"
 #include "softik/assembly.hpp"
-#include "softik/mesh_generator.hpp"
 
 namespace {
 
@@ -23,31 +23,12 @@ using softik::Real;
 
 enum Law { Corotational = 0, NeoHookean = 1 };
 
-/// A box of about `target` cells (aspect 4:1:1), clamped at x = 0, and a bent-and-stretched
-/// state. Built once per (type, size) and reused across benchmark repetitions.
-struct Problem {
-  softik::Mesh mesh;
-  std::vector<Real> x;
-};
-
-const Problem& problem(softik::CellType type, int target) {
-  static std::map<std::pair<int, int>, std::unique_ptr<Problem>> cache;
+/// The box of bench_box.hpp, clamped at x = 0 below; built once per (type, size) and reused
+/// across benchmark repetitions.
+const softik::bench::Box& problem(softik::CellType type, int target) {
+  static std::map<std::pair<int, int>, std::unique_ptr<softik::bench::Box>> cache;
   auto& slot = cache[{static_cast<int>(type), target}];
-  if (!slot) {
-    const int per_cube = type == softik::CellType::Hex8 ? 1 : 6;
-    const int n = std::max(1, static_cast<int>(std::lround(std::cbrt(target / (4.0 * per_cube)))));
-    softik::BoxSpec spec;
-    spec.size = {4.0, 1.0, 1.0};
-    spec.cells = {4 * n, n, n};
-    slot = std::make_unique<Problem>();
-    slot->mesh = softik::make_box(3, type, spec);
-    slot->x = slot->mesh.rest_positions();
-    for (int k = 0; k < slot->mesh.num_nodes(); ++k) {
-      const Real X = slot->mesh.X[3 * k];
-      slot->x[3 * k + 0] *= 1.02;
-      slot->x[3 * k + 2] += 0.05 * X * X;
-    }
-  }
+  if (!slot) slot = std::make_unique<softik::bench::Box>(softik::bench::bent_box(type, target));
   return *slot;
 }
 
@@ -56,7 +37,7 @@ void BM_Assembly(benchmark::State& state) {
   const auto law = static_cast<Law>(state.range(1));
   const int target = static_cast<int>(state.range(2));
   const int threads = static_cast<int>(state.range(3));
-  const Problem& p = problem(type, target);
+  const softik::bench::Box& p = problem(type, target);
   softik::AssemblyOptions options;
   options.num_threads = threads;
   options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;

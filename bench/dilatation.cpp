@@ -1,6 +1,6 @@
 // What the locking-free dilatations cost (include/softik/fem/dilatation.hpp), next to the plain
-// element on the same mesh: a Tet4 (or Hex8) box of about `target` cells clamped at one end,
-// nearly incompressible neo-Hookean (nu = 0.49), a bent-and-stretched state.
+// element on the same mesh: the Tet4 (or Hex8) box of bench_box.hpp with about `target` cells,
+// clamped at one end, nearly incompressible neo-Hookean (nu = 0.49), its bent-and-stretched state.
 //   BM_DilatationAssembly  force + tangent assembly (the nodal mean's extra passes included)
 //   BM_DilatationFactorize CHOLMOD numeric factorisation of that tangent (analysis outside the
 //                          timing); counters nnz(K), nnz(L), flops of the analysis
@@ -16,10 +16,11 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 
+#include "bench_box.hpp"
 #include "softik/assembly.hpp"
 #include "softik/linear_solver.hpp"
-#include "softik/mesh_generator.hpp"
 
 namespace {
 
@@ -36,19 +37,10 @@ const Problem& problem(softik::CellType type, int target, int mode) {
   static std::map<std::tuple<int, int, int>, std::unique_ptr<Problem>> cache;
   auto& slot = cache[{static_cast<int>(type), target, mode}];
   if (!slot) {
-    const int per_cube = type == softik::CellType::Hex8 ? 1 : 6;
-    const int n = std::max(1, static_cast<int>(std::lround(std::cbrt(target / (4.0 * per_cube)))));
-    softik::BoxSpec spec;
-    spec.size = {4.0, 1.0, 1.0};
-    spec.cells = {4 * n, n, n};
     slot = std::make_unique<Problem>();
-    slot->mesh = softik::make_box(3, type, spec);
-    slot->x = slot->mesh.rest_positions();
-    for (int k = 0; k < slot->mesh.num_nodes(); ++k) {
-      const Real X = slot->mesh.X[3 * k];
-      slot->x[3 * k + 0] *= 1.02;
-      slot->x[3 * k + 2] += 0.05 * X * X;
-    }
+    softik::bench::Box box = softik::bench::bent_box(type, target);
+    slot->mesh = std::move(box.mesh);
+    slot->x = std::move(box.x);
     softik::AssemblyOptions options;
     options.formulation = softik::Formulation::Hyperelastic;
     options.dilatation = static_cast<softik::fem::Dilatation>(mode);
