@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
+#include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik::testing {
@@ -114,6 +115,17 @@ inline std::size_t cell_type_count() {
   int n = 0;
   while (nodes_per_cell(static_cast<CellType>(n)) > 0) ++n;
   return static_cast<std::size_t>(n);
+}
+
+/// The message of the softik::Error that f throws, or "(no error)".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 inline bool is_simplex(CellType t) { return t == CellType::Edge2 || t == CellType::Tri3 || t == CellType::Tet4; }

@@ -303,15 +303,7 @@ TEST(Assembly, VonMisesOfUniaxialStressState) {
 
 // ---- bad input ---------------------------------------------------------------------------------
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(AssemblyErrors, InvertedCellNamesTheCell) {
   Mesh mesh = testing::small_box(CellType::Tet4);

@@ -211,15 +211,7 @@ TEST(Dilatation, NodalMeanIsBitwiseIdenticalForAnyThreadCount) {
   EXPECT_EQ(Ka, Kb);
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(Dilatation, BadCombinationsAreRefusedWithTheFix) {
   const Mesh mesh = testing::small_box(CellType::Tet4);
