@@ -1,7 +1,10 @@
 // Force + tangent stiffness assembly throughput (cells/s) on the GPU (softik::cuda::DeviceAssembler),
 // with the CPU Assembler on the same meshes as the baseline (up to ~1M cells; all hardware threads).
 // Cases: {corotational (polar, rotated tangent), neo-Hookean} Tet4 x boxes of ~10k, 100k, 1M and
-// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched).
+// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); neo-Hookean Tet10, Hex8 and
+// Hex8 with the mean dilatation (dilatation: cell_mean), and Tet10 with it, on ~10k to 1M cells
+// (issue 19: the quadratic and locking-free elements next to Tet4). dofs_per_second counts the
+// element DOFs assembled (cells x nodes per cell x 3).
 //
 // GPU timing: wall clock of one synchronous DeviceAssembler::assemble(d_x) call, x already on
 // the device (memset of the outputs, the kernel, the 16-byte status read-back). Counters:
@@ -21,8 +24,10 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -43,10 +48,26 @@ constexpr int kCpuMaxCells = 1200000;
 /// the pattern build's adjacency lists): about 1.1 kB, with a margin.
 constexpr double kHostBytesPerCell = 3000;
 
-enum Law { Corotational = 0, NeoHookean = 1 };
+/// The element, the formulation and the volumetric treatment of a case.
+struct Case {
+  const char* name;
+  softik::CellType type;
+  bool corotational;
+  softik::fem::Dilatation dilatation;
+};
+
+const Case kCases[] = {
+    {"Tet4Corotational", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise},
+    {"Tet4NeoHookean", softik::CellType::Tet4, false, softik::fem::Dilatation::Pointwise},
+    {"Tet10NeoHookean", softik::CellType::Tet10, false, softik::fem::Dilatation::Pointwise},
+    {"Tet10NeoHookeanCellMean", softik::CellType::Tet10, false, softik::fem::Dilatation::CellMean},
+    {"Hex8NeoHookean", softik::CellType::Hex8, false, softik::fem::Dilatation::Pointwise},
+    {"Hex8NeoHookeanCellMean", softik::CellType::Hex8, false, softik::fem::Dilatation::CellMean},
+};
+constexpr int kTet4Corotational = 0, kTet4NeoHookean = 1;
 
 struct Problem {
-  Law law = Corotational;
+  int law = kTet4Corotational;  ///< index into kCases
   int target = 0;
   softik::Mesh mesh;
   std::vector<Real> x;
@@ -56,7 +77,12 @@ struct Problem {
   std::string gpu_skip;
 };
 
-int cubes_per_side(int target) { return std::max(1, static_cast<int>(std::lround(std::cbrt(target / (4.0 * 6.0))))); }
+int cells_per_cube(softik::CellType type) { return type == softik::CellType::Hex8 ? 1 : 6; }
+
+/// n such that the 4n x n x n box has about `target` cells of this type.
+int cubes_per_side(int law, int target) {
+  return std::max(1, static_cast<int>(std::lround(std::cbrt(target / (4.0 * cells_per_cube(kCases[law].type))))));
+}
 
 double available_host_bytes() {
   return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -64,7 +90,7 @@ double available_host_bytes() {
 
 /// One problem alive at a time: a 10M-cell one holds ~11 GB of host and ~10 GB of device memory.
 /// Benchmarks are registered so that both backends of one (law, size) run back to back.
-Problem& problem(Law law, int target) {
+Problem& problem(int law, int target) {
   static std::unique_ptr<Problem> current;
   if (current && current->law == law && current->target == target) return *current;
   current.reset();
@@ -72,18 +98,21 @@ Problem& problem(Law law, int target) {
   Problem& p = *current;
   p.law = law;
   p.target = target;
-  const int n = cubes_per_side(target);
-  const double cells = 4.0 * 6.0 * n * n * n;
-  if (cells * kHostBytesPerCell > available_host_bytes()) {
+  const Case& c = kCases[law];
+  const int n = cubes_per_side(law, target);
+  const double cells = 4.0 * cells_per_cube(c.type) * n * n * n;
+  // Bytes per cell grow with the element's entries (the slot map and CSR pattern): x (nd/12)^2.
+  const double nd = 3.0 * softik::nodes_per_cell(c.type);
+  if (cells * kHostBytesPerCell * std::max(1.0, nd * nd / 144.0) > available_host_bytes()) {
     p.skip = "skipped: " + std::to_string(static_cast<long long>(cells)) + " cells need about " +
-             std::to_string(cells * kHostBytesPerCell / 1e9) + " GB of host memory, " +
+             std::to_string(cells * kHostBytesPerCell * std::max(1.0, nd * nd / 144.0) / 1e9) + " GB of host memory, " +
              std::to_string(available_host_bytes() / 1e9) + " GB available";
     return p;
   }
   softik::BoxSpec spec;
   spec.size = {4.0, 1.0, 1.0};
   spec.cells = {4 * n, n, n};
-  p.mesh = softik::make_box(3, softik::CellType::Tet4, spec);
+  p.mesh = softik::make_box(3, c.type, spec);
   p.x = p.mesh.rest_positions();
   for (int k = 0; k < p.mesh.num_nodes(); ++k) {
     const Real X = p.mesh.X[3 * k];
@@ -91,8 +120,9 @@ Problem& problem(Law law, int target) {
     p.x[3 * k + 2] += 0.05 * X * X;
   }
   softik::AssemblyOptions options;
-  options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
-  const softik::Material material = law == Corotational
+  options.formulation = c.corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
+  options.dilatation = c.dilatation;
+  const softik::Material material = c.corotational
                                         ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
                                         : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
   p.cpu = std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
@@ -117,8 +147,10 @@ softik::cuda::DeviceAssembler* gpu_assembler(Problem& p) {
 
 void set_common_counters(benchmark::State& state, const Problem& p) {
   const double cells = p.mesh.num_cells();
-  state.SetLabel(p.law == Corotational ? "Tet4 corotational" : "Tet4 neo-Hookean");
+  state.SetLabel(kCases[p.law].name);
   state.counters["cells"] = cells;
+  state.counters["dofs_per_second"] = benchmark::Counter(cells * 3 * softik::nodes_per_cell(p.mesh.cell_type),
+                                                         benchmark::Counter::kIsIterationInvariantRate);
   state.counters["free_dofs"] = p.cpu->num_free_dofs();
   state.counters["nnz"] = p.cpu->pattern().nnz();
   state.counters["cells_per_second"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
@@ -126,7 +158,7 @@ void set_common_counters(benchmark::State& state, const Problem& p) {
 
 /// The problem and its GPU assembler, or null after state.SkipWithError (no device, or the size
 /// does not fit host or device memory).
-softik::cuda::DeviceAssembler* ready_gpu(benchmark::State& state, Law law, int target, Problem*& out) {
+softik::cuda::DeviceAssembler* ready_gpu(benchmark::State& state, int law, int target, Problem*& out) {
   std::string reason;
   if (!softik::cuda::device_available(&reason)) {
     state.SkipWithError(("no usable CUDA device: " + reason).c_str());
@@ -143,7 +175,7 @@ softik::cuda::DeviceAssembler* ready_gpu(benchmark::State& state, Law law, int t
   return gpu;
 }
 
-void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
+void BM_GpuAssembly(benchmark::State& state, int law, int target) {
   Problem* problem_ = nullptr;
   softik::cuda::DeviceAssembler* gpu = ready_gpu(state, law, target, problem_);
   if (!gpu) return;
@@ -167,7 +199,7 @@ void BM_GpuAssembly(benchmark::State& state, Law law, int target) {
 /// designs x cells.
 void BM_GpuDesignsAssembly(benchmark::State& state, int target, int designs) {
   Problem* problem_ = nullptr;
-  softik::cuda::DeviceAssembler* gpu = ready_gpu(state, NeoHookean, target, problem_);
+  softik::cuda::DeviceAssembler* gpu = ready_gpu(state, kTet4NeoHookean, target, problem_);
   if (!gpu) return;
   Problem& p = *problem_;
   std::vector<std::vector<softik::Material>> materials;
@@ -202,7 +234,7 @@ void BM_GpuDesignsAssembly(benchmark::State& state, int target, int designs) {
       benchmark::Counter(cells / kRooflineCellsPerSecond, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_CpuAssembly(benchmark::State& state, Law law, int target) {
+void BM_CpuAssembly(benchmark::State& state, int law, int target) {
   Problem& p = problem(law, target);
   if (!p.skip.empty()) {
     state.SkipWithError(p.skip.c_str());
@@ -223,16 +255,16 @@ void BM_CpuAssembly(benchmark::State& state, Law law, int target) {
 
 int main(int argc, char** argv) {
   // Registered (and so run) law by law, size by size, GPU then CPU: one problem alive at a time.
-  for (Law law : {Corotational, NeoHookean})
+  for (int law = 0; law < static_cast<int>(std::size(kCases)); ++law)
     for (int target : {10000, 100000, 1000000, 10000000}) {
-      const std::string suffix = std::string(law == Corotational ? "Tet4Corotational" : "Tet4NeoHookean") +
-                                 "/cells:" + std::to_string(target);
+      if (law > kTet4NeoHookean && target > 1000000) continue;  // the other elements up to 1M cells
+      const std::string suffix = std::string(kCases[law].name) + "/cells:" + std::to_string(target);
       benchmark::RegisterBenchmark(("GPU/" + suffix).c_str(), BM_GpuAssembly, law, target)
           ->Unit(benchmark::kMillisecond)
           ->UseManualTime()
           ->MinTime(0.5);
-      const int n = cubes_per_side(target);
-      if (4 * 6 * n * n * n <= kCpuMaxCells)
+      const int n = cubes_per_side(law, target);
+      if (4 * cells_per_cube(kCases[law].type) * n * n * n <= kCpuMaxCells)
         benchmark::RegisterBenchmark(("CPU/" + suffix).c_str(), BM_CpuAssembly, law, target)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()

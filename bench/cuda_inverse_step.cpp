@@ -12,6 +12,14 @@
 // one cavity pressure actuator (0..50 kPa) and a tip position effector (the tip-face node
 // nearest (100, 10, 20) mm, goal 10 mm up, axes x and z), as in bench/inverse_step.cpp.
 // The factorisation is refreshed every step (InverseOptions::reuse_factorization = 0).
+// Tracking cases (.../tracking/reuse:R/...), as bench/inverse_step.cpp's BM_InverseTracking: 60
+// untimed steps bring the tip to (98.5, 10, 25.5) mm (at most 1 mm per step), then the goal moves
+// on a 0.5 mm circle in the bending plane (100 steps per turn), one step per goal sample, the
+// factorisation refreshed every step (R = 0) or kept for up to R steps near equilibrium (chord
+// steps); with the consistent tangent and the actuator's stiffness (InverseOptions::
+// actuator_stiffness), so that K goes through the host (the actuator's stiffness is added there)
+// on every backend; counters `refactored` (fraction of steps that factorised) and `tip_error_um` (mean
+// predicted distance to the moving goal: least squares, one pressure cannot follow a circle).
 //
 // Cases, size by size: CPU/<cholmod|eigen>, GPU/cuda-dense (sizes with <= kGpuDenseMaxDofs =
 // 20k free DOFs), GPU/cudss (skipped when the build has no cuDSS), GPU/cuda-pcg. Without a
@@ -39,7 +47,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -81,7 +91,8 @@ double available_host_bytes() {
 struct Problem {
   int size = -1;
   softik::Mesh mesh;
-  std::unique_ptr<softik::Assembler> cpu, gpu;
+  std::unique_ptr<softik::Assembler> cpu, gpu;                         // rotated tangent
+  std::unique_ptr<softik::Assembler> cpu_consistent, gpu_consistent;   // consistent tangent (tracking)
   int tip_node = -1;
 };
 
@@ -90,6 +101,9 @@ struct Case {
   int size = -1;
   softik::Backend backend = softik::Backend::Cpu;
   softik::LinearSolverKind kind = softik::LinearSolverKind::Automatic;
+  int reuse = -1;  ///< -1: the fixed-goal step; >= 0: tracking with this reuse_factorization
+  std::array<Real, 3> centre{};  ///< tracking: the tip position the circle is centred on
+  int sample = 0;                ///< tracking: the next goal sample
   std::unique_ptr<softik::LinearSolver> solver;
   std::unique_ptr<softik::InverseSolver> inverse;
   std::vector<Real> x;
@@ -123,11 +137,19 @@ Problem& problem(int size) {
   return *g_problem;
 }
 
-const softik::Assembler& assembler(Problem& p, softik::Backend backend) {
-  std::unique_ptr<softik::Assembler>& slot = backend == softik::Backend::Cpu ? p.cpu : p.gpu;
+/// The problem's assembler for a backend: the rotated (SPD) tangent for the fixed-goal step, the
+/// consistent one for tracking (with the actuator's stiffness the step is then Newton's method on
+/// equilibrium, as in bench/inverse_step.cpp; with the rotated tangent and no actuator stiffness
+/// the tracking finger never comes near equilibrium, so a factorisation is never kept).
+const softik::Assembler& assembler(Problem& p, softik::Backend backend, bool consistent = false) {
+  const bool cpu = backend == softik::Backend::Cpu;
+  std::unique_ptr<softik::Assembler>& slot =
+      consistent ? (cpu ? p.cpu_consistent : p.gpu_consistent) : (cpu ? p.cpu : p.gpu);
   if (!slot) {
-    softik::AssemblyOptions options;  // corotational, polar rotation, rotated (SPD) tangent
+    softik::AssemblyOptions options;  // corotational, polar rotation
     options.backend = backend;
+    options.corotational_tangent =
+        consistent ? softik::fem::CorotationalTangent::Consistent : softik::fem::CorotationalTangent::Rotated;
     slot = std::make_unique<softik::Assembler>(
         p.mesh, std::vector<softik::Material>{softik::fem::LinearElastic::from_young_poisson(2e5, 0.45)},
         softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
@@ -135,19 +157,28 @@ const softik::Assembler& assembler(Problem& p, softik::Backend backend) {
   return *slot;
 }
 
+softik::PositionEffector& tip_effector(Case& c) {
+  return static_cast<softik::PositionEffector&>(*c.inverse->constraints()[1]);
+}
+
 /// The case, built and warmed up (one untimed step) on first use. Throws softik::Error when
 /// it cannot be built (device memory, a solver failure).
-Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind kind) {
-  if (g_case && g_case->size == size && g_case->backend == backend && g_case->kind == kind) return *g_case;
+Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind kind, int reuse) {
+  if (g_case && g_case->size == size && g_case->backend == backend && g_case->kind == kind && g_case->reuse == reuse)
+    return *g_case;
   g_case.reset();  // frees the previous case's device memory first
   Problem& p = problem(size);
-  const softik::Assembler& a = assembler(p, backend);
+  const softik::Assembler& a = assembler(p, backend, reuse >= 0);
   auto c = std::make_unique<Case>();
   c->size = size;
   c->backend = backend;
   c->kind = kind;
+  c->reuse = reuse;
   c->solver = softik::make_linear_solver(kind);
-  c->inverse = std::make_unique<softik::InverseSolver>(a, *c->solver);
+  softik::InverseOptions options;
+  options.reuse_factorization = std::max(reuse, 0);
+  options.actuator_stiffness = reuse >= 0;
+  c->inverse = std::make_unique<softik::InverseSolver>(a, *c->solver, softik::Loads{}, options);
   softik::SurfacePressureActuatorSpec act;
   act.name = "cavity";
   act.cavity.name = "cavity";
@@ -162,11 +193,20 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   c->inverse->add(softik::make_position_effector(p.mesh, eff));
   c->x = p.mesh.rest_positions();
   c->inverse->step(c->x);  // analysis, first factorisation, CUDA context: untimed
+  if (reuse >= 0) {        // tracking: settle at the circle's start, untimed
+    auto& tip = tip_effector(*c);
+    tip.set_goal({0.0985, 0.01, 0.0255});
+    tip.set_max_shift(1e-3);
+    for (int k = 0; k < 60; ++k) c->inverse->step(c->x);
+    tip.set_max_shift(0);
+    c->centre = tip.position(c->x);
+  }
   g_case = std::move(c);
   return *g_case;
 }
 
-void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, softik::LinearSolverKind kind) {
+void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, softik::LinearSolverKind kind,
+                    int reuse) {
   const Size& s = kSizes[size];
   const bool gpu = backend == softik::Backend::Cuda;
   state.SetLabel(std::string(gpu ? "GPU " : "CPU ") + softik::linear_solver_kind_name(kind));
@@ -199,13 +239,13 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   }
   Case* c = nullptr;
   try {
-    c = &inverse_case(size, backend, kind);
+    c = &inverse_case(size, backend, kind, reuse);
   } catch (const std::exception& e) {
     g_case.reset();
     state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
     return;
   }
-  const softik::Assembler& a = assembler(*g_problem, backend);
+  const softik::Assembler& a = assembler(*g_problem, backend, reuse >= 0);
   if (kind == softik::LinearSolverKind::CudaDense && a.num_free_dofs() > softik::kGpuDenseMaxDofs) {
     state.SkipWithError(("skipped: " + std::to_string(a.num_free_dofs()) + " free DOFs > kGpuDenseMaxDofs = " +
                          std::to_string(softik::kGpuDenseMaxDofs))
@@ -213,10 +253,16 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
     return;
   }
   Real t[5] = {0, 0, 0, 0, 0};
-  int half = 0;
+  int half = 0, refactored = 0;
+  Real error = 0;
   bool failed = false;
   for (auto _ : state) {
     try {
+      if (reuse >= 0) {
+        const Real angle = 2 * 3.141592653589793 * c->sample++ / 100;
+        tip_effector(*c).set_goal(
+            {c->centre[0] + 5e-4 * std::cos(angle), c->centre[1], c->centre[2] + 5e-4 * std::sin(angle)});
+      }
       const softik::InverseStepReport r = c->inverse->step(c->x);
       t[0] += r.t_assembly;
       t[1] += r.t_factorization;
@@ -224,6 +270,8 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
       t[3] += r.t_constraint_solve;
       t[4] += r.t_update;
       half += r.half_solves ? 1 : 0;
+      refactored += r.refactored ? 1 : 0;
+      error += r.effector_error;
     } catch (const std::exception& e) {
       g_case.reset();
       state.SkipWithError((std::string("step failed: ") + e.what()).c_str());
@@ -241,6 +289,8 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   state.counters["qp_ms"] = 1e3 * t[3] / n;
   state.counters["update_ms"] = 1e3 * t[4] / n;
   state.counters["half_solves"] = half / n;
+  state.counters["refactored"] = refactored / n;
+  if (reuse >= 0) state.counters["tip_error_um"] = 1e6 * error / n;
 }
 
 }  // namespace
@@ -251,14 +301,24 @@ int main(int argc, char** argv) {
   const LinearSolverKind cpu = softik::choose_linear_solver(softik::Backend::Cpu, 0);
   const int num_sizes = static_cast<int>(sizeof(kSizes) / sizeof(kSizes[0]));
   for (int size = 0; size < num_sizes; ++size) {
-    std::vector<std::pair<softik::Backend, LinearSolverKind>> cases{{softik::Backend::Cpu, cpu}};
-    if (kSizes[size].target <= kGpuDenseMaxTets) cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::CudaDense);
-    cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::Cudss);
-    cases.emplace_back(softik::Backend::Cuda, LinearSolverKind::CudaPcg);
-    for (const auto& [backend, kind] : cases) {
-      const std::string name = std::string(backend == softik::Backend::Cpu ? "CPU/" : "GPU/") +
-                               softik::linear_solver_kind_name(kind) + "/tets:" + kSizes[size].name;
-      benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, backend, kind)
+    struct Entry {
+      softik::Backend backend;
+      LinearSolverKind kind;
+      int reuse;
+    };
+    std::vector<Entry> cases{{softik::Backend::Cpu, cpu, -1}, {softik::Backend::Cpu, cpu, 0}, {softik::Backend::Cpu, cpu, 10}};
+    if (kSizes[size].target <= kGpuDenseMaxTets)
+      cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaDense, -1});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 0});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 10});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaPcg, -1});
+    for (const Entry& e : cases) {
+      const std::string name = std::string(e.backend == softik::Backend::Cpu ? "CPU/" : "GPU/") +
+                               softik::linear_solver_kind_name(e.kind) +
+                               (e.reuse >= 0 ? "/tracking/reuse:" + std::to_string(e.reuse) : "") +
+                               "/tets:" + kSizes[size].name;
+      benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, e.backend, e.kind, e.reuse)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->MinTime(0.5);

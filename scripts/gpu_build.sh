@@ -5,6 +5,8 @@
 #   build-gpu/lib/   the shared libraries they need that the GPU machine lacks (it has CUDA 13
 #                    and nothing else: yaml-cpp, Google Benchmark, libgomp, ...; GoogleTest is
 #                    linked statically, Debian ships only libgtest.a)
+#   build-gpu/pack.tar.gz  bin/ and lib/ gzip'd into one file (~38 MiB for every default target;
+#                    bin/ alone is ~100 MiB, over what a device call carries)
 #   build-gpu/cudss/ libcudss.so.1 (160 MB, over the 64 MiB a device call carries) in parts of
 #                    SOFTIK_CUDSS_PART_MB (40) MiB, and its sha256 in build-gpu/lib/
 # softik opens libcudss.so.1 at run time, so everything but the cuDSS solver runs without it
@@ -15,15 +17,13 @@
 #   bench_batch_designs and every bench_cuda_* program.
 #   SOFTIK_GPU_CMAKE_ARGS adds CMake arguments; SOFTIK_GPU_BUILD_DIR replaces build-gpu/.
 #
-# On the device: one call carrying build-gpu/bin and build-gpu/lib runs everything except
-# cuDSS, e.g. `LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-gpu/bin/softik_cuda_tests`. For cuDSS too,
+# On the device: one call carrying build-gpu/pack.tar.gz runs everything except cuDSS, e.g.
+# `scripts/gpu_run.sh tests` (it unpacks the file). For cuDSS too,
 # first carry each part in its own call, back to back (the machine stays warm 30 s after a call):
 #   carry ["build-gpu/cudss/libcudss.so.1.part-aa"]:
 #       mkdir -p /tmp/softik-cudss && cp build-gpu/cudss/libcudss.so.1.part-* /tmp/softik-cudss/
-#   ... the same for part-ab, part-ac, ...; then carry ["build-gpu/bin", "build-gpu/lib"]:
-#       cat /tmp/softik-cudss/libcudss.so.1.part-* > build-gpu/lib/libcudss.so.1 &&
-#       (cd build-gpu/lib && sha256sum -c libcudss.so.1.sha256) &&
-#       LD_LIBRARY_PATH=/usr/local/cuda/lib64 build-gpu/bin/softik_cuda_tests
+#   ... the same for part-ab, part-ac, ...; then carry ["build-gpu/pack.tar.gz"]:
+#       scripts/gpu_run.sh      (joins the parts, checks their sha256, unpacks, runs)
 # (libcudss.so.1 needs CUDA 13's libcublas.so.13 and libnvrtc.so.13, hence /usr/local/cuda/lib64.)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -99,10 +99,12 @@ else
   split -b "${part_mb}M" -a 2 "$cudss" "$build/cudss/libcudss.so.1.part-"
 fi
 
-echo "softik gpu_build: staged in $build (carry bin/ and lib/ together; the cuDSS parts each alone):"
-du -sh "$build/bin" "$build/lib" "$build/cudss"/* 2>/dev/null | sed 's/^/  /'
-carried=$(du -sb "$build/bin" "$build/lib" | awk '{s += $1} END {print s}')
-if [ "$carried" -gt $((60 * 1024 * 1024)) ]; then
-  echo "softik gpu_build: bin/ + lib/ are $((carried / 1024 / 1024)) MiB, over what one device call carries" \
+# bin/ and lib/ as one compressed file: the programs are ~100 MiB, over what a device call carries.
+tar -C "$build" -czf "$build/pack.tar.gz" bin lib
+echo "softik gpu_build: staged in $build (carry pack.tar.gz, which scripts/gpu_run.sh unpacks; the cuDSS parts each alone):"
+du -sh "$build/pack.tar.gz" "$build/bin" "$build/lib" "$build/cudss"/* 2>/dev/null | sed 's/^/  /'
+carried=$(du -sb "$build/pack.tar.gz" | awk '{print $1}')
+if [ "$carried" -gt $((56 * 1024 * 1024)) ]; then
+  echo "softik gpu_build: pack.tar.gz is $((carried / 1024 / 1024)) MiB, over what one device call carries" \
     "with the source tree (64 MiB): build fewer targets (scripts/gpu_build.sh softik_cuda_tests)" >&2
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs softik's GPU checks and benchmarks on the device machine, from the programs that
-# scripts/gpu_build.sh staged in build-gpu/bin and build-gpu/lib (carry both). Each step runs
+# scripts/gpu_build.sh staged in build-gpu/pack.tar.gz (carry it; or build-gpu/bin and build-gpu/lib
+# when they fit). Each step runs
 # under its own time limit so that one slow case cannot eat the device time of the others; its
 # whole output goes to $OUT/<step>.log (what the device tool brings back) and a one-line summary
 # (exit status, seconds) to stdout.
@@ -8,11 +9,13 @@
 # Usage: scripts/gpu_run.sh [STEP...]     (default: every step, in this order)
 #   info       nvidia-smi and the driver
 #   tests      softik_cuda_tests (JUnit XML in $OUT/tests.xml)
-#   assembly   bench_cuda_assembly, GPU cases
+#   assembly   bench_cuda_assembly, GPU cases of Tet4
+#   elements   bench_cuda_assembly, every element (Tet4, Tet10, Hex8; plain and cell_mean) on the
+#              GPU up to 1M cells and on the CPU (every host core) up to 100k
 #   solvers    bench_cuda_linear_solver (cuda-dense, cuda-pcg, cusolversp, cudss)
 #   inverse    bench_cuda_inverse_step, GPU cases (9.8k to 1.01M tets)
 #   batch      bench_batch_designs, cpu and cuda backends on the device host
-#   scene      examples/finger_flick and examples/finger_inverse with --backend cpu and cuda
+#   scene      examples/finger_flick, finger_inverse and finger_tet10 with --backend cpu and cuda
 #              (their CSVs come back for comparison: CPU = GPU to round-off)
 # cuDSS: if /tmp/softik-cudss holds the parts of libcudss.so.1 (see scripts/gpu_build.sh), they
 # are joined into build-gpu/lib and checked against the recorded sha256 first.
@@ -26,8 +29,13 @@ scale="${SOFTIK_GPU_STEP_LIMIT:-1}"
 mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
+# bin/ and lib/ as one gzip'd tar (scripts/gpu_build.sh writes it: the programs alone are over
+# the 64 MiB a device call carries, compressed about a third of it).
+if [ ! -x "$bin/softik_cuda_tests" ] && [ -f "$root/build-gpu/pack.tar.gz" ]; then
+  tar -xzf "$root/build-gpu/pack.tar.gz" -C "$root/build-gpu"
+fi
 if [ ! -x "$bin/softik_cuda_tests" ]; then
-  echo "softik gpu_run: $bin/softik_cuda_tests is missing: run scripts/gpu_build.sh here and carry build-gpu/bin and build-gpu/lib" >&2
+  echo "softik gpu_run: $bin/softik_cuda_tests is missing: run scripts/gpu_build.sh here and carry build-gpu/pack.tar.gz (or build-gpu/bin and build-gpu/lib)" >&2
   exit 2
 fi
 if ls /tmp/softik-cudss/libcudss.so.1.part-* >/dev/null 2>&1 && [ ! -f "$lib/libcudss.so.1" ]; then
@@ -54,22 +62,25 @@ step() {
 
 bench=(--benchmark_counters_tabular=true --benchmark_min_time=0.2)
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(info tests assembly scene solvers inverse batch)
+[ ${#steps[@]} -eq 0 ] && steps=(info tests assembly elements scene solvers inverse batch)
 for s in "${steps[@]}"; do
   case "$s" in
     info) step info 20 nvidia-smi ;;
     tests) step tests 150 "$bin/softik_cuda_tests" --gtest_output="xml:$out/tests.xml" ;;
-    assembly) step assembly 90 "$bin/bench_cuda_assembly" --benchmark_filter='^GPU/' "${bench[@]}" ;;
+    assembly) step assembly 90 "$bin/bench_cuda_assembly" --benchmark_filter='^GPU/Tet4' "${bench[@]}" ;;
+    elements) step elements 240 "$bin/bench_cuda_assembly" \
+                --benchmark_filter='^GPU/[A-Za-z0-9]+/cells:(10000|100000|1000000)/min|^CPU/[A-Za-z0-9]+/cells:(10000|100000)/min' \
+                "${bench[@]}" ;;
     solvers) step solvers 90 "$bin/bench_cuda_linear_solver" "${bench[@]}" ;;
     inverse) step inverse 150 "$bin/bench_cuda_inverse_step" --benchmark_filter='^GPU/' "${bench[@]}" ;;
     batch) step batch 90 "$bin/bench_batch_designs" --benchmark_filter='BatchDesigns/backend:[01]/designs:(16|64)/workers:0' \
              "${bench[@]}" ;;
     scene)
-      for ex in finger_flick finger_inverse; do
+      for ex in finger_flick finger_inverse finger_tet10; do
         for b in cpu cuda; do
           step "scene_${ex}_$b" 60 "$bin/softik" run "$root/examples/$ex/$ex.yaml" --out "$out/${ex}_$b" --backend "$b"
         done
       done ;;
-    *) echo "softik gpu_run: unknown step '$s' (info tests assembly solvers inverse batch scene)" >&2; exit 2 ;;
+    *) echo "softik gpu_run: unknown step '$s' (info tests assembly elements solvers inverse batch scene)" >&2; exit 2 ;;
   esac
 done
