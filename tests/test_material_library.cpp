@@ -49,7 +49,10 @@ Uniaxial compressible_uniaxial(const Material& material, Real lam) {
         },
         material);
   };
-  Real lo = 0.05, hi = 1.5;  // P22 < 0 at lo, > 0 at hi for the stretches tested
+  // The lateral stretch is within 30 % of the incompressible lam^-1/2 for every law and stretch
+  // tested (J within about 0.8 to 1.2); far outside, where a fit with C30 < 0 is no longer a
+  // stable law, P22 need not change sign.
+  Real lo = 0.7 / std::sqrt(lam), hi = 1.3 / std::sqrt(lam);  // P22 < 0 at lo, > 0 at hi
   EXPECT_LT(stress(lo)(1, 1), 0);
   EXPECT_GT(stress(hi)(1, 1), 0);
   for (int i = 0; i < 200; ++i) {
@@ -147,8 +150,10 @@ TEST(MaterialLibrary, EveryEntryIsCompleteSourcedAndBuilds) {
   };
   EXPECT_NE(error_of("ecoflex_0030", "").find("unknown material 'ecoflex_0030'; did you mean 'ecoflex_00_30'?"),
             std::string::npos);
-  EXPECT_NE(error_of("ecoflex_00_30", "yeoh").find("ecoflex_00_30 has no fit 'yeoh'; its fits: steck2019_ogden3"),
-            std::string::npos);
+  EXPECT_NE(error_of("ecoflex_00_30", "yeoh")
+                .find("ecoflex_00_30 has no fit 'yeoh'; its fits: steck2019_ogden3, marechal2021_yeoh3"),
+            std::string::npos)
+      << error_of("ecoflex_00_30", "yeoh");
   LawConstants missing;
   missing.set("C10", {1.0e5});
   try {
@@ -251,10 +256,11 @@ TEST(MaterialLibrary, EachFitReproducesItsSourcesUniaxialFormula) {
       const Real E = (source_formula_P(f, 1 + h) - source_formula_P(f, 1 - h)) / (2 * h);
       EXPECT_LT(rel(E, 3 * mu0), 1e-8);
       // With the library's D1 (nu = 0.49), free lateral faces: the volume change and the stress
-      // below the incompressible fit that docs/materials.md states (2.3 % and 2 % at a stretch
-      // of 2, 6.3 % and 6.5 % at 3 for the softest entry).
+      // below the incompressible fit stay within what docs/materials.md states for the worst
+      // entry (Dragon Skin 10: J - 1 = 1.1, 3.0, 9.4 % and 1.4, 3.1, 8.6 % below the fit at
+      // stretches 1.5, 2, 3).
       const Material defaults = make_library_material(m.name, f.id);
-      for (const auto& [lam, bound] : std::vector<std::pair<Real, Real>>{{1.5, 0.012}, {2.0, 0.025}, {3.0, 0.07}}) {
+      for (const auto& [lam, bound] : std::vector<std::pair<Real, Real>>{{1.5, 0.015}, {2.0, 0.032}, {3.0, 0.095}}) {
         const Uniaxial u = compressible_uniaxial(defaults, lam);
         EXPECT_GT(u.J, 1) << lam;
         EXPECT_LT(u.J - 1, bound) << lam;
@@ -275,6 +281,37 @@ fem::Ogden<3> ogden_of(const std::string& entry) {
   const SceneMaterial s = scene_material(entry);
   EXPECT_TRUE(std::holds_alternative<fem::Ogden<3>>(s.material)) << entry;
   return std::get<fem::Ogden<3>>(s.material);
+}
+
+/// The fits softik made from a source's measured curve (fitted_by: softik) reproduce the rows
+/// of that curve they quote, through softik's own law (P(F) at J = 1, constants converted as a
+/// scene gets them), within the deviation the data file states; and that statement is not slack:
+/// the largest deviation found is within 0.002 of it.
+TEST(MaterialLibrary, SoftiksOwnFitsReproduceTheMeasuredCurveWithinTheStatedDeviation) {
+  const MaterialLibrary& lib = material_library();
+  int own = 0;
+  for (const LibraryMaterial& m : lib.materials)
+    for (const MaterialFit& f : m.fits) {
+      if (f.fitted_by.empty()) {  // constants the source printed: nothing of softik's own
+        EXPECT_TRUE(f.method.empty() && f.data_points.empty() && f.max_deviation == 0) << m.name << " " << f.id;
+        continue;
+      }
+      SCOPED_TRACE(m.name + " " + f.id);
+      ++own;
+      EXPECT_EQ(f.fitted_by, "softik");
+      EXPECT_FALSE(f.method.empty());
+      ASSERT_GE(f.data_points.size(), 3u);
+      const Real unit = f.unit == "MPa" ? 1e6 : f.unit == "kPa" ? 1e3 : 1;
+      const Material law = make_library_material(m.name, f.id);
+      Real worst = 0;
+      for (const auto& [strain, stress] : f.data_points) {
+        const Real P = incompressible_uniaxial(law, 1 + strain);
+        worst = std::max(worst, rel(P, unit * stress));
+        EXPECT_LE(rel(P, unit * stress), f.max_deviation) << "engineering strain " << strain;
+      }
+      EXPECT_GT(worst, f.max_deviation - 0.002) << "max_deviation " << f.max_deviation << " overstates the fit's";
+    }
+  EXPECT_EQ(own, 6);  // Ecoflex 00-10, 00-30, 00-50, Dragon Skin 10, 20, 30 (Marechal et al.'s curves)
 }
 
 TEST(MaterialLibrary, SceneEntriesPickFitsAndOverrideConstants) {
@@ -331,9 +368,9 @@ TEST(MaterialLibrary, SceneErrorsNameTheKeyAndTheChoices) {
       {"[{material: ecoflex_0030}]", "ecoflex_0030",
        {"materials[0].material: unknown material 'ecoflex_0030'; did you mean 'ecoflex_00_30'?",
         "ecoflex_00_30, elastosil_m4601"}},
-      {"[{material: ecoflex_00_30, law: yeoh}]", "yeoh",
-       {"materials[0].law: the library has no published fit of the law 'yeoh' for ecoflex_00_30; laws available "
-        "for it: ogden"}},
+      {"[{material: ecoflex_00_30, law: mooney_rivlin}]", "mooney_rivlin",
+       {"materials[0].law: the library has no published fit of the law 'mooney_rivlin' for ecoflex_00_30; laws "
+        "available for it: ogden, yeoh"}},
       {"[{material: ecoflex_00_30, fit: moseley}]", "moseley",
        {"materials[0].fit: ecoflex_00_30 has no fit 'moseley'; its fits: steck2019_ogden3"}},
       {"[{material: ecoflex_00_30, D1: 1.0e-6, poisson: 0.45}]", "poisson", {"'D1' and 'poisson' cannot both be given"}},

@@ -61,9 +61,36 @@ MaterialSource read_source(const YAML::Node& node, const std::string& what) {
   return s;
 }
 
+/// A fit softik made from the source's measured curve (fitted_by, method, data_points,
+/// max_deviation): all four or none; data points as [engineering strain > 0, stress > 0] in the
+/// fit's unit.
+void read_own_fit(const Map& m, const std::string& what, MaterialFit& f) {
+  f.fitted_by = m.string("fitted_by", "");
+  f.method = m.string("method", "");
+  const bool any = !f.fitted_by.empty() || !f.method.empty() || m.has("data_points") || m.has("max_deviation");
+  if (!any) return;
+  if (f.fitted_by != "softik" || f.method.empty() || !m.has("data_points") || !m.has("max_deviation"))
+    scene_detail::fail(m.where(), what + ": a fit made from the source's curve needs fitted_by: softik, method, "
+                                         "data_points and max_deviation");
+  const std::vector<YAML::Node> rows = scene_detail::as_list(m.at("data_points"), kDataPath, m.name("data_points"));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string row = scene_detail::item(m.name("data_points"), i);
+    const std::vector<Real> v = scene_detail::as_numbers(rows[i], kDataPath, row);
+    if (v.size() != 2 || !(v[0] > 0) || !(v[1] > 0))
+      scene_detail::fail(scene_detail::location(kDataPath, rows[i]),
+                         row + ": expected [engineering strain > 0, engineering stress > 0]");
+    f.data_points.push_back({v[0], v[1]});
+  }
+  if (f.data_points.empty()) scene_detail::fail(m.where("data_points"), m.name("data_points") + ": no rows");
+  f.max_deviation = m.number("max_deviation", "relative");
+  if (!(f.max_deviation > 0 && f.max_deviation < 1))
+    scene_detail::fail(m.where("max_deviation"), m.name("max_deviation") + ": expected a fraction in (0, 1)");
+}
+
 MaterialFit read_fit(const YAML::Node& node, const std::string& what) {
   const Map m(node, kDataPath, what,
-              {"id", "law", "default", "convention", "unit", "published", "source", "where", "test", "strain_range"});
+              {"id", "law", "default", "convention", "unit", "published", "source", "where", "test", "strain_range",
+               "fitted_by", "method", "data_points", "max_deviation"});
   MaterialFit f;
   f.id = m.string("id", "");
   f.law = m.string("law", "");
@@ -88,6 +115,7 @@ MaterialFit read_fit(const YAML::Node& node, const std::string& what) {
   const Map p(published, kDataPath, what + ".published", allowed);
   for (const std::string& key : allowed)
     if (p.has(key)) f.published.set(key, scene_detail::as_numbers(p.at(key), kDataPath, p.name(key)));
+  read_own_fit(m, what, f);
   return f;
 }
 

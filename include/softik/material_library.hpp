@@ -63,6 +63,13 @@ struct MaterialFit {
   std::string where;       ///< table, equation or passage of the source
   std::string test;        ///< test mode (specimen, machine, rate), as the source describes it
   std::string strain_range;
+  /// "softik" when softik fitted the constants to the source's measured curve (the source
+  /// publishes the curve, not these constants); empty for constants the source printed.
+  std::string fitted_by;
+  std::string method;  ///< how softik fitted them (least squares, rows, weighting, rounding)
+  /// Rows of the source's curve, as printed: (engineering strain, engineering stress in `unit`).
+  std::vector<std::pair<Real, Real>> data_points;
+  Real max_deviation = 0;  ///< the fit's largest relative deviation from data_points (tested)
 };
 
 /// A named material of the library.
