@@ -108,6 +108,11 @@ TEST(Inverse, EnergyTermSplitsRedundantSymmetricActuatorsEvenly) {
                             fix_nodes(mesh, mesh.node_groups.at("zmin")), AssemblyOptions{Formulation::Hyperelastic});
   auto solver = make_linear_solver();
   InverseSolver inverse(assembler, *solver);
+  // Only the energy term fixes the split along the redundant direction, so round-off in W moves
+  // it by about u / epsilon_min relative (measured: 8e-9 at epsilon_min = 1e-8, 1.7e-6 at the
+  // default 1e-10, 9e-5 at 1e-12; the mesh is symmetric, the node order is not). At 1e-8 the
+  // split is even to well within the tolerance below, and the effector is still reached.
+  inverse.options().epsilon_min = 1e-8;
   for (const char* name : {"cavity0", "cavity1"}) {
     SurfacePressureActuatorSpec s;
     s.name = name;
