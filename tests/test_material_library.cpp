@@ -78,10 +78,13 @@ Real ogden_P(const std::vector<Real>& mu, const std::vector<Real>& alpha, Real l
   return P;
 }
 
+/// Pascals per unit of a fit's printed stress-like constants and data.
+Real pascals(const MaterialFit& fit) { return fit.unit == "MPa" ? 1e6 : fit.unit == "kPa" ? 1e3 : 1; }
+
 /// The uniaxial nominal stress a source's own formula gives, from the constants exactly as it
 /// printed them (its convention and unit): what each fit must reproduce.
 Real source_formula_P(const MaterialFit& fit, Real lam) {
-  const Real unit = fit.unit == "MPa" ? 1e6 : fit.unit == "kPa" ? 1e3 : 1;
+  const Real unit = pascals(fit);
   const LawConstants& c = fit.published;
   if (fit.convention == "ogden_1972") {  // Ogden 1972: T = sum mu_i (lam^a_i - lam^(-a_i/2)), P = T / lam
     Real T = 0;
@@ -301,7 +304,7 @@ TEST(MaterialLibrary, SoftiksOwnFitsReproduceTheMeasuredCurveWithinTheStatedDevi
       EXPECT_EQ(f.fitted_by, "softik");
       EXPECT_FALSE(f.method.empty());
       ASSERT_GE(f.data_points.size(), 3u);
-      const Real unit = f.unit == "MPa" ? 1e6 : f.unit == "kPa" ? 1e3 : 1;
+      const Real unit = pascals(f);
       const Material law = make_library_material(m.name, f.id);
       Real worst = 0;
       for (const auto& [strain, stress] : f.data_points) {
