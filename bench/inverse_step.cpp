@@ -197,7 +197,7 @@ void BM_InverseConvergedSolve(benchmark::State& state) {
 
 BENCHMARK(BM_InverseStep)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_InverseTracking)
-    ->ArgsProduct({{0, 5, 1, 2, 3}, {0, 10}})
+    ->ArgsProduct({{0, 5, 1, 2, 3}, {0, 10, 30, 100}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(1.0);
