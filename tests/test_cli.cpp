@@ -12,6 +12,7 @@
 
 #include "scene_test_support.hpp"
 #include "softik/error.hpp"
+#include "softik/material_library.hpp"
 #include "softik/scene.hpp"
 
 namespace softik {
@@ -258,6 +259,37 @@ TEST(Cli, MessagesNeverNameSoftiksSourceFiles) {
     EXPECT_NE(text.find("softik: error: "), std::string::npos) << text;
     EXPECT_FALSE(std::regex_search(text, source)) << "a softik source location in: " << text;
   }
+}
+
+TEST(Cli, MaterialsListsTheLibraryAndShowsOneWithItsSource) {
+  const fs::path dir = fresh_dir("cli_materials");
+  ASSERT_EQ(run_cli("materials", dir / "err.txt", dir / "list.txt"), 0) << read_file(dir / "err.txt");
+  const std::string list = read_file(dir / "list.txt");
+  for (const LibraryMaterial& m : material_library().materials) {  // every name, once per line
+    EXPECT_NE(list.find("\n  " + m.name + "  " + m.title), std::string::npos) << m.name << " in\n" << list;
+    for (const MaterialFit& f : m.fits) EXPECT_NE(list.find(f.law), std::string::npos) << f.id;
+  }
+  EXPECT_NE(list.find("dragon_skin_30  Dragon Skin 30 (Smooth-On): yeoh (default, fitted by softik)"), std::string::npos)
+      << list;
+
+  ASSERT_EQ(run_cli("materials ecoflex_00_30", dir / "err.txt", dir / "one.txt"), 0) << read_file(dir / "err.txt");
+  const std::string one = read_file(dir / "one.txt");
+  for (const std::string& expected :
+       {std::string("fit steck2019_ogden3: law ogden (default)"),
+        std::string("as printed (ogden_1972 convention, kPa): mu = [22, 0.4, -2], alpha = [1.3, 5, -2]"),
+        std::string("softik's constants (Pa): mu = [14300, 1000, 2000]"), std::string("doi:10.1002/app.47025"),
+        std::string("fit marechal2021_yeoh3: law yeoh (fitted by softik)"), std::string("density: 1070 kg/m^3"),
+        std::string("largest deviation of the fit from them: 3.1 %")})
+    EXPECT_NE(one.find(expected), std::string::npos) << expected << " in\n" << one;
+
+  EXPECT_EQ(run_cli("materials ecoflex30", dir / "err.txt"), 1);
+  EXPECT_NE(read_file(dir / "err.txt").find("unknown material 'ecoflex30'; did you mean 'ecoflex_00_30'?"),
+            std::string::npos)
+      << read_file(dir / "err.txt");
+  EXPECT_EQ(run_cli("materials a b", dir / "err.txt"), 1);
+  EXPECT_NE(read_file(dir / "err.txt").find("'materials' takes at most one name"), std::string::npos);
+  EXPECT_EQ(run_cli("materials --out x", dir / "err.txt"), 1);
+  EXPECT_NE(read_file(dir / "err.txt").find("'materials' takes no option"), std::string::npos);
 }
 
 #endif  // SOFTIK_CLI_PATH

@@ -1,6 +1,7 @@
 // The softik command-line program.
 //   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]
 //   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]
+//   softik materials [NAME]
 //   softik --help | --version
 // Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
 // machine without what was asked for); 2 did not converge, or a goal was not reached; 3 I/O error
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "host/cli/materials_command.hpp"
 #include "host/cli/progress_display.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
@@ -26,6 +28,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]\n"
     "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]\n"
+    "       softik materials [NAME]\n"
     "       softik --help\n"
     "       softik --version\n";
 
@@ -60,6 +63,10 @@ constexpr const char* kHelp =
     "                             DIR/<batch>.csv with one row per design (tip displacement,\n"
     "                             volumes, actuator values found, effector errors, time);\n"
     "                             each design's own outputs go to DIR/<design>/.\n"
+    "  materials [NAME]           list the named silicones a scene can select (material: NAME),\n"
+    "                             or show one in full: every fit's constants as published and\n"
+    "                             in softik's convention, its source, test and strain range\n"
+    "                             (docs/materials.md)\n"
     "options:\n"
     "  --out DIR     output folder (created if missing)\n"
     "  --backend B   cpu or cuda: where assembly runs (overrides the scene's solver.backend);\n"
@@ -251,6 +258,14 @@ int batch(const std::vector<std::string>& args) {
   return status;
 }
 
+int materials(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (!a.empty() && a[0] == '-') return usage_error("'materials' takes no option; got '" + a + "'");
+  if (args.size() > 1) return usage_error("'materials' takes at most one name; got '" + args[0] + "' and '" + args[1] + "'");
+  softik::cli::print_materials(args.empty() ? "" : args[0], std::cout);
+  return kExitSuccess;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,9 +280,11 @@ int main(int argc, char** argv) {
     std::cout << "softik " << SOFTIK_VERSION << "\n";
     return 0;
   }
-  if (command != "run" && command != "batch") return usage_error("unknown command '" + command + "'");
+  if (command != "run" && command != "batch" && command != "materials")
+    return usage_error("unknown command '" + command + "'");
   try {
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "materials") return materials(rest);
     return command == "run" ? run(rest) : batch(rest);
   } catch (const softik::Error& e) {
     std::cerr << "softik: error: " << e.what() << "\n";
