@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -13,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "host/batch/sampling.hpp"
 #include "host/io/atomic_file.hpp"
 #include "host/solvers/blas_threads.hpp"
 #include "host/scene/scene_yaml.hpp"
@@ -264,11 +267,65 @@ Scene design_scene(const BatchSpec& spec, const BatchDesign& design) {
   }
 }
 
+namespace {
+
+/// `sample:` (docs/batch-format.md): `count` designs named sample0, sample1, ... whose override
+/// values fill the box of `ranges` (path -> [lo, hi], each mapped linearly from [0, 1)) by a
+/// Latin hypercube or the Sobol' sequence (host/batch/sampling.hpp), from `seed`; `set` holds
+/// overrides every sampled design shares.
+void add_sample(const YAML::Node& node, const std::string& path, std::vector<BatchDesign>& designs) {
+  const Map m(node, path, "sample", {"method", "count", "seed", "ranges", "set"});
+  const bool sobol = m.choice("method", {"latin_hypercube", "sobol"}, 0) == 1;
+  const int count = m.integer("count", 0);
+  if (count < 1 || count > 1000000)
+    fail(m.has("count") ? m.where("count") : m.where(), "sample.count: the number of designs, 1 to 1000000 (got " +
+                                                             std::to_string(count) + ")");
+  const int seed = m.integer("seed", 0);
+  if (seed < 0) fail(m.where("seed"), "sample.seed: must be >= 0");
+  const auto ranges = override_entries(m.need("ranges", "override path -> [lo, hi]"), path, "sample.ranges");
+  if (ranges.empty()) fail(m.where("ranges"), "sample.ranges: give at least one override path -> [lo, hi]");
+  std::vector<std::pair<Real, Real>> box;
+  for (const auto& [key, value] : ranges) {
+    const std::string what = "sample.ranges." + key;
+    const std::vector<Real> lohi = as_numbers(value, path, what);
+    if (lohi.size() != 2 || !std::isfinite(lohi[0]) || !std::isfinite(lohi[1]) || !(lohi[0] < lohi[1]))
+      fail(location(path, value), what + ": expected [lo, hi] with finite lo < hi, got " + describe(value));
+    box.emplace_back(lohi[0], lohi[1]);
+  }
+  const int d = static_cast<int>(box.size());
+  if (sobol && d > batch_detail::kSobolMaxDimensions)
+    fail(m.where("ranges"), "sample.ranges: " + std::to_string(d) + " parameters; method sobol supports up to " +
+                                std::to_string(batch_detail::kSobolMaxDimensions) + " (latin_hypercube has no limit)");
+  const std::vector<double> u = sobol ? batch_detail::sobol(count, d, static_cast<std::uint64_t>(seed))
+                                      : batch_detail::latin_hypercube(count, d, static_cast<std::uint64_t>(seed));
+  std::vector<std::pair<std::string, std::string>> held;  // `set`: the same for every sampled design
+  if (m.has("set"))
+    for (const auto& e : override_entries(m.at("set"), path, "sample.set")) {
+      for (const auto& r : ranges)
+        if (r.first == e.first)
+          fail(location(path, e.second), "sample.set." + e.first + ": also in sample.ranges; give it in one of them");
+      held.emplace_back(e.first, yaml_text(e.second));
+    }
+  for (int i = 0; i < count; ++i) {
+    BatchDesign design;
+    design.name = "sample" + std::to_string(i);
+    design.set = held;
+    for (int j = 0; j < d; ++j) {
+      const auto [lo, hi] = box[static_cast<size_t>(j)];
+      const Real v = lo + (hi - lo) * u[static_cast<size_t>(i) * static_cast<size_t>(d) + static_cast<size_t>(j)];
+      design.set.emplace_back(ranges[static_cast<size_t>(j)].first, format_number(v));
+    }
+    designs.push_back(design);
+  }
+}
+
+}  // namespace
+
 BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   const YAML::Node root = load_yaml(yaml, path);
   BatchSpec spec;
   spec.path = path;
-  const Map m(root, path, "batch", {"scene", "backend", "workers", "vtu", "designs", "sweep"});
+  const Map m(root, path, "batch", {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample"});
   spec.scene_path = resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
     spec.has_backend = true;
@@ -277,9 +334,9 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   spec.workers = m.integer("workers", 0);
   if (spec.workers < 0) fail(m.where("workers"), "workers: must be >= 0 (0: one per hardware thread)");
   spec.vtu = m.boolean("vtu", false);
-  if (!m.has("designs") && !m.has("sweep"))
-    fail(location(path, root), "the batch file needs 'designs' (a list of {name, set}) and/or 'sweep' (override path -> "
-                               "list of values)");
+  if (!m.has("designs") && !m.has("sweep") && !m.has("sample"))
+    fail(location(path, root), "the batch file needs 'designs' (a list of {name, set}), 'sweep' (override path -> "
+                               "list of values) and/or 'sample' (a space-filling sample of ranges)");
   if (m.has("designs")) {
     const std::vector<YAML::Node> list = as_list(m.at("designs"), path, "designs");
     for (size_t i = 0; i < list.size(); ++i) {
@@ -317,6 +374,7 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
       spec.designs.push_back(design);
     }
   }
+  if (m.has("sample")) add_sample(m.at("sample"), path, spec.designs);
   for (size_t i = 0; i < spec.designs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       SOFTIK_CHECK(spec.designs[i].name != spec.designs[j].name,
