@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <exception>
 #include <fstream>
 #include <map>
@@ -15,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "host/batch/objective.hpp"
 #include "host/batch/sampling.hpp"
 #include "host/io/atomic_file.hpp"
 #include "host/solvers/blas_threads.hpp"
@@ -325,7 +328,7 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   const YAML::Node root = load_yaml(yaml, path);
   BatchSpec spec;
   spec.path = path;
-  const Map m(root, path, "batch", {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample"});
+  const Map m(root, path, "batch", {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective"});
   spec.scene_path = resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
     spec.has_backend = true;
@@ -375,6 +378,19 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
     }
   }
   if (m.has("sample")) add_sample(m.at("sample"), path, spec.designs);
+  if (m.has("objective")) {
+    const Map o(m.at("objective"), path, "objective", {"expression", "goal", "best"});
+    spec.objective.expression = as_string(o.need("expression", "an expression of the results' columns"), path,
+                                          "objective.expression");
+    try {
+      (void)batch_detail::Expression(spec.objective.expression);
+    } catch (const Error& e) {
+      fail(o.where("expression"), std::string("objective.expression: ") + e.what());
+    }
+    spec.objective.maximize = o.choice("goal", {"max", "min"}, 0) == 0;
+    spec.objective.best = o.integer("best", 5);
+    if (spec.objective.best < 1) fail(o.where("best"), "objective.best: the number of designs to report, >= 1");
+  }
   for (size_t i = 0; i < spec.designs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       SOFTIK_CHECK(spec.designs[i].name != spec.designs[j].name,
@@ -382,6 +398,45 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
                         << "output folders)");
   for (const BatchDesign& d : spec.designs) (void)design_scene(spec, d);  // fail before anything runs
   return spec;
+}
+
+BatchRanking rank_designs(const BatchSpec& spec, const BatchResult& result) {
+  BatchRanking ranking;
+  if (spec.objective.expression.empty()) return ranking;
+  const batch_detail::Expression objective(spec.objective.expression);
+  for (size_t i = 0; i < result.designs.size() && i < spec.designs.size(); ++i) {
+    const DesignResult& r = result.designs[i];
+    if (!r.ok) {
+      ranking.unranked.emplace_back(r.name, "failed");
+      continue;
+    }
+    const auto columns = design_columns(spec.designs[i], r);
+    std::string missing;
+    const std::optional<double> value = objective.evaluate([&](const std::string& name) -> std::optional<double> {
+      for (const auto& [key, text] : columns)
+        if (key == name) {
+          char* end = nullptr;
+          const double v = std::strtod(text.c_str(), &end);
+          if (end != text.c_str() && *end == '\0') return v;
+          break;
+        }
+      if (missing.empty()) missing = name;
+      return std::nullopt;
+    });
+    if (!value)
+      ranking.unranked.emplace_back(r.name, "no number in column '" + missing + "'");
+    else if (!std::isfinite(*value))
+      ranking.unranked.emplace_back(r.name, "the objective is not finite");
+    else
+      ranking.best.push_back({r.name, *value});
+  }
+  const bool maximize = spec.objective.maximize;
+  std::stable_sort(ranking.best.begin(), ranking.best.end(), [maximize](const RankedDesign& a, const RankedDesign& b) {
+    return maximize ? a.value > b.value : a.value < b.value;
+  });
+  if (ranking.best.size() > static_cast<size_t>(spec.objective.best))
+    ranking.best.resize(static_cast<size_t>(spec.objective.best));
+  return ranking;
 }
 
 BatchSpec parse_batch(const std::string& path) {

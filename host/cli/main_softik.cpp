@@ -248,6 +248,16 @@ int batch(const std::vector<std::string>& args) {
             << softik::backend_name(result.backend) << "), " << result.designs_per_second() * 60
             << " designs/min\n"
             << "results: " << csv_path << "\n";
+  if (!spec.objective.expression.empty()) {
+    const softik::BatchRanking ranking = softik::rank_designs(spec, result);
+    std::cout << "best " << ranking.best.size() << " by " << (spec.objective.maximize ? "max " : "min ")
+              << spec.objective.expression << ":";
+    for (const softik::RankedDesign& d : ranking.best) std::cout << " " << d.name << " (" << d.value << ")";
+    std::cout << "\n";
+    if (!ranking.unranked.empty())
+      std::cout << ranking.unranked.size() << " designs not ranked (first: " << ranking.unranked[0].first << ", "
+                << ranking.unranked[0].second << ")\n";
+  }
   for (const softik::DesignResult& d : result.designs) {
     if (!d.ok) {
       std::cout << "design " << d.name << " failed: " << d.error << "\n";

@@ -14,6 +14,8 @@
 //   sweep:
 //     loads.pressure[0].value: [10000, 20000, 30000]
 //     mesh.generator.cavity_radius: [0.003, 0.004]
+//   sample: {method: sobol, count: 64, ranges: {materials[0].young: [1.0e5, 4.0e5]}}
+//   objective: {expression: uz_tip / pressure_cavity, goal: max, best: 5}
 //
 // Override paths are keys separated by '.', with [i] (or .i) for list entries; a missing map key
 // is added (the strict scene reader then rejects it if the scene format does not know it).
@@ -46,6 +48,15 @@ struct BatchDesign {
   std::vector<std::pair<std::string, std::string>> set;
 };
 
+/// What to rank the designs by (`objective:`): an arithmetic expression of the results table's
+/// columns (+ - * /, parentheses, numbers, column names such as uz_tip or pressure_cavity), its
+/// goal, and how many of the best designs to report.
+struct BatchObjective {
+  std::string expression;  ///< empty: no objective
+  bool maximize = true;
+  int best = 5;
+};
+
 struct BatchSpec {
   std::string path;        ///< the batch file
   std::string scene_path;  ///< the base scene, resolved against the batch file's folder
@@ -53,7 +64,8 @@ struct BatchSpec {
   Backend backend = Backend::Cpu;
   int workers = 0;         ///< 0: one per hardware thread (capped by the number of designs)
   bool vtu = false;
-  std::vector<BatchDesign> designs;  ///< listed designs first, then the sweep's product
+  std::vector<BatchDesign> designs;  ///< listed designs first, then the sweep's product, then the sample
+  BatchObjective objective;
 };
 
 /// Reads a batch file; errors start with "<path>:<line>:<column>: ". Checks that design names
@@ -103,6 +115,21 @@ struct BatchResult {
 
 /// Runs every design (a failing design is recorded with its error; the others go on).
 BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options);
+
+/// A design's objective value (rank_designs).
+struct RankedDesign {
+  std::string name;
+  double value = 0;
+};
+
+/// The designs ranked by spec.objective, best first, at most objective.best of them; designs
+/// that failed, lack a column the expression reads (or hold no number there) or whose value is
+/// not finite are left out and listed in `unranked` as (name, reason).
+struct BatchRanking {
+  std::vector<RankedDesign> best;
+  std::vector<std::pair<std::string, std::string>> unranked;
+};
+BatchRanking rank_designs(const BatchSpec& spec, const BatchResult& result);
 
 /// One CSV row per design (header first); columns are the union over designs, in first-seen
 /// order; a design without a column (or that failed) leaves it empty. With `finished` (one flag

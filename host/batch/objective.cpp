@@ -1,0 +1,145 @@
+// The batch objective's expressions (objective.hpp): a recursive-descent parser into a node
+// list, evaluated per design.
+#include "host/batch/objective.hpp"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "softik/error.hpp"
+
+namespace softik::batch_detail {
+
+class ExpressionParser {
+ public:
+  ExpressionParser(const std::string& text, Expression& e) : text_(text), e_(e) {}
+
+  void parse() {
+    e_.root_ = expression();
+    skip_spaces();
+    if (pos_ != text_.size()) fail("an operator (+ - * /) or the end");
+  }
+
+ private:
+  int add(Expression::Node n) {
+    e_.nodes_.push_back(n);
+    return static_cast<int>(e_.nodes_.size()) - 1;
+  }
+  void skip_spaces() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool accept(char c) {
+    skip_spaces();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  [[noreturn]] void fail(const std::string& expected) const {
+    const std::string found = pos_ < text_.size() ? "'" + text_.substr(pos_, 12) + "'" : "the end";
+    SOFTIK_CHECK(false, "objective '" << text_ << "': expected " << expected << " at character " << pos_ + 1
+                                      << ", found " << found);
+    std::abort();  // not reached: SOFTIK_CHECK(false, ...) throws
+  }
+  int expression() {
+    int left = term();
+    for (;;) {
+      if (accept('+')) {
+        left = add({'+', left, term()});
+      } else if (accept('-')) {
+        left = add({'-', left, term()});
+      } else {
+        return left;
+      }
+    }
+  }
+  int term() {
+    int left = factor();
+    for (;;) {
+      if (accept('*')) {
+        left = add({'*', left, factor()});
+      } else if (accept('/')) {
+        left = add({'/', left, factor()});
+      } else {
+        return left;
+      }
+    }
+  }
+  int factor() {
+    skip_spaces();
+    if (accept('-')) return add({'n', factor()});
+    if (accept('(')) {
+      const int inner = expression();
+      if (!accept(')')) fail("')'");
+      return inner;
+    }
+    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      const char* begin = text_.c_str() + pos_;
+      char* end = nullptr;
+      const double v = std::strtod(begin, &end);
+      if (end == begin) fail("a number");
+      pos_ += static_cast<size_t>(end - begin);
+      Expression::Node n{'k'};
+      n.value = v;
+      return add(n);
+    }
+    if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      const size_t begin = pos_;
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                     text_[pos_] == '_' || text_[pos_] == '.' || text_[pos_] == '[' || text_[pos_] == ']'))
+        ++pos_;
+      const std::string name = text_.substr(begin, pos_ - begin);
+      Expression::Node n{'c'};
+      for (size_t i = 0; i < e_.columns_.size() && n.column < 0; ++i)
+        if (e_.columns_[i] == name) n.column = static_cast<int>(i);
+      if (n.column < 0) {
+        n.column = static_cast<int>(e_.columns_.size());
+        e_.columns_.push_back(name);
+      }
+      return add(n);
+    }
+    fail("a number, a column name, '(' or '-'");
+  }
+
+  const std::string& text_;
+  Expression& e_;
+  size_t pos_ = 0;
+};
+
+Expression::Expression(const std::string& text) { ExpressionParser(text, *this).parse(); }
+
+std::optional<double> Expression::evaluate(
+    const std::function<std::optional<double>(const std::string&)>& column) const {
+  std::vector<std::optional<double>> values(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) values[i] = column(columns_[i]);
+  // Operands are always added before the node that uses them, so one pass in order suffices.
+  std::vector<double> v(nodes_.size(), 0.0);
+  std::vector<char> known(nodes_.size(), 0);  // 0: a column it reads has no value
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    const size_t a = static_cast<size_t>(n.a), b = static_cast<size_t>(n.b);
+    switch (n.op) {
+      case 'k':
+        v[i] = n.value;
+        known[i] = 1;
+        break;
+      case 'c':
+        if (const std::optional<double>& c = values[static_cast<size_t>(n.column)]; c.has_value()) {
+          v[i] = c.value();
+          known[i] = 1;
+        }
+        break;
+      case 'n':
+        v[i] = -v[a];
+        known[i] = known[a];
+        break;
+      default:
+        v[i] = n.op == '+' ? v[a] + v[b] : n.op == '-' ? v[a] - v[b] : n.op == '*' ? v[a] * v[b] : v[a] / v[b];
+        known[i] = known[a] && known[b];
+    }
+  }
+  const size_t r = static_cast<size_t>(root_);
+  return known[r] ? std::optional<double>(v[r]) : std::nullopt;
+}
+
+}  // namespace softik::batch_detail
