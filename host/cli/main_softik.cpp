@@ -1,6 +1,6 @@
 // The softik command-line program.
 //   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]
-//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]
+//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--progress MODE] [--quiet]
 //   softik materials [NAME]
 //   softik --help | --version
 // Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]\n"
-    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--progress MODE] [--quiet]\n"
+    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--progress MODE] [--quiet]\n"
     "       softik materials [NAME]\n"
     "       softik --help\n"
     "       softik --version\n";
@@ -74,6 +74,10 @@ constexpr const char* kHelp =
     "                to 20k free DOFs, else cuDSS, else block PCG)\n"
     "  --linear-solver NAME  auto, cholmod, eigen, cuda-dense, cudss, cuda-pcg, cusolversp\n"
     "  --workers N   (batch) designs evaluated at once; 0: one per hardware thread\n"
+    "  --shard I/N   (batch) run only shard I of N (0 <= I < N: designs k with k % N == I), its\n"
+    "                table in DIR/<batch>.shard-I-of-N.csv (e.g. one Slurm array task per shard)\n"
+    "  --merge N     (batch) run nothing: join the N shard tables in DIR into DIR/<batch>.csv, the\n"
+    "                table one run of the whole batch writes; names any design with no row\n"
     "  --progress MODE  how stderr shows the steps (or designs) done k/N, the elapsed time and\n"
     "                an ETA: bar (one line updated in place), lines (a plain line at most once a\n"
     "                second, and the first and last), none, or auto (the default: bar when stderr\n"
@@ -115,8 +119,19 @@ struct CommandLine {
   bool has_linear_solver = false;
   softik::LinearSolverKind linear_solver = softik::LinearSolverKind::Automatic;
   int workers = -1;
+  int shard = 0, shards = 1;  ///< --shard i/n (batch)
+  int merge = 0;              ///< --merge n (batch): join the tables of n shards
   softik::cli::ProgressMode progress = softik::cli::ProgressMode::Auto;
 };
+
+/// A non-negative integer of at most `max` (false: not one).
+bool parse_count(const std::string& text, long max, int& out) {
+  char* end = nullptr;
+  const long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < 0 || n > max) return false;
+  out = static_cast<int>(n);
+  return true;
+}
 
 /// The progress display the command line asks for on stderr (None with --quiet).
 softik::cli::ProgressDisplay progress_display(const CommandLine& cl) {
@@ -161,10 +176,16 @@ int parse_command_line(const std::string& command, const std::vector<std::string
       cl.has_linear_solver = true;
     } else if (is(a, "--workers") && command == "batch") {
       if (!value(i, "--workers", v)) return usage_error("--workers needs a number");
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 0 || n > 100000) return usage_error("--workers must be an integer >= 0, got '" + v + "'");
-      cl.workers = static_cast<int>(n);
+      if (!parse_count(v, 100000, cl.workers)) return usage_error("--workers must be an integer >= 0, got '" + v + "'");
+    } else if (is(a, "--shard") && command == "batch") {
+      if (!value(i, "--shard", v)) return usage_error("--shard needs i/n, e.g. --shard 0/4");
+      const size_t slash = v.find('/');
+      if (slash == std::string::npos || !parse_count(v.substr(0, slash), 1000000, cl.shard) ||
+          !parse_count(v.substr(slash + 1), 1000000, cl.shards) || cl.shards < 1 || cl.shard >= cl.shards)
+        return usage_error("--shard must be i/n with 0 <= i < n (e.g. 0/4 ... 3/4), got '" + v + "'");
+    } else if (is(a, "--merge") && command == "batch") {
+      if (!value(i, "--merge", v) || !parse_count(v, 1000000, cl.merge) || cl.merge < 1)
+        return usage_error("--merge needs the number of shards n >= 1, e.g. --merge 4");
     } else if (is(a, "--progress")) {
       if (!value(i, "--progress", v)) return usage_error(std::string("--progress needs a mode: ") + softik::cli::kProgressModes);
       if (!softik::cli::parse_progress_mode(v, cl.progress))
@@ -216,7 +237,16 @@ int run(const std::vector<std::string>& args) {
 int batch(const std::vector<std::string>& args) {
   CommandLine cl;
   if (const int status = parse_command_line("batch", args, cl); status >= 0) return status;
-  const softik::BatchSpec spec = softik::parse_batch(cl.input);
+  if (cl.merge > 0 && cl.shards > 1) return usage_error("--merge and --shard are separate steps: run the shards, then merge");
+  const softik::BatchSpec whole = softik::parse_batch(cl.input);
+  const std::string csv_whole = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
+  if (cl.merge > 0) {
+    const softik::BatchMergeResult merged = softik::merge_batch_shards(whole, cl.out_dir, cl.merge, csv_whole);
+    std::cout << "batch " << whole.path << ": merged " << merged.rows << " designs (" << merged.ok << " ok) from "
+              << cl.merge << " shard tables\nresults: " << csv_whole << "\n";
+    return kExitSuccess;
+  }
+  const softik::BatchSpec spec = softik::batch_shard(whole, cl.shard, cl.shards);
   softik::BatchRunOptions options;
   options.out_dir = cl.out_dir;
   options.has_backend = cl.has_backend;
@@ -228,9 +258,12 @@ int batch(const std::vector<std::string>& args) {
   std::filesystem::create_directories(cl.out_dir, ec);
   SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(cl.out_dir),
                   "cannot create the output folder '" << cl.out_dir << "': " << (ec ? ec.message() : "not a folder"));
-  const std::string csv_path = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
+  const std::string csv_path =
+      cl.shards > 1 ? softik::batch_shard_csv_path(cl.out_dir, whole, cl.shard, cl.shards) : csv_whole;
   if (!cl.quiet)
-    std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path << " -> " << cl.out_dir << "\n";
+    std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path
+              << (cl.shards > 1 ? " (shard " + std::to_string(cl.shard) + " of " + std::to_string(cl.shards) + ")" : "")
+              << " -> " << cl.out_dir << "\n";
   options.csv_path = csv_path;  // kept up to date as designs finish; a failed write throws (exit 3)
   const softik::BatchResult result = softik::run_batch(spec, options);
   display.finish();

@@ -131,6 +131,23 @@ struct BatchRanking {
 };
 BatchRanking rank_designs(const BatchSpec& spec, const BatchResult& result);
 
+/// Splitting a batch across machines (`softik batch ... --shard i/n`, then `--merge n`):
+/// shard i of n (0 <= i < n) holds the designs k with k % n == i (round robin: every shard gets
+/// a share of the listed, swept and sampled designs), names and overrides unchanged.
+BatchSpec batch_shard(const BatchSpec& spec, int shard, int shards);
+/// Where shard i of n keeps its results table: dir/<batch>.shard-<i>-of-<n>.csv.
+std::string batch_shard_csv_path(const std::string& dir, const BatchSpec& spec, int shard, int shards);
+struct BatchMergeResult {
+  size_t rows = 0;  ///< designs in the merged table (all of the batch's)
+  size_t ok = 0;    ///< of which with status ok
+};
+/// Reads the tables of shards 0 .. n-1 from `dir` and writes, atomically to `path`, the table one
+/// run of the whole batch writes: a row per design in the batch's order, columns in first-seen
+/// order over the designs. Errors name the file: a missing table (Io), a row of a design the batch
+/// has not or of another shard, a design with two rows, and every design without a row (with its
+/// shard, to rerun).
+BatchMergeResult merge_batch_shards(const BatchSpec& spec, const std::string& dir, int shards, const std::string& path);
+
 /// One CSV row per design (header first); columns are the union over designs, in first-seen
 /// order; a design without a column (or that failed) leaves it empty. With `finished` (one flag
 /// per design), only the flagged designs get a row.
