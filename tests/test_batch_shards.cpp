@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host/batch/batch_csv.hpp"
 #include "scene_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
@@ -31,32 +32,9 @@ sweep:
   loads.pressure.value: [2000, 4000, 6000]
 )";
 
-/// The cells of a CSV file (quoted fields may hold commas and doubled quotes).
+/// The cells of a CSV file (batch_csv.hpp's reader).
 std::vector<std::vector<std::string>> cells(const fs::path& file) {
-  std::vector<std::vector<std::string>> rows(1);
-  std::string field;
-  bool quotes = false;
-  const std::string text = read_file(file);
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quotes && c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-      field += '"';
-      ++i;
-    } else if (c == '"') {
-      quotes = !quotes;
-    } else if (!quotes && c == ',') {
-      rows.back().push_back(field);
-      field.clear();
-    } else if (!quotes && c == '\n') {
-      rows.back().push_back(field);
-      field.clear();
-      rows.emplace_back();
-    } else {
-      field += c;
-    }
-  }
-  rows.pop_back();  // after the last line break
-  return rows;
+  return batch_detail::read_csv(read_file(file), file.string());
 }
 
 std::string error_of(const std::function<void()>& f) {

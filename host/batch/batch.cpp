@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "host/batch/batch_csv.hpp"
 #include "host/batch/objective.hpp"
 #include "host/batch/sampling.hpp"
 #include "host/io/atomic_file.hpp"
@@ -27,6 +28,7 @@
 namespace softik {
 
 using namespace scene_detail;
+using batch_detail::csv_field;
 
 namespace {
 
@@ -192,13 +194,6 @@ std::vector<std::pair<std::string, std::string>> design_columns(const BatchDesig
     }
   }
   return c;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "host/batch/batch_csv.hpp"
 #include "host/io/atomic_file.hpp"
 #include "host/scene/scene_yaml.hpp"
 #include "softik/batch.hpp"
@@ -23,62 +24,8 @@ void check_shard(int shard, int shards) {
 }
 
 using Record = std::vector<std::string>;
-
-/// The records of a CSV text: fields separated by ',', a field in double quotes may hold ',',
-/// '"' (doubled) and line breaks. Throws naming `path` and the line of a malformed record.
-std::vector<Record> read_csv(const std::string& text, const std::string& path) {
-  std::vector<Record> records;
-  Record record;
-  std::string field;
-  bool quoted = false, in_quotes = false;
-  int line = 1, record_line = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        in_quotes = false;
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      SOFTIK_CHECK(field.empty() && !quoted, path << ":" << line << ": a '\"' inside an unquoted field");
-      in_quotes = quoted = true;
-    } else if (c == ',') {
-      record.push_back(field);
-      field.clear();
-      quoted = false;
-    } else if (c == '\n') {
-      record.push_back(field);
-      records.push_back(record);
-      record.clear();
-      field.clear();
-      quoted = false;
-      record_line = ++line;
-    } else {
-      SOFTIK_CHECK(!quoted, path << ":" << line << ": text after a closing '\"'");
-      if (c != '\r') field += c;
-    }
-  }
-  SOFTIK_CHECK(!in_quotes, path << ":" << record_line << ": a quoted field is not closed (the file is cut short)");
-  if (!field.empty() || !record.empty()) {
-    record.push_back(field);
-    records.push_back(record);
-  }
-  return records;
-}
-
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
+using batch_detail::csv_field;
+using batch_detail::read_csv;
 
 }  // namespace
 
@@ -158,13 +105,13 @@ BatchMergeResult merge_batch_shards(const BatchSpec& spec, const std::string& di
     }
   std::ostringstream out;
   out << "design,status,error";
-  for (const std::string& c : columns) out << "," << csv_cell(c);
+  for (const std::string& c : columns) out << "," << csv_field(c);
   out << "\n";
   BatchMergeResult result;
   for (size_t k = 0; k < spec.designs.size(); ++k) {
     std::map<std::string, std::string>& row = rows[k];
-    out << csv_cell(row["design"]) << "," << csv_cell(row["status"]) << "," << csv_cell(row["error"]);
-    for (const std::string& c : columns) out << "," << csv_cell(row[c]);
+    out << csv_field(row["design"]) << "," << csv_field(row["status"]) << "," << csv_field(row["error"]);
+    for (const std::string& c : columns) out << "," << csv_field(row[c]);
     out << "\n";
     ++result.rows;
     result.ok += row["status"] == "ok" ? 1 : 0;

@@ -1,0 +1,18 @@
+// The CSV of batch results tables (RFC 4180, as write_batch_csv writes them and
+// merge_batch_shards reads them back): fields separated by ',', a field holding ',', '"' or a
+// line break in double quotes with '"' doubled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace softik::batch_detail {
+
+/// `text` as one CSV field (quoted only when it must be).
+std::string csv_field(const std::string& text);
+
+/// The records of a CSV text; throws softik::Error naming `path` and the line of a malformed
+/// record (a quote inside an unquoted field, text after a closing quote, an unclosed quote).
+std::vector<std::vector<std::string>> read_csv(const std::string& text, const std::string& path);
+
+}  // namespace softik::batch_detail
