@@ -6,31 +6,16 @@
 #include <functional>
 #include <map>
 
-#include "scene_test_support.hpp"
+#include "batch_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 namespace {
 
-/// kBlock with its cavity inflated to 6 kPa in 2 load steps and a probe at the free end.
-const std::string kBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
-solver: {load_steps: 2}
-outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
-)";
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(Batch, SweepIsTheCartesianProductInFileOrder) {
   const fs::path dir = fresh_dir("batch_sweep");
-  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", R"(scene: block.yaml
 designs:
   - {name: soft, set: {materials.young: 5.0e4}}
@@ -68,7 +53,7 @@ sweep:
 
 TEST(Batch, BadBatchFilesNameTheProblem) {
   const fs::path dir = fresh_dir("batch_errors");
-  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "block.yaml", kBatchBase);
   struct Case {
     const char* text;
     const char* expected;
@@ -90,19 +75,19 @@ TEST(Batch, BadBatchFilesNameTheProblem) {
   };
   for (const Case& c : cases) {
     write_file(dir / "b.yaml", c.text);
-    const std::string message = error_of([&] { parse_batch((dir / "b.yaml").string()); });
+    const std::string message = batch_error_of([&] { parse_batch((dir / "b.yaml").string()); });
     EXPECT_NE(message.find(c.expected), std::string::npos) << c.text << "\n-> " << message;
   }
   // A negative modulus fails in the base scene's reader, which names the key and the override.
   write_file(dir / "b.yaml", "scene: block.yaml\ndesigns: [{name: neg, set: {materials.young: -5}}]\n");
-  const std::string message = error_of([&] { parse_batch((dir / "b.yaml").string()); });
+  const std::string message = batch_error_of([&] { parse_batch((dir / "b.yaml").string()); });
   EXPECT_NE(message.find("Young's modulus"), std::string::npos) << message;
   EXPECT_NE(message.find("overrides: materials.young = -5"), std::string::npos) << message;
 }
 
 TEST(Batch, ConcurrentRunGivesEachDesignsOwnAnswer) {
   const fs::path dir = fresh_dir("batch_run");
-  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", R"(scene: block.yaml
 workers: 3
 sweep:
@@ -163,7 +148,7 @@ sweep:
 
 TEST(Batch, AFailingDesignIsRecordedAndTheOthersRun) {
   const fs::path dir = fresh_dir("batch_fail");
-  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "block.yaml", kBatchBase);
   // Nothing fixed: the stiffness is singular (a clear error), the other design runs.
   write_file(dir / "b.yaml", R"(scene: block.yaml
 workers: 2
@@ -187,7 +172,7 @@ designs:
 
 TEST(Batch, CliWritesOneRowPerDesign) {
   const fs::path dir = fresh_dir("batch_cli");
-  write_file(dir / "block.yaml", kBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "sweep.yaml", "scene: block.yaml\nsweep: {loads.pressure.value: [1000, 3000]}\n");
   const fs::path out = dir / "out", so = dir / "stdout.txt", se = dir / "stderr.txt";
   ASSERT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", se, so),

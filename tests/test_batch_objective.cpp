@@ -10,7 +10,7 @@
 #include <string>
 
 #include "host/batch/objective.hpp"
-#include "scene_test_support.hpp"
+#include "batch_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -62,16 +62,11 @@ TEST(BatchObjective, SyntaxErrorsSayWhereAndWhatWasExpected) {
   }
 }
 
-const std::string kObjectiveBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
-solver: {load_steps: 2}
-outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
-)";
-
 /// A batch of the inflated block at three pressures (and one design that cannot run) ranked by
 /// `objective`, against the values its own CSV columns give.
 TEST(BatchObjective, RankingOrdersTheDesignsByTheirOwnColumns) {
   const fs::path dir = fresh_dir("batch_objective");
-  write_file(dir / "block.yaml", kObjectiveBase);
+  write_file(dir / "block.yaml", kBatchBase);
   const std::string designs = R"(scene: block.yaml
 workers: 2
 designs:
@@ -132,12 +127,7 @@ sweep:
            {"{expression: uz_tip, best: 0}", "objective.best: the number of designs to report, >= 1"},
            {"{goal: max}", "missing required key 'expression'"}}) {
     write_file(dir / "b.yaml", designs + "objective: " + objective + "\n");
-    std::string error = "(no error)";
-    try {
-      (void)parse_batch((dir / "b.yaml").string());
-    } catch (const Error& e) {
-      error = e.what();
-    }
+    const std::string error = batch_error_of([&] { (void)parse_batch((dir / "b.yaml").string()); });
     EXPECT_NE(error.find(message), std::string::npos) << objective << " -> " << error;
     EXPECT_NE(error.find("b.yaml:"), std::string::npos) << error;
   }

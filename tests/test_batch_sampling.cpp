@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "host/batch/sampling.hpp"
-#include "scene_test_support.hpp"
+#include "batch_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -100,14 +100,9 @@ TEST(BatchSampling, SobolPointsFormNetsInEveryDimensionAndPair) {
   EXPECT_THROW(sobol(8, kSobolMaxDimensions + 1, 0), Error);
 }
 
-const std::string kSampleBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
-solver: {load_steps: 2}
-outputs: {vtu: false}
-)";
-
 TEST(BatchSampling, SampleKeyGivesNamedDesignsFillingTheRanges) {
   const fs::path dir = fresh_dir("batch_sample");
-  write_file(dir / "block.yaml", kSampleBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", R"(scene: block.yaml
 designs:
   - {name: soft, set: {materials.young: 5.0e4}}
@@ -153,7 +148,7 @@ sample:
 
 TEST(BatchSampling, BadSamplesAreNamedWithTheirLine) {
   const fs::path dir = fresh_dir("batch_sample_errors");
-  write_file(dir / "block.yaml", kSampleBase);
+  write_file(dir / "block.yaml", kBatchBase);
   struct Case {
     std::string sample, message;
   };
@@ -176,12 +171,7 @@ TEST(BatchSampling, BadSamplesAreNamedWithTheirLine) {
   };
   for (const Case& c : cases) {
     write_file(dir / "b.yaml", "scene: block.yaml\nsample:\n" + c.sample);
-    std::string error = "(no error)";
-    try {
-      (void)parse_batch((dir / "b.yaml").string());
-    } catch (const Error& e) {
-      error = e.what();
-    }
+    const std::string error = batch_error_of([&] { (void)parse_batch((dir / "b.yaml").string()); });
     EXPECT_NE(error.find(c.message), std::string::npos) << c.sample << "\n -> " << error;
     EXPECT_NE(error.find("b.yaml"), std::string::npos) << error;
   }

@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "host/batch/batch_csv.hpp"
-#include "scene_test_support.hpp"
+#include "batch_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 namespace {
-
-const std::string kShardBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
-solver: {load_steps: 2}
-outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
-)";
 
 const std::string kShardBatch = R"(scene: block.yaml
 workers: 2
@@ -37,18 +32,10 @@ std::vector<std::vector<std::string>> cells(const fs::path& file) {
   return batch_detail::read_csv(read_file(file), file.string());
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(BatchShards, ShardsPartitionTheDesignsRoundRobin) {
   const fs::path dir = fresh_dir("batch_shards_split");
-  write_file(dir / "block.yaml", kShardBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", kShardBatch);
   const BatchSpec spec = parse_batch((dir / "b.yaml").string());
   ASSERT_EQ(spec.designs.size(), 5u);
@@ -66,14 +53,14 @@ TEST(BatchShards, ShardsPartitionTheDesignsRoundRobin) {
     EXPECT_EQ(all.size(), spec.designs.size()) << n;
     for (const BatchDesign& d : spec.designs) EXPECT_EQ(all.count(d.name), 1u) << n;
   }
-  EXPECT_NE(error_of([&] { (void)batch_shard(spec, 2, 2); }).find("expected 0 <= i < n"), std::string::npos);
-  EXPECT_NE(error_of([&] { (void)batch_shard(spec, 0, 0); }).find("expected 0 <= i < n"), std::string::npos);
+  EXPECT_NE(batch_error_of([&] { (void)batch_shard(spec, 2, 2); }).find("expected 0 <= i < n"), std::string::npos);
+  EXPECT_NE(batch_error_of([&] { (void)batch_shard(spec, 0, 0); }).find("expected 0 <= i < n"), std::string::npos);
   EXPECT_EQ(batch_shard_csv_path("out", spec, 1, 3), "out/b.shard-1-of-3.csv");
 }
 
 TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
   const fs::path dir = fresh_dir("batch_shards_merge");
-  write_file(dir / "block.yaml", kShardBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", kShardBatch);
   const BatchSpec spec = parse_batch((dir / "b.yaml").string());
   BatchRunOptions options;
@@ -110,7 +97,7 @@ TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
   // a row twice, a table cut short.
   const std::string shards = options.out_dir;
   const std::string merged_path = (dir / "again.csv").string();
-  EXPECT_NE(error_of([&] { (void)merge_batch_shards(spec, shards, 3, merged_path); })
+  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, 3, merged_path); })
                 .find("cannot read the table of shard 0 of 3"),
             std::string::npos);
   const fs::path t1 = batch_shard_csv_path(shards, spec, 1, n);
@@ -119,19 +106,19 @@ TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
   const std::string body = original.substr(header.size());
   const std::string first_row = body.substr(0, body.find('\n') + 1);  // "soft,ok,..." (design 1)
   write_file(t1, header + body.substr(first_row.size()));
-  const std::string missing = error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); });
+  const std::string missing = batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); });
   EXPECT_NE(missing.find("1 of 5 designs have no row in the shard tables: soft (shard 1)"), std::string::npos) << missing;
   EXPECT_FALSE(fs::exists(merged_path)) << "nothing written when the merge fails";
   write_file(t1, original + first_row);
-  EXPECT_NE(error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); }).find("design 'soft' has two rows"),
+  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); }).find("design 'soft' has two rows"),
             std::string::npos);
   write_file(batch_shard_csv_path(shards, spec, 0, n), read_file(batch_shard_csv_path(shards, spec, 0, n)) + first_row);
   write_file(t1, original);
-  EXPECT_NE(error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
+  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
                 .find("design 'soft' belongs to shard 1 of 2, not 0"),
             std::string::npos);
   write_file(batch_shard_csv_path(shards, spec, 0, n), header + "sweep0,ok,\"cut short\n");
-  EXPECT_NE(error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
+  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
                 .find("a quoted field is not closed"),
             std::string::npos);
 }
@@ -139,7 +126,7 @@ TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
 #ifdef SOFTIK_CLI_PATH
 TEST(BatchShards, CommandLineRunsShardsAndMerges) {
   const fs::path dir = fresh_dir("batch_shards_cli");
-  write_file(dir / "block.yaml", kShardBase);
+  write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", kShardBatch);
   const std::string batch = "batch " + (dir / "b.yaml").string() + " --out " + (dir / "out").string();
   for (int i = 0; i < 3; ++i) {  // shard 0 holds design 0, "broken": its status says a design failed
