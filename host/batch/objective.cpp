@@ -41,30 +41,18 @@ class ExpressionParser {
                                       << ", found " << found);
     std::abort();  // not reached: SOFTIK_CHECK(false, ...) throws
   }
-  int expression() {
-    int left = term();
+  /// operand ((op1 | op2) operand)*, left-associative: the sums (op1 = '+') and the products.
+  int chain(int (ExpressionParser::*operand)(), char op1, char op2) {
+    int left = (this->*operand)();
     for (;;) {
-      if (accept('+')) {
-        left = add({'+', left, term()});
-      } else if (accept('-')) {
-        left = add({'-', left, term()});
-      } else {
-        return left;
-      }
+      const char op = accept(op1) ? op1 : accept(op2) ? op2 : '\0';
+      if (!op) return left;
+      const int right = (this->*operand)();
+      left = add({op, left, right});
     }
   }
-  int term() {
-    int left = factor();
-    for (;;) {
-      if (accept('*')) {
-        left = add({'*', left, factor()});
-      } else if (accept('/')) {
-        left = add({'/', left, factor()});
-      } else {
-        return left;
-      }
-    }
-  }
+  int expression() { return chain(&ExpressionParser::term, '+', '-'); }
+  int term() { return chain(&ExpressionParser::factor, '*', '/'); }
   int factor() {
     skip_spaces();
     if (accept('-')) return add({'n', factor()});
