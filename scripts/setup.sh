@@ -16,6 +16,7 @@ packages=(
   libyaml-cpp-dev          # scene files (YAML)
   zlib1g-dev               # zlib: compressed .vtu output and input
   doxygen                  # the C++ API reference (scripts/docs.sh)
+  libopenmpi-dev openmpi-bin  # softik batch --mpi and its test (optional: without it, SOFTIK_MPI=AUTO builds without)
 )
 
 SUDO=""

@@ -124,7 +124,9 @@ TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSumOrHrz)
     Real row = 0;
     for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e) row += M[static_cast<size_t>(e)];
     EXPECT_NEAR(row, share[static_cast<size_t>(r)], 1e-12 * mass);  // integral(rho N_a) on every cell
-    if (!quadratic) EXPECT_NEAR(row, lumped[static_cast<size_t>(r)], 1e-12 * mass);
+    if (!quadratic) {
+      EXPECT_NEAR(row, lumped[static_cast<size_t>(r)], 1e-12 * mass);
+    }
     EXPECT_GT(lumped[static_cast<size_t>(r)], 0.0) << "DOF " << r;  // HRZ: positive where row sums are not
     lumped_total += lumped[static_cast<size_t>(r)];
   }

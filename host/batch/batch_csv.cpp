@@ -1,9 +1,18 @@
 // The CSV of batch results tables (batch_csv.hpp).
 #include "host/batch/batch_csv.hpp"
 
+#include <sstream>
+
 #include "softik/error.hpp"
 
 namespace softik::batch_detail {
+
+std::string format_number(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;

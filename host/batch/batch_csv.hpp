@@ -8,6 +8,10 @@
 
 namespace softik::batch_detail {
 
+/// A number as the tables write it: 10 significant digits (the CSV's values and the sampled
+/// designs' override values).
+std::string format_number(double v);
+
 /// `text` as one CSV field (quoted only when it must be).
 std::string csv_field(const std::string& text);
 

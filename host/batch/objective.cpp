@@ -2,21 +2,32 @@
 // list, evaluated per design.
 #include "host/batch/objective.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
+#include "softik/batch.hpp"
 #include "softik/error.hpp"
 
 namespace softik::batch_detail {
 
 class ExpressionParser {
  public:
-  ExpressionParser(const std::string& text, Expression& e) : text_(text), e_(e) {}
+  ExpressionParser(const std::string& text, const std::string& what, Expression& e) : text_(text), what_(what), e_(e) {}
 
-  void parse() {
+  void parse(Expression::Kind kind) {
     e_.root_ = expression();
+    if (kind == Expression::Kind::Comparison) {
+      const char op = accept('<') ? (accept('=') ? 'l' : '<') : accept('>') ? (accept('=') ? 'g' : '>') : '\0';
+      if (!op) fail("an operator (+ - * /) or a comparison (< <= > >=)");
+      const int right = expression();
+      e_.root_ = add({op, e_.root_, right});
+    }
     skip_spaces();
-    if (pos_ != text_.size()) fail("an operator (+ - * /) or the end");
+    if (pos_ != text_.size())
+      fail(kind == Expression::Kind::Comparison ? "an operator (+ - * /) or the end (one comparison only)"
+                                                : "an operator (+ - * /) or the end");
   }
 
  private:
@@ -37,7 +48,7 @@ class ExpressionParser {
   }
   [[noreturn]] void fail(const std::string& expected) const {
     const std::string found = pos_ < text_.size() ? "'" + text_.substr(pos_, 12) + "'" : "the end";
-    SOFTIK_CHECK(false, "objective '" << text_ << "': expected " << expected << " at character " << pos_ + 1
+    SOFTIK_CHECK(false, what_ << " '" << text_ << "': expected " << expected << " at character " << pos_ + 1
                                       << ", found " << found);
     std::abort();  // not reached: SOFTIK_CHECK(false, ...) throws
   }
@@ -90,11 +101,14 @@ class ExpressionParser {
   }
 
   const std::string& text_;
+  const std::string& what_;
   Expression& e_;
   size_t pos_ = 0;
 };
 
-Expression::Expression(const std::string& text) { ExpressionParser(text, *this).parse(); }
+Expression::Expression(const std::string& text, Kind kind, const std::string& what) {
+  ExpressionParser(text, what, *this).parse(kind);
+}
 
 std::optional<double> Expression::evaluate(
     const std::function<std::optional<double>(const std::string&)>& column) const {
@@ -122,7 +136,16 @@ std::optional<double> Expression::evaluate(
         known[i] = known[a];
         break;
       default:
-        v[i] = n.op == '+' ? v[a] + v[b] : n.op == '-' ? v[a] - v[b] : n.op == '*' ? v[a] * v[b] : v[a] / v[b];
+        switch (n.op) {
+          case '+': v[i] = v[a] + v[b]; break;
+          case '-': v[i] = v[a] - v[b]; break;
+          case '*': v[i] = v[a] * v[b]; break;
+          case '/': v[i] = v[a] / v[b]; break;
+          case '<': v[i] = v[a] < v[b] ? 1 : 0; break;
+          case '>': v[i] = v[a] > v[b] ? 1 : 0; break;
+          case 'l': v[i] = v[a] <= v[b] ? 1 : 0; break;
+          default: v[i] = v[a] >= v[b] ? 1 : 0;  // 'g'
+        }
         known[i] = known[a] && known[b];
     }
   }
@@ -131,3 +154,64 @@ std::optional<double> Expression::evaluate(
 }
 
 }  // namespace softik::batch_detail
+
+namespace softik {
+
+std::vector<batch_detail::DesignValue> batch_detail::evaluate_designs(const std::string& expression, const BatchSpec& spec,
+                                                                      const BatchResult& result) {
+  const Expression e(expression);
+  std::vector<DesignValue> values;
+  for (size_t i = 0; i < result.designs.size() && i < spec.designs.size(); ++i) {
+    const DesignResult& r = result.designs[i];
+    DesignValue v;
+    if (!r.ok) {
+      v.why = "failed";
+      values.push_back(v);
+      continue;
+    }
+    const auto columns = design_row(spec.designs[i], r);
+    std::string missing;
+    const std::optional<double> value = e.evaluate([&](const std::string& name) -> std::optional<double> {
+      for (const auto& [key, text] : columns)
+        if (key == name) {
+          char* end = nullptr;
+          const double x = std::strtod(text.c_str(), &end);
+          if (end != text.c_str() && *end == '\0') return x;
+          break;
+        }
+      if (missing.empty()) missing = name;
+      return std::nullopt;
+    });
+    if (!value)
+      v.why = "no number in column '" + missing + "'";
+    else if (!std::isfinite(*value))
+      v.why = "'" + expression + "' is not finite";
+    else {
+      v.ok = true;
+      v.value = *value;
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+BatchRanking rank_designs(const BatchSpec& spec, const BatchResult& result) {
+  BatchRanking ranking;
+  if (spec.objective.expression.empty()) return ranking;
+  const auto values = batch_detail::evaluate_designs(spec.objective.expression, spec, result);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].ok)
+      ranking.best.push_back({result.designs[i].name, values[i].value});
+    else
+      ranking.unranked.emplace_back(result.designs[i].name, values[i].why);
+  }
+  const bool maximize = spec.objective.maximize;
+  std::stable_sort(ranking.best.begin(), ranking.best.end(), [maximize](const RankedDesign& a, const RankedDesign& b) {
+    return maximize ? a.value > b.value : a.value < b.value;
+  });
+  if (ranking.best.size() > static_cast<size_t>(spec.objective.best))
+    ranking.best.resize(static_cast<size_t>(spec.objective.best));
+  return ranking;
+}
+
+}  // namespace softik

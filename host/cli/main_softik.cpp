@@ -1,6 +1,6 @@
 // The softik command-line program.
 //   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]
-//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--progress MODE] [--quiet]
+//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] [--mpi] [--progress MODE] [--quiet]
 //   softik materials [NAME]
 //   softik --help | --version
 // Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
@@ -17,8 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "host/cli/batch_command.hpp"
+#include "host/cli/command_line.hpp"
 #include "host/cli/materials_command.hpp"
-#include "host/cli/progress_display.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]\n"
-    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--progress MODE] [--quiet]\n"
+    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] [--mpi] [--progress MODE] [--quiet]\n"
     "       softik materials [NAME]\n"
     "       softik --help\n"
     "       softik --version\n";
@@ -78,6 +79,10 @@ constexpr const char* kHelp =
     "                table in DIR/<batch>.shard-I-of-N.csv (e.g. one Slurm array task per shard)\n"
     "  --merge N     (batch) run nothing: join the N shard tables in DIR into DIR/<batch>.csv, the\n"
     "                table one run of the whole batch writes; names any design with no row\n"
+    "  --resume      (batch) keep the rows with status ok of the table already in DIR (an\n"
+    "                interrupted run) and run only the other designs\n"
+    "  --mpi         (batch) under mpirun: rank 0 hands the designs to ranks 1..N-1 one at a\n"
+    "                time and writes the table (built with MPI only; docs/batch-format.md)\n"
     "  --progress MODE  how stderr shows the steps (or designs) done k/N, the elapsed time and\n"
     "                an ETA: bar (one line updated in place), lines (a plain line at most once a\n"
     "                second, and the first and last), none, or auto (the default: bar when stderr\n"
@@ -91,38 +96,16 @@ constexpr const char* kHelp =
     "converge or a goal was not reached (the reason is printed); 3 I/O error (a file could not\n"
     "be read or written).\n";
 
-/// The exit statuses (docs/cli.md).
-constexpr int kExitSuccess = 0, kExitInput = 1, kExitNotConverged = 2, kExitIo = 3;
-
-int exit_status(softik::ErrorKind kind) {
-  switch (kind) {
-    case softik::ErrorKind::Numerical: return kExitNotConverged;
-    case softik::ErrorKind::Io: return kExitIo;
-    case softik::ErrorKind::Input:
-    case softik::ErrorKind::Unsupported:
-    case softik::ErrorKind::Internal: return kExitInput;
-  }
-  return kExitInput;
-}
+using softik::cli::CommandLine;
+using softik::cli::exit_status;
+using softik::cli::kExitInput;
+using softik::cli::kExitNotConverged;
+using softik::cli::kExitSuccess;
 
 int usage_error(const std::string& message) {
   std::cerr << "softik: error: " << message << "\n" << kUsage;
   return kExitInput;
 }
-
-/// Options shared by run and batch.
-struct CommandLine {
-  std::string input, out_dir;
-  bool quiet = false;
-  bool has_backend = false;
-  softik::Backend backend = softik::Backend::Cpu;
-  bool has_linear_solver = false;
-  softik::LinearSolverKind linear_solver = softik::LinearSolverKind::Automatic;
-  int workers = -1;
-  int shard = 0, shards = 1;  ///< --shard i/n (batch)
-  int merge = 0;              ///< --merge n (batch): join the tables of n shards
-  softik::cli::ProgressMode progress = softik::cli::ProgressMode::Auto;
-};
 
 /// A non-negative integer of at most `max` (false: not one).
 bool parse_count(const std::string& text, long max, int& out) {
@@ -131,13 +114,6 @@ bool parse_count(const std::string& text, long max, int& out) {
   if (text.empty() || *end != '\0' || n < 0 || n > max) return false;
   out = static_cast<int>(n);
   return true;
-}
-
-/// The progress display the command line asks for on stderr (None with --quiet).
-softik::cli::ProgressDisplay progress_display(const CommandLine& cl) {
-  using softik::cli::ProgressMode;
-  return {std::cerr, cl.quiet ? ProgressMode::None : softik::cli::resolve_progress_mode(cl.progress),
-          softik::cli::terminal_width()};
 }
 
 /// Parses the arguments after the command; returns an exit status >= 0 when done (help or a
@@ -186,6 +162,10 @@ int parse_command_line(const std::string& command, const std::vector<std::string
     } else if (is(a, "--merge") && command == "batch") {
       if (!value(i, "--merge", v) || !parse_count(v, 1000000, cl.merge) || cl.merge < 1)
         return usage_error("--merge needs the number of shards n >= 1, e.g. --merge 4");
+    } else if (a == "--resume" && command == "batch") {
+      cl.resume = true;
+    } else if (a == "--mpi" && command == "batch") {
+      cl.mpi = true;
     } else if (is(a, "--progress")) {
       if (!value(i, "--progress", v)) return usage_error(std::string("--progress needs a mode: ") + softik::cli::kProgressModes);
       if (!softik::cli::parse_progress_mode(v, cl.progress))
@@ -219,7 +199,7 @@ int run(const std::vector<std::string>& args) {
   softik::require_backend(scene.solver.backend);
   softik::SceneRunOptions options;
   options.out_dir = cl.out_dir;
-  softik::cli::ProgressDisplay display = progress_display(cl);
+  softik::cli::ProgressDisplay display = progress_display(cl, std::cerr);
   if (display.active()) options.on_progress = display.callback();
   options.warnings = &std::cerr;
   if (!cl.quiet)
@@ -238,67 +218,8 @@ int batch(const std::vector<std::string>& args) {
   CommandLine cl;
   if (const int status = parse_command_line("batch", args, cl); status >= 0) return status;
   if (cl.merge > 0 && cl.shards > 1) return usage_error("--merge and --shard are separate steps: run the shards, then merge");
-  const softik::BatchSpec whole = softik::parse_batch(cl.input);
-  const std::string csv_whole = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
-  if (cl.merge > 0) {
-    const softik::BatchMergeResult merged = softik::merge_batch_shards(whole, cl.out_dir, cl.merge, csv_whole);
-    std::cout << "batch " << whole.path << ": merged " << merged.rows << " designs (" << merged.ok << " ok) from "
-              << cl.merge << " shard tables\nresults: " << csv_whole << "\n";
-    return kExitSuccess;
-  }
-  const softik::BatchSpec spec = softik::batch_shard(whole, cl.shard, cl.shards);
-  softik::BatchRunOptions options;
-  options.out_dir = cl.out_dir;
-  options.has_backend = cl.has_backend;
-  options.backend = cl.backend;
-  options.workers = cl.workers;
-  softik::cli::ProgressDisplay display = progress_display(cl);
-  if (display.active()) options.on_progress = display.callback();
-  std::error_code ec;
-  std::filesystem::create_directories(cl.out_dir, ec);
-  SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(cl.out_dir),
-                  "cannot create the output folder '" << cl.out_dir << "': " << (ec ? ec.message() : "not a folder"));
-  const std::string csv_path =
-      cl.shards > 1 ? softik::batch_shard_csv_path(cl.out_dir, whole, cl.shard, cl.shards) : csv_whole;
-  if (!cl.quiet)
-    std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path
-              << (cl.shards > 1 ? " (shard " + std::to_string(cl.shard) + " of " + std::to_string(cl.shards) + ")" : "")
-              << " -> " << cl.out_dir << "\n";
-  options.csv_path = csv_path;  // kept up to date as designs finish; a failed write throws (exit 3)
-  const softik::BatchResult result = softik::run_batch(spec, options);
-  display.finish();
-  int failed = 0, status = kExitSuccess;
-  for (const softik::DesignResult& d : result.designs) {
-    failed += d.ok ? 0 : 1;
-    // The most severe outcome over the designs: I/O (3) > not converged / unreached (2) > input (1).
-    const int design_status = !d.ok ? exit_status(d.error_kind)
-                                    : softik::unmet_goals(d.run).empty() ? kExitSuccess : kExitNotConverged;
-    const auto rank = [](int code) { return code == kExitIo ? 3 : code == kExitNotConverged ? 2 : code; };
-    if (rank(design_status) > rank(status)) status = design_status;
-  }
-  std::cout << "batch " << spec.path << ": " << result.designs.size() - failed << "/" << result.designs.size()
-            << " designs ok, " << result.seconds << " s on " << result.workers << " workers (backend "
-            << softik::backend_name(result.backend) << "), " << result.designs_per_second() * 60
-            << " designs/min\n"
-            << "results: " << csv_path << "\n";
-  if (!spec.objective.expression.empty()) {
-    const softik::BatchRanking ranking = softik::rank_designs(spec, result);
-    std::cout << "best " << ranking.best.size() << " by " << (spec.objective.maximize ? "max " : "min ")
-              << spec.objective.expression << ":";
-    for (const softik::RankedDesign& d : ranking.best) std::cout << " " << d.name << " (" << d.value << ")";
-    std::cout << "\n";
-    if (!ranking.unranked.empty())
-      std::cout << ranking.unranked.size() << " designs not ranked (first: " << ranking.unranked[0].first << ", "
-                << ranking.unranked[0].second << ")\n";
-  }
-  for (const softik::DesignResult& d : result.designs) {
-    if (!d.ok) {
-      std::cout << "design " << d.name << " failed: " << d.error << "\n";
-    } else if (const std::string unmet = softik::unmet_goals(d.run); !unmet.empty()) {
-      std::cout << "design " << d.name << ": goals not reached: " << unmet;
-    }
-  }
-  return status;
+  if (cl.merge > 0 && (cl.resume || cl.mpi)) return usage_error("--merge runs nothing: it takes neither --resume nor --mpi");
+  return softik::cli::batch_command(cl);
 }
 
 int materials(const std::vector<std::string>& args) {

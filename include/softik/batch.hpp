@@ -15,7 +15,10 @@
 //     loads.pressure[0].value: [10000, 20000, 30000]
 //     mesh.generator.cavity_radius: [0.003, 0.004]
 //   sample: {method: sobol, count: 64, ranges: {materials[0].young: [1.0e5, 4.0e5]}}
+//   constraints: ['mesh.generator.cavity_radius <= 2 * mesh.generator.bottom_wall']
 //   objective: {expression: uz_tip / pressure_cavity, goal: max, best: 5}
+//   pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]
+//   max_designs: 100000            # more designs than this is an error (split the batch)
 //
 // Override paths are keys separated by '.', with [i] (or .i) for list entries; a missing map key
 // is added (the strict scene reader then rejects it if the scene format does not know it).
@@ -30,6 +33,8 @@
 // (e.g. the pressure needed to reach the goal) and each effector's final error and goals reached.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -66,6 +71,19 @@ struct BatchSpec {
   bool vtu = false;
   std::vector<BatchDesign> designs;  ///< listed designs first, then the sweep's product, then the sample
   BatchObjective objective;
+  /// Two objectives to trade off (`pareto:`, each an expression and a goal; `best` unused): the
+  /// designs no other design beats in both (pareto_front). Empty: none.
+  std::vector<BatchObjective> pareto;
+  /// Comparisons of the designs' scene values (`constraints:`): each a pair of arithmetic
+  /// expressions of override paths joined by < <= > >=, evaluated on the design's scene (the base
+  /// scene's value where the design does not override the path). Swept and sampled designs that
+  /// violate one are left out (counted in `dropped`, names unchanged); a listed design that
+  /// violates one is an error.
+  std::vector<std::string> constraints;
+  size_t dropped = 0;
+  /// The most designs the batch may have (`max_designs:`, default 100000); more is an error
+  /// before anything runs.
+  size_t max_designs = 100000;
 };
 
 /// Reads a batch file; errors start with "<path>:<line>:<column>: ". Checks that design names
@@ -77,6 +95,19 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path);
 /// The base scene with a design's overrides applied (parsed and validated). Errors name the
 /// design and the override.
 Scene design_scene(const BatchSpec& spec, const BatchDesign& design);
+
+struct DesignResult {
+  std::string name;
+  bool ok = false;
+  std::string error;  ///< the softik::Error text when !ok
+  ErrorKind error_kind = ErrorKind::Internal;  ///< the softik::Error's kind when !ok (Internal for any other exception)
+  SceneRunResult run;
+  /// The design's row of the results table (design_row) when it did not run in this process:
+  /// read back from the table by a resumed batch (BatchRunOptions::resume) or made by another
+  /// process (an MPI rank, BatchRunOptions::evaluate). Empty: the row is made from `run`.
+  std::vector<std::pair<std::string, std::string>> row;
+  bool resumed = false;  ///< taken from the existing table, not run again
+};
 
 struct BatchRunOptions {
   std::string out_dir;               ///< each design writes into `out_dir/<design name>/`
@@ -95,14 +126,19 @@ struct BatchRunOptions {
   /// already written. A failed write is an Error of kind Io naming the path and the rows kept;
   /// it is thrown once every design has run (the designs' own outputs are still written).
   std::string csv_path;
-};
-
-struct DesignResult {
-  std::string name;
-  bool ok = false;
-  std::string error;  ///< the softik::Error text when !ok
-  ErrorKind error_kind = ErrorKind::Internal;  ///< the softik::Error's kind when !ok (Internal for any other exception)
-  SceneRunResult run;
+  /// With csv_path: read the table already at csv_path (an interrupted or partly failed run of
+  /// this batch) and run only the designs without a row with status ok there; their rows are
+  /// kept as they are (DesignResult::resumed). A row of a design the batch has not, or whose
+  /// override values differ from the batch file's, is an error naming the row (another batch's
+  /// table: use another folder). No table at csv_path: every design runs.
+  bool resume = false;
+  /// Cores for each design's assembly unless its scene sets solver.threads; 0: the hardware
+  /// threads divided among the workers.
+  int threads = 0;
+  /// When set, designs are evaluated by this instead of run_design here (e.g. sent to another
+  /// MPI rank): called from the `workers` threads, concurrently, with a design's index into
+  /// spec.designs; the result's `row` (design_row) must be set when it is ok.
+  std::function<DesignResult(size_t index)> evaluate = {};
 };
 
 struct BatchResult {
@@ -110,11 +146,26 @@ struct BatchResult {
   double seconds = 0;                 ///< wall time of the whole batch
   int workers = 0;
   Backend backend = Backend::Cpu;
-  double designs_per_second() const { return seconds > 0 ? designs.size() / seconds : 0; }
+  size_t resumed = 0;                 ///< designs whose rows were kept from the table (resume)
+  /// Designs evaluated per second in this call (the resumed ones not counted).
+  double designs_per_second() const { return seconds > 0 ? (designs.size() - resumed) / seconds : 0; }
 };
 
 /// Runs every design (a failing design is recorded with its error; the others go on).
 BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options);
+
+/// Runs design `index` of `spec` as run_batch does (into options.out_dir/<name>/, with the
+/// backend of options, else the batch file's, else the scene's, and options.threads cores);
+/// its error is recorded in the result, not thrown.
+DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptions& options);
+
+/// A design's row of the results table after design, status and error: its override values,
+/// then what it measured (batch.hpp's header comment), `unmet_goals` when a goal was missed.
+std::vector<std::pair<std::string, std::string>> design_row(const BatchDesign& design, const DesignResult& result);
+
+/// The goals a design that ran missed (unmet_goals of its run, or its row's `unmet_goals`);
+/// empty when all were met or it failed.
+std::string unmet_goals(const DesignResult& result);
 
 /// A design's objective value (rank_designs).
 struct RankedDesign {
@@ -130,6 +181,37 @@ struct BatchRanking {
   std::vector<std::pair<std::string, std::string>> unranked;
 };
 BatchRanking rank_designs(const BatchSpec& spec, const BatchResult& result);
+
+/// A design's values of the two `pareto:` objectives.
+struct ParetoPoint {
+  std::string name;
+  double x = 0, y = 0;  ///< spec.pareto[0] and [1]
+};
+/// The designs no other design dominates (at least as good in both objectives and better in
+/// one), ordered by the first objective, best first; `dominated`: the other rankable designs;
+/// `unranked`: (name, reason) as in rank_designs.
+struct BatchPareto {
+  std::vector<ParetoPoint> front;
+  std::vector<ParetoPoint> dominated;
+  std::vector<std::pair<std::string, std::string>> unranked;
+};
+BatchPareto pareto_front(const BatchSpec& spec, const BatchResult& result);
+
+/// What users read besides the table, written next to it as `<stem>.<kind>`, each atomically:
+///   summary.csv    per column of the table with numbers: the designs with a number there, their
+///                  min, mean and max (the override columns first), after a row per status count
+///   objective.svg  with an objective: a scatter plot of the objective against each numeric
+///                  override that varies, the best designs highlighted (hover: the design's name)
+///   pareto.svg     with pareto: the two objectives of every design, the front joined and
+///   pareto.csv     highlighted; the front's designs and values, in order
+/// Returns the paths written. `stem`: the table's path without ".csv".
+std::vector<std::string> write_batch_report(const BatchSpec& spec, const BatchResult& result, const std::string& stem);
+
+/// The results table at `path` as a BatchResult: a row per design that has one (rows with status
+/// ok are ok, with DesignResult::row; others carry their error), designs without a row left
+/// unnamed and not ok. Errors as for BatchRunOptions::resume (a design the batch has not, changed
+/// override values, not a batch table); a missing file is an Error of kind Io.
+BatchResult read_batch_table(const BatchSpec& spec, const std::string& path);
 
 /// Splitting a batch across machines (`softik batch ... --shard i/n`, then `--merge n`):
 /// shard i of n (0 <= i < n) holds the designs k with k % n == i (round robin: every shard gets

@@ -13,12 +13,13 @@ __version__ = "0.1.0"
 _COMPILED = (
     "Scene", "load_scene", "run_scene", "RunResult", "Model", "InverseSolver", "InverseStepReport",
     "InverseSolveReport", "DynamicSimulation", "BatchSpec", "BatchResult", "load_batch", "run_batch",
+    "merge_batch_shards",
 )
 
 try:
     from ._softik import (  # noqa: F401
         BatchResult, BatchSpec, DynamicSimulation, InverseSolveReport, InverseSolver, InverseStepReport,
-        Model, RunResult, Scene, load_batch, load_scene, run_batch, run_scene,
+        Model, RunResult, Scene, load_batch, load_scene, merge_batch_shards, run_batch, run_scene,
     )
     _import_error = None
 except ImportError as e:  # the plots and tables still work

@@ -1,6 +1,7 @@
 // Batches of designs from Python: softik.BatchSpec (a batch file, or designs built in Python as
 // overrides of a base scene's keys) and softik.run_batch, `softik batch` with its results table as
 // {column: NumPy array} (the same columns as the CLI's CSV).
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -8,6 +9,7 @@
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -73,9 +75,11 @@ void construct(BatchSpec* self, const std::string& scene, nb::list designs, int 
 }
 
 PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::optional<int> workers,
-                  std::optional<std::string> backend, nb::handle progress) {
+                  std::optional<std::string> backend, nb::handle progress, bool resume,
+                  std::optional<std::pair<int, int>> shard) {
   BatchRunOptions options;
   options.out_dir = out_dir;
+  options.resume = resume;
   options.on_progress = progress_callback(progress);
   if (workers) {
     SOFTIK_CHECK(*workers >= 0, "workers must be >= 0 (0: one per hardware thread), got " << *workers);
@@ -90,12 +94,13 @@ PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::option
   SOFTIK_CHECK_IO(!ec && std::filesystem::is_directory(out_dir),
                   "cannot create the output folder '" << out_dir << "': " << (ec ? ec.message() : "not a folder"));
   PyBatchResult r;
-  r.spec = spec;
-  r.csv_path = (std::filesystem::path(out_dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
+  r.spec = shard ? batch_shard(spec, shard->first, shard->second) : spec;
+  r.csv_path = shard ? batch_shard_csv_path(out_dir, spec, shard->first, shard->second)
+                     : (std::filesystem::path(out_dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
   options.csv_path = r.csv_path;
   {
     nb::gil_scoped_release release;
-    r.result = run_batch(spec, options);
+    r.result = run_batch(r.spec, options);
   }
   return r;
 }
@@ -114,13 +119,45 @@ nb::list designs(const PyBatchResult& r) {
     o["ok"] = d.ok;
     o["error"] = d.error;
     o["error_kind"] = d.ok ? std::string() : std::string(error_kind_name(d.error_kind));
-    o["seconds"] = d.run.seconds;
-    o["unmet_goals"] = d.ok ? unmet_goals(d.run) : std::string();
+    double seconds = d.run.seconds;  // a resumed design's: its row's
+    for (const auto& [column, value] : d.row)
+      if (column == "seconds") seconds = std::strtod(value.c_str(), nullptr);
+    o["seconds"] = seconds;
+    o["unmet_goals"] = unmet_goals(d);
     o["csv_path"] = d.run.csv_path;
+    o["resumed"] = d.resumed;
     out.append(o);
   }
   return out;
 }
+
+nb::dict pareto(const PyBatchResult& r) {
+  SOFTIK_CHECK(r.spec.pareto.size() == 2, "the batch has no 'pareto:' (two objectives)");
+  const BatchPareto p = pareto_front(r.spec, r.result);
+  auto points = [](const std::vector<ParetoPoint>& list) {
+    nb::list out;
+    for (const ParetoPoint& q : list) out.append(nb::make_tuple(q.name, q.x, q.y));
+    return out;
+  };
+  nb::dict o;
+  o["front"] = points(p.front);
+  o["dominated"] = points(p.dominated);
+  o["unranked"] = nb::cast(p.unranked);
+  return o;
+}
+
+nb::dict best(const PyBatchResult& r) {
+  SOFTIK_CHECK(!r.spec.objective.expression.empty(), "the batch has no 'objective:'");
+  const BatchRanking ranking = rank_designs(r.spec, r.result);
+  nb::list list;
+  for (const RankedDesign& d : ranking.best) list.append(nb::make_tuple(d.name, d.value));
+  nb::dict o;
+  o["best"] = list;
+  o["unranked"] = nb::cast(ranking.unranked);
+  return o;
+}
+
+std::string report_stem(const PyBatchResult& r) { return r.csv_path.substr(0, r.csv_path.size() - 4); }
 
 }  // namespace
 
@@ -137,6 +174,9 @@ void bind_batch(nb::module_& m) {
       .def_ro("scene_path", &BatchSpec::scene_path)
       .def_ro("workers", &BatchSpec::workers)
       .def_ro("vtu", &BatchSpec::vtu)
+      .def_ro("constraints", &BatchSpec::constraints)
+      .def_ro("dropped", &BatchSpec::dropped, "swept or sampled designs left out by the constraints")
+
       .def_prop_ro("designs", [](const BatchSpec& s) {
         nb::list out;
         for (const BatchDesign& d : s.designs) {
@@ -162,6 +202,15 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("workers", [](const PyBatchResult& r) { return r.result.workers; })
       .def_prop_ro("backend", [](const PyBatchResult& r) { return std::string(backend_name(r.result.backend)); })
       .def_prop_ro("designs_per_second", [](const PyBatchResult& r) { return r.result.designs_per_second(); })
+      .def_prop_ro("resumed", [](const PyBatchResult& r) { return r.result.resumed; },
+                   "designs whose rows were kept from the table (run_batch(..., resume=True))")
+      .def("best", &best, "The batch's objective: {'best': [(name, value)], 'unranked': [(name, reason)]}, best first")
+      .def("pareto", &pareto,
+           "The batch's two pareto objectives: {'front': [(name, x, y)], 'dominated': [...], 'unranked': [(name, "
+           "reason)]}, the front ordered by the first objective, best first")
+      .def("write_report", [](const PyBatchResult& r) { return write_batch_report(r.spec, r.result, report_stem(r)); },
+           "Writes <stem>.summary.csv and, with an objective or pareto, the SVG plots and pareto.csv next to the "
+           "table; returns their paths (docs/batch-format.md, \"What a batch writes\")")
       .def_prop_ro("designs", &designs,
                    "[{'name', 'ok', 'error', 'error_kind', 'seconds', 'unmet_goals', 'csv_path'}] in the spec's order")
       .def("csv", &csv_text, "The results table as CSV text (what `softik batch` writes)")
@@ -173,16 +222,27 @@ void bind_batch(nb::module_& m) {
                     "design is recorded with its error), writing the table out_dir/<batch stem>.csv. `progress`, "
                     "if given, is called once per finished design (k: designs finished, in any order), one call "
                     "at a time, with a dict {'what', 'k', 'total', 'elapsed', 'eta', 'label', 'last'}; an "
-                    "exception it raises starts no further design and reaches the caller.";
+                    "exception it raises starts no further design and reaches the caller. resume=True keeps the "
+                    "rows with status ok of the table already in out_dir and runs only the other designs. shard=(i, n) "
+                    "runs shard i of n into its own table (`softik batch --shard i/n`; then merge_batch_shards).";
   m.def("run_batch", &run, nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(),
-        nb::arg("backend") = nb::none(), nb::arg("progress") = nb::none(), doc);
+        nb::arg("backend") = nb::none(), nb::arg("progress") = nb::none(), nb::arg("resume") = false,
+        nb::arg("shard") = nb::none(), doc);
   m.def("run_batch",
         [](const std::string& path, const std::string& out_dir, std::optional<int> workers,
-           std::optional<std::string> backend, nb::handle progress) {
-          return run(parse_batch(path), out_dir, workers, backend, progress);
+           std::optional<std::string> backend, nb::handle progress, bool resume, std::optional<std::pair<int, int>> shard) {
+          return run(parse_batch(path), out_dir, workers, backend, progress, resume, shard);
         },
         nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(),
-        nb::arg("progress") = nb::none(), doc);
+        nb::arg("progress") = nb::none(), nb::arg("resume") = false, nb::arg("shard") = nb::none(), doc);
+  m.def("merge_batch_shards",
+        [](const BatchSpec& spec, const std::string& dir, int n) {
+          const std::string path = (std::filesystem::path(dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
+          merge_batch_shards(spec, dir, n, path);
+          return path;
+        },
+        nb::arg("spec"), nb::arg("dir"), nb::arg("n"),
+        "Joins the tables of shards 0..n-1 in `dir` into dir/<batch stem>.csv (`softik batch --merge n`); returns its path.");
 }
 
 }  // namespace softik::python
