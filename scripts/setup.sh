@@ -2,8 +2,9 @@
 # Installs every Debian package softik needs, and, where the CUDA toolkit (nvcc) is installed,
 # NVIDIA cuDSS from PyPI for the GPU sparse direct solver. Idempotent; quiet when everything is
 # there.
-# Usage: scripts/setup.sh [--sanitize]   (run as root, or with sudo available; --sanitize: also
-#        clang and libomp, for scripts/test.sh --sanitize and scripts/fuzz.sh)
+# Usage: scripts/setup.sh [--sanitize | --calculix]   (run as root, or with sudo available;
+#        --sanitize: also clang and libomp, for scripts/test.sh --sanitize and scripts/fuzz.sh;
+#        --calculix: also CalculiX, the peer bench/calculix_compare.py runs softik against)
 set -euo pipefail
 
 packages=(
@@ -53,6 +54,9 @@ apt_install "${packages[@]}"
 # OpenMP is libomp).
 if [ "${1:-}" = "--sanitize" ]; then
   apt_install clang libomp-dev
+fi
+if [ "${1:-}" = "--calculix" ]; then
+  apt_install calculix-ccx
 fi
 
 # ---- Python: the module softik's build and tests (scripts/requirements-python.txt) -------------

@@ -3,6 +3,7 @@
 // as NumPy arrays: positions, displacements, von Mises stress per cell, cavity volumes, probes.
 #include <algorithm>
 
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -110,6 +111,19 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("warnings", [](const Model& m) { return m.built.warnings; })
       .def_prop_ro("node_groups", [](const Model& m) { return m.built.mesh.node_groups; },
                    "{group: node indices} of the mesh (a copy)")
+      .def_prop_ro(
+          "surface_groups",
+          [](const Model& m) {
+            std::map<std::string, std::vector<std::array<int, 3>>> out;
+            for (const auto& [name, group] : m.built.mesh.surface_groups) {
+              SOFTIK_CHECK_KIND(group.quads.empty() && group.triangles6.empty(), ErrorKind::Unsupported,
+                                "surface_groups lists triangles only; surface '" << name << "' has quads or 6-node triangles");
+              out[name] = group.triangles;
+            }
+            return out;
+          },
+          "{surface: [(a, b, c) node indices of each triangle]} of a triangle mesh's surfaces (a copy), e.g. "
+          "the cavity walls a pressure acts on")
       .def_prop_ro(
           "rest_positions",
           [](ModelRef m) { return view(m.p->built.mesh.X.data(), m.p->built.mesh.num_nodes(), 3, m.h); },
