@@ -7,22 +7,12 @@
 #include <limits>
 #include <sstream>
 
+#include "host/io/xml_escape.hpp"
+
 namespace softik::batch_detail {
 namespace {
 
-std::string xml_text(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+using detail::xml_escape;
 
 std::string label_of(double v) {
   char text[32];
@@ -87,7 +77,7 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
     auto px = [&](double x) { return ox + left + (x - x0) / (x1 - x0) * w; };
     auto py = [&](double y) { return oy + top + (y1 - y) / (y1 - y0) * h; };
     svg << "<g>\n<text x=\"" << ox + left + w / 2 << "\" y=\"" << oy + 18 << "\" text-anchor=\"middle\" font-size=\"13\">"
-        << xml_text(panel.title) << "</text>\n";
+        << xml_escape(panel.title) << "</text>\n";
     svg << "<rect x=\"" << ox + left << "\" y=\"" << oy + top << "\" width=\"" << w << "\" height=\"" << h
         << "\" fill=\"none\" stroke=\"#444\"/>\n";
     for (double t : nice_ticks(x0, x1))
@@ -99,9 +89,9 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
           << "\" stroke=\"#444\"/><text x=\"" << ox + left - 6 << "\" y=\"" << py(t) + 4 << "\" text-anchor=\"end\">"
           << label_of(t) << "</text>\n";
     svg << "<text x=\"" << ox + left + w / 2 << "\" y=\"" << oy + height - 8 << "\" text-anchor=\"middle\">"
-        << xml_text(panel.x_label) << "</text>\n";
+        << xml_escape(panel.x_label) << "</text>\n";
     svg << "<text transform=\"translate(" << ox + 14 << "," << oy + top + h / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-        << xml_text(panel.y_label) << "</text>\n";
+        << xml_escape(panel.y_label) << "</text>\n";
     double legend_y = oy + top + 12;
     for (const PlotSeries& s : panel.series) {
       if (s.joined && s.x.size() > 1) {
@@ -112,12 +102,12 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
       for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
         if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
         svg << "<circle cx=\"" << px(s.x[i]) << "\" cy=\"" << py(s.y[i]) << "\" r=\"" << s.radius << "\" fill=\"" << s.color
-            << "\" fill-opacity=\"0.8\"><title>" << xml_text(i < s.names.size() ? s.names[i] : "") << ": ("
+            << "\" fill-opacity=\"0.8\"><title>" << xml_escape(i < s.names.size() ? s.names[i] : "") << ": ("
             << label_of(s.x[i]) << ", " << label_of(s.y[i]) << ")</title></circle>\n";
       }
       if (!s.label.empty()) {
         svg << "<circle cx=\"" << ox + left + w - 110 << "\" cy=\"" << legend_y - 4 << "\" r=\"4\" fill=\"" << s.color
-            << "\"/><text x=\"" << ox + left + w - 100 << "\" y=\"" << legend_y << "\">" << xml_text(s.label) << "</text>\n";
+            << "\"/><text x=\"" << ox + left + w - 100 << "\" y=\"" << legend_y << "\">" << xml_escape(s.label) << "</text>\n";
         legend_y += 14;
       }
     }

@@ -16,6 +16,7 @@
 #include "host/io/atomic_file.hpp"
 #include "host/io/mesh_io_common.hpp"
 #include "host/io/vtu_binary.hpp"
+#include "host/io/xml_escape.hpp"
 
 namespace softik {
 
@@ -33,20 +34,6 @@ int vtk_type(CellType t) {
   return 0;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Appends the shortest decimal form of v that reads back to the same double ("nan"/"inf" for
 // non-finite values), then `sep`.
@@ -119,7 +106,7 @@ class ArrayWriter {
 
  private:
   void open(const char* type, const char* name, int components) {
-    xml_ += std::string("        <DataArray type=\"") + type + "\" Name=\"" + xml_escape(name) + "\"";
+    xml_ += std::string("        <DataArray type=\"") + type + "\" Name=\"" + detail::xml_escape(name) + "\"";
     xml_ += " NumberOfComponents=\"" + std::to_string(components) + "\"";
     if (encoding_ == VtuEncoding::Ascii)
       xml_ += " format=\"ascii\">\n";
@@ -211,7 +198,7 @@ void PvdWriter::write() const {
   for (const auto& [t, file] : entries_) {
     out += "    <DataSet timestep=\"";
     put(out, t, '"');
-    out += " group=\"\" part=\"0\" file=\"" + xml_escape(file) + "\"/>\n";
+    out += " group=\"\" part=\"0\" file=\"" + detail::xml_escape(file) + "\"/>\n";
   }
   out += "  </Collection>\n</VTKFile>\n";
   detail::write_atomically(path_, out);
