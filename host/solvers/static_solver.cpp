@@ -81,8 +81,12 @@ struct Newton {
     }
   }
 
-  /// Newton iterations at load factor lambda from x; true when converged.
-  bool equilibrate(std::vector<Real>& x, Real lambda, int step, int* iterations, Real* final_residual) {
+  /// Newton iterations at load factor lambda from x, the equilibrium at load factor
+  /// `lambda_start`; true when converged. The first iteration's pressure load stiffness is that
+  /// of lambda_start: the tangent of the converged state (positive definite on a stable path),
+  /// the consistent predictor dx/dlambda; the new load's stiffness on the old geometry is often
+  /// indefinite, which costs an L D L^T instead of an L L^T factorisation.
+  bool equilibrate(std::vector<Real>& x, Real lambda, Real lambda_start, int step, int* iterations, Real* final_residual) {
     const std::vector<int>& free = assembler.free_dof_index();
     const int n = assembler.num_free_dofs();
     std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
@@ -106,8 +110,9 @@ struct Newton {
         result.log.push_back(entry);
         return true;
       }
+      const Real lambda_K = it == 0 ? lambda_start : lambda;
       if (options.pressure_stiffness)
-        for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda * p.pressure, assembler, x, -1.0, K);
+        for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda_K * p.pressure, assembler, x, -1.0, K);
       if (d_K)
         solver.factorize_device(d_K);
       else
@@ -238,7 +243,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     Real r = 0;
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
-      ok = newton.equilibrate(trial, target, step_index, &iterations, &r);
+      ok = newton.equilibrate(trial, target, lambda, step_index, &iterations, &r);
       // A converged state is finite, or it is not converged (no NaN leaves softik as a result).
       if (ok && !std::all_of(trial.begin(), trial.end(), [](Real v) { return std::isfinite(v); })) {
         ok = false;

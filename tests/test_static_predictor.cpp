@@ -1,0 +1,91 @@
+// The static solver's load steps start from the converged state's tangent (static_solver.cpp,
+// Newton::equilibrate): the first iteration's pressure load stiffness is the previous load's,
+// so inflating a cavity factors only positive-definite tangents (one L L^T each, never the
+// L D L^T fallback), and the equilibrium reached is the same.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "softik/actuator_generator.hpp"
+#include "softik/linear_solver.hpp"
+#include "softik/loads.hpp"
+#include "softik/static_solver.hpp"
+
+namespace softik {
+namespace {
+
+/// A LinearSolver that counts what the one it wraps did.
+class CountingSolver final : public LinearSolver {
+ public:
+  const char* name() const override { return inner_->name(); }
+  void analyze(const CsrPattern& pattern) override { inner_->analyze(pattern); }
+  void factorize(const std::vector<Real>& values) override {
+    inner_->factorize(values);
+    ++factorizations;
+    indefinite += inner_->info().indefinite ? 1 : 0;
+    passes += inner_->info().passes;
+  }
+  void solve(const Real* b, Real* x, int nrhs) const override { inner_->solve(b, x, nrhs); }
+  const FactorizationInfo& info() const override { return inner_->info(); }
+
+  int factorizations = 0, indefinite = 0, passes = 0;
+
+ private:
+  std::unique_ptr<LinearSolver> inner_ = make_linear_solver();
+};
+
+struct InflatedFinger {
+  Mesh mesh;
+  std::unique_ptr<Assembler> assembler;
+  Loads loads;
+
+  InflatedFinger() {
+    FingerSpec spec;
+    spec.cell_size = 0.004;
+    mesh = make_finger(spec);
+    AssemblyOptions options;
+    options.formulation = Formulation::Hyperelastic;
+    assembler = std::make_unique<Assembler>(mesh, std::vector<Material>{fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                                            fix_nodes(mesh, mesh.node_groups.at("xmin")), options);
+    PressureLoad p;
+    p.name = "cavity";
+    p.surface = mesh.surface_groups.at("cavity");
+    p.pressure = 20e3;  // the cavity's volume grows by about 70%
+    loads.pressures.push_back(p);
+  }
+
+  std::vector<Real> solve(int load_steps, CountingSolver& solver) const {
+    NewtonOptions o;
+    o.load_steps = load_steps;
+    std::vector<Real> x = mesh.rest_positions();
+    solve_static(*assembler, solver, loads, x, o);
+    return x;
+  }
+};
+
+TEST(StaticPredictor, InflatingACavityFactorsOnlyDefiniteTangents) {
+  const InflatedFinger finger;
+  CountingSolver solver;
+  const std::vector<Real> x = finger.solve(4, solver);
+  // The new pressure's load stiffness on the old geometry made each step's first tangent
+  // indefinite (measured before this predictor: 4 of 4 load steps, 2 passes each).
+  EXPECT_EQ(solver.indefinite, 0) << solver.factorizations << " factorisations";
+  EXPECT_EQ(solver.passes, solver.factorizations);
+  // The path changed, not the end: the same equilibrium as 16 smaller steps.
+  CountingSolver fine;
+  const std::vector<Real> x16 = finger.solve(16, fine);
+  const std::vector<Real> X = finger.mesh.rest_positions();
+  Real largest = 0, difference = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    largest = std::max(largest, std::abs(x[k] - X[k]));
+    difference = std::max(difference, std::abs(x[k] - x16[k]));
+  }
+  EXPECT_GT(largest, 1e-3);  // millimetres: a large deformation
+  // Both stop at a relative residual of 1e-8 (NewtonOptions): their states agree to about that.
+  EXPECT_LT(difference, 1e-7 * largest) << difference / largest;
+}
+
+}  // namespace
+}  // namespace softik
