@@ -9,7 +9,8 @@ same threads; the script reports their wall times and ratio, peak memory (max RS
 counts, and how well the answers agree: the tip-face centre's displacement and the largest nodal
 difference over the mesh relative to the largest displacement.
 
-    python3 bench/calculix_compare.py --build build [--sizes 0.0034,0.0015] [--threads 2] [--keep DIR]
+    python3 bench/calculix_compare.py --build build [--sizes 0.0034,0.0015] [--threads 2] [--chord 0.25]
+                                      [--fine 256] [--keep DIR]
 
 Needs the softik program and Python module of a build (SOFTIK_PYTHON on) and ccx
 (Debian: calculix-ccx; `scripts/setup.sh --calculix` installs it). Prints a Markdown table.
@@ -32,6 +33,7 @@ MU = YOUNG / (2 * (1 + POISSON))
 BULK = YOUNG / (3 * (1 - 2 * POISSON))
 C10, D1 = MU / 2, 2 / BULK  # the CalculiX/Abaqus neo-Hookean: C10 (I1bar - 3) + (J - 1)^2 / D1
 LOAD_STEPS = 4
+CHORD = 0  # softik's solver.chord_contraction (0: full Newton)
 
 SCENE = """name: finger_ccx
 mesh:
@@ -41,7 +43,8 @@ formulation: hyperelastic
 materials: [{{law: neo_hookean_decoupled, C10: {c10:.13g}, D1: {d1:.13g}}}]
 fixed: [{{group: xmin}}]
 loads: {{pressure: [{{name: cavity, surface: cavity, value: {p}}}]}}
-solver: {{load_steps: {steps}, max_iterations: 30, residual_tolerance: 1.0e-8, pressure_stiffness: true, threads: {threads}}}
+solver: {{load_steps: {steps}, max_iterations: 30, residual_tolerance: 1.0e-8, pressure_stiffness: true, threads: {threads},
+          chord_contraction: {chord}}}
 outputs: {{vtu: false, probes: [{{name: tip, point: [0.10, 0.01, 0.01]}}]}}
 """
 
@@ -131,7 +134,7 @@ def compare(build, h, threads, work, fine_increments):
     import softik  # noqa: E402  (the build's module)
 
     scene_path = work / "finger.yaml"
-    scene_path.write_text(SCENE.format(h=h, c10=C10, d1=D1, p=PRESSURE, steps=LOAD_STEPS, threads=threads))
+    scene_path.write_text(SCENE.format(h=h, c10=C10, d1=D1, p=PRESSURE, steps=LOAD_STEPS, threads=threads, chord=CHORD))
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                CCX_NPROC_STIFFNESS=str(threads), CCX_NPROC_EQUATION_SOLVER=str(threads),
                CCX_NPROC_RESULTS=str(threads))
@@ -175,14 +178,17 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for both programs")
     parser.add_argument("--keep", help="keep the decks and outputs in this folder")
     parser.add_argument("--pressure", type=float, default=PRESSURE, help="cavity pressure in Pa")
+    parser.add_argument("--chord", type=float, default=0.0,
+                        help="softik's solver.chord_contraction (0: full Newton, every iteration factorises)")
     parser.add_argument("--fine", type=int, default=256,
                         help="also run CalculiX with this many equal increments on the first size (0: not)")
     args = parser.parse_args()
     globals()["PRESSURE"] = args.pressure
+    globals()["CHORD"] = args.chord
     if subprocess.run(["sh", "-c", "command -v ccx"], capture_output=True).returncode != 0:
         sys.exit("ccx (CalculiX) is not installed: run scripts/setup.sh --calculix (Debian: apt-get install calculix-ccx)")
-    print(f"Both with {args.threads} threads, {LOAD_STEPS} load steps / increments, pressure {PRESSURE:g} Pa; "
-          f"'fine': CalculiX with {args.fine} equal increments.\n")
+    print(f"Both with {args.threads} threads, {LOAD_STEPS} load steps / increments, pressure {PRESSURE:g} Pa, "
+          f"softik chord_contraction {CHORD:g}; 'fine': CalculiX with {args.fine} equal increments.\n")
     print("| cell | tets | free DOFs | softik s | ccx s | ratio | softik MiB | ccx MiB | softik Newton | "
           "ccx increments / iterations | tip u_z softik | tip u_z ccx | max nodal diff / max u | tip u_z ccx fine | "
           "max nodal diff fine |")

@@ -53,6 +53,7 @@ solver:
   max_step_cuts: 2
   line_search: energy
   pressure_stiffness: false
+  chord_contraction: 0.3
   linear_solver: eigen
   threads: 1
 outputs:
@@ -116,6 +117,7 @@ TEST(Scene, FullSceneParsesAndBuilds) {
   EXPECT_EQ(built.newton.max_iterations, 20);
   EXPECT_EQ(built.newton.residual_tolerance, 1e-9);
   EXPECT_FALSE(built.newton.pressure_stiffness);
+  EXPECT_EQ(built.newton.chord_contraction, 0.3);
   EXPECT_EQ(built.assembler->options().formulation, Formulation::Hyperelastic);
 
   ASSERT_EQ(built.probes.size(), 1u);

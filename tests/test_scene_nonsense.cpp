@@ -101,6 +101,17 @@ TEST(SceneNonsense, AbsurdCountsAreCapped) {
   EXPECT_EQ(error_of(kBlock + "solver: {load_steps: 500000}\noutputs: {every: 10}\n"), "(no error)");
 }
 
+TEST(SceneNonsense, ChordContractionIsAResidualRatioBelowOne) {
+  for (const char* bad : {"1.0", "1.5", "-0.1"}) {
+    const std::string e = error_of(kBlock + "solver: {chord_contraction: " + bad + "}\n");
+    EXPECT_NE(e.find("s.yaml:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("solver.chord_contraction: a residual ratio in [0, 1)"), std::string::npos) << bad << ": " << e;
+  }
+  const std::string nan = error_of(kBlock + "solver: {chord_contraction: nan}\n");
+  EXPECT_NE(nan.find("solver.chord_contraction: expected a finite number"), std::string::npos) << nan;
+  EXPECT_EQ(error_of(kBlock + "solver: {chord_contraction: 0.5}\n"), "(no error)");
+}
+
 TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
   auto material = [](const std::string& law) {
     return parse_scene_string(kBlock.substr(0, kBlock.find("materials:")) + "materials: {" + law +

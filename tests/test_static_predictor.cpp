@@ -1,7 +1,9 @@
 // The static solver's load steps start from the converged state's tangent (static_solver.cpp,
 // Newton::equilibrate): the first iteration's pressure load stiffness is the previous load's,
 // so inflating a cavity factors only positive-definite tangents (one L L^T each, never the
-// L D L^T fallback), and the equilibrium reached is the same.
+// L D L^T fallback), and the equilibrium reached is the same. With chord steps
+// (NewtonOptions::chord_contraction) iterations that keep cutting the residual keep the
+// factorisation: fewer factorisations than iterations, the same converged state.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,11 +58,13 @@ struct InflatedFinger {
     loads.pressures.push_back(p);
   }
 
-  std::vector<Real> solve(int load_steps, CountingSolver& solver) const {
+  std::vector<Real> solve(int load_steps, CountingSolver& solver, Real chord = 0, StaticResult* result = nullptr) const {
     NewtonOptions o;
     o.load_steps = load_steps;
+    o.chord_contraction = chord;
     std::vector<Real> x = mesh.rest_positions();
-    solve_static(*assembler, solver, loads, x, o);
+    const StaticResult r = solve_static(*assembler, solver, loads, x, o);
+    if (result) *result = r;
     return x;
   }
 };
@@ -85,6 +89,36 @@ TEST(StaticPredictor, InflatingACavityFactorsOnlyDefiniteTangents) {
   EXPECT_GT(largest, 1e-3);  // millimetres: a large deformation
   // Both stop at a relative residual of 1e-8 (NewtonOptions): their states agree to about that.
   EXPECT_LT(difference, 1e-7 * largest) << difference / largest;
+}
+
+TEST(StaticPredictor, ChordStepsKeepTheFactorisationAndReachTheSameState) {
+  const InflatedFinger finger;
+  CountingSolver newton_solver, chord_solver;
+  StaticResult newton, chord;
+  const std::vector<Real> x = finger.solve(4, newton_solver, 0, &newton);
+  const std::vector<Real> xc = finger.solve(4, chord_solver, 0.25, &chord);
+  // Full Newton factorises every iteration; chord steps skip some, never an indefinite factor.
+  EXPECT_EQ(newton_solver.factorizations, newton.iterations);
+  EXPECT_LT(chord_solver.factorizations, newton_solver.factorizations);
+  EXPECT_LT(chord_solver.factorizations, chord.iterations);
+  EXPECT_EQ(chord_solver.indefinite, 0);
+  // A chord step is taken only right after a step that cut the residual at least 4x.
+  int chords = 0;
+  for (size_t k = 1; k < chord.log.size(); ++k) {
+    if (chord.log[k].factorized) continue;
+    ++chords;
+    ASSERT_EQ(chord.log[k].load_step, chord.log[k - 1].load_step);
+    EXPECT_LE(chord.log[k].residual, 0.25 * chord.log[k - 1].residual) << "iteration " << k;
+  }
+  EXPECT_EQ(chords, chord.iterations - chord_solver.factorizations);
+  // The same residual test ends both: states agree to the tolerance's scale.
+  const std::vector<Real> X = finger.mesh.rest_positions();
+  Real largest = 0, difference = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    largest = std::max(largest, std::abs(x[k] - X[k]));
+    difference = std::max(difference, std::abs(x[k] - xc[k]));
+  }
+  EXPECT_LT(difference, 1e-6 * largest) << difference / largest;
 }
 
 }  // namespace

@@ -420,6 +420,7 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.max_step_cuts = s.max_step_cuts;
   out.newton.line_search = s.line_search;
   out.newton.pressure_stiffness = s.pressure_stiffness;
+  out.newton.chord_contraction = s.chord_contraction;
   out.linear_solver = choose_linear_solver(s.backend, out.assembler->num_free_dofs(), s.linear_solver);
   return out;
 }

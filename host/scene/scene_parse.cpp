@@ -288,7 +288,7 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
 void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
-               "line_search", "pressure_stiffness", "linear_solver", "backend", "threads"});
+               "line_search", "pressure_stiffness", "chord_contraction", "linear_solver", "backend", "threads"});
   // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
   // steps) from running for days and filling the disk with one CSV row per step.
   auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
@@ -313,6 +313,10 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   const LineSearch searches[] = {LineSearch::Automatic, LineSearch::Energy, LineSearch::Residual, LineSearch::None};
   s.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
   s.pressure_stiffness = m.boolean("pressure_stiffness", s.pressure_stiffness);
+  s.chord_contraction = m.number("chord_contraction", s.chord_contraction);
+  if (!(s.chord_contraction >= 0 && s.chord_contraction < 1))
+    fail(m.where("chord_contraction"), "solver.chord_contraction: a residual ratio in [0, 1) (0: full Newton), got " +
+                                           std::to_string(s.chord_contraction));
   const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
   std::vector<std::string> names;
   for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));

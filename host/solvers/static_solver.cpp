@@ -90,6 +90,8 @@ struct Newton {
     const std::vector<int>& free = assembler.free_dof_index();
     const int n = assembler.num_free_dofs();
     std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+    bool factor_kept = false;  // the solver holds a definite factorisation from this load step
+    Real previous_r = 0;
     for (int it = 0; it < options.max_iterations; ++it) {
       Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
       // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
@@ -110,13 +112,24 @@ struct Newton {
         result.log.push_back(entry);
         return true;
       }
-      const Real lambda_K = it == 0 ? lambda_start : lambda;
-      if (options.pressure_stiffness)
-        for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda_K * p.pressure, assembler, x, -1.0, K);
-      if (d_K)
-        solver.factorize_device(d_K);
-      else
-        solver.factorize(K);
+      // A chord step keeps this load step's factorisation while the last step cut the residual
+      // enough (assembling K costs a few percent of factorising it, so K is always assembled).
+      // In the second half of max_iterations every iteration factorises again (quadratic
+      // convergence), so a slow linear tail cannot use up the iterations.
+      const bool chord = factor_kept && options.chord_contraction > 0 && it >= 1 && 2 * it < options.max_iterations &&
+                         r <= options.chord_contraction * previous_r;
+      if (!chord) {
+        const Real lambda_K = it == 0 ? lambda_start : lambda;
+        if (options.pressure_stiffness)
+          for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda_K * p.pressure, assembler, x, -1.0, K);
+        if (d_K)
+          solver.factorize_device(d_K);
+        else
+          solver.factorize(K);
+        factor_kept = !solver.info().indefinite;
+      }
+      previous_r = r;
+      entry.factorized = !chord;
       solver.solve(rhs.data(), dx.data(), 1);
       Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {

@@ -144,6 +144,7 @@ struct SceneSolver {
   int max_step_cuts = 6;
   LineSearch line_search = LineSearch::Automatic;
   bool pressure_stiffness = true;
+  Real chord_contraction = 0;  ///< NewtonOptions::chord_contraction (static solves)
   /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
   /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
