@@ -4,6 +4,9 @@
 // numeric factorisation and one solve, CHOLMOD vs Eigen SimplicialLDLT on the same matrices.
 // Counters: cells, free DOFs, Newton iterations (full solve), nnz(L).
 //
+// BM_FingerStaticSolveChord/<level>/<percent>: the same solve with chord steps
+// (NewtonOptions::chord_contraction = percent / 100; 0: full Newton).
+//
 //   ./build/bench/bench_finger_static --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -83,6 +86,25 @@ void BM_FingerStaticSolve(benchmark::State& state) {
   state.counters["newton_iterations"] = iterations;
 }
 
+/// The full solve with chord steps (NewtonOptions::chord_contraction = range(1) / 100), CHOLMOD;
+/// counters: Newton iterations and factorisations (the iterations that did not keep one).
+void BM_FingerStaticSolveChord(benchmark::State& state) {
+  const Finger& f = finger(static_cast<int>(state.range(0)));
+  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
+  softik::NewtonOptions options = newton_options();
+  options.chord_contraction = static_cast<Real>(state.range(1)) / 100;
+  softik::StaticResult result;
+  for (auto _ : state) {
+    std::vector<Real> x = f.mesh.rest_positions();
+    result = softik::solve_static(*f.assembler, *solver, f.loads, x, options);
+  }
+  int factorizations = 0;
+  for (const softik::NewtonIterationLog& entry : result.log) factorizations += entry.factorized && entry.step_length > 0 ? 1 : 0;
+  common_counters(state, f);
+  state.counters["newton_iterations"] = result.iterations;
+  state.counters["factorizations"] = factorizations;
+}
+
 void BM_FingerAssembly(benchmark::State& state) {
   const Finger& f = finger(static_cast<int>(state.range(0)));
   std::vector<Real> force, K;
@@ -135,6 +157,12 @@ BENCHMARK(BM_FingerAssembly)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->U
 BENCHMARK(BM_FingerFactorize)->Apply(SolverLevels)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FingerSolve)->Apply(SolverLevels)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FingerStaticSolve)->Apply(StaticSolveLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+void ChordLevels(benchmark::internal::Benchmark* bm) {
+  if (!softik::have_cholmod()) return;
+  for (int level : {0, 1, 2})
+    for (int percent : {0, 25, 50}) bm->Args({level, percent});
+}
+BENCHMARK(BM_FingerStaticSolveChord)->Apply(ChordLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 
