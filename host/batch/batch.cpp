@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -131,12 +130,8 @@ int violated(const std::vector<batch_detail::Expression>& constraints, const Bat
     std::string missing;
     const std::optional<double> holds = constraints[c].evaluate([&](const std::string& name) -> std::optional<double> {
       const YAML::Node node = batch_detail::node_at(tree, name);
-      if (node && node.IsScalar()) {
-        const std::string text = node.Scalar();
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end != text.c_str() && *end == '\0') return v;
-      }
+      if (node && node.IsScalar())
+        if (const std::optional<double> v = batch_detail::parse_number(node.Scalar())) return v;
       if (missing.empty()) missing = name;
       return std::nullopt;
     });

@@ -1,6 +1,7 @@
 // The CSV of batch results tables (batch_csv.hpp).
 #include "host/batch/batch_csv.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "softik/error.hpp"
@@ -12,6 +13,13 @@ std::string format_number(double v) {
   s.precision(10);
   s << v;
   return s.str();
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0') return std::nullopt;
+  return v;
 }
 
 std::string csv_field(const std::string& text) {

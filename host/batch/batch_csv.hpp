@@ -3,6 +3,7 @@
 // line break in double quotes with '"' doubled.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@ namespace softik::batch_detail {
 /// A number as the tables write it: 10 significant digits (the CSV's values and the sampled
 /// designs' override values).
 std::string format_number(double v);
+
+/// A table field (or an override's YAML text) read as a number: the whole text must be one
+/// (strtod's syntax); nullopt otherwise. Non-finite values ("inf", "nan") are returned as such.
+std::optional<double> parse_number(const std::string& text);
 
 /// `text` as one CSV field (quoted only when it must be).
 std::string csv_field(const std::string& text);

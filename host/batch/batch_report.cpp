@@ -23,11 +23,10 @@ using batch_detail::format_number;
 
 namespace {
 
+/// A finite number in a table field (summaries and plots skip the rest).
 std::optional<double> number_of(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v)) return std::nullopt;
-  return v;
+  const std::optional<double> v = batch_detail::parse_number(text);
+  return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
 /// `a` is better than `b` for the objective (ties: neither).

@@ -38,6 +38,10 @@ BatchSpec batch_shard(const BatchSpec& spec, int shard, int shards) {
   return part;
 }
 
+std::string batch_csv_path(const std::string& dir, const BatchSpec& spec) {
+  return dir + "/" + scene_detail::stem(spec.path) + ".csv";
+}
+
 std::string batch_shard_csv_path(const std::string& dir, const BatchSpec& spec, int shard, int shards) {
   check_shard(shard, shards);
   return dir + "/" + scene_detail::stem(spec.path) + ".shard-" + std::to_string(shard) + "-of-" +

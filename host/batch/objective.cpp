@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "host/batch/batch_csv.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -174,9 +175,7 @@ std::vector<batch_detail::DesignValue> batch_detail::evaluate_designs(const std:
     const std::optional<double> value = e.evaluate([&](const std::string& name) -> std::optional<double> {
       for (const auto& [key, text] : columns)
         if (key == name) {
-          char* end = nullptr;
-          const double x = std::strtod(text.c_str(), &end);
-          if (end != text.c_str() && *end == '\0') return x;
+          if (const std::optional<double> x = parse_number(text)) return x;
           break;
         }
       if (missing.empty()) missing = name;

@@ -73,7 +73,7 @@ void print_report(const std::vector<std::string>& files, std::ostream& out) {
 
 int run_batch_command(const CommandLine& cl, MpiSession& mpi) {
   const BatchSpec whole = parse_batch(cl.input);
-  const std::string csv_whole = cl.out_dir + "/" + std::filesystem::path(cl.input).stem().string() + ".csv";
+  const std::string csv_whole = batch_csv_path(cl.out_dir, whole);
   if (cl.merge > 0) {
     const BatchMergeResult merged = merge_batch_shards(whole, cl.out_dir, cl.merge, csv_whole);
     std::cout << "batch " << whole.path << ": merged " << merged.rows << " designs (" << merged.ok << " ok) from "

@@ -217,6 +217,9 @@ BatchResult read_batch_table(const BatchSpec& spec, const std::string& path);
 /// shard i of n (0 <= i < n) holds the designs k with k % n == i (round robin: every shard gets
 /// a share of the listed, swept and sampled designs), names and overrides unchanged.
 BatchSpec batch_shard(const BatchSpec& spec, int shard, int shards);
+/// Where a run of the whole batch keeps its results table: dir/<batch>.csv (<batch>: the batch
+/// file's stem), the table `softik batch` writes and `--merge` joins the shards into.
+std::string batch_csv_path(const std::string& dir, const BatchSpec& spec);
 /// Where shard i of n keeps its results table: dir/<batch>.shard-<i>-of-<n>.csv.
 std::string batch_shard_csv_path(const std::string& dir, const BatchSpec& spec, int shard, int shards);
 struct BatchMergeResult {

@@ -96,7 +96,7 @@ PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::option
   PyBatchResult r;
   r.spec = shard ? batch_shard(spec, shard->first, shard->second) : spec;
   r.csv_path = shard ? batch_shard_csv_path(out_dir, spec, shard->first, shard->second)
-                     : (std::filesystem::path(out_dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
+                     : batch_csv_path(out_dir, spec);
   options.csv_path = r.csv_path;
   {
     nb::gil_scoped_release release;
@@ -237,7 +237,7 @@ void bind_batch(nb::module_& m) {
         nb::arg("progress") = nb::none(), nb::arg("resume") = false, nb::arg("shard") = nb::none(), doc);
   m.def("merge_batch_shards",
         [](const BatchSpec& spec, const std::string& dir, int n) {
-          const std::string path = (std::filesystem::path(dir) / (std::filesystem::path(spec.path).stem().string() + ".csv")).string();
+          const std::string path = batch_csv_path(dir, spec);
           merge_batch_shards(spec, dir, n, path);
           return path;
         },
