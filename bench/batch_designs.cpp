@@ -29,6 +29,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -36,6 +37,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "softik/backend.hpp"
 #include "softik/batch.hpp"
@@ -66,6 +68,19 @@ outputs:
     - {name: tip, point: [0.10, 0.01, 0.01]}
 )";
 
+/// The "5k-tet finger" of the lockstep benchmark: the scene above 160 mm long, its probe at the
+/// tip (4890 Tet4, 4224
+/// free DOFs at 4 mm cells; the generator's grid snaps to the walls, so a finer cell size jumps
+/// from 3180 to 9480 tets).
+std::string finger5k_scene() {
+  std::string scene = kScene;
+  const std::string from = "{type: finger, cell_size: 0.004";
+  scene.replace(scene.find(from), from.size(), "{type: finger, length: 0.16, cell_size: 0.004");
+  const std::string probe = "point: [0.10, 0.01, 0.01]";  // the tip, at the end face
+  scene.replace(scene.find(probe), probe.size(), "point: [0.16, 0.01, 0.01]");
+  return scene;
+}
+
 /// A temporary folder holding the scene and the designs' outputs; removed at exit.
 class TempFolder {
  public:
@@ -74,6 +89,7 @@ class TempFolder {
     if (mkdtemp(pattern.data()) == nullptr) throw softik::Error("cannot create a temporary folder under " + pattern);
     path_ = pattern;
     std::ofstream(path_ / "finger.yaml") << kScene;
+    std::ofstream(path_ / "finger5k.yaml") << finger5k_scene();
   }
   ~TempFolder() {
     std::error_code ignored;
@@ -179,6 +195,89 @@ void BM_BatchDesigns(benchmark::State& state) {
 BENCHMARK(BM_BatchDesigns)
     ->ArgNames({"backend", "designs", "workers"})
     ->ArgsProduct({{0, 1}, {1, 4, 16, 64}, {1, 2, 0}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+/// A batch of the 5k-tet finger: `designs` designs, half at E = 150 kPa and half at 250 kPa, each
+/// half sweeping the pressure over 4..16 kPa; lockstep on or off.
+const softik::BatchSpec& batch5k(int designs, bool lockstep) {
+  static std::map<std::pair<int, bool>, softik::BatchSpec> cache;
+  const auto key = std::make_pair(designs, lockstep);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::ostringstream yaml;
+  const int half = std::max(1, designs / 2);
+  yaml << "scene: finger5k.yaml\nlockstep: " << (lockstep ? "on" : "off") << "\nlockstep_designs: 64\nsweep:\n"
+       << "  materials[0].young: [1.5e5, 2.5e5]\n  loads.pressure[0].value: [";
+  for (int k = 0; k < half; ++k) yaml << (k ? ", " : "") << (half == 1 ? 10000.0 : 4000.0 + 12000.0 * k / (half - 1));
+  yaml << "]\n";
+  const std::string path =
+      (folder().path() / ("batch5k_" + std::to_string(designs) + (lockstep ? "_on" : "_off") + ".yaml")).string();
+  return cache.emplace(key, softik::parse_batch_string(yaml.str(), path)).first->second;
+}
+
+/// The 5k-tet finger batch (batch5k), with lockstep (BatchSpec::lockstep: designs of one mesh
+/// assembled together, on the GPU in one launch, waves of 64) or without (`workers` designs at
+/// once, one per hardware thread). Counters as BM_BatchDesigns, plus the assembly passes and the
+/// design assemblies they held. The issue's target: >= 1,000 designs/min on one H100.
+void BM_BatchLockstep(benchmark::State& state) {
+  const softik::Backend backend = state.range(0) == 0 ? softik::Backend::Cpu : softik::Backend::Cuda;
+  const int designs = static_cast<int>(state.range(1));
+  const bool lockstep = state.range(2) != 0;
+  state.SetLabel(std::string(softik::backend_name(backend)) + (lockstep ? " lockstep" : " one by one"));
+  if (backend == softik::Backend::Cuda) {
+    try {
+      softik::require_backend(backend);
+    } catch (const softik::Error& e) {
+      state.SkipWithError((std::string("no CUDA device: ") + e.what()).c_str());
+      return;
+    }
+  }
+  const softik::BatchSpec* spec = nullptr;
+  try {
+    spec = &batch5k(designs, lockstep);
+    const std::string error = first_error(softik::run_batch(batch5k(2, lockstep), run_options(backend, 0, "warm5k")));
+    if (!error.empty()) {
+      state.SkipWithError(("warm-up: " + error).c_str());
+      return;
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const std::string out = std::string("5k_") + softik::backend_name(backend) + "_" + std::to_string(designs) +
+                          (lockstep ? "_on" : "_off");
+  double seconds = 0, evaluated = 0;
+  softik::BatchLockstepStats stats;
+  std::string error;
+  int free_dofs = 0, cells = 0;
+  for (auto _ : state) {
+    const softik::BatchResult result = softik::run_batch(*spec, run_options(backend, 0, out));
+    seconds += result.seconds;
+    evaluated += static_cast<double>(result.designs.size());
+    stats = result.lockstep;
+    error = first_error(result);
+    if (!error.empty()) break;
+    free_dofs = result.designs.front().run.num_free_dofs;
+    cells = result.designs.front().run.num_cells;
+  }
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  state.counters["designs"] = static_cast<double>(spec->designs.size());
+  state.counters["cells"] = cells;
+  state.counters["free_dofs"] = free_dofs;
+  state.counters["passes"] = static_cast<double>(stats.passes);
+  state.counters["design_passes"] = static_cast<double>(stats.design_passes);
+  state.counters["designs_per_minute"] = seconds > 0 ? 60 * evaluated / seconds : 0;
+}
+
+// backend (0 cpu, 1 cuda) x designs x lockstep (0 off, 1 on). One iteration each.
+BENCHMARK(BM_BatchLockstep)
+    ->ArgNames({"backend", "designs", "lockstep"})
+    ->ArgsProduct({{0, 1}, {16, 64, 256}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

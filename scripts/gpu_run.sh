@@ -15,6 +15,8 @@
 #   solvers    bench_cuda_linear_solver (cuda-dense, cuda-pcg, cusolversp, cudss)
 #   inverse    bench_cuda_inverse_step, GPU cases (9.8k to 1.01M tets)
 #   batch      bench_batch_designs, cpu and cuda backends on the device host
+#   lockstep   softik_cuda_tests CudaLockstep*, then bench_batch_designs BM_BatchLockstep (the
+#              5k-tet finger, 16/64/256 designs, lockstep off and on, cpu and cuda)
 #   scene      examples/finger_flick, finger_inverse and finger_tet10 with --backend cpu and cuda
 #              (their CSVs come back for comparison: CPU = GPU to round-off)
 # cuDSS: if /tmp/softik-cudss holds the parts of libcudss.so.1 (see scripts/gpu_build.sh), they
@@ -75,12 +77,15 @@ for s in "${steps[@]}"; do
     inverse) step inverse 150 "$bin/bench_cuda_inverse_step" --benchmark_filter='^GPU/' "${bench[@]}" ;;
     batch) step batch 90 "$bin/bench_batch_designs" --benchmark_filter='BatchDesigns/backend:[01]/designs:(16|64)/workers:0' \
              "${bench[@]}" ;;
+    lockstep)
+      step lockstep_tests 60 "$bin/softik_cuda_tests" --gtest_filter='CudaLockstep*' --gtest_output="xml:$out/lockstep.xml"
+      step lockstep_bench 300 "$bin/bench_batch_designs" --benchmark_filter='BatchLockstep' --benchmark_counters_tabular=true ;;
     scene)
       for ex in finger_flick finger_inverse finger_tet10; do
         for b in cpu cuda; do
           step "scene_${ex}_$b" 60 "$bin/softik" run "$root/examples/$ex/$ex.yaml" --out "$out/${ex}_$b" --backend "$b"
         done
       done ;;
-    *) echo "softik gpu_run: unknown step '$s' (info tests assembly elements solvers inverse batch scene)" >&2; exit 2 ;;
+    *) echo "softik gpu_run: unknown step '$s' (info tests assembly elements solvers inverse batch lockstep scene)" >&2; exit 2 ;;
   esac
 done

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
@@ -27,8 +28,10 @@ namespace softik::mesh_io_test {
 
 namespace fs = std::filesystem;
 
+/// A folder of this process's own: ctest runs the tests in parallel processes, and two of them
+/// writing one file name (nan.msh) into a shared folder read each other's half-written files.
 inline fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / "softik_mesh_io_test";
+  const fs::path dir = fs::temp_directory_path() / ("softik_mesh_io_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }

@@ -333,7 +333,8 @@ const Real* DeviceAssembler::device_design_force() const { return impl_->design_
 const Real* DeviceAssembler::device_design_K_values() const { return impl_->design_K.get(); }
 std::vector<Real> DeviceAssembler::design_energies() const { return impl_->design_energy; }
 
-void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request) {
+void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request,
+                                       std::vector<std::exception_ptr>* failures) {
   Impl& p = *impl_;
   SOFTIK_CHECK(p.num_designs > 0, "assemble_designs: call set_designs() first");
   SOFTIK_CHECK(d_x != nullptr, "assemble_designs: the device position pointer is null");
@@ -357,13 +358,25 @@ void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request)
   p.element.launch(pass, p.law, p.options.formulation);
   std::vector<CellStatus> result(D);
   SOFTIK_CUDA_CHECK(cudaMemcpy(result.data(), p.design_status.get(), D * sizeof(CellStatus), cudaMemcpyDeviceToHost));
+  if (failures) failures->assign(D, nullptr);
   for (std::size_t d = 0; d < D; ++d) {
     const Real* x_d = d_x + d * static_cast<std::size_t>(p.num_dofs);
-    assembly::check_cell_status(result[d], p.dim, [&](int dof) {
-      Real value = 0;
-      SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
-      return value;
-    }, p.formulation_name(), "design " + std::to_string(d) + ": ");
+    auto check = [&] {
+      assembly::check_cell_status(result[d], p.dim, [&](int dof) {
+        Real value = 0;
+        SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+        return value;
+      }, p.formulation_name(), failures ? std::string() : "design " + std::to_string(d) + ": ");
+    };
+    if (!failures) {
+      check();
+      continue;
+    }
+    try {
+      check();
+    } catch (const Error&) {
+      (*failures)[d] = std::current_exception();
+    }
   }
   if (request.energy) p.design_energy = p.reduce_energies(p.design_cell_energy.get(), p.num_designs);
 }

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -89,8 +90,10 @@ class DeviceAssembler final : public DeviceAssembly {
   Real* device_design_positions();
   /// Assembles every design from d_x (num_designs * num_dofs device doubles) in one kernel
   /// launch (grid: cells x designs). Synchronous. Throws naming the design and the cell (or DOF)
-  /// as assemble() does.
-  void assemble_designs(const Real* d_x, AssemblyRequest request = {});
+  /// as assemble() does; with `failures`, records each failing design's error there instead
+  /// (resized to num_designs; null for the designs that succeeded) and throws nothing for them.
+  void assemble_designs(const Real* d_x, AssemblyRequest request = {},
+                        std::vector<std::exception_ptr>* failures = nullptr);
   const Real* device_design_force() const;     ///< num_designs * num_dofs (design d at d * num_dofs)
   const Real* device_design_K_values() const;  ///< num_designs * nnz (design d at d * nnz)
   /// Per design, when the last assemble_designs() requested energy.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <utility>
 
 #include "host/assembly/cell_status.hpp"
 #include "host/assembly/device_assembly.hpp"
@@ -167,7 +168,10 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   kernels_ = make_element_kernels(mesh_, materials, options_);
   materials_ = std::move(materials);
   if (nodal) nodal_ = std::make_unique<NodalDilatation>(mesh_, *kernels_, cell_loop(), rings, free_index_, pattern_);
-  if (options_.backend == Backend::Cuda) {
+  if (const DeviceAssemblyFactory* factory = ScopedDeviceAssemblyFactory::current()) {
+    device_ = (*factory)(*this);  // a batch's design, assembled with the others of its mesh
+    device_mutex_ = std::make_unique<std::mutex>();
+  } else if (options_.backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
 #ifdef SOFTIK_HAVE_CUDA
     device_ = make_device_assembly(*this);
@@ -175,6 +179,19 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
 #endif
   }
 }
+
+namespace {
+thread_local const DeviceAssemblyFactory* tls_device_assembly_factory = nullptr;
+}  // namespace
+
+ScopedDeviceAssemblyFactory::ScopedDeviceAssemblyFactory(DeviceAssemblyFactory factory)
+    : factory_(std::move(factory)), previous_(tls_device_assembly_factory) {
+  tls_device_assembly_factory = factory_ ? &factory_ : nullptr;
+}
+
+ScopedDeviceAssemblyFactory::~ScopedDeviceAssemblyFactory() { tls_device_assembly_factory = previous_; }
+
+const DeviceAssemblyFactory* ScopedDeviceAssemblyFactory::current() { return tls_device_assembly_factory; }
 
 void Assembler::check_dilatation(const Material& law) const {
   if (options_.dilatation == fem::Dilatation::Pointwise) return;
@@ -266,7 +283,8 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
 }
 
 const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const {
-  SOFTIK_CHECK(device_ != nullptr, "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
+  SOFTIK_CHECK(device_ != nullptr && device_->on_device(),
+               "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
                                    "assembler runs on the CPU: use assemble()");
   SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
@@ -282,7 +300,7 @@ void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::v
 }
 
 bool Assembler::keeps_stiffness_on_device(const LinearSolver& solver) const {
-  return device_ != nullptr && solver.accepts_device_values();
+  return device_ != nullptr && device_->on_device() && solver.accepts_device_values();
 }
 
 Real Assembler::energy(const std::vector<Real>& x) const {

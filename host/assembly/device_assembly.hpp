@@ -1,9 +1,12 @@
 // What the core asks of a device backend's assembly (docs/architecture.md, "The CUDA backend"):
 // the core never includes a CUDA header; the CUDA backend implements this interface and defines
 // make_device_assembly in cuda/assembly/device_assembler.cu. Assembler holds one when
-// AssemblyOptions::backend is Backend::Cuda.
+// AssemblyOptions::backend is Backend::Cuda, or when a DeviceAssemblyFactory was installed on the
+// constructing thread (a batch's designs assembled together: host/batch/design_batch.hpp).
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,11 +27,61 @@ class DeviceAssembly {
   virtual void download_force(std::vector<Real>& force) const = 0;        ///< resized to num_dofs
   virtual void download_K_values(std::vector<Real>& K_values) const = 0;  ///< resized to nnz
   virtual const Real* device_K_values() const = 0;  ///< nnz values in device memory
+  /// False when the passes run on the host (a batch's CPU twin): device_K_values() is then null
+  /// and K always goes to the solver from the host.
+  virtual bool on_device() const { return true; }
+};
+
+/// Makes the DeviceAssembly of an Assembler being constructed (its mesh, pattern, slots and
+/// materials are set; the DeviceAssembly must not call back into it beyond those accessors).
+using DeviceAssemblyFactory = std::function<std::unique_ptr<DeviceAssembly>(const Assembler&)>;
+
+/// While alive, every Assembler constructed on this thread gets its DeviceAssembly from
+/// `factory` (whatever its backend) instead of the backend's own: the batch runner uses it to
+/// let the designs of one mesh share one assembly launch. Nesting restores the previous one.
+class ScopedDeviceAssemblyFactory {
+ public:
+  explicit ScopedDeviceAssemblyFactory(DeviceAssemblyFactory factory);
+  ~ScopedDeviceAssemblyFactory();
+  ScopedDeviceAssemblyFactory(const ScopedDeviceAssemblyFactory&) = delete;
+  ScopedDeviceAssemblyFactory& operator=(const ScopedDeviceAssemblyFactory&) = delete;
+  /// The factory installed on this thread (null: none).
+  static const DeviceAssemblyFactory* current();
+
+ private:
+  DeviceAssemblyFactory factory_;
+  const DeviceAssemblyFactory* previous_;
+};
+
+/// Assembles D designs of one mesh (the same cells, rest positions, free DOFs, formulation and
+/// law; their own materials) together: the CUDA backend in one launch over designs x cells
+/// (cuda/assembly/design_engine.cu), the CPU twin one design after another with each design's
+/// own host Assembler (host/batch/design_batch.cpp). Called by one thread at a time.
+class DesignAssemblyEngine {
+ public:
+  virtual ~DesignAssemblyEngine() = default;
+  virtual int num_designs() const = 0;
+  /// One pass over every design at once; x[d] is design d's positions (num_dofs), or null for a
+  /// design that is not assembled now (it keeps its last positions). failures[d] (resized to D)
+  /// receives a posted design's error (inverted cell, non-finite position); the others are
+  /// null. Throws only for a failure of the whole pass (the device).
+  virtual void assemble(const std::vector<const std::vector<Real>*>& x, bool energy, bool force, bool stiffness,
+                        std::vector<std::exception_ptr>& failures) = 0;
+  /// Design d's results of the last pass that requested them.
+  virtual Real energy(int d) const = 0;
+  virtual void download_force(int d, std::vector<Real>& force) const = 0;
+  virtual void download_K_values(int d, std::vector<Real>& K_values) const = 0;
+  virtual const Real* device_K_values(int d) const = 0;  ///< null on the host
+  virtual bool on_device() const = 0;
 };
 
 #ifdef SOFTIK_HAVE_CUDA
 /// The CUDA backend's DeviceAssembly for `host` (cuda/assembly/device_assembler.cu).
 std::unique_ptr<DeviceAssembly> make_device_assembly(const Assembler& host);
+/// The CUDA backend's engine for the designs whose host Assemblers are `designs` (one mesh:
+/// the caller checked it), uploading designs[0]'s mesh once and every design's materials
+/// (cuda/assembly/design_engine.cu).
+std::unique_ptr<DesignAssemblyEngine> make_device_design_engine(const std::vector<const Assembler*>& designs);
 #endif
 
 }  // namespace softik

@@ -275,7 +275,7 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   spec.path = path;
   const Map m(root, path, "batch",
               {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective", "pareto", "constraints",
-               "max_designs"});
+               "max_designs", "lockstep", "lockstep_designs"});
   spec.scene_path = resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
     spec.has_backend = true;
@@ -284,6 +284,14 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   spec.workers = m.integer("workers", 0);
   if (spec.workers < 0) fail(m.where("workers"), "workers: must be >= 0 (0: one per hardware thread)");
   spec.vtu = m.boolean("vtu", false);
+  if (m.has("lockstep")) {
+    const int mode = m.choice("lockstep", {"auto", "on", "off"}, 0);
+    spec.lockstep = mode == 0 ? BatchLockstep::Auto : mode == 1 ? BatchLockstep::On : BatchLockstep::Off;
+  }
+  spec.lockstep_designs = m.integer("lockstep_designs", spec.lockstep_designs);
+  if (spec.lockstep_designs < 1 || spec.lockstep_designs > 4096)
+    fail(m.where("lockstep_designs"), "lockstep_designs: the designs assembled together per wave, 1 to 4096 (each "
+                                      "runs on a thread of its own)");
   const int max_designs = m.integer("max_designs", static_cast<int>(spec.max_designs));
   if (max_designs < 1) fail(m.where("max_designs"), "max_designs: the most designs the batch may have, >= 1");
   spec.max_designs = static_cast<size_t>(max_designs);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "host/batch/batch_csv.hpp"
+#include "host/batch/design_batch.hpp"
 #include "host/solvers/blas_threads.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
@@ -126,6 +127,27 @@ BatchResult read_batch_table(const BatchSpec& spec, const std::string& path) {
   return result;
 }
 
+Scene batch_detail::design_run_scene(const BatchSpec& spec, const BatchDesign& design, const BatchRunOptions& options) {
+  Scene scene = design_scene(spec, design);
+  if (options.has_backend) scene.solver.backend = options.backend;
+  else if (spec.has_backend) scene.solver.backend = spec.backend;
+  if (scene.solver.threads == 0)
+    scene.solver.threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  scene.outputs.vtu = spec.vtu;
+  return scene;
+}
+
+void batch_detail::record_design_error(DesignResult& r, const std::exception& e, const BatchDesign& design,
+                                       bool scene_made) {
+  r.ok = false;
+  r.error = e.what();
+  const auto* error = dynamic_cast<const Error*>(&e);
+  r.error_kind = error ? error->kind() : ErrorKind::Internal;
+  std::string overrides;
+  for (const auto& s : design.set) overrides += (overrides.empty() ? "" : ", ") + s.first + " = " + s.second;
+  if (!overrides.empty() && scene_made) r.error += " (design overrides: " + overrides + ")";
+}
+
 DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptions& options) {
   SOFTIK_CHECK(index < spec.designs.size(), "run_design: design " << index << " of " << spec.designs.size());
   const BatchDesign& design = spec.designs[index];
@@ -133,24 +155,14 @@ DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptio
   r.name = design.name;
   bool scene_made = false;  // design_scene's errors name the design and its overrides already
   try {
-    Scene scene = design_scene(spec, design);
+    const Scene scene = batch_detail::design_run_scene(spec, design, options);
     scene_made = true;
-    if (options.has_backend) scene.solver.backend = options.backend;
-    else if (spec.has_backend) scene.solver.backend = spec.backend;
-    if (scene.solver.threads == 0)
-      scene.solver.threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    scene.outputs.vtu = spec.vtu;
     SceneRunOptions run;
     run.out_dir = options.out_dir + "/" + design.name;
     r.run = run_scene(scene, run);
     r.ok = true;
   } catch (const std::exception& e) {
-    r.error = e.what();
-    const auto* error = dynamic_cast<const Error*>(&e);
-    r.error_kind = error ? error->kind() : ErrorKind::Internal;
-    std::string overrides;
-    for (const auto& s : design.set) overrides += (overrides.empty() ? "" : ", ") + s.first + " = " + s.second;
-    if (!overrides.empty() && scene_made) r.error += " (design overrides: " + overrides + ")";
+    batch_detail::record_design_error(r, e, design, scene_made);
   }
   return r;
 }
@@ -175,9 +187,15 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   int workers = options.workers >= 0 ? options.workers : spec.workers;
   if (workers == 0) workers = hardware;
   workers = std::max(1, std::min<int>(workers, static_cast<int>(pending.size())));
-  result.workers = workers;
+  // Lockstep (not for designs another process evaluates): a wave's designs run at once, each on
+  // its own thread, and `workers` threads build them.
+  const bool lockstep = !options.evaluate && !pending.empty() &&
+                        (spec.lockstep == BatchLockstep::On ||
+                         (spec.lockstep == BatchLockstep::Auto && result.backend == Backend::Cuda));
+  const int at_once = lockstep ? std::min<int>(spec.lockstep_designs, static_cast<int>(pending.size())) : workers;
+  result.workers = at_once;
   // Each design's assembly gets an equal share of the cores unless its scene sets solver.threads.
-  const int threads_per_design = options.threads > 0 ? options.threads : std::max(1, hardware / workers);
+  const int threads_per_design = options.threads > 0 ? options.threads : std::max(1, hardware / at_once);
   BatchRunOptions design_options = options;
   design_options.threads = threads_per_design;
   if (override_backend) {
@@ -207,41 +225,46 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   std::exception_ptr callback_error;  // the first exception of options.on_progress: no design starts after it
   LiveTable table(spec, result, options.csv_path, finished);
   const auto start = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    for (size_t p = next++; p < pending.size(); p = next++) {
-      const size_t i = pending[p];
-      const BatchDesign& design = spec.designs[i];
-      DesignResult r = evaluate(i);
-      r.name = design.name;
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      result.designs[i] = std::move(r);
-      finished[i] = true;
-      ++finished_count;
-      table.update(finished_count);
-      if (options.progress) {
-        const DesignResult& d = result.designs[i];
-        std::string seconds;
-        for (const auto& [column, value] : design_row(design, d))
-          if (column == "seconds") seconds = ", " + value + " s";
-        *options.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error) << "\n";
-      }
-      if (options.on_progress && !callback_error) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        try {
-          options.on_progress(make_progress_event("design", static_cast<int>(finished_count),
-                                                  static_cast<int>(spec.designs.size()), elapsed,
-                                                  design.name + (result.designs[i].ok ? ": ok" : ": error")));
-        } catch (...) {
-          callback_error = std::current_exception();
-          next = pending.size();  // the workers take no further design
-        }
+  // A design ended: its result goes into the table, the progress stream and the callback.
+  auto finish = [&](size_t i, DesignResult r) {
+    const BatchDesign& design = spec.designs[i];
+    r.name = design.name;
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    result.designs[i] = std::move(r);
+    finished[i] = true;
+    ++finished_count;
+    table.update(finished_count);
+    if (options.progress) {
+      const DesignResult& d = result.designs[i];
+      std::string seconds;
+      for (const auto& [column, value] : design_row(design, d))
+        if (column == "seconds") seconds = ", " + value + " s";
+      *options.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error) << "\n";
+    }
+    if (options.on_progress && !callback_error) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      try {
+        options.on_progress(make_progress_event("design", static_cast<int>(finished_count),
+                                                static_cast<int>(spec.designs.size()), elapsed,
+                                                design.name + (result.designs[i].ok ? ": ok" : ": error")));
+      } catch (...) {
+        callback_error = std::current_exception();
+        next = pending.size();  // the workers take no further design
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int w = 1; w < workers; ++w) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  if (lockstep) {
+    batch_detail::run_lockstep(spec, design_options, pending, result.backend == Backend::Cuda, workers, finish,
+                               [&] { return next >= pending.size(); }, result.lockstep);
+  } else {
+    auto worker = [&] {
+      for (size_t p = next++; p < pending.size(); p = next++) finish(pending[p], evaluate(pending[p]));
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < workers; ++w) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (callback_error) std::rethrow_exception(callback_error);
   if (pending.empty()) table.update(finished_count);

@@ -34,6 +34,9 @@ void print_summary(const BatchSpec& spec, const BatchResult& result, const std::
       << (mpi_ranks > 1 ? std::to_string(mpi_ranks - 1) + " MPI ranks" : std::to_string(result.workers) + " workers")
       << " (backend " << backend_name(result.backend)
       << "), " << result.designs_per_second() * 60 << " designs/min\n";
+  if (result.lockstep.waves > 0)
+    out << "lockstep: " << result.lockstep.waves << " waves, " << result.lockstep.groups << " design groups, "
+        << result.lockstep.passes << " assembly passes for " << result.lockstep.design_passes << " design assemblies\n";
   if (spec.dropped > 0)
     out << spec.dropped << " swept or sampled designs left out: they violate the constraints\n";
   out << "results: " << csv_path << "\n";

@@ -199,6 +199,12 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options) {
   SOFTIK_CHECK(!options.out_dir.empty(), "run_scene: no output folder given; set SceneRunOptions::out_dir (--out DIR)");
   const Clock::time_point t0 = Clock::now();
   BuiltScene built = build_scene(scene);
+  return scene_detail::run_built_scene(scene, built, options, t0);
+}
+
+SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& built, const SceneRunOptions& options,
+                                             Clock::time_point t0) {
+  SOFTIK_CHECK(!options.out_dir.empty(), "run_scene: no output folder given; set SceneRunOptions::out_dir (--out DIR)");
   SceneRunResult result;
   result.name = scene.name;
   result.warnings = built.warnings;

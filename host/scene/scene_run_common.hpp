@@ -54,6 +54,11 @@ void record_force_targets(const SceneInverse& inverse, const std::vector<Real>& 
 /// The summary's actuator, sensor and effector lines and its warnings (static and dynamic runs).
 void write_control_lines(const InverseRunSummary& summary, std::ostream& out);
 
+/// run_scene for a scene already built (build_scene) at time t0: the batch runner builds its
+/// designs first to group them (host/batch/design_batch.hpp).
+SceneRunResult run_built_scene(const Scene& scene, BuiltScene& built, const SceneRunOptions& options,
+                               Clock::time_point t0);
+
 /// Runs a scene with `inverse:` (built by build_scene; the output folder exists), writing
 /// <name>.csv (one row per step), the .vtu series and filling result (scene_run_inverse.cpp).
 void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,

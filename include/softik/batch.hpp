@@ -19,13 +19,16 @@
 //   objective: {expression: uz_tip / pressure_cavity, goal: max, best: 5}
 //   pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]
 //   max_designs: 100000            # more designs than this is an error (split the batch)
+//   lockstep: auto                 # assemble designs of one mesh together (auto: on cuda)
 //
 // Override paths are keys separated by '.', with [i] (or .i) for list entries; a missing map key
 // is added (the strict scene reader then rejects it if the scene format does not know it).
 // Every design is parsed, built and run as a full scene, so designs may differ in topology (a
 // swept generator size) as well as in parameters. Designs run concurrently on `workers` threads;
 // on the CUDA backend each thread uses its own default stream (softik compiles its CUDA code
-// with per-thread default streams), so designs overlap on the GPU.
+// with per-thread default streams), so designs overlap on the GPU. With `lockstep:` (the default
+// on the CUDA backend) the designs of one mesh are also assembled together, in one launch
+// (BatchSpec::lockstep).
 //
 // Results: one row per design (write_batch_csv): the design's name, status (ok / error) and
 // error text, its override values, wall time, Newton iterations and load factor, each cavity's
@@ -62,6 +65,11 @@ struct BatchObjective {
   int best = 5;
 };
 
+/// Whether designs of one mesh are assembled together (`lockstep:`): Auto does on the cuda
+/// backend (one launch over designs x cells), not on the cpu backend, where each design's own
+/// assembly on its own thread is as fast.
+enum class BatchLockstep { Auto, On, Off };
+
 struct BatchSpec {
   std::string path;        ///< the batch file
   std::string scene_path;  ///< the base scene, resolved against the batch file's folder
@@ -84,6 +92,14 @@ struct BatchSpec {
   /// The most designs the batch may have (`max_designs:`, default 100000); more is an error
   /// before anything runs.
   size_t max_designs = 100000;
+  /// Lockstep evaluation (`lockstep:`): the designs run in waves of `lockstep_designs`; each
+  /// wave's designs are built, grouped by mesh (same cells, rest positions, fixed DOFs,
+  /// formulation and law: a swept generator size makes several groups), and every group's
+  /// designs are assembled together, one pass for all of them, while each design keeps its own
+  /// Newton iterations, solver, results and outputs (host/batch/design_batch.hpp). Results equal
+  /// those of the designs run one by one (bitwise on the cpu backend, to round-off on cuda).
+  BatchLockstep lockstep = BatchLockstep::Auto;
+  int lockstep_designs = 64;  ///< designs per wave (`lockstep_designs:`, 1 to 4096)
 };
 
 /// Reads a batch file; errors start with "<path>:<line>:<column>: ". Checks that design names
@@ -141,10 +157,19 @@ struct BatchRunOptions {
   std::function<DesignResult(size_t index)> evaluate = {};
 };
 
+/// What lockstep evaluation did (BatchSpec::lockstep); all zero when it was off.
+struct BatchLockstepStats {
+  size_t waves = 0;
+  size_t groups = 0;          ///< design groups over all waves (one engine each)
+  size_t passes = 0;          ///< assembly passes (on the GPU: launches) over all groups
+  size_t design_passes = 0;   ///< the designs those passes assembled, summed
+};
+
 struct BatchResult {
   std::vector<DesignResult> designs;  ///< in the spec's order
   double seconds = 0;                 ///< wall time of the whole batch
-  int workers = 0;
+  int workers = 0;                    ///< designs run at once (lockstep: the largest wave)
+  BatchLockstepStats lockstep;
   Backend backend = Backend::Cpu;
   size_t resumed = 0;                 ///< designs whose rows were kept from the table (resume)
   /// Designs evaluated per second in this call (the resumed ones not counted).

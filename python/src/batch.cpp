@@ -202,6 +202,14 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("workers", [](const PyBatchResult& r) { return r.result.workers; })
       .def_prop_ro("backend", [](const PyBatchResult& r) { return std::string(backend_name(r.result.backend)); })
       .def_prop_ro("designs_per_second", [](const PyBatchResult& r) { return r.result.designs_per_second(); })
+      .def_prop_ro("lockstep", [](const PyBatchResult& r) {
+             nb::dict d;
+             d["waves"] = r.result.lockstep.waves;
+             d["groups"] = r.result.lockstep.groups;
+             d["passes"] = r.result.lockstep.passes;
+             d["design_passes"] = r.result.lockstep.design_passes;
+             return d;
+           }, "what lockstep evaluation did: {'waves', 'groups', 'passes', 'design_passes'} (all 0 when off)")
       .def_prop_ro("resumed", [](const PyBatchResult& r) { return r.result.resumed; },
                    "designs whose rows were kept from the table (run_batch(..., resume=True))")
       .def("best", &best, "The batch's objective: {'best': [(name, value)], 'unranked': [(name, reason)]}, best first")
