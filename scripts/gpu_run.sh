@@ -16,7 +16,8 @@
 #   inverse    bench_cuda_inverse_step, GPU cases (9.8k to 1.01M tets)
 #   batch      bench_batch_designs, cpu and cuda backends on the device host
 #   lockstep   softik_cuda_tests CudaLockstep*, then bench_batch_designs BM_BatchLockstep (the
-#              5k-tet finger, 16/64/256 designs, lockstep off and on, cpu and cuda)
+#              5k-tet finger: cuda with 16/64/256 designs, lockstep off and on; cpu one by one
+#              with 64/256 designs beside it)
 #   scene      examples/finger_flick, finger_inverse and finger_tet10 with --backend cpu and cuda
 #              (their CSVs come back for comparison: CPU = GPU to round-off)
 # cuDSS: if /tmp/softik-cudss holds the parts of libcudss.so.1 (see scripts/gpu_build.sh), they
@@ -79,7 +80,9 @@ for s in "${steps[@]}"; do
              "${bench[@]}" ;;
     lockstep)
       step lockstep_tests 60 "$bin/softik_cuda_tests" --gtest_filter='CudaLockstep*' --gtest_output="xml:$out/lockstep.xml"
-      step lockstep_bench 300 "$bin/bench_batch_designs" --benchmark_filter='BatchLockstep' --benchmark_counters_tabular=true ;;
+      step lockstep_bench 300 "$bin/bench_batch_designs" \
+        --benchmark_filter='BatchLockstep/backend:1/|BatchLockstep/backend:0/designs:(64|256)/lockstep:0' \
+        --benchmark_counters_tabular=true ;;
     scene)
       for ex in finger_flick finger_inverse finger_tet10; do
         for b in cpu cuda; do

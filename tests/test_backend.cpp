@@ -52,10 +52,20 @@ TEST(Backend, NamesRoundTripAndUnknownNamesAreErrors) {
 TEST(Backend, AutomaticSolverChoiceBySize) {
   EXPECT_EQ(choose_linear_solver(Backend::Cpu, 100),
             have_cholmod() ? LinearSolverKind::Cholmod : LinearSolverKind::EigenLDLT);
+  // Small models: the dense GPU Cholesky; mid-size: cuDSS where it loads, else dense; large:
+  // cuDSS where built (its error then names a missing library), else block PCG.
+  const bool sparse = cudss_solver_usable();
+  EXPECT_TRUE(!sparse || have_cudss_solver());
   EXPECT_EQ(choose_linear_solver(Backend::Cuda, 100), LinearSolverKind::CudaDense);
-  EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuDenseMaxDofs), LinearSolverKind::CudaDense);
+  EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuSparseMinDofs), LinearSolverKind::CudaDense);
+  EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuSparseMinDofs + 1),
+            sparse ? LinearSolverKind::Cudss : LinearSolverKind::CudaDense);
+  EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuDenseMaxDofs),
+            sparse ? LinearSolverKind::Cudss : LinearSolverKind::CudaDense);
   EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuDenseMaxDofs + 1),
             have_cudss_solver() ? LinearSolverKind::Cudss : LinearSolverKind::CudaPcg);
+  std::string reason;
+  if (!cudss_solver_usable(&reason)) EXPECT_FALSE(reason.empty());
   // An explicit choice is the user's override, whatever the size.
   EXPECT_EQ(choose_linear_solver(Backend::Cuda, 10, LinearSolverKind::CudaPcg), LinearSolverKind::CudaPcg);
   EXPECT_EQ(choose_linear_solver(Backend::Cpu, 10, LinearSolverKind::EigenLDLT), LinearSolverKind::EigenLDLT);

@@ -66,9 +66,19 @@ bool have_cudss_solver() {
 #endif
 }
 
+bool cudss_solver_usable(std::string* reason) {
+#ifdef SOFTIK_HAVE_CUDA
+  return cuda::cudss_library_available(reason);
+#else
+  if (reason) *reason = "softik was built without the CUDA backend";
+  return false;
+#endif
+}
+
 LinearSolverKind choose_linear_solver(Backend backend, int num_free_dofs, LinearSolverKind requested) {
   if (requested != LinearSolverKind::Automatic) return requested;
   if (backend == Backend::Cpu) return have_cholmod() ? LinearSolverKind::Cholmod : LinearSolverKind::EigenLDLT;
+  if (num_free_dofs > kGpuSparseMinDofs && cudss_solver_usable()) return LinearSolverKind::Cudss;
   if (num_free_dofs <= kGpuDenseMaxDofs) return LinearSolverKind::CudaDense;
   return have_cudss_solver() ? LinearSolverKind::Cudss : LinearSolverKind::CudaPcg;
 }

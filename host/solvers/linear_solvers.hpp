@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "softik/linear_solver.hpp"
 
@@ -16,6 +17,9 @@ std::unique_ptr<LinearSolver> make_cuda_dense_solver();      // cuda/solvers/cud
 std::unique_ptr<LinearSolver> make_cuda_pcg_solver();        // cuda/solvers/cuda_pcg_solver.cu
 std::unique_ptr<LinearSolver> make_cusolversp_solver();      // cuda/solvers/cusolversp_solver.cu
 bool have_cudss();                                           // cuda/solvers/cudss_solver.cu
+namespace cuda {
+bool cudss_library_available(std::string* reason);          // cuda/solvers/cudss_solver.cu or cudss_library.cu
+}  // namespace cuda
 std::unique_ptr<LinearSolver> make_cudss_solver();           // cuda/solvers/cudss_solver.cu (throws without cuDSS)
 #endif
 }  // namespace softik

@@ -116,16 +116,26 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind = LinearS
 /// Largest free-DOF count for which Automatic picks the dense GPU Cholesky (an n^2 matrix:
 /// 3.2 GB at 20k DOFs); larger models take cuDSS when built with it, else block PCG.
 constexpr int kGpuDenseMaxDofs = 20000;
+/// Above this free-DOF count Automatic prefers cuDSS to the dense GPU Cholesky when cuDSS can be
+/// used here (measured on an H200, bench/RESULTS.md: equal at 1.2k DOFs, cuDSS 2.4x faster
+/// factorisations at 7.8k, 2.7x faster inverse steps at 6.9k, 2.4x the batch throughput at 4.2k).
+constexpr int kGpuSparseMinDofs = 2000;
 
 /// What LinearSolverKind::Automatic means for `backend` and a model with num_free_dofs:
 ///   Cpu:  Cholmod when built with CHOLMOD, else EigenLDLT.
-///   Cuda: CudaDense up to kGpuDenseMaxDofs, else Cudss when built with cuDSS, else CudaPcg.
+///   Cuda: Cudss above kGpuSparseMinDofs when cudss_solver_usable(); else CudaDense up to
+///         kGpuDenseMaxDofs; else Cudss when built with cuDSS (its error names the missing
+///         library), else CudaPcg.
 /// A kind other than Automatic is returned unchanged (the user's override).
 LinearSolverKind choose_linear_solver(Backend backend, int num_free_dofs,
                                       LinearSolverKind requested = LinearSolverKind::Automatic);
 
 /// Whether this build has cuDSS (the CUDA backend found nvidia-cudss-cu13 at configure time).
 bool have_cudss_solver();
+/// Whether the cuDSS solver can be used here: built with cuDSS and libcudss.so.1 loads (it is
+/// opened at run time; the first call loads it). No device needed. Never throws; `reason` says
+/// why not.
+bool cudss_solver_usable(std::string* reason = nullptr);
 
 /// Whether this build has CHOLMOD (SOFTIK_WITH_CHOLMOD=ON).
 bool have_cholmod();

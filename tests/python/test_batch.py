@@ -21,6 +21,7 @@ def test_sweep_table_matches_the_cli(softik_module, cli_runs, tmp_path):
             "volume_cavity"} <= set(compared)
     assert list(table["status"]) == ["ok"] * 4 and result.workers == 2 and result.backend == "cpu"
     assert all(d["ok"] and d["error"] == "" for d in result.designs)
+    assert result.lockstep == {"waves": 0, "groups": 0, "passes": 0, "design_passes": 0}  # auto: off on the cpu
     # The file it kept while running is the same table.
     assert_same_columns(softik.read_table(result.csv_path), cli)
 
@@ -39,6 +40,17 @@ def test_designs_built_in_python(softik_module, tmp_path):
     assert list(table["design"]) == ["p6000", "p12000"] and list(table["status"]) == ["ok", "ok"]
     np.testing.assert_array_equal(table["pressure_cavity"], [6000, 12000])
     assert 0 < table["uz_tip"][0] < table["uz_tip"][1]
+    # In lockstep (one mesh: one group, shared passes) the same table.
+    (tmp_path / "lockstep").mkdir()
+    together = tmp_path / "lockstep" / "pressures.yaml"
+    lines = [f"scene: {FINGER}", "lockstep: on", "designs:"]
+    for d in designs:
+        overrides = ", ".join("'%s': %s" % (k, v) for k, v in d["set"].items())  # quoted: [ ] in a flow map
+        lines.append("  - {name: %s, set: {%s}}" % (d["name"], overrides))
+    together.write_text("\n".join(lines) + "\n")
+    locked = softik.run_batch(str(together), str(tmp_path / "lockstep"))
+    assert locked.lockstep["groups"] == 1 and 0 < locked.lockstep["passes"] < locked.lockstep["design_passes"]
+    assert_same_columns(locked.table(), table)
 
 
 def test_bad_designs_fail_before_running(softik_module):
