@@ -1,6 +1,7 @@
 // The CUDA backend's DesignAssemblyEngine (host/assembly/device_assembly.hpp): the designs of
-// one mesh assembled in one launch over designs x cells (DeviceAssembler::assemble_designs), for
-// the batch runner's design groups (host/batch/design_batch.hpp).
+// one mesh topology assembled in one launch over designs x cells (DeviceAssembler::
+// assemble_designs; each design's own rest data when their geometries differ), for the batch
+// runner's design groups (host/batch/design_batch.hpp).
 //
 // Positions: a host staging array of D x num_dofs doubles, holding each design's last posted
 // positions (its rest positions before the first), uploaded whole before every pass (a design
@@ -27,15 +28,21 @@ class DeviceDesignEngine final : public DesignAssemblyEngine {
  public:
   explicit DeviceDesignEngine(const std::vector<const Assembler*>& designs) : device_(*designs.front()) {
     std::vector<std::vector<Material>> materials;
-    materials.reserve(designs.size());
-    for (const Assembler* a : designs) materials.push_back(a->materials());
-    device_.set_designs(materials);
+    std::vector<const Mesh*> meshes;
+    bool geometries_differ = false;
+    for (const Assembler* a : designs) {
+      materials.push_back(a->materials());
+      meshes.push_back(&a->mesh());
+      geometries_differ = geometries_differ || a->mesh().X != designs.front()->mesh().X;
+    }
+    device_.set_designs(materials, geometries_differ ? meshes : std::vector<const Mesh*>{});
     num_dofs_ = static_cast<std::size_t>(device_.num_dofs());
     nnz_ = static_cast<std::size_t>(device_.nnz());
-    const std::vector<Real> rest = designs.front()->mesh().rest_positions();
     staging_.resize(designs.size() * num_dofs_);
-    for (std::size_t d = 0; d < designs.size(); ++d)
+    for (std::size_t d = 0; d < designs.size(); ++d) {
+      const std::vector<Real> rest = designs[d]->mesh().rest_positions();
       std::copy(rest.begin(), rest.end(), staging_.begin() + static_cast<std::ptrdiff_t>(d * num_dofs_));
+    }
   }
 
   int num_designs() const override { return device_.num_designs(); }

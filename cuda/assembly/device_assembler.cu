@@ -72,6 +72,7 @@ struct DeviceAssembler::Impl {
   int num_designs = 0, design_material_count = 0;
   DeviceArray<unsigned char> design_materials;
   DeviceArray<Real> design_x, design_force, design_K, design_cell_energy;
+  DeviceArray<Real> design_rest;  ///< per design rest words when set_designs got meshes (else empty)
   DeviceArray<CellStatus> design_status;
   std::vector<Real> design_energy;
   // Energy reduction: per-design sums of the cell energies (cub, no atomics: deterministic).
@@ -261,9 +262,20 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   if (request.energy) p.energy = p.reduce_energies(p.cell_energy.get(), 1).front();
 }
 
-void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials) {
+void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials,
+                                  const std::vector<const Mesh*>& meshes) {
   Impl& p = *impl_;
   SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
+  SOFTIK_CHECK(meshes.empty() || meshes.size() == materials.size(),
+               "set_designs: " << meshes.size() << " meshes for " << materials.size() << " designs (give none, or one each)");
+  const std::size_t rest_words = static_cast<std::size_t>(p.element.rest_words) * static_cast<std::size_t>(p.num_cells);
+  for (std::size_t d = 0; d < meshes.size(); ++d) {
+    const Mesh& m = *meshes[d];
+    SOFTIK_CHECK(m.num_cells() == p.num_cells && m.num_dofs() == p.num_dofs && m.dim == p.dim,
+                 "set_designs: design " << d << "'s mesh has " << m.num_cells() << " cells and " << m.num_dofs()
+                                        << " DOFs, the assembler's " << p.num_cells << " and " << p.num_dofs
+                                        << ": designs of one launch share the topology");
+  }
   SOFTIK_CHECK(materials.size() < 65536, "set_designs: at most 65535 designs per launch, got " << materials.size()
                                                                                                 << ": split the batch");
   const std::size_t count = materials.front().size();
@@ -286,12 +298,13 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
                "set_designs: " << D << " designs of " << p.num_cells << " cells exceed the " << kNoIndex
                                << " cells one pass indexes: evaluate the designs in smaller batches");
   const std::size_t bytes = D * (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz) +
-                                 static_cast<std::size_t>(p.num_cells)) * sizeof(Real) +
+                                 static_cast<std::size_t>(p.num_cells) + (meshes.empty() ? 0 : rest_words)) *
+                                sizeof(Real) +
                             D * material_bytes(materials.front()) + D * sizeof(CellStatus);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() + p.design_materials.bytes() +
-                           p.design_cell_energy.bytes();
+                           p.design_cell_energy.bytes() + p.design_rest.bytes();
   SOFTIK_CHECK(bytes <= free_bytes + held,
                "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
                              << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
@@ -302,6 +315,7 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
   p.design_force = DeviceArray<Real>();
   p.design_K = DeviceArray<Real>();
   p.design_cell_energy = DeviceArray<Real>();
+  p.design_rest = DeviceArray<Real>();
   std::visit(
       [&](const auto& first) {
         using M = std::decay_t<decltype(first)>;
@@ -320,6 +334,12 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
   p.design_K = DeviceArray<Real>(D * static_cast<std::size_t>(p.nnz));
   p.design_cell_energy = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_cells));
   p.design_status = DeviceArray<CellStatus>(D);
+  if (!meshes.empty()) {  // each design's rest words, in the layout of the shared table
+    p.design_rest = DeviceArray<Real>(D * rest_words);
+    for (std::size_t d = 0; d < D; ++d)
+      upload_transposed(p.design_rest.get() + d * rest_words, p.num_cells, p.element.rest_words,
+                        [&](int c, Real* record) { p.element.pack_rest(*meshes[d], c, record, 1); });
+  }
   p.design_energy.assign(D, 0.0);
   SOFTIK_CUDA_CHECK(cudaMemset(p.design_x.get(), 0, p.design_x.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.design_force.get(), 0, p.design_force.bytes()));
@@ -349,6 +369,10 @@ void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request,
   pass.material_design_stride = static_cast<std::size_t>(p.design_material_count);
   pass.x = {d_x, D * static_cast<std::size_t>(p.num_dofs)};
   pass.x_stride = static_cast<std::size_t>(p.num_dofs);
+  if (p.design_rest.size() > 0) {  // per design geometry: the same layout, one table per design
+    pass.rest.values = {p.design_rest.get(), p.design_rest.size()};
+    pass.rest_design_stride = p.design_rest.size() / D;
+  }
   if (request.energy) pass.cell_energy = {p.design_cell_energy.get(), p.design_cell_energy.size()};
   if (request.force) pass.force = {p.design_force.get(), p.design_force.size()};
   pass.force_stride = static_cast<std::size_t>(p.num_dofs);

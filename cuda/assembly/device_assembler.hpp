@@ -81,10 +81,14 @@ class DeviceAssembler final : public DeviceAssembly {
 
   // ---- Designs: many parameter sets of this mesh in ONE launch over designs x cells ----------
   /// Sets the designs evaluated by assemble_designs(): materials[d] holds design d's materials
-  /// (one, or one per cell; every design the same count and the host's law). Allocates the
-  /// batch buffers (num_designs x (2 num_dofs + nnz) doubles), checked against free device
-  /// memory with a clear error first.
-  void set_designs(const std::vector<std::vector<Material>>& materials);
+  /// (one, or one per cell; every design the same count and the host's law). `meshes` (empty:
+  /// every design has the host's geometry) gives each design's mesh when their rest positions
+  /// differ: the same cell type, cells and free DOFs as the host's (the same topology, so the same
+  /// CSR pattern and slots: the caller's promise; the counts are checked), each design's rest
+  /// data packed from its own nodes.
+  /// Allocates the batch buffers (num_designs x (2 num_dofs + nnz) doubles, plus the rest words
+  /// per design with `meshes`), checked against free device memory with a clear error first.
+  void set_designs(const std::vector<std::vector<Material>>& materials, const std::vector<const Mesh*>& meshes = {});
   int num_designs() const;
   /// Device buffer of num_designs * num_dofs positions (design d at d * num_dofs).
   Real* device_design_positions();

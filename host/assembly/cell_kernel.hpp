@@ -10,8 +10,9 @@
 //
 // The arrays are exec::Tables whose Layout says records (CPU) or columns (GPU); the Space in
 // their type is the policy's (a host loop cannot be handed device memory). A pass covers
-// num_designs designs of one mesh: iteration i is cell i % num_cells of design i / num_cells,
-// which reads x + design * x_stride and its materials at design * material_design_stride and
+// num_designs designs of one mesh topology: iteration i is cell i % num_cells of design
+// i / num_cells, which reads x + design * x_stride, its rest data at design * rest_design_stride
+// (0: one geometry), its materials at design * material_design_stride and
 // writes its outputs and CellStatus at the design's offsets.
 //
 // Device code never throws: a non-finite gathered position and an inverted cell where the
@@ -56,6 +57,9 @@ struct CellPass {
   int num_designs = 1;
   exec::Table<const int, S> nodes;  ///< (cell, a): node a of the cell
   exec::Table<const Real, S> rest;  ///< (cell, w): word w of its fem::RestData (rest_words.hpp)
+  /// Rest words per design when the designs' meshes differ in geometry (same topology): design
+  /// d's rest table starts at d * rest_design_stride. 0: one geometry for every design.
+  std::size_t rest_design_stride = 0;
   exec::Table<const int, S> slots;  ///< (cell, r * nd + s): CSR slot of element entry (r, s), -1 if fixed
   exec::View<const unsigned char, S> materials;  ///< laws of one type M, bytewise
   std::size_t material_stride = 0;         ///< 0: one material for all cells; 1: one per cell
@@ -126,8 +130,10 @@ struct GatheredCell {
       }
     }
     constexpr bool with_center = std::is_same<Form, Corotational>::value;
-    for_each_rest_word<E>(rest, with_center,
-                          [&](int w, Real& word) { word = p.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); });
+    const Real* rest_words = p.rest.values.data + static_cast<std::size_t>(design) * p.rest_design_stride;
+    for_each_rest_word<E>(rest, with_center, [&](int w, Real& word) {
+      word = rest_words[p.rest.layout(static_cast<std::size_t>(c), static_cast<std::size_t>(w))];
+    });
     material = reinterpret_cast<const M*>(p.materials.data)[static_cast<std::size_t>(design) * p.material_design_stride +
                                                             p.material_stride * static_cast<std::size_t>(c)];
   }

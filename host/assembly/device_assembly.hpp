@@ -53,8 +53,8 @@ class ScopedDeviceAssemblyFactory {
   const DeviceAssemblyFactory* previous_;
 };
 
-/// Assembles D designs of one mesh (the same cells, rest positions, free DOFs, formulation and
-/// law; their own materials) together: the CUDA backend in one launch over designs x cells
+/// Assembles D designs of one mesh topology (the same cells, free DOFs, formulation and law; their
+/// own rest positions and materials) together: the CUDA backend in one launch over designs x cells
 /// (cuda/assembly/design_engine.cu), the CPU twin one design after another with each design's
 /// own host Assembler (host/batch/design_batch.cpp). Called by one thread at a time.
 class DesignAssemblyEngine {
@@ -78,9 +78,9 @@ class DesignAssemblyEngine {
 #ifdef SOFTIK_HAVE_CUDA
 /// The CUDA backend's DeviceAssembly for `host` (cuda/assembly/device_assembler.cu).
 std::unique_ptr<DeviceAssembly> make_device_assembly(const Assembler& host);
-/// The CUDA backend's engine for the designs whose host Assemblers are `designs` (one mesh:
-/// the caller checked it), uploading designs[0]'s mesh once and every design's materials
-/// (cuda/assembly/design_engine.cu).
+/// The CUDA backend's engine for the designs whose host Assemblers are `designs` (one topology:
+/// the caller checked it), uploading designs[0]'s mesh once, every design's materials, and every
+/// design's rest data when their rest positions differ (cuda/assembly/design_engine.cu).
 std::unique_ptr<DesignAssemblyEngine> make_device_design_engine(const std::vector<const Assembler*>& designs);
 #endif
 

@@ -5,7 +5,8 @@
 // shared: each design's Assembler gets a DesignSlot as its DeviceAssembly, and a pass a design
 // asks for waits until every design of its DesignBatch that is still solving has asked for one
 // too; then one pass of the DesignAssemblyEngine assembles them all (on the GPU: one launch over
-// designs x cells), and each design takes its own results. A design that finished (or failed)
+// designs x cells), and each design takes its own results. Designs of one topology (cells and
+// free DOFs) group together whatever their geometry: each keeps its own rest data. A design that finished (or failed)
 // leaves the batch, so the others never wait for it. Designs that need more iterations than the
 // others simply keep asking: the passes shrink to the designs still going.
 //
@@ -27,9 +28,9 @@
 
 namespace softik::batch_detail {
 
-/// Whether `a` and `b` assemble the same mesh (cell type, cells, rest positions: bitwise) with
-/// the same free DOFs, formulation options and law and the same number of materials, so that one
-/// engine assembles both (their materials' parameters may differ).
+/// Whether `a` and `b` assemble one mesh topology (cell type, cells, node count) with the same
+/// free DOFs, formulation options and law and the same number of materials, so that one engine
+/// assembles both (one CSR pattern); their rest positions and materials' parameters may differ.
 bool same_assembly(const Assembler& a, const Assembler& b);
 
 /// The designs of one engine and the barrier that makes their passes one.

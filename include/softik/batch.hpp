@@ -93,8 +93,9 @@ struct BatchSpec {
   /// before anything runs.
   size_t max_designs = 100000;
   /// Lockstep evaluation (`lockstep:`): the designs run in waves of `lockstep_designs`; each
-  /// wave's designs are built, grouped by mesh (same cells, rest positions, fixed DOFs,
-  /// formulation and law: a swept generator size makes several groups), and every group's
+  /// wave's designs are built, grouped by mesh topology (same cells, fixed DOFs, formulation and
+  /// law; rest positions may differ: a swept size that changes the cell count makes several
+  /// groups, one that only moves nodes does not), and every group's
   /// designs are assembled together, one pass for all of them, while each design keeps its own
   /// Newton iterations, solver, results and outputs (host/batch/design_batch.hpp). Results equal
   /// those of the designs run one by one (bitwise on the cpu backend, to round-off on cuda).

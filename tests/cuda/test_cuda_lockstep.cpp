@@ -47,16 +47,21 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   AssemblyOptions options;
   options.formulation = Formulation::Hyperelastic;
   const std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
+  // Designs 0 and 1 on the finger, design 2 on the finger stretched 10% along y (the same
+  // topology, its own rest data).
+  Mesh wide = mesh;
+  for (size_t k = 1; k < wide.X.size(); k += 3) wide.X[k] *= 1.1;
   std::vector<Assembler> designs;
   for (Real young : {1e5, 2e5, 4e5})
-    designs.emplace_back(mesh, std::vector<Material>{fem::NeoHookean::from_young_poisson(young, 0.45)}, fixed, options);
+    designs.emplace_back(young == 4e5 ? wide : mesh, std::vector<Material>{fem::NeoHookean::from_young_poisson(young, 0.45)},
+                         fixed, options);
   std::vector<const Assembler*> pointers;
   for (const Assembler& a : designs) pointers.push_back(&a);
   auto gpu = batch_detail::make_design_engine(pointers, true);
   auto cpu = batch_detail::make_design_engine(pointers, false);
   ASSERT_TRUE(gpu->on_device());
   // Each design deformed its own way; design 1 is not assembled in the second pass.
-  std::vector<std::vector<Real>> x(3, mesh.rest_positions());
+  std::vector<std::vector<Real>> x = {mesh.rest_positions(), mesh.rest_positions(), wide.rest_positions()};
   for (size_t d = 0; d < 3; ++d)
     for (size_t k = 0; k < x[d].size(); ++k) x[d][k] += 1e-4 * std::sin(0.37 * static_cast<Real>(k) + static_cast<Real>(d));
   for (int pass = 0; pass < 2; ++pass) {
@@ -83,7 +88,7 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
     EXPECT_GT(relative_difference(f0, f2), 1e-3);
   }
   // An inverted cell in design 2 fails design 2 only, with the CPU's words.
-  std::vector<Real> crushed = mesh.rest_positions();
+  std::vector<Real> crushed = wide.rest_positions();
   const int* cell = mesh.cell(0);
   for (int i = 0; i < 3; ++i) crushed[static_cast<size_t>(3 * cell[1] + i)] = crushed[static_cast<size_t>(3 * cell[0] + i)];
   std::vector<std::exception_ptr> fg, fc;
@@ -112,6 +117,7 @@ TEST(CudaLockstep, ABatchOnTheGpuGivesTheCpuTableToRoundOff) {
   const std::string yaml = R"(scene: block.yaml
 sweep:
   mesh.generator.size[0]: [0.03, 0.036]
+  mesh.generator.size[1]: [0.0125, 0.013]
   materials.young: [1.0e5, 4.0e5]
   loads.pressure.value: [3000, 9000]
 )";
@@ -126,7 +132,7 @@ sweep:
   };
   const BatchResult cpu = run("cpu", Backend::Cpu, "off");
   const BatchResult gpu = run("gpu", Backend::Cuda, "auto");  // auto: lockstep on the cuda backend
-  EXPECT_EQ(gpu.lockstep.groups, 2u);
+  EXPECT_EQ(gpu.lockstep.groups, 2u);  // two cell counts, each group holding two geometries
   EXPECT_LT(2 * gpu.lockstep.passes, gpu.lockstep.design_passes);
   const Table a = batch_detail::read_csv(read_file(dir / "gpu" / "b.csv"), "gpu");
   const Table b = batch_detail::read_csv(read_file(dir / "cpu" / "b.csv"), "cpu");
