@@ -136,19 +136,23 @@ std::string first_error(const softik::BatchResult& result) {
   return {};
 }
 
+/// False, with the benchmark skipped and the reason, when `backend` cannot run here.
+bool backend_usable(softik::Backend backend, benchmark::State& state) {
+  try {
+    softik::require_backend(backend);
+    return true;
+  } catch (const softik::Error& e) {
+    state.SkipWithError((std::string("no CUDA device: ") + e.what()).c_str());
+    return false;
+  }
+}
+
 void BM_BatchDesigns(benchmark::State& state) {
   const softik::Backend backend = state.range(0) == 0 ? softik::Backend::Cpu : softik::Backend::Cuda;
   const int designs = static_cast<int>(state.range(1));
   const int workers = static_cast<int>(state.range(2));
   state.SetLabel(softik::backend_name(backend));
-  if (backend == softik::Backend::Cuda) {
-    try {
-      softik::require_backend(backend);
-    } catch (const softik::Error& e) {
-      state.SkipWithError((std::string("no CUDA device: ") + e.what()).c_str());
-      return;
-    }
-  }
+  if (!backend_usable(backend, state)) return;
   const softik::BatchSpec* spec = nullptr;
   try {
     spec = &batch(designs);
@@ -226,14 +230,7 @@ void BM_BatchLockstep(benchmark::State& state) {
   const int designs = static_cast<int>(state.range(1));
   const bool lockstep = state.range(2) != 0;
   state.SetLabel(std::string(softik::backend_name(backend)) + (lockstep ? " lockstep" : " one by one"));
-  if (backend == softik::Backend::Cuda) {
-    try {
-      softik::require_backend(backend);
-    } catch (const softik::Error& e) {
-      state.SkipWithError((std::string("no CUDA device: ") + e.what()).c_str());
-      return;
-    }
-  }
+  if (!backend_usable(backend, state)) return;
   const softik::BatchSpec* spec = nullptr;
   try {
     spec = &batch5k(designs, lockstep);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "scene_test_support.hpp"
+#include "softik/batch.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
@@ -15,6 +16,16 @@ inline const std::string kBatchBase = kBlock + R"(loads: {pressure: {name: cavit
 solver: {load_steps: 2}
 outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
 )";
+
+/// Writes `yaml` to dir/<name>.yaml and runs that batch into dir/<name>/, its table kept at
+/// dir/<name>/b.csv; `options` gives the rest (backend, workers, ...).
+inline BatchResult run_batch_text(const fs::path& dir, const std::string& name, const std::string& yaml,
+                                  BatchRunOptions options = {}) {
+  write_file(dir / (name + ".yaml"), yaml);
+  options.out_dir = (dir / name).string();
+  options.csv_path = (dir / name / "b.csv").string();
+  return run_batch(parse_batch((dir / (name + ".yaml")).string()), options);
+}
 
 /// The message of the softik::Error `f` throws, or "(no error)".
 inline std::string batch_error_of(const std::function<void()>& f) {

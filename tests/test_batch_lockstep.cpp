@@ -169,13 +169,9 @@ Table without_seconds(Table t) {
   return t;
 }
 
-/// Runs the batch `yaml` (with `lockstep: <mode>` appended) in dir/<mode>, returning the result.
+/// Runs the batch `yaml` with `lockstep: <mode>` appended, in dir/<mode>.
 BatchResult run_mode(const fs::path& dir, const std::string& yaml, const std::string& mode) {
-  write_file(dir / (mode + ".yaml"), yaml + "lockstep: " + mode + "\n");
-  BatchRunOptions options;
-  options.out_dir = (dir / mode).string();
-  options.csv_path = (dir / mode / "b.csv").string();
-  return run_batch(parse_batch((dir / (mode + ".yaml")).string()), options);
+  return run_batch_text(dir, mode, yaml + "lockstep: " + mode + "\n");
 }
 
 TEST(BatchLockstep, GivesTheTableOfTheDesignsRunOneByOne) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
+#include "cuda_test_support.hpp"
 #include "../scene_test_support.hpp"
 #include "softik/batch.hpp"
 #include "cuda/assembly/device_assembler.hpp"
@@ -23,23 +24,6 @@
 
 namespace softik {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE()                                     \
-  do {                                                            \
-    std::string reason_;                                          \
-    if (!cuda::device_available(&reason_)) GTEST_SKIP() << reason_; \
-  } while (0)
-
-/// max |a - b| / max |b| (relative to the vector's scale).
-Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  Real diff = 0, scale = 0;
-  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-    scale = std::max(scale, std::abs(b[k]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
 
 struct Model {
   const char* name;

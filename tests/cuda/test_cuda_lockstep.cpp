@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../batch_test_support.hpp"
+#include "cuda_test_support.hpp"
 #include "host/batch/batch_csv.hpp"
 #include "host/batch/design_batch.hpp"
 #include "softik/backend.hpp"
@@ -22,22 +23,6 @@
 
 namespace softik {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE()                                       \
-  do {                                                              \
-    std::string reason_;                                            \
-    if (!cuda::device_available(&reason_)) GTEST_SKIP() << reason_; \
-  } while (0)
-
-Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  Real diff = 0, scale = 0;
-  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-    scale = std::max(scale, std::abs(b[k]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
 
 TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   SKIP_WITHOUT_DEVICE();
@@ -122,13 +107,10 @@ sweep:
   loads.pressure.value: [3000, 9000]
 )";
   auto run = [&](const std::string& name, Backend backend, const std::string& lockstep) {
-    write_file(dir / (name + ".yaml"), yaml + "lockstep: " + lockstep + "\n");
     BatchRunOptions options;
-    options.out_dir = (dir / name).string();
-    options.csv_path = (dir / name / "b.csv").string();
     options.has_backend = true;
     options.backend = backend;
-    return run_batch(parse_batch((dir / (name + ".yaml")).string()), options);
+    return run_batch_text(dir, name, yaml + "lockstep: " + lockstep + "\n", options);
   };
   const BatchResult cpu = run("cpu", Backend::Cpu, "off");
   const BatchResult gpu = run("gpu", Backend::Cuda, "auto");  // auto: lockstep on the cuda backend
