@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "host/batch/batch_csv.hpp"
 #include "scene_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
@@ -16,6 +18,22 @@ inline const std::string kBatchBase = kBlock + R"(loads: {pressure: {name: cavit
 solver: {load_steps: 2}
 outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
 )";
+
+/// A results table's cells (row 0: the header).
+using Table = std::vector<std::vector<std::string>>;
+
+/// The cells of the CSV file at `file` (batch_csv.hpp's reader).
+inline Table cells(const fs::path& file) { return batch_detail::read_csv(read_file(file), file.string()); }
+
+/// `table` as CSV text (batch_csv.hpp's quoting).
+inline std::string csv_text(const Table& table) {
+  std::string text;
+  for (const auto& row : table) {
+    for (size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + batch_detail::csv_field(row[c]);
+    text += "\n";
+  }
+  return text;
+}
 
 /// Writes `yaml` to dir/<name>.yaml and runs that batch into dir/<name>/, its table kept at
 /// dir/<name>/b.csv; `options` gives the rest (backend, workers, ...).

@@ -156,10 +156,6 @@ TEST(BatchLockstep, DesignsOfOneMeshGroupTogetherOthersDoNot) {
   EXPECT_FALSE(batch_detail::same_assembly(a, c));
 }
 
-using Table = std::vector<std::vector<std::string>>;
-
-Table cells(const fs::path& file) { return batch_detail::read_csv(read_file(file), file.string()); }
-
 /// The table without its `seconds` column (wall time differs from run to run).
 Table without_seconds(Table t) {
   size_t s = 0;
@@ -251,6 +247,62 @@ sweep:
   EXPECT_EQ(on.lockstep.groups, 1u);
   EXPECT_LT(on.lockstep.passes, on.lockstep.design_passes);
   EXPECT_EQ(without_seconds(cells(dir / "on" / "b.csv")), without_seconds(cells(dir / "off" / "b.csv")));
+}
+
+TEST(BatchLockstep, DynamicDesignsWithContactRunInLockstepToo) {
+  // A block dropped on a table (tests/test_scene_dynamics.cpp): implicit time steps, each with
+  // its Newton iterations and the frictional contact loop, all through the shared passes.
+  const fs::path dir = fresh_dir("batch_lockstep_dynamics");
+  write_file(dir / "drop.yaml", R"(name: drop
+mesh: {generator: {type: box, size: [0.05, 0.05, 0.05], origin: [0, 0, 0.002], cells: [2, 2, 2], cell_type: hex8}}
+formulation: linear
+materials: {law: linear, young: 1.0e5, poisson: 0.3}
+loads:
+  gravity: {density: 1000}
+dynamics: {dt: 0.01, duration: 0.2}
+contact:
+  obstacles:
+    - {name: table, type: plane, point: [0, 0, 0], normal: [0, 0, 1], friction: 0.4}
+outputs: {every: 5, vtu: false, probes: [{name: top, point: [0.025, 0.025, 0.052]}]}
+)");
+  const std::string yaml = R"(scene: drop.yaml
+sweep:
+  materials.young: [1.0e5, 3.0e5]
+  contact.obstacles[0].friction: [0.2, 0.6]
+)";
+  const BatchResult off = run_mode(dir, yaml, "off");
+  const BatchResult on = run_mode(dir, yaml, "on");
+  for (const DesignResult& d : on.designs) EXPECT_TRUE(d.ok) << d.name << ": " << d.error;
+  EXPECT_EQ(on.lockstep.groups, 1u);
+  EXPECT_LT(on.lockstep.passes, on.lockstep.design_passes);
+  EXPECT_EQ(without_seconds(cells(dir / "on" / "b.csv")), without_seconds(cells(dir / "off" / "b.csv")));
+  for (const DesignResult& d : on.designs)
+    EXPECT_EQ(without_seconds(cells(dir / "on" / d.name / "drop.csv")), without_seconds(cells(dir / "off" / d.name / "drop.csv")))
+        << d.name;
+}
+
+TEST(BatchLockstep, ResumedBatchesRunOnlyTheMissingDesignsInLockstep) {
+  const fs::path dir = fresh_dir("batch_lockstep_resume");
+  write_file(dir / "block.yaml", kBatchBase);
+  write_file(dir / "b.yaml", "scene: block.yaml\nlockstep: on\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n");
+  const BatchSpec spec = parse_batch((dir / "b.yaml").string());
+  BatchRunOptions options;
+  options.out_dir = (dir / "out").string();
+  options.csv_path = (dir / "out" / "b.csv").string();
+  const BatchResult all = run_batch(spec, options);
+  const Table full = without_seconds(cells(dir / "out" / "b.csv"));
+  // Drop the middle design's row, then resume: one design in one wave, the others kept.
+  Table t = cells(dir / "out" / "b.csv");
+  t.erase(t.begin() + 2);
+  write_file(dir / "out" / "b.csv", csv_text(t));
+  options.resume = true;
+  const BatchResult resumed = run_batch(spec, options);
+  EXPECT_EQ(all.lockstep.design_passes > 0, true);
+  EXPECT_EQ(resumed.resumed, 2u);
+  EXPECT_EQ(resumed.lockstep.waves, 1u);
+  EXPECT_EQ(resumed.workers, 1);
+  EXPECT_EQ(resumed.lockstep.passes, resumed.lockstep.design_passes);  // one design: every pass its own
+  EXPECT_EQ(without_seconds(cells(dir / "out" / "b.csv")), full);
 }
 
 TEST(BatchLockstep, BadKeysAreNamed) {

@@ -22,21 +22,6 @@ sweep:
   loads.pressure.value: [1000, 2000, 3000, 4000]
 )";
 
-using Table = std::vector<std::vector<std::string>>;
-
-/// The cells of a results table (batch_csv.hpp's reader).
-Table cells(const fs::path& file) { return batch_detail::read_csv(read_file(file), file.string()); }
-
-/// `table` as CSV text.
-std::string csv_text(const Table& table) {
-  std::string text;
-  for (const auto& row : table) {
-    for (size_t c = 0; c < row.size(); ++c) text += (c ? "," : "") + batch_detail::csv_field(row[c]);
-    text += "\n";
-  }
-  return text;
-}
-
 size_t column(const Table& table, const std::string& name) {
   for (size_t c = 0; c < table[0].size(); ++c)
     if (table[0][c] == name) return c;

@@ -27,11 +27,6 @@ sweep:
   loads.pressure.value: [2000, 4000, 6000]
 )";
 
-/// The cells of a CSV file (batch_csv.hpp's reader).
-std::vector<std::vector<std::string>> cells(const fs::path& file) {
-  return batch_detail::read_csv(read_file(file), file.string());
-}
-
 
 TEST(BatchShards, ShardsPartitionTheDesignsRoundRobin) {
   const fs::path dir = fresh_dir("batch_shards_split");

@@ -93,8 +93,6 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   EXPECT_EQ(message(fg[2]), message(fc[2]));
 }
 
-using Table = std::vector<std::vector<std::string>>;
-
 TEST(CudaLockstep, ABatchOnTheGpuGivesTheCpuTableToRoundOff) {
   SKIP_WITHOUT_DEVICE();
   const fs::path dir = fresh_dir("cuda_lockstep_table");
@@ -116,8 +114,8 @@ sweep:
   const BatchResult gpu = run("gpu", Backend::Cuda, "auto");  // auto: lockstep on the cuda backend
   EXPECT_EQ(gpu.lockstep.groups, 2u);  // two cell counts, each group holding two geometries
   EXPECT_LT(2 * gpu.lockstep.passes, gpu.lockstep.design_passes);
-  const Table a = batch_detail::read_csv(read_file(dir / "gpu" / "b.csv"), "gpu");
-  const Table b = batch_detail::read_csv(read_file(dir / "cpu" / "b.csv"), "cpu");
+  const Table a = cells(dir / "gpu" / "b.csv");
+  const Table b = cells(dir / "cpu" / "b.csv");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(a[0], b[0]);
   for (size_t r = 1; r < a.size(); ++r)
