@@ -76,7 +76,8 @@ bool same_assembly(const Assembler& a, const Assembler& b) {
   return a.materials().size() == b.materials().size() && a.materials().front().index() == b.materials().front().index();
 }
 
-DesignBatch::DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine) : engine_(std::move(engine)) {
+DesignBatch::DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine, std::chrono::duration<double> wait)
+    : engine_(std::move(engine)), wait_(wait) {
   const size_t D = static_cast<size_t>(engine_->num_designs());
   state_.assign(D, State::Idle);
   x_.assign(D, nullptr);
@@ -97,7 +98,12 @@ void DesignBatch::post(int d, const std::vector<Real>& x, bool energy, bool forc
   force_[k] = force;
   stiffness_[k] = stiffness;
   run_pass_if_ready();
-  served_.wait(lock, [&] { return state_[k] != State::Posted; });
+  const auto served = [&] { return state_[k] != State::Posted; };
+  if (wait_ == std::chrono::duration<double>::max()) {
+    served_.wait(lock, served);
+  } else if (!served_.wait_for(lock, wait_, served)) {
+    run_pass();  // waited long enough: the designs posted so far (this one among them) go now
+  }
   if (failure_[k]) {
     std::exception_ptr failure = std::move(failure_[k]);
     failure_[k] = nullptr;
@@ -127,7 +133,10 @@ void DesignBatch::run_pass_if_ready() {
     if (s == State::Idle) return;  // a design still solving has not asked yet
     any = any || s == State::Posted;
   }
-  if (!any) return;
+  if (any) run_pass();
+}
+
+void DesignBatch::run_pass() {
   const size_t D = state_.size();
   std::vector<const std::vector<Real>*> x(D, nullptr);
   bool energy = false, force = false, stiffness = false;
