@@ -8,8 +8,7 @@
 #   SOFTIK   the softik program (build/softik, build-gpu/bin/softik)
 #   DESIGNS  designs per batch (even: half at E = 150 kPa, half at 250 kPa, pressures 4..16 kPa)
 #   CASE     backend:solver:lockstep, e.g. cuda:cuda-dense:on cuda:cudss:off cpu:auto:off
-# LOCKSTEP_DESIGNS sets the designs per lockstep wave (default 64), LOCKSTEP_WAIT the lockstep_wait
-# in seconds (default 0.002).
+# LOCKSTEP_DESIGNS sets the designs per lockstep wave (default 64).
 set -euo pipefail
 softik="$1" designs="$2"
 shift 2
@@ -46,7 +45,6 @@ scene: finger5k.yaml
 backend: $backend
 lockstep: $lockstep
 lockstep_designs: ${LOCKSTEP_DESIGNS:-64}
-lockstep_wait: ${LOCKSTEP_WAIT:-0.002}
 sweep:
   solver.linear_solver: [$solver]
   materials[0].young: [1.5e5, 2.5e5]

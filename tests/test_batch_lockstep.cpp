@@ -138,31 +138,6 @@ Assembler block_assembler(Real young, int cells_x, bool fix_xmin, bool neo_hooke
   return Assembler(mesh, {m}, fix_nodes(mesh, nodes), options);
 }
 
-TEST(BatchLockstep, ADesignWaitsForTheOthersNoLongerThanTheBatchsWait) {
-  // Design 1 asks for its only pass 300 ms after design 0 starts; with a 5 ms wait design 0's
-  // three passes run without it (alone), and design 1's runs alone later.
-  auto engine = std::make_unique<RecordingEngine>(2, -1, 0);
-  RecordingEngine* recorder = engine.get();
-  DesignBatch batch(std::move(engine), std::chrono::milliseconds(5));
-  const auto start = std::chrono::steady_clock::now();
-  double design0_done = 0;
-  std::thread late([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const std::vector<Real> x = {1};
-    batch.post(1, x, false, true, false);
-    batch.leave(1);
-  });
-  const std::vector<Real> x = {0};
-  for (int k = 0; k < 3; ++k) batch.post(0, x, false, true, false);
-  design0_done = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  batch.leave(0);
-  late.join();
-  EXPECT_LT(design0_done, 0.25);  // three waits of 5 ms, not 300 ms
-  ASSERT_EQ(recorder->passes.size(), 4u);
-  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(recorder->passes[k], std::set<int>{0}) << k;
-  EXPECT_EQ(recorder->passes[3], std::set<int>{1});
-}
-
 TEST(BatchLockstep, DesignsOfOneMeshGroupTogetherOthersDoNot) {
   const Assembler a = block_assembler(1e5, 4, true);
   EXPECT_TRUE(batch_detail::same_assembly(a, block_assembler(3e5, 4, true)));         // another material: one group
@@ -190,11 +165,9 @@ Table without_seconds(Table t) {
   return t;
 }
 
-/// Runs the batch `yaml` with `lockstep: <mode>` appended, in dir/<mode>; strict lockstep (every
-/// pass waits for every design still solving) unless `wait` gives lockstep_wait.
-BatchResult run_mode(const fs::path& dir, const std::string& yaml, const std::string& mode,
-                     const std::string& wait = "1.0e6") {
-  return run_batch_text(dir, mode, yaml + "lockstep: " + mode + "\nlockstep_wait: " + wait + "\n");
+/// Runs the batch `yaml` with `lockstep: <mode>` appended, in dir/<mode>.
+BatchResult run_mode(const fs::path& dir, const std::string& yaml, const std::string& mode) {
+  return run_batch_text(dir, mode, yaml + "lockstep: " + mode + "\n");
 }
 
 TEST(BatchLockstep, GivesTheTableOfTheDesignsRunOneByOne) {
@@ -243,7 +216,7 @@ designs:
   - {name: d, set: {loads.pressure.value: 8000}}
 )";
   const BatchResult off = run_mode(dir, yaml, "off");
-  const BatchResult on = run_mode(dir, yaml, "on", "0.002");  // the default wait: passes as they come
+  const BatchResult on = run_mode(dir, yaml, "on");
   EXPECT_EQ(on.lockstep.waves, 3u);
   EXPECT_EQ(on.lockstep.groups, 3u);
   EXPECT_EQ(on.workers, 2);
@@ -311,8 +284,7 @@ sweep:
 TEST(BatchLockstep, ResumedBatchesRunOnlyTheMissingDesignsInLockstep) {
   const fs::path dir = fresh_dir("batch_lockstep_resume");
   write_file(dir / "block.yaml", kBatchBase);
-  write_file(dir / "b.yaml", "scene: block.yaml\nlockstep: on\nlockstep_wait: 0\nsweep: {loads.pressure.value: [2000, "
-                            "4000, 6000]}\n");
+  write_file(dir / "b.yaml", "scene: block.yaml\nlockstep: on\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n");
   const BatchSpec spec = parse_batch((dir / "b.yaml").string());
   BatchRunOptions options;
   options.out_dir = (dir / "out").string();
@@ -341,13 +313,6 @@ TEST(BatchLockstep, BadKeysAreNamed) {
   EXPECT_NE(mode.find("b.yaml:3:"), std::string::npos) << mode;
   EXPECT_NE(mode.find("lockstep"), std::string::npos) << mode;
   EXPECT_NE(mode.find("auto"), std::string::npos) << mode;
-  for (const char* bad : {"-1", "2.0e6"}) {
-    const std::string e =
-        batch_error_of([&] { parse_batch_string(base + "lockstep_wait: " + bad + "\n", (dir / "b.yaml").string()); });
-    EXPECT_NE(e.find("lockstep_wait: the seconds a design's assembly waits"), std::string::npos) << e;
-  }
-  const std::string nan = batch_error_of([&] { parse_batch_string(base + "lockstep_wait: .nan\n", (dir / "b.yaml").string()); });
-  EXPECT_NE(nan.find("b.yaml:3:16: batch.lockstep_wait: expected a finite number"), std::string::npos) << nan;
   for (const char* bad : {"0", "5000", "-1"}) {
     const std::string e = batch_error_of(
         [&] { parse_batch_string(base + "lockstep_designs: " + bad + "\n", (dir / "b.yaml").string()); });
@@ -356,7 +321,6 @@ TEST(BatchLockstep, BadKeysAreNamed) {
   const BatchSpec spec = parse_batch_string(base + "lockstep: on\nlockstep_designs: 7\n", (dir / "b.yaml").string());
   EXPECT_EQ(spec.lockstep, BatchLockstep::On);
   EXPECT_EQ(spec.lockstep_designs, 7);
-  EXPECT_EQ(spec.lockstep_wait, 0.002);
   EXPECT_EQ(parse_batch_string(base, (dir / "b.yaml").string()).lockstep, BatchLockstep::Auto);
 }
 

@@ -275,7 +275,7 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   spec.path = path;
   const Map m(root, path, "batch",
               {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective", "pareto", "constraints",
-               "max_designs", "lockstep", "lockstep_designs", "lockstep_wait"});
+               "max_designs", "lockstep", "lockstep_designs"});
   spec.scene_path = resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
     spec.has_backend = true;
@@ -292,10 +292,6 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   if (spec.lockstep_designs < 1 || spec.lockstep_designs > 4096)
     fail(m.where("lockstep_designs"), "lockstep_designs: the designs assembled together per wave, 1 to 4096 (each "
                                       "runs on a thread of its own)");
-  spec.lockstep_wait = m.number("lockstep_wait", spec.lockstep_wait);
-  if (!(spec.lockstep_wait >= 0 && spec.lockstep_wait <= 1e6))
-    fail(m.where("lockstep_wait"), "lockstep_wait: the seconds a design's assembly waits for the others of its group, "
-                                   "0 to 1e6 (0: never waits; 1e6: every pass holds every design still solving)");
   const int max_designs = m.integer("max_designs", static_cast<int>(spec.max_designs));
   if (max_designs < 1) fail(m.where("max_designs"), "max_designs: the most designs the batch may have, >= 1");
   spec.max_designs = static_cast<size_t>(max_designs);

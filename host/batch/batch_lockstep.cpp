@@ -67,8 +67,7 @@ std::vector<std::shared_ptr<DesignBatch>> form_groups(const BatchSpec& spec, std
     std::vector<const Assembler*> assemblers;
     for (const WaveDesign* w : group) assemblers.push_back(w->built->assembler.get());
     try {
-      auto batch = std::make_shared<DesignBatch>(make_design_engine(assemblers, cuda),
-                                                 std::chrono::duration<double>(spec.lockstep_wait));
+      auto batch = std::make_shared<DesignBatch>(make_design_engine(assemblers, cuda));
       for (size_t d = 0; d < group.size(); ++d) group[d]->slot->attach(batch, static_cast<int>(d));
       batches.push_back(std::move(batch));
     } catch (const std::exception& e) {

@@ -76,8 +76,7 @@ bool same_assembly(const Assembler& a, const Assembler& b) {
   return a.materials().size() == b.materials().size() && a.materials().front().index() == b.materials().front().index();
 }
 
-DesignBatch::DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine, std::chrono::duration<double> wait)
-    : engine_(std::move(engine)), wait_(wait) {
+DesignBatch::DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine) : engine_(std::move(engine)) {
   const size_t D = static_cast<size_t>(engine_->num_designs());
   state_.assign(D, State::Idle);
   x_.assign(D, nullptr);
@@ -98,12 +97,7 @@ void DesignBatch::post(int d, const std::vector<Real>& x, bool energy, bool forc
   force_[k] = force;
   stiffness_[k] = stiffness;
   run_pass_if_ready();
-  const auto served = [&] { return state_[k] != State::Posted; };
-  if (wait_ == std::chrono::duration<double>::max()) {
-    served_.wait(lock, served);
-  } else if (!served_.wait_for(lock, wait_, served)) {
-    run_pass();  // waited long enough: the designs posted so far (this one among them) go now
-  }
+  served_.wait(lock, [&] { return state_[k] != State::Posted; });
   if (failure_[k]) {
     std::exception_ptr failure = std::move(failure_[k]);
     failure_[k] = nullptr;
@@ -133,10 +127,7 @@ void DesignBatch::run_pass_if_ready() {
     if (s == State::Idle) return;  // a design still solving has not asked yet
     any = any || s == State::Posted;
   }
-  if (any) run_pass();
-}
-
-void DesignBatch::run_pass() {
+  if (!any) return;
   const size_t D = state_.size();
   std::vector<const std::vector<Real>*> x(D, nullptr);
   bool energy = false, force = false, stiffness = false;

@@ -14,7 +14,6 @@
 // stream), so D designs cost one assembly launch and D overlapping factorisations per step.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -37,18 +36,13 @@ bool same_assembly(const Assembler& a, const Assembler& b);
 /// The designs of one engine and the barrier that makes their passes one.
 class DesignBatch {
  public:
-  /// `wait`: the longest a posted design waits for the others of the batch that are still
-  /// solving; then the pass runs for the designs posted so far (the others get the next one).
-  /// Infinite (the default): every pass holds every design still in the batch.
-  explicit DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine,
-                       std::chrono::duration<double> wait = std::chrono::duration<double>::max());
+  explicit DesignBatch(std::unique_ptr<DesignAssemblyEngine> engine);
   int num_designs() const { return static_cast<int>(state_.size()); }
   const DesignAssemblyEngine& engine() const { return *engine_; }
 
   /// Design d's pass at positions x: waits until every design still in the batch has posted (the
-  /// last to post runs the pass for all) or, after the batch's `wait`, runs the pass for the
-  /// designs posted so far; then throws d's own failure if it had one. x must stay alive until
-  /// this returns.
+  /// last to post runs the pass for all), then throws d's own failure if it had one. x must stay
+  /// alive until this returns.
   void post(int d, const std::vector<Real>& x, bool energy, bool force, bool stiffness);
   /// Design d needs no further pass (its solve ended): the others stop waiting for it. Never throws.
   void leave(int d) noexcept;
@@ -61,11 +55,8 @@ class DesignBatch {
   /// Runs the pass for the posted designs when every design still in the batch has posted;
   /// the caller holds mutex_.
   void run_pass_if_ready();
-  /// Runs one pass for the designs posted now; the caller holds mutex_.
-  void run_pass();
 
   std::unique_ptr<DesignAssemblyEngine> engine_;
-  std::chrono::duration<double> wait_;
   mutable std::mutex mutex_;
   std::condition_variable served_;
   std::vector<State> state_;

@@ -101,10 +101,6 @@ struct BatchSpec {
   /// those of the designs run one by one (bitwise on the cpu backend, to round-off on cuda).
   BatchLockstep lockstep = BatchLockstep::Auto;
   int lockstep_designs = 64;  ///< designs per wave (`lockstep_designs:`, 1 to 4096)
-  /// The longest a design's assembly waits for the other designs of its group still solving
-  /// (`lockstep_wait:`, seconds, 0 to 1e6); then the pass runs for the designs that asked so
-  /// far, so a slow design (a longer factorisation, an output step) does not hold the others.
-  double lockstep_wait = 0.002;
 };
 
 /// Reads a batch file; errors start with "<path>:<line>:<column>: ". Checks that design names

@@ -108,7 +108,7 @@ sweep:
     BatchRunOptions options;
     options.has_backend = true;
     options.backend = backend;
-    return run_batch_text(dir, name, yaml + "lockstep: " + lockstep + "\nlockstep_wait: 1.0e6\n", options);
+    return run_batch_text(dir, name, yaml + "lockstep: " + lockstep + "\n", options);
   };
   const BatchResult cpu = run("cpu", Backend::Cpu, "off");
   const BatchResult gpu = run("gpu", Backend::Cuda, "auto");  // auto: lockstep on the cuda backend

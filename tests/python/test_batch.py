@@ -43,7 +43,7 @@ def test_designs_built_in_python(softik_module, tmp_path):
     # In lockstep (one mesh: one group, shared passes) the same table.
     (tmp_path / "lockstep").mkdir()
     together = tmp_path / "lockstep" / "pressures.yaml"
-    lines = [f"scene: {FINGER}", "lockstep: on", "lockstep_wait: 1.0e6", "designs:"]  # strict: shared passes
+    lines = [f"scene: {FINGER}", "lockstep: on", "designs:"]
     for d in designs:
         overrides = ", ".join("'%s': %s" % (k, v) for k, v in d["set"].items())  # quoted: [ ] in a flow map
         lines.append("  - {name: %s, set: {%s}}" % (d["name"], overrides))
