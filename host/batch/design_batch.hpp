@@ -12,6 +12,12 @@
 //
 // The solves between passes run concurrently (on the GPU each thread has its own default
 // stream), so D designs cost one assembly launch and D overlapping factorisations per step.
+//
+// A pass always waits for every design still solving: the GPU pass rewrites every design's slice
+// of the force and K buffers (zeroed, then accumulated), so it must not run while one design is
+// still reading its own. (A pass after a short wait, for the designs that asked so far, was
+// tried: on an H200 it failed designs through exactly that race, and was slower anyway, 1,351
+// launches instead of 109 for 256 designs: bench/RESULTS.md.)
 #pragma once
 
 #include <condition_variable>
