@@ -44,13 +44,19 @@ std::string yaml_text(nb::handle value) {
 }
 
 void construct(BatchSpec* self, const std::string& scene, nb::list designs, int workers, bool vtu,
-               const std::string& path) {
+               const std::string& path, const std::string& lockstep, int lockstep_designs) {
   BatchSpec spec;
   spec.path = path;
   spec.scene_path = scene;
   SOFTIK_CHECK(workers >= 0, "workers must be >= 0 (0: one per hardware thread), got " << workers);
   spec.workers = workers;
   spec.vtu = vtu;
+  SOFTIK_CHECK(lockstep == "auto" || lockstep == "on" || lockstep == "off",
+               "lockstep must be 'auto', 'on' or 'off', got '" << lockstep << "'");
+  spec.lockstep = lockstep == "on" ? BatchLockstep::On : lockstep == "off" ? BatchLockstep::Off : BatchLockstep::Auto;
+  SOFTIK_CHECK(lockstep_designs >= 1 && lockstep_designs <= 4096,
+               "lockstep_designs: the designs assembled together per wave, 1 to 4096, got " << lockstep_designs);
+  spec.lockstep_designs = lockstep_designs;
   std::set<std::string> names;
   for (nb::handle item : designs) {
     SOFTIK_CHECK(nb::isinstance<nb::dict>(item), "each design must be a dict {'name': str, 'set': {path: value}}");
@@ -166,14 +172,20 @@ void bind_batch(nb::module_& m) {
                         "Designs of one base scene, each a set of overrides of its keys (include/softik/batch.hpp); "
                         "softik.load_batch reads a batch file.")
       .def("__init__", &construct, nb::arg("scene"), nb::arg("designs"), nb::arg("workers") = 0,
-           nb::arg("vtu") = false, nb::arg("path") = "batch",
+           nb::arg("vtu") = false, nb::arg("path") = "batch", nb::arg("lockstep") = "auto",
+           nb::arg("lockstep_designs") = 64,
            "designs: [{'name': str, 'set': {'loads.pressure[0].value': 12000, ...}}]; values are YAML text or "
            "Python numbers. `path` names the batch in messages and its table (<stem>.csv). Every design's "
-           "overrides are checked against the scene here.")
+           "overrides are checked against the scene here. lockstep ('auto', 'on', 'off') and lockstep_designs: "
+           "designs of one mesh topology sharing their assembly passes (docs/batch-format.md)")
       .def_ro("path", &BatchSpec::path)
       .def_ro("scene_path", &BatchSpec::scene_path)
       .def_ro("workers", &BatchSpec::workers)
       .def_ro("vtu", &BatchSpec::vtu)
+      .def_prop_ro("lockstep", [](const BatchSpec& s) {
+        return std::string(s.lockstep == BatchLockstep::On ? "on" : s.lockstep == BatchLockstep::Off ? "off" : "auto");
+      })
+      .def_ro("lockstep_designs", &BatchSpec::lockstep_designs)
       .def_ro("constraints", &BatchSpec::constraints)
       .def_ro("dropped", &BatchSpec::dropped, "swept or sampled designs left out by the constraints")
 

@@ -40,7 +40,8 @@ def test_designs_built_in_python(softik_module, tmp_path):
     assert list(table["design"]) == ["p6000", "p12000"] and list(table["status"]) == ["ok", "ok"]
     np.testing.assert_array_equal(table["pressure_cavity"], [6000, 12000])
     assert 0 < table["uz_tip"][0] < table["uz_tip"][1]
-    # In lockstep (one mesh: one group, shared passes) the same table.
+    # In lockstep (one mesh: one group, shared passes) the same table, from a batch file and from
+    # a BatchSpec built here.
     (tmp_path / "lockstep").mkdir()
     together = tmp_path / "lockstep" / "pressures.yaml"
     lines = [f"scene: {FINGER}", "lockstep: on", "designs:"]
@@ -51,6 +52,16 @@ def test_designs_built_in_python(softik_module, tmp_path):
     locked = softik.run_batch(str(together), str(tmp_path / "lockstep"))
     assert locked.lockstep["groups"] == 1 and 0 < locked.lockstep["passes"] < locked.lockstep["design_passes"]
     assert_same_columns(locked.table(), table)
+    assert spec.lockstep == "auto" and spec.lockstep_designs == 64
+    spec_on = softik.BatchSpec(FINGER, designs, path="pressures.yaml", lockstep="on", lockstep_designs=1)
+    assert spec_on.lockstep == "on" and spec_on.lockstep_designs == 1
+    waves = softik.run_batch(spec_on, str(tmp_path / "waves"))
+    assert waves.lockstep["waves"] == 2 and waves.lockstep["passes"] == waves.lockstep["design_passes"]
+    assert_same_columns(waves.table(), table)
+    with pytest.raises(softik.InputError, match="lockstep must be 'auto', 'on' or 'off'"):
+        softik.BatchSpec(FINGER, designs, lockstep="sometimes")
+    with pytest.raises(softik.InputError, match="lockstep_designs"):
+        softik.BatchSpec(FINGER, designs, lockstep_designs=0)
 
 
 def test_bad_designs_fail_before_running(softik_module):
