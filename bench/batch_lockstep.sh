@@ -14,28 +14,7 @@ softik="$1" designs="$2"
 shift 2
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-cat >"$dir/finger5k.yaml" <<'YAML'
-name: finger
-mesh:
-  generator: {type: finger, length: 0.16, cell_size: 0.004, cell_type: tet4}
-formulation: hyperelastic
-materials:
-  - {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed:
-  - group: xmin
-loads:
-  pressure:
-    - {surface: cavity, value: 10000}
-solver:
-  load_steps: 2
-  max_iterations: 30
-  residual_tolerance: 1.0e-8
-  pressure_stiffness: true
-outputs:
-  vtu: false
-  probes:
-    - {name: tip, point: [0.16, 0.01, 0.01]}
-YAML
+"$(dirname "$0")/finger_scene.sh" 0.004 0.16 10000 2 >"$dir/finger5k.yaml"
 half=$((designs / 2))
 pressures=$(awk -v n="$half" 'BEGIN { for (k = 0; k < n; ++k) printf "%s%g", (k ? ", " : ""), (n == 1 ? 10000 : 4000 + 12000 * k / (n - 1)) }')
 for case in "$@"; do

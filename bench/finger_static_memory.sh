@@ -13,29 +13,7 @@ set -euo pipefail
 softik="$1" cell="$2" backend="$3" solver="${4:-auto}"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-cat >"$dir/finger.yaml" <<YAML
-name: finger
-mesh:
-  generator: {type: finger, cell_size: $cell, cell_type: tet4}
-formulation: hyperelastic
-materials:
-  - {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed:
-  - group: xmin
-loads:
-  pressure:
-    - {surface: cavity, value: 20000}
-solver:
-  backend: $backend
-  linear_solver: $solver
-  load_steps: 4
-  residual_tolerance: 1.0e-8
-  pressure_stiffness: true
-outputs:
-  vtu: false
-  probes:
-    - {name: tip, point: [0.10, 0.01, 0.01]}
-YAML
+"$(dirname "$0")/finger_scene.sh" "$cell" 0.10 20000 4 "$backend" "$solver" >"$dir/finger.yaml"
 gpu_log="$dir/gpu.csv"
 sampler=""
 if command -v nvidia-smi >/dev/null 2>&1; then
