@@ -112,8 +112,11 @@ class CholmodSolver final : public LinearSolver {
 
  private:
   /// Factorisations below this many flops (CHOLMOD's count from the analysis) run BLAS on one
-  /// thread: OpenBLAS's threads gain nothing on them and spin for ~0.1 s after each call.
-  static constexpr double kParallelFlops = 2e9;
+  /// thread: OpenBLAS's threads gain nothing on them and spin for ~0.1 s after each call. Measured
+  /// on 2 cores (bench/RESULTS.md, "BLAS threads for mid-size factorisations"): from 0.35 GFlop on,
+  /// two threads make the finger's static solve, dynamic step and inverse step 35-47% faster,
+  /// spinning included; the first guess, 2 GFlop, left them single-threaded.
+  static constexpr double kParallelFlops = 2e8;
   static int blas_threads_for(double flops) {
     return flops >= kParallelFlops ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
   }
