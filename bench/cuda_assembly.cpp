@@ -1,7 +1,8 @@
 // Force + tangent stiffness assembly throughput (cells/s) on the GPU (softik::cuda::DeviceAssembler),
 // with the CPU Assembler on the same meshes as the baseline (up to ~1M cells; all hardware threads).
 // Cases: {corotational (polar, rotated tangent), neo-Hookean} Tet4 x boxes of ~10k, 100k, 1M and
-// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); neo-Hookean Tet10, Hex8 and
+// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); corotational Tet4 with the
+// consistent tangent (the tracking step's), neo-Hookean Tet10, Hex8 and
 // Hex8 with the mean dilatation (dilatation: cell_mean), and Tet10 with it, on ~10k to 1M cells
 // (issue 19: the quadratic and locking-free elements next to Tet4). dofs_per_second counts the
 // element DOFs assembled (cells x nodes per cell x 3).
@@ -54,11 +55,14 @@ struct Case {
   softik::CellType type;
   bool corotational;
   softik::fem::Dilatation dilatation;
+  softik::fem::CorotationalTangent tangent = softik::fem::CorotationalTangent::Rotated;
 };
 
 const Case kCases[] = {
     {"Tet4Corotational", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise},
     {"Tet4NeoHookean", softik::CellType::Tet4, false, softik::fem::Dilatation::Pointwise},
+    {"Tet4CorotationalConsistent", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise,
+     softik::fem::CorotationalTangent::Consistent},
     {"Tet10NeoHookean", softik::CellType::Tet10, false, softik::fem::Dilatation::Pointwise},
     {"Tet10NeoHookeanCellMean", softik::CellType::Tet10, false, softik::fem::Dilatation::CellMean},
     {"Hex8NeoHookean", softik::CellType::Hex8, false, softik::fem::Dilatation::Pointwise},
@@ -122,6 +126,7 @@ Problem& problem(int law, int target) {
   softik::AssemblyOptions options;
   options.formulation = c.corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
   options.dilatation = c.dilatation;
+  options.corotational_tangent = c.tangent;
   const softik::Material material = c.corotational
                                         ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
                                         : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));

@@ -75,13 +75,14 @@ struct HostCells {
   HostCells(const Assembler& assembler, std::vector<M> laws) : materials(std::move(laws)) {
     const Mesh& mesh = assembler.mesh();
     const size_t words = static_cast<size_t>(assembly::rest_words<E>());
-    const size_t nd = static_cast<size_t>(E::num_nodes * E::dim);
     rest.resize(static_cast<size_t>(mesh.num_cells()) * words);
     for (int c = 0; c < mesh.num_cells(); ++c) assembly::pack_rest<E>(mesh, c, rest.data() + c * words, 1);
     pass.num_cells = mesh.num_cells();
     pass.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(E::num_nodes)};
     pass.rest = {{rest.data(), rest.size()}, exec::Layout::records(words)};
-    pass.slots = {{assembler.slots().data(), assembler.slots().size()}, exec::Layout::records(nd * nd)};
+    pass.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()},
+                        exec::Layout::records(static_cast<size_t>(E::num_nodes * E::num_nodes))};
+    pass.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
     pass.materials = {reinterpret_cast<const unsigned char*>(materials.data()), materials.size() * sizeof(M)};
     pass.material_stride = materials.size() == 1 ? 0 : 1;
     pass.rotation = assembler.options().rotation;
@@ -169,8 +170,22 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
 TEST(CellKernel, EveryPolicyAndScatterGiveTheAssemblersNumbers) {
   AssemblyOptions corotational;
   corotational.formulation = Formulation::Corotational;
+  corotational.corotational_tangent = fem::CorotationalTangent::Rotated;
+  // The Assembler streams the rotated tangent block by block (RotatedCorotational); the
+  // element-matrix kernel (Corotational) must give the same numbers.
+  expect_policies_agree<fem::Tet4, fem::LinearElastic, assembly::RotatedCorotational>(
+      CellType::Tet4, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
   expect_policies_agree<fem::Tet4, fem::LinearElastic, assembly::Corotational>(
       CellType::Tet4, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
+  expect_policies_agree<fem::Hex8, fem::LinearElastic, assembly::RotatedCorotational>(
+      CellType::Hex8, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
+  corotational.corotational_tangent = fem::CorotationalTangent::Consistent;
+  expect_policies_agree<fem::Tet4, fem::LinearElastic, assembly::ConsistentCorotational>(
+      CellType::Tet4, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
+  expect_policies_agree<fem::Tet4, fem::LinearElastic, assembly::Corotational>(
+      CellType::Tet4, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
+  expect_policies_agree<fem::Hex8, fem::LinearElastic, assembly::ConsistentCorotational>(
+      CellType::Hex8, fem::LinearElastic::from_young_poisson(1e3, 0.3), corotational);
   AssemblyOptions hyperelastic;
   hyperelastic.formulation = Formulation::Hyperelastic;
   expect_policies_agree<fem::Hex8, fem::NeoHookean, assembly::TotalLagrangian>(
@@ -181,17 +196,24 @@ TEST(CellKernel, EveryPolicyAndScatterGiveTheAssemblersNumbers) {
 
 TEST(CellKernel, TheDispatchTableReachesEveryLawAndTheRightFormulation) {
   std::vector<size_t> reached;
+  using fem::CorotationalTangent;
   for (size_t law = 0; law < std::variant_size<Material>::value; ++law)
     for (Formulation f : {Formulation::LinearSmallStrain, Formulation::Corotational, Formulation::Hyperelastic})
-      assembly::dispatch_kernel(law, f, [&](auto law_tag, auto form_tag) {
-        using M = typename decltype(law_tag)::type;
-        using Form = typename decltype(form_tag)::type;
-        EXPECT_EQ(Material(M{}).index(), law);
-        const bool corotational = std::is_same<Form, assembly::Corotational>::value;
-        EXPECT_EQ(corotational, f == Formulation::Corotational && law == 0) << law;
-        reached.push_back(law);
-      });
-  EXPECT_EQ(reached.size(), 3 * std::variant_size<Material>::value);
+      for (CorotationalTangent tangent : {CorotationalTangent::Rotated, CorotationalTangent::Consistent})
+        for (bool project_spd : {false, true})
+          assembly::dispatch_kernel(law, f, tangent, project_spd, [&](auto law_tag, auto form_tag) {
+            using M = typename decltype(law_tag)::type;
+            using Form = typename decltype(form_tag)::type;
+            EXPECT_EQ(Material(M{}).index(), law);
+            const bool corotational = assembly::is_corotational<Form>;
+            const bool rotated = std::is_same<Form, assembly::RotatedCorotational>::value;
+            const bool consistent = std::is_same<Form, assembly::ConsistentCorotational>::value;
+            EXPECT_EQ(corotational, f == Formulation::Corotational && law == 0) << law;
+            EXPECT_EQ(rotated, corotational && tangent == CorotationalTangent::Rotated && !project_spd) << law;
+            EXPECT_EQ(consistent, corotational && tangent == CorotationalTangent::Consistent && !project_spd) << law;
+            reached.push_back(law);
+          });
+  EXPECT_EQ(reached.size(), 12 * std::variant_size<Material>::value);
   EXPECT_THROW(assembly::dispatch_law(std::variant_size<Material>::value, [](auto) {}), Error);
 }
 

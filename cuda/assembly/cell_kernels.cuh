@@ -18,7 +18,7 @@ constexpr int cell_block_size() {
 
 template <class E>
 void launch_cells(const DevicePass& pass, std::size_t law, Formulation formulation) {
-  assembly::dispatch_kernel(law, formulation, [&](auto law_tag, auto form_tag) {
+  assembly::dispatch_kernel(law, formulation, pass.tangent, pass.project_spd, [&](auto law_tag, auto form_tag) {
     using M = typename decltype(law_tag)::type;
     using Form = typename decltype(form_tag)::type;
     assembly::assemble_cells<E, M, Form, assembly::Scatter::Atomic>(exec::Cuda{cell_block_size<E>()}, pass);
@@ -26,9 +26,10 @@ void launch_cells(const DevicePass& pass, std::size_t law, Formulation formulati
 }
 
 template <class E>
-std::size_t cells_local_bytes(std::size_t law, Formulation formulation) {
+std::size_t cells_local_bytes(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,
+                              bool project_spd) {
   std::size_t bytes = 0;
-  assembly::dispatch_kernel(law, formulation, [&](auto law_tag, auto form_tag) {
+  assembly::dispatch_kernel(law, formulation, tangent, project_spd, [&](auto law_tag, auto form_tag) {
     using M = typename decltype(law_tag)::type;
     using Form = typename decltype(form_tag)::type;
     bytes = exec::forall_local_bytes<

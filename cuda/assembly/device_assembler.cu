@@ -63,7 +63,7 @@ struct DeviceAssembler::Impl {
   std::string law_name;
   AssemblyOptions options;
   int material_stride = 0;
-  DeviceArray<int> cells, slots;
+  DeviceArray<int> cells, block_slots, node_rows;
   DeviceArray<Real> rest, x, force, K, cell_energy;
   DeviceArray<unsigned char> materials;
   DeviceArray<CellStatus> status;
@@ -92,12 +92,12 @@ struct DeviceAssembler::Impl {
 
 DevicePass DeviceAssembler::Impl::pass_for(const Real* d_x) const {
   const std::size_t N = static_cast<std::size_t>(num_cells);
-  const int npc = nodes_per_cell_count, nd = npc * dim;
   DevicePass p;
   p.num_cells = num_cells;
   p.nodes = {{cells.get(), cells.size()}, exec::Layout::columns(N)};
   p.rest = {{rest.get(), rest.size()}, exec::Layout::columns(N)};
-  p.slots = {{slots.get(), static_cast<std::size_t>(nd) * nd * N}, exec::Layout::columns(N)};
+  p.block_slots = {{block_slots.get(), block_slots.size()}, exec::Layout::columns(N)};
+  p.node_rows = {node_rows.get(), node_rows.size()};
   p.materials = {materials.get(), materials.size()};
   p.material_stride = static_cast<std::size_t>(material_stride);
   p.rotation = options.rotation;
@@ -133,8 +133,8 @@ std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
   const DeviceElement element = device_element(mesh.cell_type);
   const std::size_t cells = static_cast<std::size_t>(mesh.num_cells());
   const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(mesh.cell_type));
-  const std::size_t nd = npc * static_cast<std::size_t>(mesh.dim);
-  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) + nd * nd * sizeof(int)) +
+  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) + npc * npc * sizeof(int)) +
+         static_cast<std::size_t>(mesh.num_nodes()) * sizeof(int) +
          material_bytes(host.materials()) + 2 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
          static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus);
 }
@@ -154,7 +154,8 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   const std::size_t buffers = required_device_bytes(host);
-  const std::size_t stacks = p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation) *
+  const std::size_t stacks = p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation,
+                                                              host.options().corotational_tangent, host.options().project_spd) *
                              static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -178,7 +179,7 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   p.law_name = material_name(materials.front());
   p.material_stride = materials.size() == 1 ? 0 : 1;
 
-  const int npc = nodes_per_cell(mesh.cell_type), nd = npc * mesh.dim, slot_words = nd * nd;
+  const int npc = nodes_per_cell(mesh.cell_type), slot_words = npc * npc;
   const std::size_t num_cells = static_cast<std::size_t>(p.num_cells);
   p.cells = DeviceArray<int>(num_cells * static_cast<std::size_t>(npc));
   upload_transposed(p.cells.get(), p.num_cells, npc,
@@ -186,11 +187,14 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   p.rest = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.rest_words));
   upload_transposed(p.rest.get(), p.num_cells, p.element.rest_words,
                     [&](int c, Real* record) { p.element.pack_rest(mesh, c, record, 1); });
-  const int* slots = host.slots().data();
-  p.slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
-  upload_transposed(p.slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
+  const int* slots = host.block_slots().data();
+  p.block_slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
+  upload_transposed(p.block_slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
     std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words, sizeof(int) * static_cast<std::size_t>(slot_words));
   });
+  p.node_rows = DeviceArray<int>(host.node_rows().size());
+  SOFTIK_CUDA_CHECK(cudaMemcpy(p.node_rows.get(), host.node_rows().data(), host.node_rows().size() * sizeof(int),
+                               cudaMemcpyHostToDevice));
   std::visit(
       [&](const auto& first) {
         using M = std::decay_t<decltype(first)>;

@@ -23,7 +23,8 @@ struct DeviceElement {
   void (*launch)(const DevicePass& pass, std::size_t law, Formulation formulation) = nullptr;
   /// Local memory (stack frame) per thread of that kernel, in bytes: the driver reserves it for
   /// every thread the device can hold at once.
-  std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation) = nullptr;
+  std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,
+                                        bool project_spd) = nullptr;
 };
 
 template <class E>

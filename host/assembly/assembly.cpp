@@ -11,6 +11,7 @@
 #include "host/assembly/device_assembly.hpp"
 #include "host/assembly/element_kernels.hpp"
 #include "host/assembly/nodal_dilatation.hpp"
+#include "host/assembly/slot_map.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
@@ -52,12 +53,13 @@ bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
   return true;
 }
 
-/// Free-DOF CSR pattern from node adjacency, and each cell's local (r, s) -> slot map. `rings`
+/// Free-DOF CSR pattern from node adjacency, and the node-pair slot map (slot_map.hpp): each
+/// node's row word and each cell's block bases. `rings`
 /// receives each node's ring (the sorted nodes of the cells around it, itself included). With
 /// `second_ring` (Dilatation::NodalMean) a node is coupled with every node of its neighbours' rings.
 void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool second_ring, CsrPattern& pattern,
-                   std::vector<int>& slots, std::vector<std::vector<int>>& rings) {
-  const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim, nd = npc * d;
+                   std::vector<int>& block_slots, std::vector<int>& node_rows, std::vector<std::vector<int>>& rings) {
+  const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim;
   const int num_nodes = mesh.num_nodes();
   const auto sort_unique = [](std::vector<int>& list) {
     std::sort(list.begin(), list.end());
@@ -103,23 +105,37 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
     }
   // Rows were emitted in DOF order and free indices increase with DOF order, so row_ptr is
   // already cumulative; columns are sorted because adjacency lists and components are.
-  slots.assign(static_cast<size_t>(mesh.num_cells()) * nd * nd, -1);
+  // The node-pair slot map (slot_map.hpp): each node's row word, then each cell's block bases.
+  node_rows.assign(static_cast<size_t>(num_nodes), 0);
+  std::vector<int> first_row(static_cast<size_t>(num_nodes), -1), first_col(static_cast<size_t>(num_nodes), -1);
+  for (int node = 0; node < num_nodes; ++node) {
+    int mask = 0;
+    for (int i = d - 1; i >= 0; --i) {
+      const int dof = free_index[static_cast<size_t>(node) * d + i];
+      if (dof < 0) continue;
+      mask |= 1 << i;
+      first_row[static_cast<size_t>(node)] = dof;  // rows and columns share the free numbering
+    }
+    first_col[static_cast<size_t>(node)] = first_row[static_cast<size_t>(node)];
+    const int row = first_row[static_cast<size_t>(node)];
+    const int length = row < 0 ? 0 : pattern.row_ptr[static_cast<size_t>(row) + 1] - pattern.row_ptr[static_cast<size_t>(row)];
+    node_rows[static_cast<size_t>(node)] = assembly::node_row_word(length, mask);
+  }
+  block_slots.assign(static_cast<size_t>(mesh.num_cells()) * npc * npc, -1);
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* nodes = mesh.cell(c);
-    for (int a = 0; a < npc; ++a)
-      for (int i = 0; i < d; ++i) {
-        const int row = free_index[static_cast<size_t>(nodes[a]) * d + i];
-        if (row < 0) continue;
-        const int* begin = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row)];
-        const int* end = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row) + 1];
-        for (int b = 0; b < npc; ++b)
-          for (int k = 0; k < d; ++k) {
-            const int col = free_index[static_cast<size_t>(nodes[b]) * d + k];
-            if (col < 0) continue;
-            const int* it = std::lower_bound(begin, end, col);
-            slots[(static_cast<size_t>(c) * nd + a * d + i) * nd + b * d + k] = static_cast<int>(it - pattern.col.data());
-          }
+    for (int a = 0; a < npc; ++a) {
+      const int row = first_row[static_cast<size_t>(nodes[a])];
+      if (row < 0) continue;
+      const int* begin = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row)];
+      const int* end = pattern.col.data() + pattern.row_ptr[static_cast<size_t>(row) + 1];
+      for (int b = 0; b < npc; ++b) {
+        const int col = first_col[static_cast<size_t>(nodes[b])];
+        if (col < 0) continue;
+        const int* it = std::lower_bound(begin, end, col);
+        block_slots[(static_cast<size_t>(c) * npc + a) * npc + b] = static_cast<int>(it - pattern.col.data());
       }
+    }
   }
 }
 
@@ -164,7 +180,7 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   check_dilatation(materials.front());
   const bool nodal = options_.dilatation == fem::Dilatation::NodalMean;
   std::vector<std::vector<int>> rings;
-  build_pattern(mesh_, free_index_, nodal, pattern_, slots_, rings);
+  build_pattern(mesh_, free_index_, nodal, pattern_, block_slots_, node_rows_, rings);
   kernels_ = make_element_kernels(mesh_, materials, options_);
   materials_ = std::move(materials);
   if (nodal) nodal_ = std::make_unique<NodalDilatation>(mesh_, *kernels_, cell_loop(), rings, free_index_, pattern_);
@@ -231,8 +247,18 @@ CellLoop Assembler::cell_loop() const {
   loop.colours.num_colors = num_colors();
   loop.colours.block_size = options_.block_size;
   loop.colours.num_threads = options_.num_threads;
-  loop.slots = slots_.data();
+  loop.block_slots = block_slots_.data();
+  loop.node_rows = node_rows_.data();
   return loop;
+}
+
+int Assembler::slot(int c, int r, int s) const {
+  const int d = mesh_.dim, npc = nodes_per_cell(mesh_.cell_type);
+  const int a = r / d, b = s / d;
+  const int* nodes = mesh_.cell(c);
+  return assembly::entry_slot(block_slots_[(static_cast<size_t>(c) * npc + a) * npc + b],
+                              node_rows_[static_cast<size_t>(nodes[a])], node_rows_[static_cast<size_t>(nodes[b])], r % d,
+                              s % d);
 }
 
 void Assembler::check_status(const assembly::CellStatus& status, const Real* x) const {

@@ -43,23 +43,32 @@ void dispatch_law(std::size_t law, F&& f) {
 }
 
 /// Calls f(FormulationTag<Form>{}) for the compile-time formulation of law M under `formulation`:
-/// Corotational for LinearElastic under Formulation::Corotational, else TotalLagrangian (the
-/// Assembler refuses non-linear laws under the corotational and small-strain formulations).
+/// for LinearElastic under Formulation::Corotational, the streamed kernel of the tangent
+/// (RotatedCorotational, ConsistentCorotational) without the SPD projection, Corotational (the
+/// element matrix, which the projection needs) with it; TotalLagrangian for
+/// everything else (the Assembler refuses non-linear laws under the corotational and
+/// small-strain formulations).
 template <class M, class F>
-void dispatch_formulation(Formulation formulation, F&& f) {
+void dispatch_formulation(Formulation formulation, fem::CorotationalTangent tangent, bool project_spd, F&& f) {
   if constexpr (std::is_same<M, fem::LinearElastic>::value) {
-    if (formulation == Formulation::Corotational) return f(FormulationTag<Corotational>{});
+    if (formulation == Formulation::Corotational) {
+      if (project_spd) return f(FormulationTag<Corotational>{});
+      if (tangent == fem::CorotationalTangent::Consistent) return f(FormulationTag<ConsistentCorotational>{});
+      return f(FormulationTag<RotatedCorotational>{});
+    }
   }
-  (void)formulation;
+  (void)formulation, (void)tangent, (void)project_spd;
   f(FormulationTag<TotalLagrangian>{});
 }
 
-/// Calls f(LawTag<M>{}, FormulationTag<Form>{}) for the law with index `law` under `formulation`.
+/// Calls f(LawTag<M>{}, FormulationTag<Form>{}) for the law with index `law` under the
+/// formulation choices of dispatch_formulation.
 template <class F>
-void dispatch_kernel(std::size_t law, Formulation formulation, F&& f) {
+void dispatch_kernel(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent, bool project_spd,
+                     F&& f) {
   dispatch_law(law, [&](auto law_tag) {
     using M = typename decltype(law_tag)::type;
-    dispatch_formulation<M>(formulation, [&](auto form_tag) { f(law_tag, form_tag); });
+    dispatch_formulation<M>(formulation, tangent, project_spd, [&](auto form_tag) { f(law_tag, form_tag); });
   });
 }
 

@@ -3,7 +3,8 @@
 // formulation, apply the one rule for inverted cells, and hand the results to the outputs asked for:
 //   cell_energy   E_e per cell (written, not summed: the caller reduces in a fixed order),
 //   force         f = -dE/dx scattered by node (num_dofs per design),
-//   K             d^2E/dx^2 scattered through the element -> CSR slot map (nnz per design),
+//   K             d^2E/dx^2 scattered node block by node block through the slot map
+//                 (slot_map.hpp; nnz per design),
 // each skipped when its view is empty. Scatter::Coloured adds plainly (the OpenMP-over-colours
 // policy guarantees that no two concurrent cells share a node); Scatter::Atomic adds with
 // exec::atomic_add (the CUDA policy, where neighbouring cells run at once).
@@ -24,6 +25,7 @@
 #include <type_traits>
 
 #include "host/assembly/rest_words.hpp"
+#include "host/assembly/slot_map.hpp"
 #include "softik/exec/forall.hpp"
 #include "softik/exec/view.hpp"
 #include "softik/fem/corotational_element.hpp"
@@ -38,6 +40,24 @@ namespace softik::assembly {
 /// with the LinearElastic law (its P(F) is the small-strain stress).
 struct TotalLagrangian {};
 struct Corotational {};  ///< LinearElastic only (fem/corotational_element.hpp)
+/// Corotational without the SPD projection (every run but project_spd's), the tangent fixed at
+/// compile time: the stiffness is scattered node block by node block as fem::corotational_blocks
+/// makes it, so the kernel never holds the nd x nd element matrix (on the GPU: registers instead
+/// of a local-memory frame of kilobytes). The same numbers as Corotational.
+template <bool consistent>
+struct StreamedCorotational : Corotational {};
+using RotatedCorotational = StreamedCorotational<false>;
+using ConsistentCorotational = StreamedCorotational<true>;
+template <class Form>
+struct streamed_tangent {
+  static constexpr bool streamed = false, consistent = false;
+};
+template <bool c>
+struct streamed_tangent<StreamedCorotational<c>> {
+  static constexpr bool streamed = true, consistent = c;
+};
+template <class Form>
+constexpr bool is_corotational = std::is_base_of<Corotational, Form>::value;
 
 /// Sentinel of CellStatus: larger than any cell or DOF index (cudaMemset's byte 0x7f repeated).
 constexpr int kNoIndex = 0x7f7f7f7f;
@@ -60,7 +80,8 @@ struct CellPass {
   /// Rest words per design when the designs' meshes differ in geometry (same topology): design
   /// d's rest table starts at d * rest_design_stride. 0: one geometry for every design.
   std::size_t rest_design_stride = 0;
-  exec::Table<const int, S> slots;  ///< (cell, r * nd + s): CSR slot of element entry (r, s), -1 if fixed
+  exec::Table<const int, S> block_slots;  ///< (cell, a * n + b): node block base (slot_map.hpp), -1 if none
+  exec::View<const int, S> node_rows;     ///< per node: its row word (slot_map.hpp)
   exec::View<const unsigned char, S> materials;  ///< laws of one type M, bytewise
   std::size_t material_stride = 0;         ///< 0: one material for all cells; 1: one per cell
   std::size_t material_design_stride = 0;  ///< materials per design
@@ -91,7 +112,7 @@ struct CellPass {
 /// J^(-1/3) are not, the small-strain and stable neo-Hookean laws are (tolerates_inversion).
 template <class M, class Form>
 SOFTIK_HD_INLINE bool admissible(Real detF, fem::RotationMethod rotation) {
-  if constexpr (std::is_same<Form, Corotational>::value)
+  if constexpr (is_corotational<Form>)
     return detF > 0 || rotation == fem::RotationMethod::Polar;
   else
     return detF > 0 || fem::tolerates_inversion<M>::value;
@@ -102,7 +123,7 @@ template <class E, class M, class Form>
 SOFTIK_HD_INLINE Real evaluate_element(const M& material, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
                                        fem::RotationMethod rotation, fem::CorotationalTangent tangent,
                                        fem::ElementOutputs<E> out) {
-  if constexpr (std::is_same<Form, Corotational>::value)
+  if constexpr (is_corotational<Form>)
     return fem::corotational_element<E>(material, rest, xe, rotation, tangent, out);
   else
     return fem::hyperelastic_element<E>(material, rest, xe, out);
@@ -129,7 +150,7 @@ struct GatheredCell {
         xe(a, i) = v;
       }
     }
-    constexpr bool with_center = std::is_same<Form, Corotational>::value;
+    constexpr bool with_center = is_corotational<Form>;
     const Real* rest_words = p.rest.values.data + static_cast<std::size_t>(design) * p.rest_design_stride;
     for_each_rest_word<E>(rest, with_center, [&](int w, Real& word) {
       word = rest_words[p.rest.layout(static_cast<std::size_t>(c), static_cast<std::size_t>(w))];
@@ -146,6 +167,33 @@ SOFTIK_HD_INLINE void scatter_add(Real* target, Real value) {
   else
     *target += value;
 }
+
+/// Adds the d x d block (a, b) of a cell's element matrix (element entry (a d + i, b d + k) =
+/// block(i, k)) to K through the slot map; rows holds the cell's nodes' row words.
+template <Scatter mode, class E, class Block, exec::Space S>
+SOFTIK_HD_INLINE void scatter_block(const CellPass<S>& p, Real* K, int c, const int* rows, int a, int b, const Block& block) {
+  constexpr int d = E::dim, n = E::num_nodes;
+  const int base = p.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
+  if (base < 0) return;
+  SOFTIK_UNROLL
+  for (int i = 0; i < d; ++i) {
+    SOFTIK_UNROLL
+    for (int k = 0; k < d; ++k) {
+      const int slot = entry_slot(base, rows[a], rows[b], i, k);
+      if (slot >= 0) scatter_add<mode>(&K[slot], block(i, k));
+    }
+  }
+}
+
+/// The row words of a cell's nodes (the K scatter's share of the gather).
+template <class E, exec::Space S>
+struct CellRows {
+  int rows[E::num_nodes];
+  SOFTIK_HD CellRows(const CellPass<S>& p, const int* nodes) {
+    SOFTIK_UNROLL
+    for (int a = 0; a < E::num_nodes; ++a) rows[a] = p.node_rows[static_cast<std::size_t>(nodes[a])];
+  }
+};
 
 /// Kept out of line on the device so that the (rarely used) projection's work arrays do not
 /// weigh on the register allocation of the main path.
@@ -168,6 +216,19 @@ SOFTIK_HD void average_cell_dilatation(const M& law, const fem::RestData<E>& res
   fem::average_dilatation<E, M>(law, rest, xe, mode, pbar, out, g_out);
 }
 
+/// A cell's energy (written) and force (scattered by node), each where the pass asks for it.
+template <class E, Scatter mode, exec::Space S>
+SOFTIK_HD_INLINE void write_cell_outputs(const CellPass<S>& p, int design, int c, const int* nodes, Real energy,
+                                         const fem::ElementVector<E>& fe) {
+  constexpr int d = E::dim;
+  if (p.cell_energy) p.cell_energy[static_cast<std::size_t>(design) * p.num_cells + c] = energy;
+  if (p.force) {
+    Real* force = p.force.data + static_cast<std::size_t>(design) * p.force_stride;
+    for (int a = 0; a < E::num_nodes; ++a)
+      for (int k = 0; k < d; ++k) scatter_add<mode>(&force[static_cast<std::size_t>(nodes[a]) * d + k], fe[a * d + k]);
+  }
+}
+
 /// assemble_cell: iteration i of a pass (cell i % num_cells of design i / num_cells).
 template <class E, class M, class Form, Scatter mode, exec::Space S>
 SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
@@ -178,6 +239,17 @@ SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
 
   Real energy = 0;
   fem::ElementVector<E> fe;
+  if constexpr (streamed_tangent<Form>::streamed) {
+    // The streamed path: each stiffness block goes to K as it is made.
+    Real* K = p.K ? p.K.data + static_cast<std::size_t>(design) * p.K_stride : nullptr;
+    const CellRows<E, S> rows(p, cell.nodes);
+    const Real detF = fem::corotational_blocks<E, streamed_tangent<Form>::consistent>(
+        cell.material, cell.rest, cell.xe, p.rotation, p.cell_energy ? &energy : nullptr, p.force ? &fe : nullptr,
+        K != nullptr, [&](int a, int b, const fem::MatD<d>& block) { scatter_block<mode, E>(p, K, c, rows.rows, a, b, block); });
+    if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
+    write_cell_outputs<E, mode>(p, design, c, cell.nodes, energy, fe);
+    return;
+  }
   fem::ElementMatrix<E> Ke;
   fem::ElementOutputs<E> out;
   if (p.cell_energy) out.energy = &energy;
@@ -200,20 +272,13 @@ SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
     }
   }
 
-  if (p.cell_energy) p.cell_energy[static_cast<std::size_t>(design) * p.num_cells + c] = energy;
-  if (p.force) {
-    Real* force = p.force.data + static_cast<std::size_t>(design) * p.force_stride;
-    for (int a = 0; a < n; ++a)
-      for (int k = 0; k < d; ++k) scatter_add<mode>(&force[static_cast<std::size_t>(cell.nodes[a]) * d + k], fe[a * d + k]);
-  }
+  write_cell_outputs<E, mode>(p, design, c, cell.nodes, energy, fe);
   if (p.K) {
     if (p.project_spd) project_element_spd<nd>(Ke);
     Real* K = p.K.data + static_cast<std::size_t>(design) * p.K_stride;
-    for (int r = 0; r < nd; ++r)
-      for (int s = 0; s < nd; ++s) {
-        const int slot = p.slots(static_cast<std::size_t>(c), static_cast<std::size_t>(r * nd + s));
-        if (slot >= 0) scatter_add<mode>(&K[slot], Ke(r, s));
-      }
+    const CellRows<E, S> rows(p, cell.nodes);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) scatter_block<mode, E>(p, K, c, rows.rows, a, b, Ke.template block<d, d>(a * d, b * d));
   }
 }
 
@@ -240,7 +305,7 @@ struct CellVonMises {
   SOFTIK_HD void operator()(int c) const {
     const GatheredCell<E, M, Form, S> cell(pass, 0, c, pass.x.data, pass.status.data);
     out[static_cast<std::size_t>(c)] = fem::element_von_mises<E>(cell.material, cell.rest, cell.xe,
-                                                                 std::is_same<Form, Corotational>::value, pass.rotation);
+                                                                 is_corotational<Form>, pass.rotation);
   }
 };
 
@@ -277,19 +342,23 @@ struct CellMassMatrix {
   bool lumped = false;
   exec::View<Real, S> out;
   SOFTIK_HD void operator()(int c) const {
-    constexpr int d = E::dim, nd = E::num_nodes * E::dim;
+    constexpr int d = E::dim, n = E::num_nodes;
     fem::RestData<E> rest;
     for_each_rest_word<E>(
         rest, false, [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); },
         true);
     const auto m = fem::element_consistent_mass<E>(rest, density);
     const auto m_lumped = fem::element_lumped_mass<E>(rest, density);
-    for (int a = 0; a < E::num_nodes; ++a)
-      for (int b = 0; b < E::num_nodes; ++b) {
+    int nodes[n];
+    for (int a = 0; a < n; ++a) nodes[a] = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
+    const CellRows<E, S> rows(pass, nodes);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
         if (lumped && b != a) continue;
         const Real value = lumped ? m_lumped[a] : m(a, b);
+        const int base = pass.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
         for (int i = 0; i < d; ++i) {
-          const int slot = pass.slots(static_cast<std::size_t>(c), static_cast<std::size_t>((a * d + i) * nd + b * d + i));
+          const int slot = entry_slot(base, rows.rows[a], rows.rows[b], i, i);
           if (slot >= 0) scatter_add<mode>(&out[static_cast<std::size_t>(slot)], value);
         }
       }

@@ -17,7 +17,8 @@ namespace softik {
 struct CellLoop {
   const Mesh* mesh = nullptr;
   exec::OmpColours colours;    ///< its num_threads also serves the per-cell loops
-  const int* slots = nullptr;  ///< per cell, (npc*dim)^2 entries (records layout)
+  const int* block_slots = nullptr;  ///< per cell, npc^2 node-block bases (records layout; slot_map.hpp)
+  const int* node_rows = nullptr;    ///< per node, its row word (slot_map.hpp)
 };
 
 /// What Dilatation::NodalMean adds to a pass (host/assembly/nodal_dilatation.hpp).

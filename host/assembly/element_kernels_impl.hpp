@@ -37,7 +37,7 @@ class ElementKernelsImpl final : public ElementKernels {
       pass.nodal_pressure = {nodal.nodal_pressure, static_cast<size_t>(loop.mesh->num_nodes())};
       if (nodal.volume_gradient) pass.volume_gradient = {nodal.volume_gradient, num_cells * nd};
     }
-    assembly::dispatch_formulation<M>(options_.formulation, [&](auto tag) {
+    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
       using Form = typename decltype(tag)::type;
       assembly::assemble_cells<E, M, Form, assembly::Scatter::Coloured>(loop.colours, pass);
     });
@@ -96,7 +96,7 @@ class ElementKernelsImpl final : public ElementKernels {
   void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const override {
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
     const exec::HostView<Real> out_view{out, static_cast<size_t>(pass.num_cells)};
-    assembly::dispatch_formulation<M>(options_.formulation, [&](auto tag) {
+    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
       using Form = typename decltype(tag)::type;
       forall(exec::OmpCells{loop.colours.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
     });
@@ -130,7 +130,8 @@ class ElementKernelsImpl final : public ElementKernels {
     pass.num_cells = mesh.num_cells();
     pass.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(n)};
     pass.rest = {{rest_.data(), rest_.size()}, exec::Layout::records(words)};
-    pass.slots = {{loop.slots, num_cells * nd * nd}, exec::Layout::records(nd * nd)};
+    pass.block_slots = {{loop.block_slots, num_cells * n * n}, exec::Layout::records(n * n)};
+    pass.node_rows = {loop.node_rows, static_cast<size_t>(mesh.num_nodes())};
     pass.materials = {reinterpret_cast<const unsigned char*>(materials_.data()), materials_.size() * sizeof(M)};
     pass.material_stride = materials_.size() == 1 ? 0 : 1;
     pass.rotation = options_.rotation;

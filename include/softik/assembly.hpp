@@ -110,10 +110,14 @@ class Assembler {
   const Mesh& mesh() const { return mesh_; }
   /// The materials given to the constructor (one for all cells, or one per cell; one law).
   const std::vector<Material>& materials() const { return materials_; }
-  /// Element -> CSR slot map: per cell c, (npc*dim)^2 entries at c*(npc*dim)^2, row-major over
-  /// the local DOFs (a*dim + i, b*dim + k); each is the index into K_values, or -1 where either
-  /// DOF is not free.
-  const std::vector<int>& slots() const { return slots_; }
+  /// Element -> CSR slot map, by node pair (host/assembly/slot_map.hpp): per cell c, npc^2 block
+  /// bases at c*npc^2 (a*npc + b: the slot of the first free entry of the node block, -1 if
+  /// either node has no free DOF), and per node its row word (entries per row, free-DOF mask).
+  const std::vector<int>& block_slots() const { return block_slots_; }
+  const std::vector<int>& node_rows() const { return node_rows_; }
+  /// The index into K_values of cell c's local entry (r, s) = (a*dim + i, b*dim + k), or -1 where
+  /// either DOF is not free.
+  int slot(int c, int r, int s) const;
 
   /// The device backend's assembly behind AssemblyOptions::backend == Backend::Cuda (null on
   /// the CPU backend).
@@ -174,7 +178,8 @@ class Assembler {
   CsrPattern pattern_;
   std::vector<int> color_ptr_;    ///< blocks of colour k: color_blocks_[color_ptr_[k] .. color_ptr_[k+1])
   std::vector<int> color_blocks_;
-  std::vector<int> slots_;        ///< per cell, (npc*dim)^2 CSR slots (row-major local), -1 if fixed
+  std::vector<int> block_slots_;  ///< per cell, npc^2 node-block bases (slot_map.hpp)
+  std::vector<int> node_rows_;    ///< per node, its row word (slot_map.hpp)
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
   std::unique_ptr<DeviceAssembly> device_;  ///< Backend::Cuda only

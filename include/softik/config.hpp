@@ -13,6 +13,23 @@
 
 #define SOFTIK_HD_INLINE SOFTIK_HD inline
 
+// SOFTIK_HD_COLD marks a rarely taken host/device function (a fallback) that the device
+// compiler must keep out of line, so that its work arrays do not weigh on the registers and the
+// stack frame of the kernel that may call it. Inline on the host.
+#if defined(__CUDA_ARCH__)
+#define SOFTIK_HD_COLD SOFTIK_HD __noinline__
+#else
+#define SOFTIK_HD_COLD SOFTIK_HD inline
+#endif
+
+// SOFTIK_UNROLL asks the device compiler to unroll the next loop (a fixed trip count over an
+// element's nodes), so that arrays indexed by its counter stay in registers; nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define SOFTIK_UNROLL _Pragma("unroll")
+#else
+#define SOFTIK_UNROLL
+#endif
+
 namespace softik {
 /// All mechanics in double precision (brief, non-negotiable 6).
 using Real = double;

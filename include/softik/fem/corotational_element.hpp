@@ -26,71 +26,111 @@ namespace softik::fem {
 
 enum class CorotationalTangent { Rotated = 0, Consistent = 1 };
 
+/// Block (a, b) of the rotated stiffness R K0 R^T. For the isotropic tensor
+/// C_iJkL = lambda d_iJ d_kL + mu (d_ik d_JL + d_iL d_Jk), with g_qa = R dN_a/dX at point q,
+///   R K0_ab R^T = O_ab lambda + O_ab^T mu + tr(O_ab) mu I,   O_ab = sum_q w_q detJ_q g_qa g_qb^T.
+template <class E>
+SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, const RestData<E>& rest,
+                                               const MatD<E::dim>& R, int a, int b) {
+  constexpr int d = E::dim;
+  MatD<d> O = MatD<d>::Zero();
+  for (int q = 0; q < E::num_quad; ++q) {
+    const VecD<d> ga = R * rest.dN_dX[q].row(a).transpose();
+    const VecD<d> gb = R * rest.dN_dX[q].row(b).transpose();
+    O += rest.w_detJ[q] * (ga * gb.transpose());
+  }
+  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
+  block.diagonal().array() += linear.mu * O.trace();
+  return block;
+}
+
+/// The part of the element every tangent shares: the rotation of the centre frame, the energy
+/// (added to *energy) and the elastic force f_a = -R g^_a (into *force); either may be null.
+/// g_hat (row a = g^_a) is returned for the consistent tangent. Returns det F at the centre.
+template <class E>
+SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
+                                  RotationMethod method, RotationFrame<E::dim>& frame,
+                                  Eigen::Matrix<Real, E::num_nodes, E::dim>& g_hat, Real* energy, ElementVector<E>* force) {
+  constexpr int d = E::dim, n = E::num_nodes;
+  const MatD<d> F_center = deformation_gradient<E>(x, rest.dN_dX_center);
+  const Real detF_center = F_center.determinant();
+  frame = extract_rotation<d>(F_center, method);
+  const NodeMatrix<E> x_hat = x * frame.R;  // row a = (R^T x_a)^T
+  g_hat.setZero();
+  for (int q = 0; q < E::num_quad; ++q) {
+    const Mat3 F3 = embed<d>(deformation_gradient<E>(x_hat, rest.dN_dX[q]));
+    if (energy) *energy += rest.w_detJ[q] * linear.psi(F3);
+    g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
+  }
+  if (force)
+    for (int a = 0; a < n; ++a) force->template segment<d>(a * d) = -(frame.R * g_hat.row(a).transpose());
+  return detF_center;
+}
+
+/// The element with its stiffness handed out block by block: emit(a, b, K_ab) for every node
+/// pair when `stiffness`, instead of an ElementMatrix, so that a kernel can scatter each block as
+/// it is made and never hold the nd x nd matrix. K_ab is the rotated block R K0_ab R^T, plus with
+/// `consistent` the rotation-derivative terms: for dx_b = e_k, dR = R Omega_bk and column k of
+/// K_ab gains R ( Omega_bk g^_a - sum_q w_q detJ_q C:(Omega_bk F^_q) dN_a/dX ).
+/// Returns det F at the centre.
+template <class E, bool consistent, class Emit>
+SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
+                                   RotationMethod method, Real* energy, ElementVector<E>* force, bool stiffness,
+                                   Emit&& emit) {
+  constexpr int d = E::dim, n = E::num_nodes;
+  RotationFrame<d> frame;
+  Eigen::Matrix<Real, n, d> g_hat;
+  const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, energy, force);
+  if (!stiffness) return detF_center;
+  const MatD<d>& R = frame.R;
+  MatD<d> F_hat[consistent ? E::num_quad : 1];
+  if constexpr (consistent) {
+    const NodeMatrix<E> x_hat = x * R;
+    for (int q = 0; q < E::num_quad; ++q) F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
+  }
+  SOFTIK_UNROLL
+  for (int b = 0; b < n; ++b) {
+    MatD<d> Omega[consistent ? d : 1];
+    if constexpr (consistent) {
+      for (int k = 0; k < d; ++k) {
+        MatD<d> dF = MatD<d>::Zero();
+        dF.row(k) = rest.dN_dX_center.row(b);
+        Omega[k] = rotation_variation<d>(frame, dF, method);
+      }
+    }
+    SOFTIK_UNROLL
+    for (int a = 0; a < n; ++a) {
+      MatD<d> block = rotated_stiffness_block<E>(linear, rest, R, a, b);
+      if constexpr (consistent) {
+        for (int k = 0; k < d; ++k) {
+          VecD<d> dg = Omega[k] * g_hat.row(a).transpose();
+          for (int q = 0; q < E::num_quad; ++q) {
+            const MatD<d> sigma = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[q])));
+            dg -= rest.w_detJ[q] * sigma * rest.dN_dX[q].row(a).transpose();
+          }
+          block.col(k) += R * dg;
+        }
+      }
+      emit(a, b, block);
+    }
+  }
+  return detF_center;
+}
+
 /// Returns det F at the element centre. With the polar rotation an inverted cell (<= 0) still
 /// gets a proper rotation (the polar decomposition falls back to the SVD) and forces that push
 /// it back; the QR rotation turns into a reflection there, so callers must refuse such cells.
+/// The element matrix is corotational_blocks' blocks.
 template <class E, class M>
 SOFTIK_HD Real corotational_element(const M& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
                                     RotationMethod method, CorotationalTangent tangent, ElementOutputs<E> out) {
   static_assert(std::is_same<M, LinearElastic>::value, "the corotational element is isotropic linear elasticity");
-  constexpr int d = E::dim, n = E::num_nodes;
-  using MatDd = MatD<d>;
-  const MatDd F_center = deformation_gradient<E>(x, rest.dN_dX_center);
-  const Real detF_center = F_center.determinant();
-  const RotationFrame<d> frame = extract_rotation<d>(F_center, method);
-  const MatDd& R = frame.R;
-  const NodeMatrix<E> x_hat = x * R;  // row a = (R^T x_a)^T
-
-  MatDd F_hat[E::num_quad];
-  Eigen::Matrix<Real, n, d> g_hat = Eigen::Matrix<Real, n, d>::Zero();
-  for (int q = 0; q < E::num_quad; ++q) {
-    F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
-    const Mat3 F3 = embed<d>(F_hat[q]);
-    if (out.energy) *out.energy += rest.w_detJ[q] * linear.psi(F3);
-    if (out.force || out.stiffness) g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
-  }
-  if (out.force) {
-    for (int a = 0; a < n; ++a) out.force->template segment<d>(a * d) = -(R * g_hat.row(a).transpose());
-  }
-  if (!out.stiffness) return detF_center;
-
-  // Rotated stiffness R K0_ab R^T. For the isotropic tensor C_iJkL = lambda d_iJ d_kL +
-  // mu (d_ik d_JL + d_iL d_Jk) the block contracts to, with g_a = R dN_a/dX at each q,
-  //   R K0_ab R^T = sum_q w_q detJ_q [ lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I ].
-  // All three terms are read off O = sum_q w_q detJ_q G_q G_q^T, G_q = (g_1; ...; g_n) stacked
-  // (one matrix product): K_ab(i,k) = lambda O_ab(i,k) + mu O_ab(k,i) + mu delta_ik tr(O_ab).
-  Eigen::Matrix<Real, n * d, E::num_quad> G;
-  for (int q = 0; q < E::num_quad; ++q) {
-    const Eigen::Matrix<Real, n, d> g = rest.dN_dX[q] * R.transpose();  // row a = (R dN_a/dX)^T
-    const Real sqrt_w = sqrt(rest.w_detJ[q]);                           // w_detJ > 0 for a valid cell
-    for (int a = 0; a < n; ++a)
-      for (int i = 0; i < d; ++i) G(a * d + i, q) = sqrt_w * g(a, i);
-  }
-  const ElementMatrix<E> O = G * G.transpose();
-  ElementMatrix<E>& K = *out.stiffness;
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < n; ++b) {
-      const MatD<d> O_ab = O.template block<d, d>(a * d, b * d);
-      MatD<d> block = linear.lambda * O_ab + linear.mu * O_ab.transpose();
-      block.diagonal().array() += linear.mu * O_ab.trace();
-      K.template block<d, d>(a * d, b * d) = block;
-    }
-  if (tangent == CorotationalTangent::Rotated) return detF_center;
-
-  // Rotation-derivative terms: column (b,k) is the response to dx_b = e_k.
-  for (int b = 0; b < n; ++b)
-    for (int k = 0; k < d; ++k) {
-      MatDd dF = MatDd::Zero();
-      dF.row(k) = rest.dN_dX_center.row(b);
-      const MatDd Omega = rotation_variation<d>(frame, dF, method);
-      Eigen::Matrix<Real, n, d> dg = g_hat * Omega.transpose();  // row a = (Omega g^_a)^T
-      for (int q = 0; q < E::num_quad; ++q) {
-        const MatDd sigma = restrict_stress<d>(linear.P(embed<d>(MatDd::Identity() + Omega * F_hat[q])));
-        dg -= rest.w_detJ[q] * rest.dN_dX[q] * sigma.transpose();
-      }
-      for (int a = 0; a < n; ++a) K.template block<d, 1>(a * d, b * d + k) += R * dg.row(a).transpose();
-    }
-  return detF_center;
+  constexpr int d = E::dim;
+  ElementMatrix<E>* K = out.stiffness;
+  const auto store = [K](int a, int b, const MatD<d>& block) { K->template block<d, d>(a * d, b * d) = block; };
+  if (tangent == CorotationalTangent::Consistent)
+    return corotational_blocks<E, true>(linear, rest, x, method, out.energy, out.force, K != nullptr, store);
+  return corotational_blocks<E, false>(linear, rest, x, method, out.energy, out.force, K != nullptr, store);
 }
 
 }  // namespace softik::fem

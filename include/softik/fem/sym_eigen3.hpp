@@ -137,8 +137,9 @@ SOFTIK_HD_INLINE Mat3 cofactor(const Mat3& F) {
 }
 
 namespace detail {
-/// Rotation-variant SVD route: R = U V^T with U, V proper (any det F, rank >= 1).
-SOFTIK_HD_INLINE Mat3 rotation_from_svd(const Mat3& F) {
+/// Rotation-variant SVD route: R = U V^T with U, V proper (any det F, rank >= 1). Cold: taken
+/// for inverted and degenerate cells only.
+SOFTIK_HD_COLD Mat3 rotation_from_svd(const Mat3& F) {
   Vec3 w;
   Mat3 V;
   sym_eigen3(F.transpose() * F, w, V);  // ascending: v2 has the largest singular value
