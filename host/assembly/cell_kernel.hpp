@@ -175,9 +175,7 @@ SOFTIK_HD_INLINE void scatter_block(const CellPass<S>& p, Real* K, int c, const 
   constexpr int d = E::dim, n = E::num_nodes;
   const int base = p.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
   if (base < 0) return;
-  SOFTIK_UNROLL
   for (int i = 0; i < d; ++i) {
-    SOFTIK_UNROLL
     for (int k = 0; k < d; ++k) {
       const int slot = entry_slot(base, rows[a], rows[b], i, k);
       if (slot >= 0) scatter_add<mode>(&K[slot], block(i, k));
@@ -190,7 +188,7 @@ template <class E, exec::Space S>
 struct CellRows {
   int rows[E::num_nodes];
   SOFTIK_HD CellRows(const CellPass<S>& p, const int* nodes) {
-    SOFTIK_UNROLL
+    SOFTIK_UNROLL_BY(E::num_nodes)
     for (int a = 0; a < E::num_nodes; ++a) rows[a] = p.node_rows[static_cast<std::size_t>(nodes[a])];
   }
 };

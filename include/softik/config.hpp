@@ -22,12 +22,14 @@
 #define SOFTIK_HD_COLD SOFTIK_HD inline
 #endif
 
-// SOFTIK_UNROLL asks the device compiler to unroll the next loop (a fixed trip count over an
-// element's nodes), so that arrays indexed by its counter stay in registers; nothing on the host.
+// SOFTIK_UNROLL_BY(count) asks the device compiler to unroll the next loop `count` times (an
+// integral constant expression; 1: not at all), so that arrays indexed by its counter can stay in
+// registers on small elements without multiplying the code of large ones. Nothing on the host.
+#define SOFTIK_PRAGMA(text) _Pragma(#text)
 #if defined(__CUDA_ARCH__)
-#define SOFTIK_UNROLL _Pragma("unroll")
+#define SOFTIK_UNROLL_BY(count) SOFTIK_PRAGMA(unroll count)
 #else
-#define SOFTIK_UNROLL
+#define SOFTIK_UNROLL_BY(count)
 #endif
 
 namespace softik {

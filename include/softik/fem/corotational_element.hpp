@@ -88,7 +88,8 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
     const NodeMatrix<E> x_hat = x * R;
     for (int q = 0; q < E::num_quad; ++q) F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
   }
-  SOFTIK_UNROLL
+  constexpr int unroll = n <= 4 ? n : 1;  // the node loops of the linear simplices only
+  SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
     MatD<d> Omega[consistent ? d : 1];
     if constexpr (consistent) {
@@ -98,7 +99,7 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
         Omega[k] = rotation_variation<d>(frame, dF, method);
       }
     }
-    SOFTIK_UNROLL
+    SOFTIK_UNROLL_BY(unroll)
     for (int a = 0; a < n; ++a) {
       MatD<d> block = rotated_stiffness_block<E>(linear, rest, R, a, b);
       if constexpr (consistent) {
