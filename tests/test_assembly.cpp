@@ -149,6 +149,47 @@ TEST(Assembly, PatternIsSymmetricAndStiffnessSymmetric) {
     }
 }
 
+TEST(Assembly, TheNodePairSlotMapFindsEveryEntryWithPartlyFixedNodes) {
+  // Every element entry's slot (block base + row and column ranks, host/assembly/slot_map.hpp)
+  // against a search of the CSR row, on every cell type, with whole nodes fixed and with single
+  // components fixed (x only, y and z, z only) so that the ranks skip DOFs.
+  for (const CellType type : testing::all_cell_types()) {
+    SCOPED_TRACE(cell_type_name(type));
+    const Mesh mesh = testing::small_box(type);
+    std::vector<char> fixed = fix_nodes(mesh, mesh.node_groups.at("xmin"));
+    for (int node = 0; node < mesh.num_nodes(); ++node) {
+      const int pick = node % 4;  // 0: free, 1: x fixed, 2: y and z fixed (3D), 3: last component fixed
+      if (pick == 1) fixed[static_cast<size_t>(node) * mesh.dim] = 1;
+      if (pick == 2)
+        for (int i = 1; i < mesh.dim; ++i) fixed[static_cast<size_t>(node) * mesh.dim + i] = 1;
+      if (pick == 3) fixed[static_cast<size_t>(node) * mesh.dim + mesh.dim - 1] = 1;
+    }
+    const Assembler assembler(mesh, {Material(fem::LinearElastic::from_young_poisson(1e3, 0.3))}, fixed);
+    const CsrPattern& p = assembler.pattern();
+    const std::vector<int>& free = assembler.free_dof_index();
+    const int d = mesh.dim, npc = nodes_per_cell(type);
+    int found = 0, none = 0;
+    for (int c = 0; c < mesh.num_cells(); ++c)
+      for (int r = 0; r < npc * d; ++r)
+        for (int s = 0; s < npc * d; ++s) {
+          const int row = free[static_cast<size_t>(mesh.cell(c)[r / d]) * d + r % d];
+          const int col = free[static_cast<size_t>(mesh.cell(c)[s / d]) * d + s % d];
+          int expected = -1;
+          if (row >= 0 && col >= 0) {
+            const auto begin = p.col.begin() + p.row_ptr[static_cast<size_t>(row)];
+            const auto end = p.col.begin() + p.row_ptr[static_cast<size_t>(row) + 1];
+            const auto it = std::lower_bound(begin, end, col);
+            ASSERT_TRUE(it != end && *it == col);
+            expected = static_cast<int>(it - p.col.begin());
+          }
+          ASSERT_EQ(assembler.slot(c, r, s), expected) << "cell " << c << " entry (" << r << ", " << s << ")";
+          (expected >= 0 ? found : none) += 1;
+        }
+    EXPECT_GT(found, 0);
+    EXPECT_GT(none, 0);
+  }
+}
+
 TEST(Assembly, FixedDofsAreEliminatedNotPenalised) {
   const Mesh mesh = testing::small_box(CellType::Tet4);
   const auto material = fem::NeoHookean::from_young_poisson(50.0, 0.35);

@@ -65,7 +65,9 @@ TEST(Backend, AutomaticSolverChoiceBySize) {
   EXPECT_EQ(choose_linear_solver(Backend::Cuda, kGpuDenseMaxDofs + 1),
             have_cudss_solver() ? LinearSolverKind::Cudss : LinearSolverKind::CudaPcg);
   std::string reason;
-  if (!cudss_solver_usable(&reason)) EXPECT_FALSE(reason.empty());
+  if (!cudss_solver_usable(&reason)) {
+    EXPECT_FALSE(reason.empty());
+  }
   // An explicit choice is the user's override, whatever the size.
   EXPECT_EQ(choose_linear_solver(Backend::Cuda, 10, LinearSolverKind::CudaPcg), LinearSolverKind::CudaPcg);
   EXPECT_EQ(choose_linear_solver(Backend::Cpu, 10, LinearSolverKind::EigenLDLT), LinearSolverKind::EigenLDLT);

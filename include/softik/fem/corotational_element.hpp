@@ -44,6 +44,15 @@ SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, cons
   return block;
 }
 
+/// The same block from one point's weight w = w_q detJ_q and gradients g_a, g_b (rows).
+template <int d, class Row>
+SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Real w, const Row& ga, const Row& gb) {
+  const MatD<d> O = w * (ga.transpose() * gb);
+  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
+  block.diagonal().array() += linear.mu * O.trace();
+  return block;
+}
+
 /// The part of the element every tangent shares: the rotation of the centre frame, the energy
 /// (added to *energy) and the elastic force f_a = -R g^_a (into *force); either may be null.
 /// g_hat (row a = g^_a) is returned for the consistent tangent. Returns det F at the centre.
@@ -88,7 +97,10 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
     const NodeMatrix<E> x_hat = x * R;
     for (int q = 0; q < E::num_quad; ++q) F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
   }
-  constexpr int unroll = n <= 4 ? n : 1;  // the node loops of the linear simplices only
+  // One quadrature point (the linear simplices): g_a = R dN_a/dX once per node, not per block.
+  Eigen::Matrix<Real, n, d> g;
+  if constexpr (E::num_quad == 1) g = rest.dN_dX[0] * R.transpose();
+  [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // the node loops of the linear simplices only
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
     MatD<d> Omega[consistent ? d : 1];
@@ -101,7 +113,11 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
     }
     SOFTIK_UNROLL_BY(unroll)
     for (int a = 0; a < n; ++a) {
-      MatD<d> block = rotated_stiffness_block<E>(linear, rest, R, a, b);
+      MatD<d> block;
+      if constexpr (E::num_quad == 1)
+        block = rotated_stiffness_block<d>(linear, rest.w_detJ[0], g.row(a), g.row(b));
+      else
+        block = rotated_stiffness_block<E>(linear, rest, R, a, b);
       if constexpr (consistent) {
         for (int k = 0; k < d; ++k) {
           VecD<d> dg = Omega[k] * g_hat.row(a).transpose();
