@@ -28,7 +28,16 @@ enum class CorotationalTangent { Rotated = 0, Consistent = 1 };
 
 /// Block (a, b) of the rotated stiffness R K0 R^T. For the isotropic tensor
 /// C_iJkL = lambda d_iJ d_kL + mu (d_ik d_JL + d_iL d_Jk), with g_qa = R dN_a/dX at point q,
-///   R K0_ab R^T = O_ab lambda + O_ab^T mu + tr(O_ab) mu I,   O_ab = sum_q w_q detJ_q g_qa g_qb^T.
+///   R K0_ab R^T = O_ab lambda + O_ab^T mu + tr(O_ab) mu I,   O_ab = sum_q w_q detJ_q g_qa g_qb^T;
+/// this is the block from O_ab.
+template <int d>
+SOFTIK_HD_INLINE MatD<d> isotropic_stiffness_block(const LinearElastic& linear, const MatD<d>& O) {
+  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
+  block.diagonal().array() += linear.mu * O.trace();
+  return block;
+}
+
+/// The block (a, b) of any element, O_ab summed over its points.
 template <class E>
 SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, const RestData<E>& rest,
                                                const MatD<E::dim>& R, int a, int b) {
@@ -39,18 +48,13 @@ SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, cons
     const VecD<d> gb = R * rest.dN_dX[q].row(b).transpose();
     O += rest.w_detJ[q] * (ga * gb.transpose());
   }
-  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
-  block.diagonal().array() += linear.mu * O.trace();
-  return block;
+  return isotropic_stiffness_block<d>(linear, O);
 }
 
 /// The same block from one point's weight w = w_q detJ_q and gradients g_a, g_b (rows).
 template <int d, class Row>
 SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Real w, const Row& ga, const Row& gb) {
-  const MatD<d> O = w * (ga.transpose() * gb);
-  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
-  block.diagonal().array() += linear.mu * O.trace();
-  return block;
+  return isotropic_stiffness_block<d>(linear, w * (ga.transpose() * gb));
 }
 
 /// The part of the element every tangent shares: the rotation of the centre frame, the energy
