@@ -78,6 +78,7 @@ class CholmodSolver final : public LinearSolver {
       cholmod_factorize(A_, super_, &common_);
       if (common_.status != CHOLMOD_NOT_POSDEF) {
         check("cholmod_factorize");
+        info_.negative_pivots = 0;  // L L^T succeeded: positive definite
         return finish();
       }
       common_.status = CHOLMOD_OK;
@@ -147,7 +148,12 @@ class CholmodSolver final : public LinearSolver {
     const int* p = static_cast<const int*>(simplicial_->p);
     const double* x = static_cast<const double*>(simplicial_->x);
     double smallest = INFINITY;
-    for (int j = 0; j < n_; ++j) smallest = std::min(smallest, x[p[j]]);  // D_jj: the first entry of column j
+    int negative = 0;
+    for (int j = 0; j < n_; ++j) {
+      smallest = std::min(smallest, x[p[j]]);  // D_jj: the first entry of column j
+      negative += x[p[j]] < 0;
+    }
+    info_.negative_pivots = negative;  // the inertia of K (Sylvester), P K P^T = L D L^T
     info_.indefinite = smallest < 0;
     prefer_ldlt_ = info_.indefinite;
     if (!info_.indefinite && smallest > 0) {

@@ -41,6 +41,7 @@ class EigenLdltSolver final : public LinearSolver {
     const double min_abs = D.cwiseAbs().minCoeff(&row);
     info_.pivot_ratio = max_abs > 0 ? min_abs / max_abs : 0.0;
     info_.indefinite = D.minCoeff() < 0;
+    info_.negative_pivots = static_cast<int>((D.array() < 0).count());  // the inertia of K (Sylvester)
     info_.factor_nnz = static_cast<long long>(ldlt_.matrixL().nestedExpression().nonZeros()) + D.size();
     if (ldlt_.info() != Eigen::Success || !(info_.pivot_ratio >= singular_threshold))
       detail::throw_singular(name(), info_.pivot_ratio, static_cast<long>(ldlt_.permutationPinv().indices()[row]));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "host/assembly/pressure_evaluator.hpp"
+#include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
 
@@ -183,37 +184,6 @@ struct Newton {
   }
 };
 
-void check_loads(const Assembler& assembler, const Loads& loads, const std::vector<Real>& x) {
-  const size_t n = static_cast<size_t>(assembler.num_dofs());
-  SOFTIK_CHECK(x.size() == n, "solve_static: x has " << x.size() << " entries, expected num_dofs = " << n);
-  SOFTIK_CHECK(loads.nodal.empty() || loads.nodal.size() == n,
-               "solve_static: the nodal load has " << loads.nodal.size() << " entries, expected num_dofs = " << n);
-  // With nothing fixed the body can move rigidly and K is singular: refuse it up front, even
-  // under a zero load that Newton would accept without a factorisation.
-  std::vector<char> referenced(static_cast<size_t>(assembler.mesh().num_nodes()), 0);
-  for (int v : assembler.mesh().cells) referenced[static_cast<size_t>(v)] = 1;
-  bool anything_fixed = false;
-  for (size_t dof = 0; dof < n && !anything_fixed; ++dof)
-    anything_fixed = referenced[dof / static_cast<size_t>(assembler.mesh().dim)] && assembler.free_dof_index()[dof] < 0;
-  SOFTIK_CHECK(anything_fixed, "nothing is fixed: the body can move rigidly, so its stiffness matrix is singular and the "
-                               "static problem has no unique solution. Fix nodes (scene key `fixed:`, or the Assembler's "
-                               "fixed-DOF mask): at least one face of every separate part");
-  for (size_t k = 0; k < loads.nodal.size(); ++k)
-    SOFTIK_CHECK(std::isfinite(loads.nodal[k]), "external load on DOF " << k << " is " << loads.nodal[k] << ": fix the load");
-  for (const PressureLoad& p : loads.pressures) {
-    SOFTIK_CHECK(std::isfinite(p.pressure), "pressure load '" << p.name << "' is " << p.pressure << ": give a finite value");
-    surface_volume(p, assembler.mesh(), x);  // checks the surface's indices and embedding
-  }
-  for (const PrescribedDisplacement& d : loads.prescribed) {
-    SOFTIK_CHECK(d.dof >= 0 && static_cast<size_t>(d.dof) < n,
-                 "prescribed displacement on DOF " << d.dof << ": out of range [0, " << n << ")");
-    SOFTIK_CHECK(assembler.free_dof_index()[static_cast<size_t>(d.dof)] < 0,
-                 "prescribed displacement on DOF " << d.dof << " (node " << d.dof / assembler.mesh().dim
-                                                   << "): the DOF is free; fix it in the Assembler's fixed-DOF mask");
-    SOFTIK_CHECK(std::isfinite(d.value), "prescribed displacement on DOF " << d.dof << " is " << d.value);
-  }
-}
-
 }  // namespace
 
 StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const std::vector<Real>& f_ext,
@@ -227,7 +197,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
 
 StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
                           const NewtonOptions& options) {
-  check_loads(assembler, loads, x);
+  check_static_loads(assembler, loads, x, "solve_static");
   SOFTIK_CHECK(options.load_steps >= 1 && options.max_iterations >= 1,
                "solve_static: load_steps and max_iterations must be >= 1");
   LineSearch line_search = options.line_search;
