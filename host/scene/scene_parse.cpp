@@ -363,6 +363,7 @@ void check_inverse_contact(const Scene& scene, const Map& m) {
 
 /// The cross-checks of dynamics: and contact: with the rest of the scene.
 void check_dynamics(Scene& scene, const Map& m) {
+  if (scene.explicit_dynamics.enabled) return check_explicit(scene);
   check_inverse_contact(scene, m);
   if (!scene.dynamics.enabled) {
     if (scene.contact.enabled && !scene.inverse.enabled)
@@ -421,6 +422,9 @@ void check_output_volume(const Scene& scene, const Map& m) {
   if (scene.dynamics.enabled) {
     steps = scene.dynamics.steps;
     from = "dynamics.duration / dynamics.dt = " + std::to_string(scene.dynamics.steps) + " steps";
+  } else if (scene.explicit_dynamics.enabled) {
+    steps = scene.explicit_dynamics.frames;
+    from = "explicit.duration / explicit.frame_interval = " + std::to_string(scene.explicit_dynamics.frames) + " frames";
   } else if (scene.inverse.enabled) {
     size_t goals = 1;
     for (const SceneEffector& e : scene.inverse.effectors)
@@ -501,7 +505,7 @@ void check_laws(const Scene& scene) {
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "contact", "dilatation"});
+               "outputs", "inverse", "dynamics", "explicit", "contact", "dilatation"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -548,6 +552,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
+  if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
   if (m.has("contact")) scene.contact = parse_contact(m.at("contact"), path);
   check_dynamics(scene, m);
   check_output_volume(scene, m);

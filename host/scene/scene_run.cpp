@@ -219,8 +219,11 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
                "cannot create the output folder '" << options.out_dir << "': " << ec.message());
   remove_previous_outputs(options.out_dir, scene.name);
 
-  if (scene.dynamics.enabled) {
-    run_dynamics(scene, built, options, t0, result);
+  if (scene.explicit_dynamics.enabled || scene.dynamics.enabled) {
+    if (scene.explicit_dynamics.enabled)
+      run_explicit(scene, built, options, t0, result);
+    else
+      run_dynamics(scene, built, options, t0, result);
     result.seconds = since(t0);
     return result;
   }
@@ -314,7 +317,9 @@ void scene_detail::write_control_lines(const InverseRunSummary& s, std::ostream&
 void write_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
-  if (r.dynamics.enabled)
+  if (r.explicit_dynamics.enabled)
+    write_explicit_summary(r, out);
+  else if (r.dynamics.enabled)
     write_dynamic_summary(r, out);
   else if (r.inverse.enabled)
     write_inverse_summary(r, out);

@@ -68,6 +68,11 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 /// step, a .vtu every outputs.every steps, and the dynamics part of the result.
 void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result);
+/// Runs a scene with `explicit:` (scene_run_explicit.cpp): <name>.csv with one row per frame,
+/// a .vtu every outputs.every frames, and the explicit part of the result.
+void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                  SceneRunResult& result);
+void write_explicit_summary(const SceneRunResult& result, std::ostream& out);
 /// The dynamic run's lines of the summary.
 void write_dynamic_summary(const SceneRunResult& result, std::ostream& out);
 

@@ -125,6 +125,11 @@ SceneContact parse_contact(const YAML::Node& node, const std::string& path);
 /// One entry of `loads.cable` (scene_parse_dynamics.cpp): a tendon pulled over time.
 SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, const std::string& what);
 
+/// The `explicit:` section, and its cross-checks with the rest of the scene
+/// (scene_parse_explicit.cpp).
+SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path);
+void check_explicit(Scene& scene);
+
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 

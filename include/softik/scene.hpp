@@ -25,6 +25,7 @@
 #include "softik/constraints.hpp"
 #include "softik/contact.hpp"
 #include "softik/dynamics.hpp"
+#include "softik/explicit_dynamics.hpp"
 #include "softik/inverse.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
@@ -233,6 +234,21 @@ struct SceneDynamics {
   SceneLocation where;
 };
 
+/// Explicit time integration (`explicit:`, explicit_dynamics.hpp) of the body as an FEM model
+/// with lumped mass or as a node network built from its mesh; absent: not explicit.
+struct SceneExplicit {
+  enum class Model { Fem, NodeNetwork };
+  bool enabled = false;
+  Model model = Model::Fem;
+  NetworkFromMesh network;  ///< node_network: youngs_modulus from materials[0] (law linear), density below
+  ExplicitOptions options;  ///< steps_per_frame is set from frame_interval / dt at run time
+  Real density = -1;        ///< < 0: loads.gravity.density (checked when the scene is read)
+  Real duration = 0;
+  Real frame_interval = 0;  ///< seconds between output frames (CSV rows and .vtu files)
+  int frames = 0;           ///< ceil(duration / frame_interval)
+  SceneLocation where;
+};
+
 /// A rigid obstacle of `contact.obstacles`; a mesh obstacle's triangles are read at build time.
 struct SceneObstacle {
   Obstacle obstacle;
@@ -276,6 +292,7 @@ struct Scene {
   SceneOutputs outputs;
   SceneInverse inverse;
   SceneDynamics dynamics;
+  SceneExplicit explicit_dynamics;  ///< `explicit:`
   SceneContact contact;
 };
 
@@ -405,6 +422,19 @@ struct DynamicRunSummary {
   Real t_step = 0, t_detection = 0, t_compliance = 0, t_contact_solve = 0;
 };
 
+/// What an explicit run did (scene with `explicit:`).
+struct ExplicitRunSummary {
+  bool enabled = false;
+  std::string model, scheme;
+  long steps = 0;
+  int frames = 0;
+  Real time = 0;
+  Real time_step = 0, stable_time_step = 0;  ///< dt, and dt_c at the end
+  Real kinetic_energy = 0, potential_energy = 0, damped_energy = 0;  ///< at the end
+  int nodes = 0, links = 0;  ///< node_network
+  Real t_step = 0;           ///< mean seconds per time step
+};
+
 struct SceneRunResult {
   std::string name;
   int num_dofs = 0, num_free_dofs = 0, num_cells = 0;
@@ -419,6 +449,7 @@ struct SceneRunResult {
   int vtu_files = 0;
   InverseRunSummary inverse;
   DynamicRunSummary dynamics;
+  ExplicitRunSummary explicit_dynamics;
   std::vector<std::string> warnings;
 };
 

@@ -1,0 +1,113 @@
+// The `explicit:` section of a scene (docs/scene-format.md, "Explicit dynamics and node
+// networks"): the body integrated by central differences as an FEM model with lumped mass or as
+// a node network built from its mesh. Strict like the rest of the scene reader.
+#include <cmath>
+#include <variant>
+
+#include "host/scene/scene_yaml.hpp"
+#include "softik/error.hpp"
+
+namespace softik::scene_detail {
+
+namespace {
+
+void require(bool ok, const Map& m, const std::string& key, const std::string& message) {
+  if (!ok) fail(m.where(key), m.name(key) + ": " + message);
+}
+
+void parse_network(const Map& e, const std::string& path, NetworkFromMesh& n) {
+  const Map m(e.at("network"), path, "explicit.network", {"face_diagonals", "body_diagonals", "cubic_hardening", "dashpot_time"});
+  n.face_diagonals = m.boolean("face_diagonals", n.face_diagonals);
+  n.body_diagonals = m.boolean("body_diagonals", n.body_diagonals);
+  n.cubic_hardening = m.number("cubic_hardening", n.cubic_hardening);
+  require(std::isfinite(n.cubic_hardening) && n.cubic_hardening >= 0, m, "cubic_hardening",
+          "must be >= 0 (k3 = cubic_hardening k / L^2; 0: linear springs)");
+  n.dashpot_time = m.number("dashpot_time", n.dashpot_time);
+  require(std::isfinite(n.dashpot_time) && n.dashpot_time >= 0, m, "dashpot_time",
+          "must be >= 0 seconds (each link's dashpot c = dashpot_time k)");
+}
+
+}  // namespace
+
+SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
+  const Map m(node, path, "explicit",
+              {"model", "scheme", "duration", "frame_interval", "density", "time_step", "safety", "force_time_step",
+               "mass_damping", "global_damping", "network"});
+  SceneExplicit e;
+  e.enabled = true;
+  e.where = m.where();
+  e.model = m.choice("model", {"fem", "node_network"}, 0) == 0 ? SceneExplicit::Model::Fem : SceneExplicit::Model::NodeNetwork;
+  ExplicitOptions& o = e.options;
+  o.scheme = m.choice("scheme", {"velocity_verlet", "symplectic_euler"}, 0) == 0 ? ExplicitScheme::VelocityVerlet
+                                                                                  : ExplicitScheme::SymplecticEuler;
+  e.duration = m.number("duration", "the simulated time, e.g. 0.2 (s)");
+  require(std::isfinite(e.duration) && e.duration > 0, m, "duration", "must be > 0");
+  e.frame_interval = m.number("frame_interval", "the time between output frames, e.g. 0.005 (s)");
+  require(std::isfinite(e.frame_interval) && e.frame_interval > 0 && e.frame_interval <= e.duration, m, "frame_interval",
+          "must lie in (0, duration]");
+  const double frames = std::ceil(e.duration / e.frame_interval - 1e-9);
+  require(frames <= 100000, m, "frame_interval", "duration / frame_interval = " + std::to_string(frames) + " frames; the cap is 1e5");
+  e.frames = static_cast<int>(frames);
+  e.density = m.number("density", -1.0);
+  if (m.has("density")) require(std::isfinite(e.density) && e.density > 0, m, "density", "the mass density must be > 0 (e.g. 1070 kg/m^3)");
+  o.time_step = m.number("time_step", 0.0);
+  require(std::isfinite(o.time_step) && o.time_step >= 0, m, "time_step", "must be >= 0 (0: safety x the stable limit)");
+  o.safety = m.number("safety", o.safety);
+  require(std::isfinite(o.safety) && o.safety > 0 && o.safety <= 1, m, "safety", "must lie in (0, 1]");
+  o.force_time_step = m.boolean("force_time_step", false);
+  o.mass_damping = m.number("mass_damping", 0.0);
+  require(std::isfinite(o.mass_damping) && o.mass_damping >= 0, m, "mass_damping", "alpha must be >= 0 (1/s)");
+  o.global_damping = m.number("global_damping", 0.0);
+  require(std::isfinite(o.global_damping) && o.global_damping >= 0, m, "global_damping", "must be >= 0 (N s/m per DOF)");
+  if (m.has("network")) {
+    if (e.model != SceneExplicit::Model::NodeNetwork)
+      fail(m.key_where("network"), "explicit.network: applies to model: node_network only");
+    parse_network(m, path, e.network);
+  }
+  return e;
+}
+
+void check_explicit(Scene& scene) {
+  SceneExplicit& e = scene.explicit_dynamics;
+  const auto refuse = [&](bool present, const std::string& what) {
+    if (present)
+      fail(e.where, "explicit: " + what + " cannot be combined with explicit time integration; remove it, or use "
+                                          "dynamics: (implicit) instead of explicit:");
+  };
+  refuse(scene.dynamics.enabled, "a dynamics: section (implicit time integration)");
+  refuse(scene.inverse.enabled, "an inverse: section");
+  refuse(scene.contact.enabled, "a contact: section");
+  refuse(!scene.prescribed.empty(), "prescribed displacements (fix those nodes with fixed:)");
+  refuse(!scene.cables.empty(), "loads.cable");
+  for (const ScenePressure& p : scene.pressures)
+    if (!p.file.empty())
+      fail(p.where, "loads.pressure '" + p.name + "': a cavity embedded from a file is not supported by explicit: "
+                                                   "give the cavity as a surface group of the mesh");
+  if (e.density < 0) {
+    if (!scene.gravity.enabled) fail(e.where, "explicit: give the mass density (explicit.density, e.g. 1070 kg/m^3)");
+    e.density = scene.gravity.density;
+  } else if (scene.gravity.enabled && scene.gravity.density != e.density) {
+    fail(scene.gravity.where, "loads.gravity.density (" + std::to_string(scene.gravity.density) +
+                                  ") differs from explicit.density (" + std::to_string(e.density) +
+                                  "); the weight and the inertia come from one density: give it once");
+  }
+  if (e.model != SceneExplicit::Model::NodeNetwork) return;
+  // The network's stiffness comes from the one linear material (E; Poisson's ratio 1/4).
+  const SceneMaterial& first = scene.materials.front();
+  if (scene.materials.size() != 1 || first.law != "linear")
+    fail(first.where, "explicit.model node_network: give one material of law linear (young, poisson: 0.25); the "
+                      "network's links are calibrated to its Young's modulus");
+  const fem::LinearElastic& law = std::get<fem::LinearElastic>(first.material);
+  const Real E = law.mu * (3 * law.lambda + 2 * law.mu) / (law.lambda + law.mu);
+  const Real nu = law.lambda / (2 * (law.lambda + law.mu));
+  if (std::abs(nu - 0.25) > 1e-9)
+    fail(first.where, "materials[0]: poisson " + std::to_string(nu) +
+                          " cannot be matched by a node network: central-force links obey the Cauchy relation "
+                          "C12 = C44, so an isotropic network has Poisson's ratio 1/4. Give poisson: 0.25, or "
+                          "model: fem for another ratio");
+  e.network.youngs_modulus = E;
+  e.network.poissons_ratio = 0.25;
+  e.network.density = e.density;
+}
+
+}  // namespace softik::scene_detail
