@@ -1,0 +1,96 @@
+// Node networks (issue 17 item 7): the link-force gather and whole explicit steps on cubic
+// lattices (make_box Hex8 -> make_node_network: edges and face diagonals, 9 links per cell),
+// vs size and threads, next to the memory bandwidth of this machine (a STREAM-like triad in the
+// same program, the bound the gather is measured against).
+// Counters: nodes/s (node updates: one node's force gathered, or one node integrated), links/s
+// (link evaluations: each link is evaluated from both of its ends), and GB/s of the arrays the
+// gather streams (per incidence its link and other-node indices and the link's 32-byte
+// parameters; per node its position, the neighbours' positions (cached), and the force written).
+//
+//   ./build/bench/bench_node_network --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "softik/explicit_dynamics.hpp"
+#include "softik/mesh_generator.hpp"
+#include "softik/node_network.hpp"
+
+namespace {
+
+using softik::Real;
+
+softik::NodeNetwork lattice(int n) {
+  softik::BoxSpec spec;
+  spec.size = {n * 0.002, n * 0.002, n * 0.002};
+  spec.cells = {n, n, n};
+  return softik::make_node_network(softik::make_box(3, softik::CellType::Hex8, spec), {2e5, 0.25, 1070});
+}
+
+// Bytes the gather moves per call, counting each array once per pass (neighbour positions are
+// assumed cached: the lattice's numbering keeps them close).
+double gather_bytes(const softik::NodeNetwork& net) {
+  const double incidences = 2.0 * net.num_links();
+  return incidences * (4 + 4 + sizeof(softik::fem::LinkParameters)) + net.num_nodes() * (4.0 + 3 * 8 + 3 * 8);
+}
+
+void BM_LinkForces(benchmark::State& state) {
+  const softik::NodeNetwork net = lattice(static_cast<int>(state.range(0)));
+  const softik::NetworkForces forces(net, static_cast<int>(state.range(1)));
+  std::vector<Real> x = net.X, f(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 1.001;  // stretched: every link carries a force
+  for (auto _ : state) {
+    forces.add_forces(x.data(), nullptr, f.data());
+    benchmark::DoNotOptimize(f.data());
+  }
+  const double calls = static_cast<double>(state.iterations());
+  state.counters["nodes"] = net.num_nodes();
+  state.counters["links"] = net.num_links();
+  state.counters["nodes/s"] = benchmark::Counter(calls * net.num_nodes(), benchmark::Counter::kIsRate);
+  state.counters["links/s"] = benchmark::Counter(calls * 2.0 * net.num_links(), benchmark::Counter::kIsRate);
+  state.counters["GB/s"] = benchmark::Counter(calls * gather_bytes(net) * 1e-9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_LinkForces)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// One velocity-Verlet step of the lattice clamped at one face, with dashpots (the model's force
+// evaluation with velocities, the damping and the update of x and v).
+void BM_ExplicitStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  softik::BoxSpec spec;
+  spec.size = {n * 0.002, n * 0.002, n * 0.002};
+  spec.cells = {n, n, n};
+  const softik::Mesh mesh = softik::make_box(3, softik::CellType::Hex8, spec);
+  softik::NetworkFromMesh from{2e5, 0.25, 1070};
+  from.dashpot_time = 1e-6;
+  const softik::NodeNetwork net = softik::make_node_network(mesh, from);
+  softik::ExplicitLoads loads;
+  loads.gravity = {0, 0, -9.81};
+  const softik::NodeNetworkModel model(net, softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), loads,
+                                       static_cast<int>(state.range(1)));
+  softik::ExplicitSolver solver(model);
+  for (auto _ : state) solver.step();
+  const double steps = static_cast<double>(state.iterations());
+  state.counters["nodes"] = net.num_nodes();
+  state.counters["nodes/s"] = benchmark::Counter(steps * net.num_nodes(), benchmark::Counter::kIsRate);
+  state.counters["links/s"] = benchmark::Counter(steps * 2.0 * net.num_links(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ExplicitStep)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The memory bound: a[i] = b[i] + s c[i] over arrays far larger than the caches (3 x 64 MB),
+// 24 bytes per element moved (two reads, one write; write-allocate traffic not counted).
+void BM_StreamTriad(benchmark::State& state) {
+  const size_t n = size_t(8) << 20;
+  std::vector<Real> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  const int threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (long i = 0; i < static_cast<long>(n); ++i) a[static_cast<size_t>(i)] = b[static_cast<size_t>(i)] + 0.5 * c[static_cast<size_t>(i)];
+    benchmark::DoNotOptimize(a.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_StreamTriad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
