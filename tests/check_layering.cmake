@@ -4,7 +4,7 @@
 #   include/softik (public API) <- host/<concept> (core) <- cuda/ (backend)
 # The public API includes neither host/ nor cuda/ nor a CUDA header; the core includes no
 # cuda/ file and no CUDA header; each core folder includes private headers only of the
-# concepts below it; the backend includes the core's assembly, mesh and solver headers only.
+# concepts below it; the backend includes the core's assembly, mesh, solver and network headers only.
 cmake_minimum_required(VERSION 3.25)
 set(cuda_headers "cuda_runtime|cuda\\.h|cub/|cublas|cusparse|cusolver|cudss|thrust/")
 # Private folders each core concept may include from (besides itself).
@@ -19,7 +19,7 @@ set(allowed_inverse "contact;assembly;solvers;qp;mesh")
 set(allowed_scene "dynamics;contact;io;inverse;solvers;qp;assembly;mesh")
 set(allowed_batch "scene;dynamics;contact;io;inverse;solvers;qp;assembly;mesh")
 set(allowed_cli "batch;scene;dynamics;contact;io;inverse;solvers;qp;assembly;mesh")
-set(allowed_cuda "assembly;mesh;solvers")
+set(allowed_cuda "assembly;mesh;solvers;network")
 
 set(violations "")
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/include/*.hpp ${ROOT}/host/*.hpp ${ROOT}/host/*.cpp

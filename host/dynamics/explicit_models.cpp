@@ -65,8 +65,8 @@ void zero_fixed(const std::vector<char>& fixed, std::vector<Real>& f) {
 }  // namespace
 
 NodeNetworkModel::NodeNetworkModel(const NodeNetwork& network, std::vector<char> fixed_dofs, ExplicitLoads loads,
-                                   int num_threads)
-    : forces_(network, num_threads), fixed_(std::move(fixed_dofs)), loads_(std::move(loads)) {
+                                   int num_threads, Backend backend)
+    : forces_(network, num_threads, backend), fixed_(std::move(fixed_dofs)), loads_(std::move(loads)) {
   const int n = 3 * network.num_nodes();
   if (fixed_.empty()) fixed_.assign(static_cast<size_t>(n), 0);
   SOFTIK_CHECK(fixed_.size() == static_cast<size_t>(n),

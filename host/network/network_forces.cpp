@@ -1,14 +1,16 @@
-// Link forces gathered per node (include/softik/node_network.hpp, NetworkForces).
-//
-// Each node sums the forces of its own links (fem/link.hpp), so every link is evaluated twice,
-// once from each end; in exchange no two iterations write the same node (no atomics, no colours)
-// and the sum over a node's links is formed in the same order for any number of threads.
+// Link forces gathered per node (include/softik/node_network.hpp, NetworkForces; the loop body
+// is host/network/link_gather.hpp). Each node sums the forces of its own links, so every link is
+// evaluated twice, once from each end; in exchange no two iterations write the same node (no
+// atomics, no colours) and the sum over a node's links is formed in the same order for any
+// number of threads.
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
 #include "softik/error.hpp"
 #include "softik/exec/forall.hpp"
+#include "host/network/device_network.hpp"
+#include "host/network/link_gather.hpp"
 #include "softik/node_network.hpp"
 
 namespace softik {
@@ -20,7 +22,7 @@ inline Vec3 load3(const Real* p, int n) { return Vec3(p[3 * n], p[3 * n + 1], p[
 
 }  // namespace
 
-NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads) : network_(network) {
+NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backend backend) : network_(network) {
   validate(network_);
   num_threads_ = num_threads > 0 ? num_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int N = network_.num_nodes();
@@ -31,36 +33,43 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads) : netw
   }
   for (int n = 0; n < N; ++n) first_[static_cast<size_t>(n) + 1] += first_[static_cast<size_t>(n)];
   const size_t incidences = static_cast<size_t>(first_.back());
-  link_.resize(incidences);
   other_.resize(incidences);
+  params_.resize(incidences);
   std::vector<int> next(first_.begin(), first_.end() - 1);
   for (int l = 0; l < network_.num_links(); ++l) {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
-    const int ia = next[static_cast<size_t>(a)]++, ib = next[static_cast<size_t>(b)]++;
-    link_[static_cast<size_t>(ia)] = l, other_[static_cast<size_t>(ia)] = b;
-    link_[static_cast<size_t>(ib)] = l, other_[static_cast<size_t>(ib)] = a;
+    const fem::LinkParameters& p = network_.parameters[static_cast<size_t>(l)];
+    const size_t ia = static_cast<size_t>(next[static_cast<size_t>(a)]++), ib = static_cast<size_t>(next[static_cast<size_t>(b)]++);
+    other_[ia] = b, params_[ia] = p;
+    other_[ib] = a, params_[ib] = p;
+    dashpots_ = dashpots_ || p.c > 0;
+  }
+  if (backend == Backend::Cuda) {
+    require_backend(Backend::Cuda);
+#ifdef SOFTIK_HAVE_CUDA
+    device_ = make_device_network_forces(first_, other_, params_, dashpots_);
+#endif
   }
 }
 
+NetworkForces::~NetworkForces() = default;
+NetworkForces::NetworkForces(NetworkForces&&) noexcept = default;
+NetworkForces& NetworkForces::operator=(NetworkForces&&) noexcept = default;
+
 void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
-  const int* first = first_.data();
-  const int* link = link_.data();
-  const int* other = other_.data();
-  const fem::LinkParameters* params = network_.parameters.data();
-  exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(), [=](int i) {
-    const Vec3 xi = load3(x, i);
-    const Vec3 vi = v ? load3(v, i) : Vec3::Zero();
-    Vec3 sum = Vec3::Zero();
-    for (int k = first[i]; k < first[i + 1]; ++k) {
-      const int j = other[k];
-      const Vec3 vj = v ? load3(v, j) : Vec3::Zero();
-      // The force on the link's node b, with (a, b) = (j, i): it is i's force whichever end i is.
-      sum += fem::link_force_on_b(params[link[k]], load3(x, j), xi, vj, vi);
-    }
-    f[3 * i] += sum[0];
-    f[3 * i + 1] += sum[1];
-    f[3 * i + 2] += sum[2];
-  });
+  if (device_) return device_->add_forces_from_host(x, dashpots_ ? v : nullptr, f);
+  using exec::Space;
+  const size_t n3 = 3 * static_cast<size_t>(network_.num_nodes());
+  const exec::HostView<const int> first{first_.data(), first_.size()}, other{other_.data(), other_.size()};
+  const exec::HostView<const fem::LinkParameters> params{params_.data(), params_.size()};
+  const exec::HostView<const Real> xs{x, n3}, vs{v, v ? n3 : 0};
+  const exec::HostView<Real> fs{f, n3};
+  if (dashpots_ && v)
+    exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
+                 network::GatherLinkForces<Space::Host, true>{first, other, params, xs, vs, fs});
+  else
+    exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
+                 network::GatherLinkForces<Space::Host, false>{first, other, params, xs, vs, fs});
 }
 
 Real NetworkForces::energy(const Real* x) const {

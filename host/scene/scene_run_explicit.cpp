@@ -105,7 +105,8 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     s.model = "node_network";
     s.nodes = net.num_nodes();
     s.links = net.num_links();
-    model = std::make_unique<NodeNetworkModel>(net, built.fixed_dofs, explicit_loads(scene, built), scene.solver.threads);
+    model = std::make_unique<NodeNetworkModel>(net, built.fixed_dofs, explicit_loads(scene, built), scene.solver.threads,
+                                               scene.solver.backend);
   } else {
     s.model = "fem";
     model = std::make_unique<FemExplicitModel>(*built.assembler, e.density, explicit_loads(scene, built));

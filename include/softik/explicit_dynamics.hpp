@@ -82,7 +82,9 @@ class NodeNetworkModel final : public ExplicitModel {
   /// Validates everything: the network, the fixed DOFs, each pressure surface (check_surface:
   /// consistent winding, closed when load.closed; a surface wound into the cavity is reversed and
   /// counted in notes()), the loads' sizes and finiteness. num_threads 0: all hardware threads.
-  NodeNetworkModel(const NodeNetwork& network, std::vector<char> fixed_dofs, ExplicitLoads loads, int num_threads = 0);
+  /// Backend::Cuda gathers the link forces on the GPU (NetworkForces).
+  NodeNetworkModel(const NodeNetwork& network, std::vector<char> fixed_dofs, ExplicitLoads loads, int num_threads = 0,
+                   Backend backend = Backend::Cpu);
   int num_dofs() const override { return 3 * forces_.network().num_nodes(); }
   const std::vector<Real>& rest_positions() const override { return forces_.network().X; }
   const std::vector<Real>& mass() const override { return mass_; }

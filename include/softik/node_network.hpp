@@ -22,9 +22,11 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "softik/backend.hpp"
 #include "softik/fem/link.hpp"
 #include "softik/mesh.hpp"
 
@@ -72,12 +74,19 @@ void validate(const NodeNetwork& network);
 /// parameters[l].L from it).
 std::vector<Real> rest_lengths(const NodeNetwork& network);
 
+class DeviceNetworkForces;
+
 /// Link forces summed per node (node-centric: every node gathers its own links, so the sum is
 /// formed in the same order for any number of threads and no two threads write one node).
 class NetworkForces {
  public:
   /// Builds the node -> link table; validates the network. num_threads 0: all hardware threads.
-  explicit NetworkForces(const NodeNetwork& network, int num_threads = 0);
+  /// Backend::Cuda gathers the forces on the GPU with the same loop body (host arrays in and out;
+  /// needs a CUDA build and device, else softik::Error, ErrorKind::Unsupported).
+  explicit NetworkForces(const NodeNetwork& network, int num_threads = 0, Backend backend = Backend::Cpu);
+  ~NetworkForces();
+  NetworkForces(NetworkForces&&) noexcept;
+  NetworkForces& operator=(NetworkForces&&) noexcept;
 
   const NodeNetwork& network() const { return network_; }
   /// f += the link forces at positions x and velocities v (3 per node; v may be null: no dashpots).
@@ -89,12 +98,21 @@ class NetworkForces {
   void node_bounds(const Real* x, std::vector<Real>& stiffness, std::vector<Real>& dashpot) const;
   /// Throws softik::Error naming the link whose current length is zero or not finite.
   void check_lengths(const Real* x) const;
+  /// The node -> incidence table the gather streams: node i's incidences are
+  /// [incidence_first()[i], incidence_first()[i+1]), each with the link's other node and its
+  /// parameters (every link appears twice, once from each end).
+  const std::vector<int>& incidence_first() const { return first_; }
+  const std::vector<int>& incidence_other() const { return other_; }
+  const std::vector<fem::LinkParameters>& incidence_parameters() const { return params_; }
+  bool has_dashpots() const { return dashpots_; }
 
  private:
   NodeNetwork network_;
   std::vector<int> first_;  ///< node i's incidences are [first_[i], first_[i+1])
-  std::vector<int> link_;   ///< incident link
-  std::vector<int> other_;  ///< the link's other node
+  std::vector<int> other_;  ///< per incidence: the link's other node
+  std::vector<fem::LinkParameters> params_;  ///< per incidence: the link's parameters
+  bool dashpots_ = false;   ///< any link with c > 0
+  std::unique_ptr<DeviceNetworkForces> device_;  ///< Backend::Cuda
   int num_threads_ = 1;
 };
 

@@ -40,6 +40,15 @@ SOFTIK_HD_INLINE Vec3 link_force_on_b(const LinkParameters& p, const Vec3& xa, c
   return -link_tension(p, l, (vb - va).dot(e)) * e;
 }
 
+/// The spring's force on node b alone (no dashpot: the tension k Delta + k3 Delta^3).
+SOFTIK_HD_INLINE Vec3 link_spring_force_on_b(const LinkParameters& p, const Vec3& xa, const Vec3& xb) {
+  const Vec3 d = xb - xa;
+  const Real l = d.norm();
+  if (!(l > 0)) return Vec3::Zero();
+  const Real Delta = l - p.L;
+  return -((p.k + p.k3 * Delta * Delta) * Delta / l) * d;
+}
+
 /// The stored energy psi = k Delta^2 / 2 + k3 Delta^4 / 4.
 SOFTIK_HD_INLINE Real link_energy(const LinkParameters& p, const Vec3& xa, const Vec3& xb) {
   const Real Delta = (xb - xa).norm() - p.L;

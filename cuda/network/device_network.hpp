@@ -1,0 +1,35 @@
+// The node-network link gather on the GPU (host/network/device_network.hpp's interface): the
+// node -> incidence table in device memory and forall(exec::Cuda) over the nodes with the CPU's
+// loop body (host/network/link_gather.hpp), so both backends compute the same sums in the same
+// order. Private to cuda/ and its tests and benchmarks.
+#pragma once
+
+#include <vector>
+
+#include "cuda/exec/device_array.hpp"
+#include "host/network/device_network.hpp"
+
+namespace softik::cuda {
+
+class DeviceNetwork final : public DeviceNetworkForces {
+ public:
+  /// Throws softik::Error (Unsupported) without a usable device.
+  DeviceNetwork(const std::vector<int>& first, const std::vector<int>& other,
+                const std::vector<fem::LinkParameters>& params, bool dashpots);
+  int num_nodes() const { return num_nodes_; }
+  /// d_f += the link forces at d_x, d_v (device arrays, 3 per node; d_v may be null when the
+  /// network has no dashpots). Launches on the calling thread's default stream, returns without
+  /// waiting.
+  void add_forces(const Real* d_x, const Real* d_v, Real* d_f) const;
+  void add_forces_from_host(const Real* x, const Real* v, Real* f) override;
+
+ private:
+  int num_nodes_ = 0;
+  bool dashpots_ = false;
+  DeviceArray<int> first_, other_;
+  DeviceArray<fem::LinkParameters> params_;
+  DeviceArray<Real> x_, v_, f_;  ///< staging for add_forces_from_host
+  std::vector<Real> f_host_;
+};
+
+}  // namespace softik::cuda

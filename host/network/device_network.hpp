@@ -1,0 +1,28 @@
+// What the core asks of a device backend for node networks (docs/architecture.md, "The CUDA
+// backend"): the core never includes a CUDA header; cuda/network/device_network.cu implements
+// this interface and defines make_device_network_forces. NetworkForces holds one when built
+// with Backend::Cuda.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "softik/fem/link.hpp"
+
+namespace softik {
+
+class DeviceNetworkForces {
+ public:
+  virtual ~DeviceNetworkForces() = default;
+  /// f += the link forces at x and v (host arrays, 3 per node; v null: springs only), through the
+  /// device: x and v are uploaded, the gather runs there (host/network/link_gather.hpp, the CPU's
+  /// body), and the forces come back. Synchronous.
+  virtual void add_forces_from_host(const Real* x, const Real* v, Real* f) = 0;
+};
+
+/// The node -> incidence table of NetworkForces copied to the device.
+std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
+                                                                const std::vector<fem::LinkParameters>& params,
+                                                                bool dashpots);
+
+}  // namespace softik
