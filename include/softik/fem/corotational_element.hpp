@@ -59,11 +59,13 @@ SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Re
 
 /// The part of the element every tangent shares: the rotation of the centre frame, the energy
 /// (added to *energy) and the elastic force f_a = -R g^_a (into *force); either may be null.
-/// g_hat (row a = g^_a) is returned for the consistent tangent. Returns det F at the centre.
+/// g_hat (row a = g^_a) is formed when `gradients` (the force needs it, and the consistent
+/// tangent): an energy-only pass (a line search) skips the stresses. Returns det F at the centre.
 template <class E>
 SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
                                   RotationMethod method, RotationFrame<E::dim>& frame,
-                                  Eigen::Matrix<Real, E::num_nodes, E::dim>& g_hat, Real* energy, ElementVector<E>* force) {
+                                  Eigen::Matrix<Real, E::num_nodes, E::dim>& g_hat, bool gradients, Real* energy,
+                                  ElementVector<E>* force) {
   constexpr int d = E::dim, n = E::num_nodes;
   const MatD<d> F_center = deformation_gradient<E>(x, rest.dN_dX_center);
   const Real detF_center = F_center.determinant();
@@ -73,7 +75,7 @@ SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>
   for (int q = 0; q < E::num_quad; ++q) {
     const Mat3 F3 = embed<d>(deformation_gradient<E>(x_hat, rest.dN_dX[q]));
     if (energy) *energy += rest.w_detJ[q] * linear.psi(F3);
-    g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
+    if (gradients) g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
   }
   if (force)
     for (int a = 0; a < n; ++a) force->template segment<d>(a * d) = -(frame.R * g_hat.row(a).transpose());
@@ -93,7 +95,8 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   constexpr int d = E::dim, n = E::num_nodes;
   RotationFrame<d> frame;
   Eigen::Matrix<Real, n, d> g_hat;
-  const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, energy, force);
+  const bool gradients = force != nullptr || (stiffness && consistent);
+  const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, gradients, energy, force);
   if (!stiffness) return detF_center;
   const MatD<d>& R = frame.R;
   MatD<d> F_hat[consistent ? E::num_quad : 1];
