@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,52 @@ TEST(MaterialLibrary, ConstantsAreConvertedToSoftiksConventionAndPascals) {
 
   EXPECT_NEAR(d1_from_poisson(17300, 0.49), 3 * 0.02 / (17300 * 1.49), 1e-12 * 2.3e-6);
   EXPECT_THROW(d1_from_poisson(17300, 0.5), Error);
+}
+
+/// The densities are the makers' specific gravities, as their technical bulletins print them, times
+/// 1000 kg/m^3 (data/materials.yaml, `sources:`): each entry quotes the specific gravity and the
+/// specific volume of its bulletin row, and the two printed figures agree with each other within
+/// their printed digits (specific volume in cu. in./lb x specific gravity = 27.68, the cubic
+/// inches in a pound of water: 453.59237 g / 16.387064 cm^3).
+TEST(MaterialLibrary, DensitiesAreTheBulletinsSpecificGravityTimes1000) {
+  struct Row {
+    const char* name;
+    const char* source;
+    Real specific_gravity, specific_volume;  // as printed: g/cc, cu. in./lb
+  };
+  const std::vector<Row> rows = {
+      {"ecoflex_00_10", "smooth_on_ecoflex_tb", 1.04, 26.6},   // Ecoflex 00-10 14,000 cps 1.04 26.6 ...
+      {"ecoflex_00_50", "smooth_on_ecoflex_tb", 1.07, 25.9},   // Ecoflex 00-50 8,000 cps 1.07 25.9 ...
+      {"dragon_skin_10", "smooth_on_dragon_skin_tb", 1.07, 25.8},  // Dragon Skin 10 Medium 23,000 cps 1.07 25.8 ...
+      {"dragon_skin_20", "smooth_on_dragon_skin_tb", 1.08, 25.6},  // Dragon Skin 20 20,000 cps 1.08 25.6 ...
+      {"dragon_skin_30", "smooth_on_dragon_skin_tb", 1.08, 25.7},  // Dragon Skin 30 20,000 cps 1.08 25.7 ...
+  };
+  const MaterialLibrary& lib = material_library();
+  const Real water = 453.59237 / 16.387064;  // cu. in. per lb at specific gravity 1
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.name);
+    const LibraryMaterial* m = lib.find(r.name);
+    ASSERT_NE(m, nullptr);
+    EXPECT_NEAR(m->density, 1000 * r.specific_gravity, 1e-9);
+    EXPECT_EQ(m->density_source, r.source);
+    char sg[16], sv[16];
+    std::snprintf(sg, sizeof sg, "%.2f", r.specific_gravity);
+    std::snprintf(sv, sizeof sv, "%.1f", r.specific_volume);
+    EXPECT_NE(m->density_published.find(std::string("specific gravity ") + sg + " g/cc"), std::string::npos)
+        << m->density_published;
+    EXPECT_NE(m->density_published.find(std::string("specific volume ") + sv + " cu. in./lb"), std::string::npos)
+        << m->density_published;
+    const MaterialSource& s = lib.source(r.source);  // the row is quoted where the source says what was read
+    EXPECT_NE(s.read.find(std::string(" ") + sg + " " + sv + " "), std::string::npos) << s.read;
+    EXPECT_EQ(m->datasheet_source, r.source);
+    // half a unit of the last printed digit of each figure
+    EXPECT_LE(std::abs(r.specific_volume * r.specific_gravity / water - 1), 0.005 / r.specific_gravity + 0.05 / r.specific_volume);
+  }
+  // Ecoflex 00-30's row (1.07, 26.0) passes the same check; Elastosil M4601 has no density read.
+  EXPECT_DOUBLE_EQ(lib.find("ecoflex_00_30")->density, 1070);
+  EXPECT_LE(std::abs(26.0 * 1.07 / water - 1), 0.005 / 1.07 + 0.05 / 26.0);
+  EXPECT_NE(lib.source("smooth_on_ecoflex_tb").read.find(" 1.07 26.0 "), std::string::npos);
+  EXPECT_EQ(lib.find("elastosil_m4601")->density, 0);
 }
 
 TEST(MaterialLibrary, SoftiksLawsGiveTheirClosedFormUniaxialStress) {
