@@ -80,6 +80,15 @@ assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& lo
 
 }  // namespace
 
+const char* cavity_control_name(CavityControl control) {
+  switch (control) {
+    case CavityControl::Pressure: return "pressure";
+    case CavityControl::Volume: return "volume";
+    case CavityControl::Gas: return "gas";
+  }
+  return "unknown";
+}
+
 std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g) {
   for (int i = 0; i < 3; ++i)
     SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]), "gravity component " << i << " is " << g[static_cast<size_t>(i)]

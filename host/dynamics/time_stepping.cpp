@@ -62,6 +62,9 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
   for (size_t p = 0; p < loads.pressures.size(); ++p) {
     const PressureLoad& load = loads.pressures[p];
     SOFTIK_CHECK(finite(load.pressure), "dynamics: pressure load '" << load.name << "' is " << load.pressure);
+    SOFTIK_CHECK_KIND(load.control == CavityControl::Pressure, ErrorKind::Unsupported,
+                      "dynamics: pressure load '" << load.name << "' has control = " << cavity_control_name(load.control)
+                                                  << "; dynamics drives given pressures only (solve_static handles it)");
     validate(loads.pressure_factors[p], "dynamics: the time function of pressure '" + load.name + "'");
     pressure.push_back(make_pressure_evaluator(load, mesh, assembler.options().backend));
   }

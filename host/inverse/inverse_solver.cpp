@@ -40,8 +40,13 @@ InverseSolver::InverseSolver(const Assembler& assembler, LinearSolver& solver, L
                                                     << assembler_.num_dofs());
   SOFTIK_CHECK(options_.epsilon > 0 && options_.epsilon_min > 0,
                "InverseSolver: the energy weights epsilon and epsilon_min must be > 0 (they make the QP strictly convex)");
-  for (const PressureLoad& p : external_.pressures)
+  for (const PressureLoad& p : external_.pressures) {
+    SOFTIK_CHECK_KIND(p.control == CavityControl::Pressure, ErrorKind::Unsupported,
+                      "InverseSolver: external pressure load '" << p.name << "' has control = "
+                          << cavity_control_name(p.control)
+                          << "; the inverse solver's external loads are given pressures (solve_static handles it)");
     external_pressure_.push_back(make_pressure_evaluator(p, assembler_.mesh(), assembler_.options().backend));
+  }
 }
 
 void InverseSolver::add(std::shared_ptr<Constraint> constraint) {

@@ -58,6 +58,11 @@ void check_options(const Assembler& assembler, const ArcLengthOptions& o) {
 /// reference load.
 void check_loads(const Assembler& assembler, const Loads& loads, const std::vector<Real>& x) {
   check_static_loads(assembler, loads, x, "solve_arc_length");
+  for (const PressureLoad& p : loads.pressures)
+    SOFTIK_CHECK_KIND(p.control == CavityControl::Pressure, ErrorKind::Unsupported,
+                      "solve_arc_length: pressure load '" << p.name << "' has control = " << cavity_control_name(p.control)
+                          << ", which arc-length continuation does not drive (it scales given pressures); a volume-"
+                             "controlled or gas cavity passes pressure maxima under load control: use solve_static");
   SOFTIK_CHECK_KIND(loads.prescribed.empty(), ErrorKind::Unsupported,
                     "solve_arc_length drives nodal loads and pressures; Loads::prescribed holds "
                         << loads.prescribed.size()

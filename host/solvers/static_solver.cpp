@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "host/assembly/pressure_evaluator.hpp"
+#include "host/solvers/cavity_control.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
@@ -24,32 +26,38 @@ struct Newton {
   /// One per loads.pressures entry, on the assembler's backend (the GPU's per-triangle kernels
   /// with Backend::Cuda).
   std::vector<std::unique_ptr<PressureEvaluator>> pressure;
+  /// The volume- and gas-controlled cavities among them (cavity_control.hpp).
+  std::unique_ptr<ControlledCavities> cavities;
 
-  /// External load at factor lambda and positions x: lambda (f_ext + sum_p P_p J_p(x)).
-  std::vector<Real> external(const std::vector<Real>& x, Real lambda) const {
+  /// External load at factor lambda and positions x: lambda f_ext + sum_p P_p J_p(x), P_p the
+  /// wall pressures (ControlledCavities::pressures: lambda * pressure for a given pressure).
+  std::vector<Real> external(const std::vector<Real>& x, Real lambda, const std::vector<Real>& P) const {
     std::vector<Real> f(x.size(), 0.0);
     if (!loads.nodal.empty())
       for (size_t k = 0; k < f.size(); ++k) f[k] = lambda * loads.nodal[k];
-    for (size_t k = 0; k < loads.pressures.size(); ++k) pressure[k]->add_forces(lambda * loads.pressures[k].pressure, x, f);
+    for (size_t k = 0; k < loads.pressures.size(); ++k) pressure[k]->add_forces(P[k], x, f);
     return f;
   }
 
-  /// Potential Pi = E - lambda (f_ext . x + sum_p P_p V_p(x)) for a known energy E(x); only the
-  /// free DOFs' work counts (fixed DOFs do not move within an increment).
+  /// Potential Pi = E - lambda (f_ext . x + sum_p P_p V_p(x)) - sum_gas (N ln V - P_atm V) for a
+  /// known energy E(x); only the free DOFs' work counts (fixed DOFs do not move within an
+  /// increment). Volume-controlled cavities have none (they use the residual merit).
   Real potential(Real energy, const std::vector<Real>& x, Real lambda) const {
     Real work = 0;
     if (!loads.nodal.empty())
       for (size_t k = 0; k < x.size(); ++k)
         if (assembler.free_dof_index()[k] >= 0) work += loads.nodal[k] * x[k];
-    for (const PressureLoad& p : loads.pressures) work += pressure_work(p, p.pressure, assembler.mesh(), x);
-    return energy - lambda * work;
+    for (const PressureLoad& p : loads.pressures)
+      if (p.control == CavityControl::Pressure) work += pressure_work(p, p.pressure, assembler.mesh(), x);
+    return energy - lambda * work - cavities->gas_work(x, lambda);
   }
 
-  /// Free-DOF residual r = f + f_load at x (and the scale its tolerance is relative to).
-  Real residual(const std::vector<Real>& x, Real lambda, const std::vector<Real>& f, std::vector<Real>& rhs,
-                Real* scale) const {
+  /// Free-DOF residual r = f + f_load at x with the volume cavities' pressures `multipliers` (and
+  /// the scale its tolerance is relative to).
+  Real residual(const std::vector<Real>& x, Real lambda, const std::vector<Real>& multipliers, const std::vector<Real>& f,
+                std::vector<Real>& rhs, Real* scale) const {
     const std::vector<int>& free = assembler.free_dof_index();
-    const std::vector<Real> f_load = external(x, lambda);
+    const std::vector<Real> f_load = external(x, lambda, cavities->pressures(x, lambda, multipliers));
     Real r = 0, load = 0, reaction = 0;
     for (size_t k = 0; k < x.size(); ++k) {
       if (free[k] >= 0) {
@@ -65,16 +73,28 @@ struct Newton {
     return std::sqrt(r);
   }
 
+  /// The residual merit |r|^2 / 2 + sum_k (w_k c_k)^2 / 2 (c_k: the volume constraints' residuals,
+  /// w_k: their weights from ControlledCavities::solve, force per volume).
+  Real residual_merit(Real r, const std::vector<Real>& x, Real lambda, const std::vector<Real>& weights) const {
+    Real value = 0.5 * r * r;
+    if (cavities->has_volume()) {
+      const std::vector<Real> c = cavities->volume_residuals(x, lambda);
+      for (size_t k = 0; k < c.size(); ++k) value += 0.5 * (weights[k] * c[k]) * (weights[k] * c[k]);
+    }
+    return value;
+  }
+
   /// Merit of a trial point for the line search; false when the trial is unusable (inverted cell).
-  bool merit(const std::vector<Real>& trial, Real lambda, Real* value) const {
+  bool merit(const std::vector<Real>& trial, const std::vector<Real>& multipliers, Real lambda,
+             const std::vector<Real>& weights, Real* value) const {
     try {
       if (line_search == LineSearch::Energy) {
         *value = potential(assembler.energy(trial), trial, lambda);
       } else {
         std::vector<Real> f, rhs(static_cast<size_t>(assembler.num_free_dofs()));
         assembler.assemble(trial, nullptr, &f, nullptr);
-        const Real r = residual(trial, lambda, f, rhs, nullptr);
-        *value = 0.5 * r * r;
+        const Real r = residual(trial, lambda, multipliers, f, rhs, nullptr);
+        *value = residual_merit(r, trial, lambda, weights);
       }
       return std::isfinite(*value);
     } catch (const Error&) {
@@ -82,34 +102,64 @@ struct Newton {
     }
   }
 
-  /// Newton iterations at load factor lambda from x, the equilibrium at load factor
-  /// `lambda_start`; true when converged. The first iteration's pressure load stiffness is that
-  /// of lambda_start: the tangent of the converged state (positive definite on a stable path),
-  /// the consistent predictor dx/dlambda; the new load's stiffness on the old geometry is often
-  /// indefinite, which costs an L D L^T instead of an L L^T factorisation.
-  bool equilibrate(std::vector<Real>& x, Real lambda, Real lambda_start, int step, int* iterations, Real* final_residual) {
+  /// The backtracking line search along the free-DOF step dx (and dP for the volume cavities'
+  /// pressures) from x: Armijo on the resolved merit, at most 10 halvings. Returns alpha and
+  /// moves x and multipliers to the accepted point.
+  Real search(std::vector<Real>& x, std::vector<Real>& multipliers, const std::vector<Real>& dx,
+              const std::vector<Real>& dP, Real lambda, Real merit0, Real slope, const std::vector<Real>& weights) const {
     const std::vector<int>& free = assembler.free_dof_index();
+    Real alpha = 1;
+    std::vector<Real> trial = x, trial_P = multipliers;
+    for (int cut = 0;; ++cut) {
+      for (size_t k = 0; k < x.size(); ++k)
+        if (free[k] >= 0) trial[k] = x[k] + alpha * dx[static_cast<size_t>(free[k])];
+      for (size_t k = 0; k < dP.size(); ++k) trial_P[k] = multipliers[k] + alpha * dP[k];
+      if (line_search == LineSearch::None || slope >= 0) break;  // no descent direction: full step
+      // Near the solution the predicted decrease -slope falls below the round-off of the
+      // energy sum itself and Armijo's test compares noise: take the Newton step (it is in
+      // its quadratic regime there).
+      if (line_search == LineSearch::Energy && -slope <= 1e-11 * std::abs(merit0)) break;
+      Real value = 0;
+      const bool accept = merit(trial, trial_P, lambda, weights, &value) && value <= merit0 + 1e-4 * alpha * slope;
+      if (accept || cut == 10) break;
+      alpha *= 0.5;
+    }
+    x.swap(trial);
+    multipliers.swap(trial_P);
+    return alpha;
+  }
+
+  /// Newton iterations at load factor lambda from x (with the volume cavities' pressures
+  /// `multipliers`), the equilibrium at load factor `lambda_start`; true when converged. The
+  /// first iteration's pressure load stiffness is that of lambda_start: the tangent of the
+  /// converged state (positive definite on a stable path), the consistent predictor dx/dlambda;
+  /// the new load's stiffness on the old geometry is often indefinite, which costs an L D L^T
+  /// instead of an L L^T factorisation.
+  bool equilibrate(std::vector<Real>& x, std::vector<Real>& multipliers, Real lambda, Real lambda_start, int step,
+                   int* iterations, Real* final_residual) {
     const int n = assembler.num_free_dofs();
-    std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+    std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP(multipliers.size(), 0.0);
+    std::vector<Real> weights(multipliers.size(), 0.0);
     bool factor_kept = false;  // the solver holds a definite factorisation from this load step
     Real previous_r = 0;
+    // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
+    // added to it on the host.
+    const bool pressure_K = options.pressure_stiffness &&
+                            std::any_of(loads.pressures.begin(), loads.pressures.end(),
+                                        [](const PressureLoad& p) { return p.follower; });  // dead: none
     for (int it = 0; it < options.max_iterations; ++it) {
       Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
-      // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
-      // added to it on the host.
-      const bool pressure_K = options.pressure_stiffness &&
-                              std::any_of(loads.pressures.begin(), loads.pressures.end(),
-                                          [](const PressureLoad& p) { return p.follower; });  // dead: none
       const Real* d_K = nullptr;
       if (!pressure_K && assembler.keeps_stiffness_on_device(solver))
         d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
       else
         assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
       Real scale = 0;
-      const Real r = residual(x, lambda, f, rhs, &scale);
+      const Real r = residual(x, lambda, multipliers, f, rhs, &scale);
       *final_residual = r;
       NewtonIterationLog entry{step, lambda, it, r, 0, 0};
-      if (r <= options.residual_tolerance * std::max(scale, 1e-300)) {
+      if (r <= options.residual_tolerance * std::max(scale, 1e-300) &&
+          cavities->volumes_converged(x, lambda, options.residual_tolerance)) {
         result.log.push_back(entry);
         return true;
       }
@@ -119,10 +169,13 @@ struct Newton {
       // convergence), so a slow linear tail cannot use up the iterations.
       const bool chord = factor_kept && options.chord_contraction > 0 && it >= 1 && 2 * it < options.max_iterations &&
                          r <= options.chord_contraction * previous_r;
+      const Real lambda_K = it == 0 ? lambda_start : lambda;
       if (!chord) {
-        const Real lambda_K = it == 0 ? lambda_start : lambda;
-        if (options.pressure_stiffness)
-          for (const PressureLoad& p : loads.pressures) add_pressure_stiffness(p, lambda_K * p.pressure, assembler, x, -1.0, K);
+        if (options.pressure_stiffness) {
+          const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
+          for (size_t k = 0; k < loads.pressures.size(); ++k)
+            add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
+        }
         if (d_K)
           solver.factorize_device(d_K);
         else
@@ -131,7 +184,10 @@ struct Newton {
       }
       previous_r = r;
       entry.factorized = !chord;
-      solver.solve(rhs.data(), dx.data(), 1);
+      if (cavities->any())
+        cavities->solve(solver, x, lambda_K, lambda, rhs, dx, dP, weights);  // the bordered step (B1)-(B2)
+      else
+        solver.solve(rhs.data(), dx.data(), 1);
       Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {
         slope -= rhs[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
@@ -141,25 +197,10 @@ struct Newton {
       Real merit0 = 0;
       if (line_search == LineSearch::Energy) merit0 = potential(energy, x, lambda);
       if (line_search == LineSearch::Residual) {
-        merit0 = 0.5 * r * r;
-        slope = -r * r;  // d/dalpha |r(x + alpha dx)|^2 / 2 at 0 = -|r|^2 for the Newton direction
+        merit0 = residual_merit(r, x, lambda, weights);
+        slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
       }
-      Real alpha = 1;
-      std::vector<Real> trial = x;
-      for (int cut = 0;; ++cut) {
-        for (size_t k = 0; k < x.size(); ++k)
-          if (free[k] >= 0) trial[k] = x[k] + alpha * dx[static_cast<size_t>(free[k])];
-        if (line_search == LineSearch::None || slope >= 0) break;  // no descent direction: full step
-        // Near the solution the predicted decrease -slope falls below the round-off of the
-        // energy sum itself and Armijo's test compares noise: take the Newton step (it is in
-        // its quadratic regime there).
-        if (line_search == LineSearch::Energy && -slope <= 1e-11 * std::abs(merit0)) break;
-        Real value = 0;
-        const bool accept = merit(trial, lambda, &value) && value <= merit0 + 1e-4 * alpha * slope;
-        if (accept || cut == 10) break;
-        alpha *= 0.5;
-      }
-      x.swap(trial);
+      const Real alpha = search(x, multipliers, dx, dP, lambda, merit0, slope, weights);
       ++result.iterations;
       ++*iterations;
       entry.increment = alpha * dx_norm;
@@ -170,19 +211,37 @@ struct Newton {
     return false;
   }
 
-  LoadStepReport report(const std::vector<Real>& x, Real lambda, int step, int iterations, Real r) const {
+  LoadStepReport report(const std::vector<Real>& x, const std::vector<Real>& multipliers, Real lambda, int step,
+                        int iterations, Real r) const {
     LoadStepReport rep;
     rep.step = step;
     rep.load_factor = lambda;
     rep.iterations = iterations;
     rep.residual = r;
-    for (const PressureLoad& p : loads.pressures) {
-      rep.pressures.push_back(lambda * p.pressure);
-      rep.volumes.push_back(p.closed ? surface_volume(p, assembler.mesh(), x) : 0.0);
-    }
+    rep.pressures = cavities->pressures(x, lambda, multipliers);
+    for (const PressureLoad& p : loads.pressures) rep.volumes.push_back(p.closed ? surface_volume(p, assembler.mesh(), x) : 0.0);
     return rep;
   }
 };
+
+/// NewtonOptions::line_search with Automatic resolved: Energy for conservative loads; Residual
+/// when an open surface carries a follower load (no potential); None (full Newton steps, as
+/// arc-length continuation takes, with load-step cuts on failure) when a cavity is
+/// volume-controlled: a saddle point (the pressure is a Lagrange multiplier) where Energy is
+/// refused and the residual merit stalls on nearly incompressible walls (measured on the balloon).
+LineSearch resolve_line_search(const Loads& loads, LineSearch requested) {
+  bool open_follower = false, volume = false;
+  for (const PressureLoad& p : loads.pressures) {
+    open_follower = open_follower || (!p.closed && p.follower);
+    volume = volume || p.control == CavityControl::Volume;
+  }
+  SOFTIK_CHECK(!(volume && requested == LineSearch::Energy),
+               "solve_static: LineSearch::Energy cannot drive a volume-controlled cavity (its pressure is a Lagrange "
+               "multiplier: the bordered system has no potential to decrease); use Automatic, Residual or None");
+  if (requested != LineSearch::Automatic) return requested;
+  if (volume) return LineSearch::None;
+  return open_follower ? LineSearch::Residual : LineSearch::Energy;
+}
 
 }  // namespace
 
@@ -200,16 +259,14 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
   check_static_loads(assembler, loads, x, "solve_static");
   SOFTIK_CHECK(options.load_steps >= 1 && options.max_iterations >= 1,
                "solve_static: load_steps and max_iterations must be >= 1");
-  LineSearch line_search = options.line_search;
-  if (line_search == LineSearch::Automatic) {
-    line_search = LineSearch::Energy;
-    for (const PressureLoad& p : loads.pressures)
-      if (!p.closed && p.follower) line_search = LineSearch::Residual;  // an open surface's follower load has no potential
-  }
+  const LineSearch line_search = resolve_line_search(loads, options.line_search);
   StaticResult result;
-  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}};
+  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}};
   for (const PressureLoad& p : loads.pressures)
     newton.pressure.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
+  newton.cavities = std::make_unique<ControlledCavities>(loads, assembler, newton.pressure);
+  // The volume-controlled cavities' pressures (Lagrange multipliers), from 0 at the start.
+  std::vector<Real> multipliers(loads.pressures.size(), 0.0);
   solver.analyze(assembler.pattern());
   // Prescribed DOFs move from their starting value u0 to u0 + value over the ramp.
   std::vector<Real> start(loads.prescribed.size());
@@ -218,7 +275,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
   int step_index = 0, cuts = 0;
   while (lambda < 1 - 1e-14) {
     const Real target = std::min(1.0, lambda + step);
-    std::vector<Real> trial = x;
+    std::vector<Real> trial = x, trial_P = multipliers;
     for (size_t k = 0; k < loads.prescribed.size(); ++k)
       trial[static_cast<size_t>(loads.prescribed[k].dof)] = start[k] + target * loads.prescribed[k].value;
     bool ok = false;
@@ -226,7 +283,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     Real r = 0;
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
-      ok = newton.equilibrate(trial, target, lambda, step_index, &iterations, &r);
+      ok = newton.equilibrate(trial, trial_P, target, lambda, step_index, &iterations, &r);
       // A converged state is finite, or it is not converged (no NaN leaves softik as a result).
       if (ok && !std::all_of(trial.begin(), trial.end(), [](Real v) { return std::isfinite(v); })) {
         ok = false;
@@ -240,9 +297,10 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     }
     if (ok) {
       x.swap(trial);
+      multipliers.swap(trial_P);
       lambda = target;
       ++step_index;
-      if (options.on_step) options.on_step(newton.report(x, lambda, step_index, iterations, r), x);
+      if (options.on_step) options.on_step(newton.report(x, multipliers, lambda, step_index, iterations, r), x);
       continue;
     }
     ++cuts;

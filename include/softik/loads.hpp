@@ -30,6 +30,24 @@ struct SurfaceEmbedding {
   int num_vertices() const { return nodes_per_vertex ? static_cast<int>(nodes.size()) / nodes_per_vertex : 0; }
 };
 
+/// How the pressure of a PressureLoad is set (docs/method.md section 7, "Volume-controlled and gas
+/// cavities"). Volume and Gas need a closed, follower cavity; only solve_static drives them (the
+/// arc-length, dynamic and inverse solvers refuse them with softik::Error).
+enum class CavityControl {
+  Pressure,  ///< given: P = lambda * pressure (the default)
+  /// imposed volume growth V(x) - V0 = lambda * volume_growth (V0: the volume at the mesh's rest
+  /// positions); the pressure is an unknown of the solve (a Lagrange multiplier)
+  Volume,
+  /// a closed amount of ideal gas at constant temperature (Boyle's law): the absolute pressure is
+  /// N(lambda) / V(x) with N(lambda) = N0 + lambda (gas_amount - N0), N0 = ambient_pressure * V0
+  /// (the cavity starts at ambient pressure); the wall carries the gauge pressure
+  /// P = N / V - ambient_pressure
+  Gas,
+};
+
+/// "pressure", "volume", "gas".
+const char* cavity_control_name(CavityControl control);
+
 /// A uniform pressure on a surface. `pressure` is the value at load factor 1 (force per area,
 /// e.g. Pa). For a closed cavity the load is conservative, f = P dV/dx.
 struct PressureLoad {
@@ -43,6 +61,16 @@ struct PressureLoad {
   /// geometry (P dV/dx at the rest positions X, no load stiffness, potential P (dV/dx at X) . x):
   /// what a linear (small-displacement) analysis assumes.
   bool follower = true;
+  CavityControl control = CavityControl::Pressure;  ///< Volume and Gas ignore `pressure` (it must be 0)
+  /// Volume: the volume growth V - V0 at load factor 1 (units of length^3; may be negative).
+  Real volume_growth = 0;
+  /// Gas: N = P_abs V at load factor 1 (energy, J = Pa m^3): the amount of gas as its absolute
+  /// pressure times its volume at that pressure, e.g. ambient_pressure * (the volume of air it
+  /// takes at ambient pressure). > 0.
+  Real gas_amount = 0;
+  /// Gas: the ambient (atmospheric) pressure P_atm, absolute, in the model's pressure units (the
+  /// default is 101325 Pa: SI units). >= 0.
+  Real ambient_pressure = 101325;
 };
 
 /// Displacement of one fixed DOF (its node's position becomes X + lambda * value).

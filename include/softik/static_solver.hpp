@@ -12,6 +12,15 @@
 // increment_tolerance * model size. An increment that does not converge (or inverts a cell) is
 // cut in half, at most max_step_cuts times; then softik::Error reports the load factor and the
 // residual history.
+//
+// Controlled cavities (PressureLoad::control, loads.hpp): a volume-controlled cavity's pressure is
+// an unknown (a Lagrange multiplier) with the constraint V(x) - V0 = lambda * volume_growth, and a
+// gas cavity's is N(lambda)/V(x) - P_atm; each iteration then solves the bordered system of
+// host/solvers/cavity_control.hpp with the same factorisation of the tangent (m + 1 solves for m
+// such cavities), converges when also |V - V_target| <= residual_tolerance * V0. With a
+// volume-controlled cavity the Automatic line search takes full Newton steps (Energy is refused:
+// a saddle point; Residual adds the weighted volume errors to |r|^2), with gas cavities it is
+// the potential with the gas's N ln V - P_atm V.
 #pragma once
 
 #include <functional>
@@ -36,7 +45,9 @@ struct LoadStepReport {
   Real load_factor = 0;      ///< lambda
   int iterations = 0;        ///< Newton iterations of this increment
   Real residual = 0;         ///< final |r_free|
-  std::vector<Real> pressures;  ///< lambda * P per pressure load
+  /// The wall pressure per pressure load: lambda * pressure (given), the solved pressure
+  /// (volume-controlled), N / V - P_atm (gas, gauge)
+  std::vector<Real> pressures;
   std::vector<Real> volumes;    ///< cavity volume per pressure load (0 for open surfaces)
 };
 
