@@ -1,5 +1,5 @@
 // What a batch reports besides its table (batch.hpp: pareto_front, write_batch_report,
-// read_batch_table; host/batch/svg_plot.hpp): the Pareto front against a brute-force check, the
+// read_batch_table; host/io/svg_plot.hpp): the Pareto front against a brute-force check, the
 // designs left out of it, axis ticks, SVG scatter plots, the summary/plot files and the CLI.
 #include <gtest/gtest.h>
 
@@ -14,17 +14,17 @@
 #include <vector>
 
 #include "batch_test_support.hpp"
-#include "host/batch/svg_plot.hpp"
+#include "host/io/svg_plot.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 namespace {
 
-using batch_detail::nice_ticks;
-using batch_detail::PlotPanel;
-using batch_detail::PlotSeries;
-using batch_detail::svg_scatter;
+using io_detail::nice_ticks;
+using io_detail::PlotPanel;
+using io_detail::PlotSeries;
+using io_detail::svg_scatter;
 
 struct Pt {
   std::string name;

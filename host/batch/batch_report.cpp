@@ -11,7 +11,7 @@
 
 #include "host/batch/batch_csv.hpp"
 #include "host/batch/objective.hpp"
-#include "host/batch/svg_plot.hpp"
+#include "host/io/svg_plot.hpp"
 #include "host/io/atomic_file.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
@@ -77,10 +77,10 @@ std::string objective_plot(const BatchSpec& spec, const BatchResult& result) {
   for (const BatchDesign& d : spec.designs)
     for (const auto& s : d.set)
       if (std::find(parameters.begin(), parameters.end(), s.first) == parameters.end()) parameters.push_back(s.first);
-  std::vector<batch_detail::PlotPanel> panels;
+  std::vector<io_detail::PlotPanel> panels;
   const std::string y_label = goal_text(spec.objective);
   for (const std::string& p : parameters) {
-    batch_detail::PlotPanel panel{p, p, y_label,
+    io_detail::PlotPanel panel{p, p, y_label,
                                   {{"designs", "#1f77b4", 3, false, {}, {}, {}},
                                    {"best " + std::to_string(ranking.best.size()), "#ff7f0e", 5, false, {}, {}, {}}}};
     double lo = 0, hi = 0;
@@ -94,7 +94,7 @@ std::string objective_plot(const BatchSpec& spec, const BatchResult& result) {
       lo = any ? std::min(lo, *x) : *x;
       hi = any ? std::max(hi, *x) : *x;
       any = true;
-      batch_detail::PlotSeries& s = panel.series[best.count(result.designs[i].name) ? 1 : 0];
+      io_detail::PlotSeries& s = panel.series[best.count(result.designs[i].name) ? 1 : 0];
       s.x.push_back(*x);
       s.y.push_back(values[i].value);
       s.names.push_back(result.designs[i].name);
@@ -102,19 +102,19 @@ std::string objective_plot(const BatchSpec& spec, const BatchResult& result) {
     if (any && hi > lo && panels.size() < 12) panels.push_back(panel);
   }
   if (panels.empty()) {  // nothing numeric varies: the objective by design number
-    batch_detail::PlotPanel panel{y_label, "design number (the batch's order)", y_label,
+    io_detail::PlotPanel panel{y_label, "design number (the batch's order)", y_label,
                                   {{"designs", "#1f77b4", 3, false, {}, {}, {}},
                                    {"best", "#ff7f0e", 5, false, {}, {}, {}}}};
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].ok) continue;
-      batch_detail::PlotSeries& s = panel.series[best.count(result.designs[i].name) ? 1 : 0];
+      io_detail::PlotSeries& s = panel.series[best.count(result.designs[i].name) ? 1 : 0];
       s.x.push_back(static_cast<double>(i));
       s.y.push_back(values[i].value);
       s.names.push_back(result.designs[i].name);
     }
     panels.push_back(panel);
   }
-  return batch_detail::svg_scatter(panels, panels.size() > 1 ? 2 : 1);
+  return io_detail::svg_scatter(panels, panels.size() > 1 ? 2 : 1);
 }
 
 }  // namespace
@@ -161,9 +161,9 @@ std::vector<std::string> write_batch_report(const BatchSpec& spec, const BatchRe
   if (spec.pareto.size() == 2) {
     const BatchPareto pareto = pareto_front(spec, result);
     const std::string x = goal_text(spec.pareto[0]), y = goal_text(spec.pareto[1]);
-    batch_detail::PlotPanel panel{"Pareto front (" + std::to_string(pareto.front.size()) + " designs)", x, y, {}};
-    batch_detail::PlotSeries others{"dominated", "#9a9a9a", 3, false, {}, {}, {}};
-    batch_detail::PlotSeries front{"Pareto front", "#d62728", 4.5, true, {}, {}, {}};
+    io_detail::PlotPanel panel{"Pareto front (" + std::to_string(pareto.front.size()) + " designs)", x, y, {}};
+    io_detail::PlotSeries others{"dominated", "#9a9a9a", 3, false, {}, {}, {}};
+    io_detail::PlotSeries front{"Pareto front", "#d62728", 4.5, true, {}, {}, {}};
     for (const ParetoPoint& p : pareto.dominated) {
       others.x.push_back(p.x);
       others.y.push_back(p.y);
@@ -178,7 +178,7 @@ std::vector<std::string> write_batch_report(const BatchSpec& spec, const BatchRe
       table << csv_field(p.name) << "," << format_number(p.x) << "," << format_number(p.y) << "\n";
     }
     panel.series = {others, front};
-    write("pareto.svg", batch_detail::svg_scatter({panel}, 1, 560, 420));
+    write("pareto.svg", io_detail::svg_scatter({panel}, 1, 560, 420));
     write("pareto.csv", table.str());
   }
   return written;

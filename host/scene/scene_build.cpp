@@ -7,6 +7,7 @@
 #include "softik/actuator_generator.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
+#include "softik/shell_generator.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_selection.hpp"
 #include "softik/point_location.hpp"
@@ -52,6 +53,15 @@ Mesh make_mesh(const SceneMesh& spec) {
                      [&] { return make_multi_cavity_block(spec.multi_cavity); });
     case SceneMesh::Source::Gripper:
       return located(spec.where, "mesh.generator (gripper)", [&] { return make_gripper(spec.gripper); });
+    case SceneMesh::Source::SphereShell:
+      return located(spec.where, "mesh.generator (sphere_shell)", [&] {
+        const SceneMesh::SphereShell& s = spec.sphere_shell;
+        // 3 n^2 hexahedra per layer on (3 n^2 + 3 n + 1) nodes per sphere; six tets per hexahedron.
+        const double n = s.cells, per_sphere = 3 * n * n + 3 * n + 1, hexes = 3 * n * n * s.layers;
+        const double nodes = per_sphere * (s.layers + 1) * (s.cell_type == CellType::Tet10 ? 8 : 1);
+        check_generated_size("sphere_shell", nodes, s.cell_type == CellType::Hex8 ? hexes : 6 * hexes, s.cell_type);
+        return make_thick_sphere_octant(s.inner_radius, s.outer_radius, s.layers, s.cells, s.cell_type, s.radial_grading);
+      });
     case SceneMesh::Source::File:
       break;
   }
@@ -248,8 +258,9 @@ struct Builder {
         fail(p.where, what + ": the mesh has no surface group '" + p.surface + "'; its surface groups: " +
                           keys_of(mesh.surface_groups));
       load.surface = located(p.where, what, [&] {
-        return check_surface(mesh, it->second, p.name, p.closed, p.allow_flip, &report);
+        return check_surface(mesh, it->second, p.name, p.closed && !p.symmetry_sector, p.allow_flip, &report);
       });
+      if (p.symmetry_sector) check_sector(load, p, what);
     } else {
       SurfaceMesh cavity = located(p.where, what, [&] { return read_surface(p.file); });
       for (Real& x : cavity.X) x *= p.scale;
@@ -270,6 +281,34 @@ struct Builder {
                              std::to_string(report.flipped) +
                              " faces so that a positive pressure inflates it (allow_flip: false makes this an error)");
     return load;
+  }
+
+  /// A symmetry sector of a closed cavity: every open edge in a plane x = 0, y = 0 or z = 0 and
+  /// a positive volume (the origin's cone over the surface: the sector of the cavity).
+  void check_sector(const PressureLoad& load, const ScenePressure& p, const std::string& what) const {
+    const Mesh& mesh = out.mesh;
+    std::map<std::pair<int, int>, int> uses;
+    const auto face = [&](const int* v, int n) {
+      for (int k = 0; k < n; ++k) ++uses[std::minmax(v[k], v[(k + 1) % n])];
+    };
+    for (const auto& t : load.surface.triangles) face(t.data(), 3);
+    for (const auto& q : load.surface.quads) face(q.data(), 4);
+    for (const auto& t : load.surface.triangles6) face(t.data(), 3);  // the corners
+    const Real tol = 1e-9 * diagonal;
+    for (const auto& [edge, count] : uses) {
+      if (count != 1) continue;
+      const Real* a = &mesh.X[3 * static_cast<size_t>(edge.first)];
+      const Real* b = &mesh.X[3 * static_cast<size_t>(edge.second)];
+      bool on_plane = false;
+      for (int i = 0; i < 3; ++i) on_plane = on_plane || (std::abs(a[i]) <= tol && std::abs(b[i]) <= tol);
+      if (!on_plane)
+        fail(p.where, what + ": symmetry_sector: the open edge " + std::to_string(edge.first) + "-" +
+                          std::to_string(edge.second) + " does not lie in a plane x = 0, y = 0 or z = 0; a sector "
+                          "is open only along those planes (or use closed: false)");
+    }
+    if (!(surface_volume(load, mesh, mesh.rest_positions()) > 0))
+      fail(p.where, what + ": symmetry_sector: the sector's volume is not positive: the surface is wound into the "
+                           "cavity or the cavity does not lie on the positive side of its symmetry planes");
   }
 
   AttachedPoint attach(const std::array<Real, 3>& p, Real given_tolerance, const SceneLocation& where,
@@ -411,6 +450,8 @@ BuiltScene build_scene(const Scene& scene) {
   b.cables();
   if (scene.inverse.enabled) b.inverse();
   if (scene.contact.enabled) b.contact();
+  if (scene.continuation.enabled && scene.continuation.monitor == SceneContinuation::Monitor::Nodes)
+    out.monitor_nodes = b.select(scene.continuation.nodes, "continuation.monitor");
 
   const SceneSolver& s = scene.solver;
   out.newton.load_steps = s.load_steps;

@@ -14,6 +14,10 @@ std::string unmet_goals(const SceneRunResult& result) {
         << " steps ended with an unconverged contact solve (last residual " << d.last_contact_residual
         << ", largest penetration " << d.max_penetration
         << "); raise contact.max_iterations, loosen contact.tolerance, or reduce dynamics.dt\n";
+  const ContinuationRunSummary& c = result.continuation;
+  if (c.enabled && c.failed)
+    why << "the arc-length continuation stopped before max_steps or max_load_factor: " << c.message
+        << " (the path up to there is in " << result.csv_path << " and " << c.svg_path << ")\n";
   const InverseRunSummary& s = result.inverse;
   if (!s.enabled) return why.str();
   std::ostringstream goals;

@@ -59,121 +59,8 @@ namespace {
 constexpr int kMaxLoadSteps = 1000000;  ///< solver.load_steps
 constexpr int kMaxFrames = 100000;      ///< .vtu files one run may write
 
-CellType cell_type(const Map& m) {
-  const CellType types[] = {CellType::Tet4, CellType::Hex8, CellType::Tet10};
-  return types[m.choice("cell_type", {"tet4", "hex8", "tet10"}, 0)];
-}
-
 void check_positive(const Map& m, const std::string& key, Real v) {
   if (!(v > 0)) fail(m.where(key), m.name(key) + ": must be > 0, got " + std::to_string(v));
-}
-
-void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh& mesh) {
-  const std::string what = "mesh.generator";
-  if (!node.IsMap()) Map(node, path, what, {"type"});  // throws: expected a map
-  YAML::Node type;
-  bool has_type = false;
-  for (auto it = node.begin(); it != node.end(); ++it)
-    if (it->first.IsScalar() && it->first.Scalar() == "type") {
-      type = it->second;
-      has_type = true;
-    }
-  if (!has_type)
-    fail(location(path, node), what + ": missing required key 'type' (box, finger, bellows, multi_cavity or gripper)");
-  const int kind = as_choice(type, path, what + ".type", {"box", "finger", "bellows", "multi_cavity", "gripper"});
-  auto finger = [](const Map& m, FingerSpec& f) {
-    f.length = m.number("length", f.length);
-    f.width = m.number("width", f.width);
-    f.height = m.number("height", f.height);
-    f.base_wall = m.number("base_wall", f.base_wall);
-    f.tip_wall = m.number("tip_wall", f.tip_wall);
-    f.side_wall = m.number("side_wall", f.side_wall);
-    f.bottom_wall = m.number("bottom_wall", f.bottom_wall);
-    f.top_wall = m.number("top_wall", f.top_wall);
-    f.cell_size = m.number("cell_size", f.cell_size);
-    f.cell_type = cell_type(m);
-  };
-  const std::vector<std::string> finger_keys = {"type",      "length",      "width",    "height",    "base_wall", "tip_wall",
-                                                "side_wall", "bottom_wall", "top_wall", "cell_size", "cell_type"};
-  if (kind == 0) {
-    const Map m(node, path, what, {"type", "size", "origin", "cells", "cell_type"});
-    mesh.source = SceneMesh::Source::Box;
-    mesh.box.size = m.vec3("size", mesh.box.size);
-    mesh.box.origin = m.vec3("origin", mesh.box.origin);
-    if (m.has("cells")) {
-      const YAML::Node cells = m.at("cells");
-      as_numbers(cells, path, m.name("cells"), 3);
-      for (int i = 0; i < 3; ++i) {
-        mesh.box.cells[static_cast<size_t>(i)] = as_int(cells[i], path, m.name("cells") + "[" + std::to_string(i) + "]");
-        if (mesh.box.cells[static_cast<size_t>(i)] < 1)
-          fail(location(path, cells[i]), m.name("cells") + ": every count must be >= 1");
-      }
-    }
-    mesh.box_cell_type = cell_type(m);
-  } else if (kind == 1) {
-    const Map m(node, path, what, finger_keys);
-    mesh.source = SceneMesh::Source::Finger;
-    finger(m, mesh.finger);
-  } else if (kind == 4) {
-    const Map m(node, path, what, with(finger_keys, {"fingers", "radius", "tip_height", "ball_radius", "ball_cells"}));
-    GripperSpec& g = mesh.gripper;
-    mesh.source = SceneMesh::Source::Gripper;
-    finger(m, g.finger);
-    g.fingers = m.integer("fingers", g.fingers);
-    g.radius = m.number("radius", g.radius);
-    g.tip_height = m.number("tip_height", g.tip_height);
-    g.ball_radius = m.number("ball_radius", g.ball_radius);
-    g.ball_cells = m.integer("ball_cells", g.ball_cells);
-  } else if (kind == 2) {
-    const Map m(node, path, what,
-                {"type", "chambers", "width", "height", "chamber_length", "wall", "side_wall", "end_wall", "channel",
-                 "cell_size", "cell_type"});
-    BellowsSpec& b = mesh.bellows;
-    mesh.source = SceneMesh::Source::Bellows;
-    b.chambers = m.integer("chambers", b.chambers);
-    if (b.chambers < 1) fail(m.where("chambers"), m.name("chambers") + ": must be >= 1");
-    b.width = m.number("width", b.width);
-    b.height = m.number("height", b.height);
-    b.chamber_length = m.number("chamber_length", b.chamber_length);
-    b.wall = m.number("wall", b.wall);
-    b.side_wall = m.number("side_wall", b.side_wall);
-    b.end_wall = m.number("end_wall", b.end_wall);
-    b.channel = m.number("channel", b.channel);
-    b.cell_size = m.number("cell_size", b.cell_size);
-    b.cell_type = cell_type(m);
-  } else {
-    const Map m(node, path, what, {"type", "size", "cavities", "cell_size", "cell_type"});
-    MultiCavitySpec& s = mesh.multi_cavity;
-    mesh.source = SceneMesh::Source::MultiCavity;
-    s.size = m.vec3("size", s.size);
-    for (const YAML::Node& c : as_list(m.need("cavities", "a list of [x0, y0, z0, dx, dy, dz] boxes"), path,
-                                       m.name("cavities"))) {
-      const std::vector<Real> v = as_numbers(c, path, m.name("cavities") + " entry", 6);
-      s.cavities.push_back({v[0], v[1], v[2], v[3], v[4], v[5]});
-    }
-    s.cell_size = m.number("cell_size", s.cell_size);
-    s.cell_type = cell_type(m);
-  }
-}
-
-SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
-  const Map m(node, path, "mesh", {"file", "scale", "generator"});
-  m.exclusive({"file", "generator"}, true,
-              "give a mesh file (.msh, .vtk or .vtu) or a generator {type: box|finger|bellows|multi_cavity, ...}");
-  SceneMesh mesh;
-  mesh.where = m.where();
-  if (m.has("file")) {
-    mesh.source = SceneMesh::Source::File;
-    mesh.file = resolve(path, m.string("file", ""));
-    mesh.scale = m.number("scale", 1.0);
-    check_positive(m, "scale", mesh.scale);
-    mesh.where = m.where("file");
-  } else {
-    if (m.has("scale")) fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; scale the generator's sizes");
-    parse_generator(m.at("generator"), path, mesh);
-    mesh.where = m.where("generator");
-  }
-  return mesh;
 }
 
 }  // namespace
@@ -232,13 +119,18 @@ namespace {
 ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
   // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
   const Map m(node, path, what,
-              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "allow_flip", "follower",
-               "over_time"});
+              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "symmetry_sector", "allow_flip",
+               "follower", "over_time"});
   ScenePressure p = parse_cavity(m);
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
   p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
   p.closed = m.boolean("closed", true);
+  p.symmetry_sector = m.boolean("symmetry_sector", false);
+  if (p.symmetry_sector && (!p.file.empty() || !p.closed))
+    fail(m.where("symmetry_sector"), m.name("symmetry_sector") + ": applies to a closed cavity given as a surface group "
+                                                                 "(surface:, closed: true), whose open edges lie on the "
+                                                                 "symmetry planes x = 0, y = 0, z = 0");
   if (m.has("follower")) p.follower = m.boolean("follower", true) ? 1 : 0;
   if (m.has("over_time")) p.over_time = parse_time_function(m.at("over_time"), path, m.name("over_time"));
   return p;
@@ -422,6 +314,9 @@ void check_output_volume(const Scene& scene, const Map& m) {
   if (scene.dynamics.enabled) {
     steps = scene.dynamics.steps;
     from = "dynamics.duration / dynamics.dt = " + std::to_string(scene.dynamics.steps) + " steps";
+  } else if (scene.continuation.enabled) {
+    steps = scene.continuation.options.max_steps;
+    from = "continuation.max_steps = " + std::to_string(scene.continuation.options.max_steps);
   } else if (scene.explicit_dynamics.enabled) {
     steps = scene.explicit_dynamics.frames;
     from = "explicit.duration / explicit.frame_interval = " + std::to_string(scene.explicit_dynamics.frames) + " frames";
@@ -436,7 +331,11 @@ void check_output_volume(const Scene& scene, const Map& m) {
   }
   const double frames = std::ceil(steps / scene.outputs.every) + 1;  // and the rest state
   if (frames > kMaxFrames)
-    fail(m.has("outputs") ? m.where("outputs") : m.has("inverse") ? m.where("inverse") : m.has("solver") ? m.where("solver") : m.where(),
+    fail(m.has("outputs")        ? m.where("outputs")
+         : m.has("inverse")      ? m.where("inverse")
+         : m.has("continuation") ? m.where("continuation")
+         : m.has("solver")       ? m.where("solver")
+                                 : m.where(),
          "outputs: " + from + " with outputs.every = " + std::to_string(scene.outputs.every) +
                                  " would write " + std::to_string(static_cast<long long>(frames)) +
                                  " .vtu files (cap " + std::to_string(kMaxFrames) +
@@ -505,7 +404,7 @@ void check_laws(const Scene& scene) {
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "explicit", "contact", "dilatation"});
+               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -554,6 +453,10 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
   if (m.has("contact")) scene.contact = parse_contact(m.at("contact"), path);
+  if (m.has("continuation")) {
+    scene.continuation = parse_continuation(m.at("continuation"), path);
+    check_continuation(scene, m);
+  }
   check_dynamics(scene, m);
   check_output_volume(scene, m);
   return scene;

@@ -39,14 +39,14 @@ std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, co
 }
 
 /// Removes what an earlier run of the same scene wrote into out_dir (<name>.csv, <name>.pvd,
-/// <name>_NNNN.vtu), so that a rerun with fewer steps leaves no stale .vtu for ParaView to load.
+/// <name>_NNNN.vtu, <name>_path.svg), so that a rerun with fewer steps leaves no stale .vtu for ParaView to load.
 /// Any other file in the folder is the user's and is left alone.
 static void remove_previous_outputs(const std::string& out_dir, const std::string& name) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string file = it->path().filename().string();
-    bool ours = file == name + ".csv" || file == name + ".pvd";
+    bool ours = file == name + ".csv" || file == name + ".pvd" || file == name + "_path.svg";
     if (!ours && file.size() > name.size() + 5 && file.compare(0, name.size() + 1, name + "_") == 0 &&
         file.compare(file.size() - 4, 4, ".vtu") == 0) {
       const std::string digits = file.substr(name.size() + 1, file.size() - name.size() - 5);
@@ -227,6 +227,11 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
     result.seconds = since(t0);
     return result;
   }
+  if (scene.continuation.enabled) {
+    run_continuation(scene, built, options, t0, result);
+    result.seconds = since(t0);
+    return result;
+  }
   if (scene.inverse.enabled) {
     run_inverse(scene, built, options, t0, result);
     result.seconds = since(t0);
@@ -323,6 +328,8 @@ void write_summary(const SceneRunResult& r, std::ostream& out) {
     write_dynamic_summary(r, out);
   else if (r.inverse.enabled)
     write_inverse_summary(r, out);
+  else if (r.continuation.enabled)
+    write_continuation_summary(r, out);
   else
     write_forward_summary(r, out);
   out << std::setprecision(6);

@@ -73,6 +73,12 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
 void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result);
 void write_explicit_summary(const SceneRunResult& result, std::ostream& out);
+/// Runs a static scene with `continuation:` (scene_run_continuation.cpp): <name>.csv with one
+/// row per path point, a .vtu every outputs.every points, <name>_path.svg, and the continuation
+/// part of the result; and its lines of the summary.
+void run_continuation(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                      SceneRunResult& result);
+void write_continuation_summary(const SceneRunResult& result, std::ostream& out);
 /// The dynamic run's lines of the summary.
 void write_dynamic_summary(const SceneRunResult& result, std::ostream& out);
 

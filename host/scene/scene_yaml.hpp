@@ -130,6 +130,14 @@ SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, con
 SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path);
 void check_explicit(Scene& scene);
 
+/// The `mesh:` section: a file or a generator (scene_parse_mesh.cpp).
+SceneMesh parse_mesh(const YAML::Node& node, const std::string& path);
+
+/// The `continuation:` section, and its cross-checks with the rest of the scene (`root`: the
+/// scene's top-level map, for the solver: keys it replaces) (scene_parse_continuation.cpp).
+SceneContinuation parse_continuation(const YAML::Node& node, const std::string& path);
+void check_continuation(const Scene& scene, const Map& root);
+
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 

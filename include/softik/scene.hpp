@@ -1,6 +1,7 @@
 // Scenes: a YAML file describing one problem (mesh, formulation, materials, boundary conditions,
 // loads, solver settings, outputs; and an inverse problem, dynamics and contact), read strictly,
-// built into the library's objects and run: a static load ramp, an inverse problem (with contact),
+// built into the library's objects and run: a static load ramp or arc-length continuation, an
+// inverse problem (with contact),
 // time integration (with contact, and with the inverse problem solved in the loop). The format is documented key by key in docs/scene-format.md.
 //
 //   Scene scene = parse_scene("examples/finger/finger.yaml");   // YAML -> Scene   (scene_parse.cpp)
@@ -24,6 +25,7 @@
 #include "softik/assembly.hpp"
 #include "softik/constraints.hpp"
 #include "softik/contact.hpp"
+#include "softik/continuation.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/explicit_dynamics.hpp"
 #include "softik/inverse.hpp"
@@ -48,7 +50,15 @@ struct SceneLocation {
 
 /// Where the mesh comes from: a file, or one of the generators.
 struct SceneMesh {
-  enum class Source { File, Box, Finger, Bellows, MultiCavity, Gripper };
+  enum class Source { File, Box, Finger, Bellows, MultiCavity, Gripper, SphereShell };
+  /// generator type sphere_shell: make_thick_sphere_octant (shell_generator.hpp).
+  struct SphereShell {
+    Real inner_radius = 0, outer_radius = 0;  ///< required
+    int layers = 2;                           ///< cells through the wall
+    int cells = 4;                            ///< per side of each of the octant's three patches
+    CellType cell_type = CellType::Tet4;
+    Real radial_grading = 1;
+  };
   Source source = Source::File;
   std::string file;  ///< resolved against the scene file's folder
   Real scale = 1;    ///< applied to the coordinates read from `file`
@@ -58,6 +68,7 @@ struct SceneMesh {
   BellowsSpec bellows;
   MultiCavitySpec multi_cavity;
   GripperSpec gripper;
+  SphereShell sphere_shell;
   SceneLocation where;
 };
 
@@ -101,6 +112,9 @@ struct ScenePressure {
   Real embed_tolerance = -1;  ///< < 0: 1e-6 x the mesh's bounding-box diagonal
   Real value = 0;       ///< pressure at load factor 1
   bool closed = true;
+  /// A symmetry sector of a closed cavity: open only along the planes x = 0, y = 0, z = 0, its
+  /// volume the sector's (surface `symmetry_sector`; surface groups only).
+  bool symmetry_sector = false;
   bool allow_flip = true;
   /// loads.pressure `follower`: 1 a follower load, 0 a dead load (PressureLoad::follower), -1 not
   /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
@@ -249,6 +263,23 @@ struct SceneExplicit {
   SceneLocation where;
 };
 
+/// Arc-length continuation of a static scene (`continuation:`, continuation.hpp): the load
+/// factor becomes an unknown, so the path can pass limit points of the load; absent: load control.
+struct SceneContinuation {
+  /// What the path's abscissa is: a probe's displacement component, the mean of a component over
+  /// selected nodes, or (nothing given) the root mean square of the nodes' displacements.
+  enum class Monitor { RmsDisplacement, Probe, Nodes };
+  bool enabled = false;
+  /// Arc lengths here are root-mean-square node displacements: the library's arcs (the norm over
+  /// all DOFs) divided by sqrt(number of nodes) at run time. on_step and monitored_dof unused.
+  ArcLengthOptions options;
+  Monitor monitor = Monitor::RmsDisplacement;
+  std::string probe;          ///< Monitor::Probe: a name of outputs.probes
+  SceneSelection nodes;       ///< Monitor::Nodes
+  int component = 3;          ///< 0, 1, 2: x, y, z; 3: the magnitude |u| (of the probe, or mean over the nodes)
+  SceneLocation where, monitor_where;
+};
+
 /// A rigid obstacle of `contact.obstacles`; a mesh obstacle's triangles are read at build time.
 struct SceneObstacle {
   Obstacle obstacle;
@@ -293,6 +324,7 @@ struct Scene {
   SceneInverse inverse;
   SceneDynamics dynamics;
   SceneExplicit explicit_dynamics;  ///< `explicit:`
+  SceneContinuation continuation;
   SceneContact contact;
 };
 
@@ -330,6 +362,7 @@ struct BuiltScene {
   std::vector<std::shared_ptr<Constraint>> cables;  ///< loads.cable, in the scene's order
   std::vector<Obstacle> obstacles;    ///< contact.obstacles, mesh files read
   std::vector<int> contact_nodes;     ///< contact.nodes resolved (empty: the boundary)
+  std::vector<int> monitor_nodes;     ///< continuation.monitor's node selection resolved
   std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
 };
 
@@ -435,6 +468,29 @@ struct ExplicitRunSummary {
   Real t_step = 0;           ///< mean seconds per time step
 };
 
+/// What a continuation run did (scene with `continuation:`).
+struct ContinuationRunSummary {
+  /// A limit point of the load, between two path points: the extremum of the parabola through
+  /// the three points around it (load and monitored displacement as functions of the arc).
+  struct Limit {
+    int step = 0;           ///< the path point after it (PathPoint::limit_point_passed)
+    Real load_factor = 0;   ///< the estimate at the extremum
+    Real load = 0;          ///< the plotted load there (pressure or load factor)
+    Real displacement = 0;  ///< the monitored displacement there
+  };
+  bool enabled = false;
+  std::string status;   ///< arc_length_status_name
+  bool failed = false;  ///< ArcLengthStatus::StepFailed (unmet_goals reports it)
+  std::string message;  ///< what ended the continuation
+  int points = 0;       ///< path points, the starting point included
+  Real min_load_factor = 0, max_load_factor = 0;
+  std::string load_label, monitor_label;  ///< the plot's axes
+  std::vector<Limit> limits;
+  int bifurcations = 0;  ///< points with bifurcation_suspected
+  int iterations = 0, step_cuts = 0;
+  std::string svg_path;
+};
+
 struct SceneRunResult {
   std::string name;
   int num_dofs = 0, num_free_dofs = 0, num_cells = 0;
@@ -450,6 +506,7 @@ struct SceneRunResult {
   InverseRunSummary inverse;
   DynamicRunSummary dynamics;
   ExplicitRunSummary explicit_dynamics;
+  ContinuationRunSummary continuation;
   std::vector<std::string> warnings;
 };
 
@@ -474,7 +531,8 @@ void write_summary(const SceneRunResult& result, std::ostream& out);
 /// Whether an inverse run met its goals: empty when every effector ended each goal within its
 /// tolerance and every converged solve converged; otherwise why not, one line per effector
 /// (by how much it missed: final and worst error against the tolerance) and the solver's last
-/// explanation (an infeasible or unbounded QP, a bound, non-convergence). A forward run that
+/// explanation (an infeasible or unbounded QP, a bound, non-convergence); for a continuation run
+/// that ended with ArcLengthStatus::StepFailed, why (its outputs hold the path so far). A forward run that
 /// returns has met its goal (a failed Newton solve throws ErrorKind::Numerical). The CLI exits
 /// with status 2 when this is not empty.
 std::string unmet_goals(const SceneRunResult& result);

@@ -1,5 +1,5 @@
-// SVG scatter plots (svg_plot.hpp).
-#include "host/batch/svg_plot.hpp"
+// SVG scatter and line plots (svg_plot.hpp).
+#include "host/io/svg_plot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "host/io/xml_escape.hpp"
 
-namespace softik::batch_detail {
+namespace softik::io_detail {
 namespace {
 
 using detail::xml_escape;
@@ -99,7 +99,7 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
         for (size_t i = 0; i < s.x.size(); ++i) svg << (i ? " " : "") << px(s.x[i]) << "," << py(s.y[i]);
         svg << "\"/>\n";
       }
-      for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      for (size_t i = 0; s.radius > 0 && i < s.x.size() && i < s.y.size(); ++i) {
         if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
         svg << "<circle cx=\"" << px(s.x[i]) << "\" cy=\"" << py(s.y[i]) << "\" r=\"" << s.radius << "\" fill=\"" << s.color
             << "\" fill-opacity=\"0.8\"><title>" << xml_escape(i < s.names.size() ? s.names[i] : "") << ": ("
@@ -117,4 +117,4 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
   return svg.str();
 }
 
-}  // namespace softik::batch_detail
+}  // namespace softik::io_detail
