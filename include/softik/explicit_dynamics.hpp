@@ -109,7 +109,7 @@ class NodeNetworkModel final : public ExplicitModel {
 };
 
 /// An FEM body (any element, law and formulation of the Assembler) with the row-sum lumped mass
-/// of `density`. The assembler's fixed DOFs are held at rest.
+/// of `density`. The assembler's fixed DOFs are held at rest. The assembler must outlive the model.
 class FemExplicitModel final : public ExplicitModel {
  public:
   FemExplicitModel(const Assembler& assembler, Real density, ExplicitLoads loads);
@@ -151,7 +151,8 @@ struct ExplicitFrame {
 
 class ExplicitSolver {
  public:
-  /// Starts at rest (x = the model's rest positions, v = 0, t = 0). Throws softik::Error on bad
+  /// Starts at rest (x = the model's rest positions, v = 0, t = 0); the model must outlive the
+  /// solver. Throws softik::Error on bad
   /// options and, unless force_time_step, on a time_step above dt_c (naming dt_c, the node that
   /// sets it and the fix).
   ExplicitSolver(const ExplicitModel& model, ExplicitOptions options = {});
