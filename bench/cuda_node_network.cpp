@@ -2,7 +2,7 @@
 // evaluations/s on an H100) on cubic lattices (make_box Hex8 -> make_node_network: 9 links per
 // cell), x already on the device: wall clock of one launch and its synchronisation. Counters:
 // links/s (each link is evaluated from both ends), nodes/s, and GB/s of what the gather streams
-// (per incidence the other node's index and the link's 32-byte parameters, per node its
+// (per incidence the other node's index and the link's k and L, per node its
 // position, the neighbours' positions (cached) and the force).
 //
 //   ./build-gpu/bench/bench_cuda_node_network --benchmark_counters_tabular=true
@@ -37,7 +37,8 @@ void BM_GpuLinkForces(benchmark::State& state) {
   const softik::NodeNetwork net =
       softik::make_node_network(softik::make_box(3, softik::CellType::Hex8, spec), {2e5, 0.25, 1070});
   const softik::NetworkForces host(net, 1);  // its incidence table, copied to the device
-  softik::cuda::DeviceNetwork device(host.incidence_first(), host.incidence_other(), host.incidence_parameters(), false);
+  softik::cuda::DeviceNetwork device(host.incidence_first(), host.incidence_other(), host.incidence_spring(),
+                                     host.incidence_extra());
   std::vector<Real> x = net.X;
   for (Real& value : x) value *= 1.001;
   Real *d_x = nullptr, *d_f = nullptr;
@@ -54,7 +55,7 @@ void BM_GpuLinkForces(benchmark::State& state) {
   cudaFree(d_x);
   cudaFree(d_f);
   const double calls = static_cast<double>(state.iterations());
-  const double bytes = 2.0 * net.num_links() * (4 + sizeof(softik::fem::LinkParameters)) + net.num_nodes() * (4.0 + 48);
+  const double bytes = 2.0 * net.num_links() * (4 + 16) + net.num_nodes() * (4.0 + 48);
   state.counters["nodes"] = net.num_nodes();
   state.counters["links/s"] = benchmark::Counter(calls * 2.0 * net.num_links(), benchmark::Counter::kIsRate);
   state.counters["nodes/s"] = benchmark::Counter(calls * net.num_nodes(), benchmark::Counter::kIsRate);

@@ -4,8 +4,8 @@
 // same program, the bound the gather is measured against).
 // Counters: nodes/s (node updates: one node's force gathered, or one node integrated), links/s
 // (link evaluations: each link is evaluated from both of its ends), and GB/s of the arrays the
-// gather streams (per incidence its link and other-node indices and the link's 32-byte
-// parameters; per node its position, the neighbours' positions (cached), and the force written).
+// gather streams (per incidence the other node's index and the link's k and L (linear springs);
+// per node its position, the neighbours' positions (cached), and the force written).
 //
 //   ./build/bench/bench_node_network --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -31,7 +31,7 @@ softik::NodeNetwork lattice(int n) {
 // assumed cached: the lattice's numbering keeps them close).
 double gather_bytes(const softik::NodeNetwork& net) {
   const double incidences = 2.0 * net.num_links();
-  return incidences * (4 + 4 + sizeof(softik::fem::LinkParameters)) + net.num_nodes() * (4.0 + 3 * 8 + 3 * 8);
+  return incidences * (4 + 16.0) + net.num_nodes() * (4.0 + 3 * 8 + 3 * 8);
 }
 
 void BM_LinkForces(benchmark::State& state) {

@@ -24,12 +24,13 @@ DeviceArray<T> upload(const std::vector<T>& host) {
 }  // namespace
 
 DeviceNetwork::DeviceNetwork(const std::vector<int>& first, const std::vector<int>& other,
-                             const std::vector<fem::LinkParameters>& params, bool dashpots)
-    : num_nodes_(static_cast<int>(first.size()) - 1), dashpots_(dashpots) {
+                             const std::vector<Real>& spring, const std::vector<Real>& extra)
+    : num_nodes_(static_cast<int>(first.size()) - 1), extras_(!extra.empty()) {
   require_backend(Backend::Cuda);
   first_ = upload(first);
   other_ = upload(other);
-  params_ = upload(params);
+  spring_ = upload(spring);
+  extra_ = upload(extra);
   const size_t n3 = 3 * static_cast<size_t>(num_nodes_);
   x_ = DeviceArray<Real>(n3);
   v_ = DeviceArray<Real>(n3);
@@ -41,13 +42,13 @@ void DeviceNetwork::add_forces(const Real* d_x, const Real* d_v, Real* d_f) cons
   using exec::Space;
   const size_t n3 = 3 * static_cast<size_t>(num_nodes_);
   const exec::DeviceView<const int> first{first_.get(), first_.size()}, other{other_.get(), other_.size()};
-  const exec::DeviceView<const fem::LinkParameters> params{params_.get(), params_.size()};
+  const exec::DeviceView<const Real> spring{spring_.get(), spring_.size()}, extra{extra_.get(), extra_.size()};
   const exec::DeviceView<const Real> x{d_x, n3}, v{d_v, d_v ? n3 : 0};
   const exec::DeviceView<Real> f{d_f, n3};
-  if (dashpots_ && d_v)
-    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, true>{first, other, params, x, v, f});
+  if (extras_)
+    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, true>{first, other, spring, extra, x, v, f});
   else
-    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, false>{first, other, params, x, v, f});
+    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, false>{first, other, spring, extra, x, v, f});
 }
 
 void DeviceNetwork::add_forces_from_host(const Real* x, const Real* v, Real* f) {
@@ -65,9 +66,9 @@ void DeviceNetwork::add_forces_from_host(const Real* x, const Real* v, Real* f) 
 namespace softik {
 
 std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
-                                                                const std::vector<fem::LinkParameters>& params,
-                                                                bool dashpots) {
-  return std::make_unique<cuda::DeviceNetwork>(first, other, params, dashpots);
+                                                                const std::vector<Real>& spring,
+                                                                const std::vector<Real>& extra) {
+  return std::make_unique<cuda::DeviceNetwork>(first, other, spring, extra);
 }
 
 }  // namespace softik

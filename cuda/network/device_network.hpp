@@ -14,20 +14,19 @@ namespace softik::cuda {
 class DeviceNetwork final : public DeviceNetworkForces {
  public:
   /// Throws softik::Error (Unsupported) without a usable device.
-  DeviceNetwork(const std::vector<int>& first, const std::vector<int>& other,
-                const std::vector<fem::LinkParameters>& params, bool dashpots);
+  DeviceNetwork(const std::vector<int>& first, const std::vector<int>& other, const std::vector<Real>& spring,
+                const std::vector<Real>& extra);
   int num_nodes() const { return num_nodes_; }
-  /// d_f += the link forces at d_x, d_v (device arrays, 3 per node; d_v may be null when the
-  /// network has no dashpots). Launches on the calling thread's default stream, returns without
-  /// waiting.
+  /// d_f += the link forces at d_x, d_v (device arrays, 3 per node; d_v null: no dashpot
+  /// forces). Launches on the calling thread's default stream, returns without waiting.
   void add_forces(const Real* d_x, const Real* d_v, Real* d_f) const;
   void add_forces_from_host(const Real* x, const Real* v, Real* f) override;
 
  private:
   int num_nodes_ = 0;
-  bool dashpots_ = false;
+  bool extras_ = false;
   DeviceArray<int> first_, other_;
-  DeviceArray<fem::LinkParameters> params_;
+  DeviceArray<Real> spring_, extra_;
   DeviceArray<Real> x_, v_, f_;  ///< staging for add_forces_from_host
   std::vector<Real> f_host_;
 };

@@ -7,22 +7,22 @@
 #include <memory>
 #include <vector>
 
-#include "softik/fem/link.hpp"
+#include "softik/config.hpp"
 
 namespace softik {
 
 class DeviceNetworkForces {
  public:
   virtual ~DeviceNetworkForces() = default;
-  /// f += the link forces at x and v (host arrays, 3 per node; v null: springs only), through the
+  /// f += the link forces at x and v (host arrays, 3 per node; v null: no dashpot forces), through the
   /// device: x and v are uploaded, the gather runs there (host/network/link_gather.hpp, the CPU's
   /// body), and the forces come back. Synchronous.
   virtual void add_forces_from_host(const Real* x, const Real* v, Real* f) = 0;
 };
 
-/// The node -> incidence table of NetworkForces copied to the device.
+/// The node -> incidence table of NetworkForces copied to the device (extra empty: springs only).
 std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
-                                                                const std::vector<fem::LinkParameters>& params,
-                                                                bool dashpots);
+                                                                const std::vector<Real>& spring,
+                                                                const std::vector<Real>& extra);
 
 }  // namespace softik

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 #include "softik/error.hpp"
 #include "softik/exec/forall.hpp"
@@ -34,20 +35,25 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backen
   for (int n = 0; n < N; ++n) first_[static_cast<size_t>(n) + 1] += first_[static_cast<size_t>(n)];
   const size_t incidences = static_cast<size_t>(first_.back());
   other_.resize(incidences);
-  params_.resize(incidences);
+  spring_.resize(2 * incidences);
+  for (const fem::LinkParameters& p : network_.parameters) extras_ = extras_ || p.k3 != 0 || p.c != 0;
+  if (extras_) extra_.resize(2 * incidences);
   std::vector<int> next(first_.begin(), first_.end() - 1);
   for (int l = 0; l < network_.num_links(); ++l) {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
     const fem::LinkParameters& p = network_.parameters[static_cast<size_t>(l)];
     const size_t ia = static_cast<size_t>(next[static_cast<size_t>(a)]++), ib = static_cast<size_t>(next[static_cast<size_t>(b)]++);
-    other_[ia] = b, params_[ia] = p;
-    other_[ib] = a, params_[ib] = p;
+    for (const auto& [at, to] : {std::pair<size_t, int>{ia, b}, std::pair<size_t, int>{ib, a}}) {
+      other_[at] = to;
+      spring_[2 * at] = p.k, spring_[2 * at + 1] = p.L;
+      if (extras_) extra_[2 * at] = p.k3, extra_[2 * at + 1] = p.c;
+    }
     dashpots_ = dashpots_ || p.c > 0;
   }
   if (backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
 #ifdef SOFTIK_HAVE_CUDA
-    device_ = make_device_network_forces(first_, other_, params_, dashpots_);
+    device_ = make_device_network_forces(first_, other_, spring_, extra_);
 #endif
   }
 }
@@ -57,19 +63,20 @@ NetworkForces::NetworkForces(NetworkForces&&) noexcept = default;
 NetworkForces& NetworkForces::operator=(NetworkForces&&) noexcept = default;
 
 void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
-  if (device_) return device_->add_forces_from_host(x, dashpots_ ? v : nullptr, f);
+  if (!dashpots_) v = nullptr;  // springs only: the velocities are not read
+  if (device_) return device_->add_forces_from_host(x, v, f);
   using exec::Space;
   const size_t n3 = 3 * static_cast<size_t>(network_.num_nodes());
   const exec::HostView<const int> first{first_.data(), first_.size()}, other{other_.data(), other_.size()};
-  const exec::HostView<const fem::LinkParameters> params{params_.data(), params_.size()};
+  const exec::HostView<const Real> spring{spring_.data(), spring_.size()}, extra{extra_.data(), extra_.size()};
   const exec::HostView<const Real> xs{x, n3}, vs{v, v ? n3 : 0};
   const exec::HostView<Real> fs{f, n3};
-  if (dashpots_ && v)
+  if (extras_)
     exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
-                 network::GatherLinkForces<Space::Host, true>{first, other, params, xs, vs, fs});
+                 network::GatherLinkForces<Space::Host, true>{first, other, spring, extra, xs, vs, fs});
   else
     exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
-                 network::GatherLinkForces<Space::Host, false>{first, other, params, xs, vs, fs});
+                 network::GatherLinkForces<Space::Host, false>{first, other, spring, extra, xs, vs, fs});
 }
 
 Real NetworkForces::energy(const Real* x) const {

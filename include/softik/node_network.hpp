@@ -99,19 +99,23 @@ class NetworkForces {
   /// Throws softik::Error naming the link whose current length is zero or not finite.
   void check_lengths(const Real* x) const;
   /// The node -> incidence table the gather streams: node i's incidences are
-  /// [incidence_first()[i], incidence_first()[i+1]), each with the link's other node and its
-  /// parameters (every link appears twice, once from each end).
+  /// [incidence_first()[i], incidence_first()[i+1]), each with the link's other node, its (k, L)
+  /// and, when some link has hardening or a dashpot, its (k3, c) (empty otherwise); every link
+  /// appears twice, once from each end.
   const std::vector<int>& incidence_first() const { return first_; }
   const std::vector<int>& incidence_other() const { return other_; }
-  const std::vector<fem::LinkParameters>& incidence_parameters() const { return params_; }
+  const std::vector<Real>& incidence_spring() const { return spring_; }
+  const std::vector<Real>& incidence_extra() const { return extra_; }
   bool has_dashpots() const { return dashpots_; }
 
  private:
   NodeNetwork network_;
   std::vector<int> first_;  ///< node i's incidences are [first_[i], first_[i+1])
   std::vector<int> other_;  ///< per incidence: the link's other node
-  std::vector<fem::LinkParameters> params_;  ///< per incidence: the link's parameters
-  bool dashpots_ = false;   ///< any link with c > 0
+  std::vector<Real> spring_;  ///< per incidence: k, L
+  std::vector<Real> extra_;   ///< per incidence: k3, c (empty when every link has k3 = c = 0)
+  bool extras_ = false;       ///< any link with k3 != 0 or c != 0
+  bool dashpots_ = false;     ///< any link with c > 0
   std::unique_ptr<DeviceNetworkForces> device_;  ///< Backend::Cuda
   int num_threads_ = 1;
 };
