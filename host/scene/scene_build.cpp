@@ -443,8 +443,17 @@ BuiltScene build_scene(const Scene& scene) {
         b.pressure(scene.pressures[i], "loads.pressure[" + std::to_string(i) + "] '" + scene.pressures[i].name + "'"));
     // Not given: a follower load where the formulation follows the geometry, a dead load in a
     // linear (small-displacement) analysis.
-    const int follower = scene.pressures[i].follower;
-    out.loads.pressures.back().follower = follower >= 0 ? follower == 1 : scene.formulation != Formulation::LinearSmallStrain;
+    const ScenePressure& sp = scene.pressures[i];
+    PressureLoad& load = out.loads.pressures.back();
+    load.follower = sp.follower >= 0 ? sp.follower == 1 : scene.formulation != Formulation::LinearSmallStrain;
+    load.control = sp.control;
+    load.volume_growth = sp.volume_growth;
+    load.gas_amount = sp.gas_amount;
+    load.ambient_pressure = sp.ambient_pressure;
+    if (sp.control != CavityControl::Pressure && !load.follower)
+      fail(sp.where, "loads.pressure '" + sp.name + "': control: " + cavity_control_name(sp.control) +
+                         " needs a follower load (the pressure acts on the deformed wall whose volume is controlled); "
+                         "remove follower: false, or with formulation: linear give follower: true");
   }
   b.probes();
   b.cables();

@@ -133,27 +133,29 @@ struct Recorder {
       result.pvd_path = file(".pvd");
       pvd = std::make_unique<PvdWriter>(result.pvd_path);
     }
-    record(0, 0, 0, 0, X, true);
+    record(0, 0, std::vector<Real>(built.loads.pressures.size(), 0.0), 0, 0, X, true);
   }
 
-  void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
+  void write_vtu(int step, Real load_factor, const std::vector<Real>& pressures, const std::vector<Real>& x) {
     std::vector<Real> f_pressure(x.size(), 0);
-    for (const PressureLoad& p : built.loads.pressures)
-      add_pressure_forces(p, load_factor * p.pressure, built.mesh, x, f_pressure);
+    for (size_t p = 0; p < built.loads.pressures.size(); ++p)
+      add_pressure_forces(built.loads.pressures[p], pressures[p], built.mesh, x, f_pressure);
     write_state_vtu(options.out_dir, scene, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
     ++result.vtu_files;
   }
 
-  /// One CSV row (and a .vtu when due) for a converged state.
-  void record(int step, Real load_factor, int iterations, Real residual, const std::vector<Real>& x, bool vtu_due) {
+  /// One CSV row (and a .vtu when due) for a converged state; `pressures`: the wall pressure of
+  /// each load (given, or solved by a volume or gas control: LoadStepReport::pressures).
+  void record(int step, Real load_factor, const std::vector<Real>& pressures, int iterations, Real residual,
+              const std::vector<Real>& x, bool vtu_due) {
     const Mesh& mesh = built.mesh;
     result.pressures.clear();
     csv << step << "," << load_factor;
     for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
       const PressureLoad& load = built.loads.pressures[p];
       const Real V = load.closed ? surface_volume(load, mesh, x) : 0.0;
-      csv << "," << load_factor * load.pressure << "," << V << "," << V - volume0[p];
-      result.pressures.push_back({load.name, load_factor * load.pressure, volume0[p], V});
+      csv << "," << pressures[p] << "," << V << "," << V - volume0[p];
+      result.pressures.push_back({load.name, pressures[p], volume0[p], V});
     }
     result.probes.clear();
     for (const BuiltProbe& p : built.probes) {
@@ -165,14 +167,14 @@ struct Recorder {
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
                                      << "): is the disk full? The rows of the steps before are in the file");
-    if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, x);
+    if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, pressures, x);
     result.load_steps = step;
     result.load_factor = load_factor;
   }
 
   void on_step(const LoadStepReport& r, const std::vector<Real>& x) {
     const bool last = r.load_factor >= 1 - 1e-12;
-    record(r.step, r.load_factor, r.iterations, r.residual, x, last || r.step % scene.outputs.every == 0);
+    record(r.step, r.load_factor, r.pressures, r.iterations, r.residual, x, last || r.step % scene.outputs.every == 0);
     if (options.on_progress) {
       std::ostringstream label;
       label << "load factor " << std::setprecision(4) << r.load_factor << ", " << r.iterations << " Newton iterations";

@@ -120,6 +120,13 @@ struct ScenePressure {
   /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
   int follower = -1;
   TimeFunction over_time;  ///< dynamics: the factor of `value` over time (empty: 1)
+  /// loads.pressure `control`: pressure (`value` given), volume (`volume_growth` imposed, the
+  /// pressure solved) or gas (`gas_amount` of ideal gas at `ambient_pressure`, Boyle's law);
+  /// static load-ramp runs only (PressureLoad::control, loads.hpp).
+  CavityControl control = CavityControl::Pressure;
+  Real volume_growth = 0;
+  Real gas_amount = 0;
+  Real ambient_pressure = 101325;
   SceneLocation where;
 };
 
