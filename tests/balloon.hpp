@@ -74,4 +74,21 @@ inline Balloon balloon(Real ratio, int nr, int n, CellType type, fem::Dilatation
   return b;
 }
 
+/// The maximum of a path of pressures p over stretches la whose largest p is at index m (0 < m <
+/// size - 2): the top of the cubic through the four points nearest it, {stretch, pressure}.
+inline std::pair<Real, Real> path_maximum(const std::vector<Real>& la, const std::vector<Real>& p, size_t m) {
+  const size_t first = p[m - 1] > p[m + 1] ? m - 2 : m - 1;
+  const auto cubic = [&](Real l) {
+    Real s = 0;
+    for (size_t i = first; i < first + 4; ++i) {
+      Real w = p[i];
+      for (size_t j = first; j < first + 4; ++j)
+        if (j != i) w *= (l - la[j]) / (la[i] - la[j]);
+      s += w;
+    }
+    return s;
+  };
+  return golden_max(cubic, la[m - 1], la[m + 1]);
+}
+
 }  // namespace softik::balloon_test

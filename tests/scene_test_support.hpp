@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "softik/error.hpp"
+#include "softik/scene.hpp"
+
 namespace softik {
 namespace fs = std::filesystem;
 
@@ -55,6 +58,17 @@ inline std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
     rows.push_back(cells);
   }
   return rows;
+}
+
+/// What reading and building the scene `yaml` says ("s.yaml" names it in messages): the error's
+/// message, or "(no error)".
+inline std::string scene_build_error(const std::string& yaml) {
+  try {
+    (void)softik::build_scene(softik::parse_scene_string(yaml, "s.yaml"));
+  } catch (const softik::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 #ifdef SOFTIK_CLI_PATH

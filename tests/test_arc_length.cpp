@@ -131,18 +131,9 @@ TEST(ArcLengthBalloon, PassesThePressureMaximumOnTheIncompressibleCurveWhereLoad
   for (size_t k = 1; k < r.path.size(); ++k)
     curve = std::max(curve, std::abs(r.path[k].load_factor - balloon_pressure(1, ratio, la[k])) / exact.second);
   // The limit: the maximum of the cubic through the four points nearest it.
-  const size_t first = r.path[m - 1].load_factor > r.path[m + 1].load_factor ? m - 2 : m - 1;
-  const auto cubic = [&](Real l) {
-    Real s = 0;
-    for (size_t i = first; i < first + 4; ++i) {
-      Real w = r.path[i].load_factor;
-      for (size_t j = first; j < first + 4; ++j)
-        if (j != i) w *= (l - la[j]) / (la[i] - la[j]);
-      s += w;
-    }
-    return s;
-  };
-  const auto limit = golden_max(cubic, la[m - 1], la[m + 1]);
+  std::vector<Real> load(r.path.size());
+  for (size_t k = 0; k < r.path.size(); ++k) load[k] = r.path[k].load_factor;
+  const auto limit = path_maximum(la, load, m);
   const Real stretch_error = limit.first / exact.first - 1, pressure_error = limit.second / exact.second - 1;
   std::printf("balloon: %zu points to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; limit l_a %.6f "
               "(exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e)\n",

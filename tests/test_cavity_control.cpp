@@ -211,18 +211,7 @@ TEST(CavityControl, VolumeControlledBalloonPassesItsPressureMaximumOnTheAnalytic
     }
     curve = std::max(curve, std::abs(P[k] - balloon_pressure(1, ratio, la[k])) / exact.second);
   }
-  const size_t first = P[m - 1] > P[m + 1] ? m - 2 : m - 1;
-  const auto cubic = [&](Real l) {
-    Real s = 0;
-    for (size_t i = first; i < first + 4; ++i) {
-      Real w = P[i];
-      for (size_t j = first; j < first + 4; ++j)
-        if (j != i) w *= (l - la[j]) / (la[i] - la[j]);
-      s += w;
-    }
-    return s;
-  };
-  const auto limit = golden_max(cubic, la[m - 1], la[m + 1]);
+  const auto limit = path_maximum(la, P, m);
   const Real stretch_error = limit.first / exact.first - 1, pressure_error = limit.second / exact.second - 1;
   std::printf("volume-controlled balloon: %zu steps to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; "
               "limit l_a %.6f (exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e); volumes within %.1e V0\n",

@@ -239,19 +239,10 @@ loads: {forces: [{group: xmax, force: [0, 0, -1]}]}
 outputs: {probes: [{name: tip, point: [1, 0.5, 0.5]}]}
 )";
 
-std::string error_of(const std::string& yaml) {
-  try {
-    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 /// The error of kScene + `extra`, which must start at the position of `token` in the scene text.
 void expect_error(const std::string& extra, const std::string& token, const std::string& message) {
   const std::string yaml = kScene + extra;
-  const std::string e = error_of(yaml);
+  const std::string e = scene_build_error(yaml);
   EXPECT_NE(e.find("s.yaml:" + position_of(yaml, token) + ": "), std::string::npos) << extra << "\n -> " << e;
   EXPECT_NE(e.find(message), std::string::npos) << extra << "\n -> " << e;
 }
@@ -300,10 +291,10 @@ materials: {law: linear, young: 1.0e5, poisson: 0.3}
 fixed: [{group: xmin}]
 continuation: {initial_arc: 0.01}
 )";
-  EXPECT_NE(error_of(unloaded).find("s.yaml:4:15: continuation: the scene has no load to follow"), std::string::npos)
-      << error_of(unloaded);
+  EXPECT_NE(scene_build_error(unloaded).find("s.yaml:4:15: continuation: the scene has no load to follow"), std::string::npos)
+      << scene_build_error(unloaded);
   // The solver keys that still apply are accepted.
-  EXPECT_EQ(error_of(kScene + c + "solver: {linear_solver: eigen, threads: 1}\n"), "(no error)");
+  EXPECT_EQ(scene_build_error(kScene + c + "solver: {linear_solver: eigen, threads: 1}\n"), "(no error)");
 }
 
 TEST(SceneContinuation, BadSphereShellValuesAreErrorsNamingTheirKeys) {
@@ -312,7 +303,7 @@ TEST(SceneContinuation, BadSphereShellValuesAreErrorsNamingTheirKeys) {
   };
   const auto check = [&](const std::string& fields, const std::string& token, const std::string& message) {
     const std::string yaml = shell(fields);
-    const std::string e = error_of(yaml);
+    const std::string e = scene_build_error(yaml);
     EXPECT_NE(e.find("s.yaml:" + position_of(yaml, token) + ": " + message), std::string::npos) << fields << " -> " << e;
   };
   check("outer_radius: 2", "{type", "mesh.generator: missing required key 'inner_radius'");
@@ -326,11 +317,11 @@ TEST(SceneContinuation, BadSphereShellValuesAreErrorsNamingTheirKeys) {
   check("inner_radius: 1, outer_radius: 2, size: [1, 1, 1]", "size", "unknown key 'size' in mesh.generator");
   // The octant's inner wall is open: a closed pressure surface is refused, a symmetry sector accepted.
   const std::string loaded = shell("inner_radius: 1, outer_radius: 2, cells: 1, layers: 1") + "loads: {pressure: {surface: inner, value: 1";
-  EXPECT_NE(error_of(loaded + "}}\n").find("the cavity surface is not closed"), std::string::npos) << error_of(loaded + "}}\n");
-  EXPECT_EQ(error_of(loaded + ", symmetry_sector: true}}\n"), "(no error)");
+  EXPECT_NE(scene_build_error(loaded + "}}\n").find("the cavity surface is not closed"), std::string::npos) << scene_build_error(loaded + "}}\n");
+  EXPECT_EQ(scene_build_error(loaded + ", symmetry_sector: true}}\n"), "(no error)");
   const std::string open = loaded + ", closed: false, symmetry_sector: true}}\n";
-  EXPECT_NE(error_of(open).find("s.yaml:" + position_of(open, "true}") + ": loads.pressure[0].symmetry_sector: applies to a closed cavity"),
-            std::string::npos) << error_of(open);
+  EXPECT_NE(scene_build_error(open).find("s.yaml:" + position_of(open, "true}") + ": loads.pressure[0].symmetry_sector: applies to a closed cavity"),
+            std::string::npos) << scene_build_error(open);
 }
 
 }  // namespace

@@ -20,15 +20,6 @@ loads:
   gravity: {density: 1000}
 )";
 
-std::string error_of(const std::string& yaml) {
-  try {
-    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(SceneDynamics, ABlockDroppedOnATableComesToRestOnIt) {
   const std::string yaml = std::string(kBlock) + R"(dynamics:
   dt: 0.01
@@ -99,7 +90,7 @@ TEST(SceneDynamics, BadValuesNameTheirKey) {
       {std::string(kBlock) + "  pressure: []\n" + "dynamics: {dt: 0.01, duration: 1}\ninverse: {}\n", "inverse"},
   };
   for (const Case& c : cases) {
-    const std::string e = error_of(c.yaml);
+    const std::string e = scene_build_error(c.yaml);
     EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
     EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
   }
@@ -109,7 +100,7 @@ materials: {law: linear, young: 1.0e5, poisson: 0.3}
 fixed: [{group: zmin}]
 loads: {gravity: {density: 1000, over_time: [[0, 0], [1, 1]]}}
 )");
-  EXPECT_NE(error_of(no_dynamics).find("needs a dynamics: section"), std::string::npos) << error_of(no_dynamics);
+  EXPECT_NE(scene_build_error(no_dynamics).find("needs a dynamics: section"), std::string::npos) << scene_build_error(no_dynamics);
 }
 
 TEST(SceneDynamics, AContactDistanceAboveTheSmallestElementIsRefusedAtRun) {
@@ -210,7 +201,7 @@ TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
        "already used"},
   };
   for (const Case& c : cases) {
-    const std::string e = error_of(c.yaml);
+    const std::string e = scene_build_error(c.yaml);
     EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
     EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
   }

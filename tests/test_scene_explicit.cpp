@@ -27,15 +27,6 @@ outputs:
     - {name: bottom, point: [0.004, 0.004, 0.0]}
 )";
 
-std::string error_of(const std::string& yaml) {
-  try {
-    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(SceneExplicit, AHangingColumnSettlesWhereItsWeightStretchesIt) {
   // A bar of length L under its own weight stretches by rho g L^2 / (2E) at its free end (here
   // 0.392 mm); the clamp's lateral restraint stiffens the top slightly.
@@ -95,7 +86,7 @@ TEST(SceneExplicit, BadValuesNameTheirKey) {
        "one material of law linear"},
   };
   for (const Case& c : cases) {
-    const std::string e = error_of(c.yaml);
+    const std::string e = scene_build_error(c.yaml);
     EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
     EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
   }
@@ -105,7 +96,7 @@ formulation: corotational
 materials: {law: linear, young: 1.0e5, poisson: 0.25}
 explicit: {duration: 0.1, frame_interval: 0.01}
 )";
-  EXPECT_NE(error_of(no_density).find("give the mass density"), std::string::npos) << error_of(no_density);
+  EXPECT_NE(scene_build_error(no_density).find("give the mass density"), std::string::npos) << scene_build_error(no_density);
   // A time step above the stable limit is refused when the run starts, naming the limit.
   const std::string too_long = std::string(kColumn) + "explicit: {duration: 0.1, frame_interval: 0.01, time_step: 0.01}\n";
   try {

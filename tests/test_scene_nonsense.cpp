@@ -13,15 +13,6 @@ namespace softik {
 namespace {
 
 /// The message of the Error thrown by parsing and building `yaml` ("(no error)" if none).
-std::string error_of(const std::string& yaml) {
-  try {
-    (void)build_scene(parse_scene_string(yaml, "s.yaml"));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 /// A 2 x 1 plate of two Quad4 (a 2-D mesh: x, y only), clamped at x = 0 (nodes 0 and 3).
 std::string plate(const std::string& rest) {
   static const fs::path dir = [] {
@@ -40,21 +31,21 @@ std::string plate(const std::string& rest) {
 
 TEST(SceneNonsense, ZComponentsOnA2dMeshAreErrors) {
   // The plate itself is a valid scene.
-  ASSERT_EQ(error_of(plate("loads: {forces: [{nodes: [2, 5], force: [1, 2, 0]}]}\n")), "(no error)");
-  std::string e = error_of(plate("loads: {forces: [{nodes: [2, 5], force: [1, 0, 5]}]}\n"));
+  ASSERT_EQ(scene_build_error(plate("loads: {forces: [{nodes: [2, 5], force: [1, 2, 0]}]}\n")), "(no error)");
+  std::string e = scene_build_error(plate("loads: {forces: [{nodes: [2, 5], force: [1, 0, 5]}]}\n"));
   EXPECT_NE(e.find("loads.forces[0].force: has a z component (5) but the mesh is 2-D"), std::string::npos) << e;
-  e = error_of(plate("loads: {gravity: {density: 1000}}\n"));  // the default g is along z
+  e = scene_build_error(plate("loads: {gravity: {density: 1000}}\n"));  // the default g is along z
   EXPECT_NE(e.find("loads.gravity.g: has a z component (-9.81)"), std::string::npos) << e;
   EXPECT_NE(e.find("[0, -9.81, 0]"), std::string::npos) << e;
-  e = error_of(plate("prescribed: [{nodes: [2, 5], displacement: [0.1, 0, 0.2]}]\n"));
+  e = scene_build_error(plate("prescribed: [{nodes: [2, 5], displacement: [0.1, 0, 0.2]}]\n"));
   EXPECT_NE(e.find("prescribed[0].displacement: has a z component (0.2)"), std::string::npos) << e;
-  e = error_of(plate("loads: {forces: [{nodes: [2, 5], force: [0, 0, 0], components: [z]}]}\n"));
+  e = scene_build_error(plate("loads: {forces: [{nodes: [2, 5], force: [0, 0, 0], components: [z]}]}\n"));
   EXPECT_NE(e.find("loads.forces[0].components: z alone"), std::string::npos) << e;
 }
 
 TEST(SceneNonsense, ANodeBothFixedAndPrescribedIsAnError) {
   const std::string block = kBlock;  // fixed: [{group: xmin}]
-  std::string e = error_of(block + "prescribed: [{nodes: [0], displacement: [0.001, 0, 0]}]\n");
+  std::string e = scene_build_error(block + "prescribed: [{nodes: [0], displacement: [0.001, 0, 0]}]\n");
   EXPECT_NE(e.find("prescribed[0]: node 0 (x) is also fixed by fixed[0]"), std::string::npos) << e;
   // Different components of the same node are fine.
   const std::string sliding = R"(mesh: {generator: {type: box, size: [1, 1, 1], cells: [2, 2, 2], cell_type: hex8}}
@@ -62,12 +53,12 @@ materials: {law: neo_hookean, young: 1.0e6, poisson: 0.3}
 fixed: [{group: xmin, components: [y, z]}]
 prescribed: [{group: xmin, components: [x], displacement: [-0.01, 0, 0]}, {group: xmax, components: [x], displacement: [0.01, 0, 0]}]
 )";
-  EXPECT_EQ(error_of(sliding), "(no error)");
+  EXPECT_EQ(scene_build_error(sliding), "(no error)");
 }
 
 TEST(SceneNonsense, DerivedModuliThatOverflowNameYoungAndPoisson) {
   for (const std::string law : {"neo_hookean", "mooney_rivlin", "linear"}) {
-    const std::string e = error_of("mesh: {generator: {type: box, size: [1, 1, 1], cells: [1, 1, 1]}}\n"
+    const std::string e = scene_build_error("mesh: {generator: {type: box, size: [1, 1, 1], cells: [1, 1, 1]}}\n"
                                    "materials: {law: " + law + ", young: 1.0e308, poisson: 0.45}\n"
                                    "fixed: [{group: xmin}]\n");
     EXPECT_NE(e.find("Young's modulus E = 1e+308 with Poisson's ratio nu = 0.45 gives"), std::string::npos) << law << ": " << e;
@@ -76,7 +67,7 @@ TEST(SceneNonsense, DerivedModuliThatOverflowNameYoungAndPoisson) {
 }
 
 TEST(SceneNonsense, AHugeGeneratedMeshIsRefusedWithItsMemoryFigure) {
-  const std::string e = error_of("mesh: {generator: {type: box, size: [1, 1, 1], cells: [100000, 100000, 100000]}}\n"
+  const std::string e = scene_build_error("mesh: {generator: {type: box, size: [1, 1, 1], cells: [100000, 100000, 100000]}}\n"
                                  "materials: {law: linear, young: 1.0e6, poisson: 0.3}\nfixed: [{group: xmin}]\n");
   EXPECT_NE(e.find("degrees of freedom"), std::string::npos) << e;
   try {
@@ -91,25 +82,25 @@ TEST(SceneNonsense, AHugeGeneratedMeshIsRefusedWithItsMemoryFigure) {
 }
 
 TEST(SceneNonsense, AbsurdCountsAreCapped) {
-  std::string e = error_of(kBlock + "solver: {load_steps: 2000000000}\n");
+  std::string e = scene_build_error(kBlock + "solver: {load_steps: 2000000000}\n");
   EXPECT_NE(e.find("solver.load_steps: 2000000000 is above the cap of 1000000"), std::string::npos) << e;
-  e = error_of(kBlock + "solver: {max_iterations: 100000000}\n");
+  e = scene_build_error(kBlock + "solver: {max_iterations: 100000000}\n");
   EXPECT_NE(e.find("solver.max_iterations: 100000000 is above the cap"), std::string::npos) << e;
-  e = error_of(kBlock + "solver: {load_steps: 500000}\n");  // allowed, but not 500,001 .vtu files
+  e = scene_build_error(kBlock + "solver: {load_steps: 500000}\n");  // allowed, but not 500,001 .vtu files
   EXPECT_NE(e.find("would write 500001 .vtu files (cap 100000)"), std::string::npos) << e;
-  EXPECT_EQ(error_of(kBlock + "solver: {load_steps: 500000}\noutputs: {vtu: false}\n"), "(no error)");
-  EXPECT_EQ(error_of(kBlock + "solver: {load_steps: 500000}\noutputs: {every: 10}\n"), "(no error)");
+  EXPECT_EQ(scene_build_error(kBlock + "solver: {load_steps: 500000}\noutputs: {vtu: false}\n"), "(no error)");
+  EXPECT_EQ(scene_build_error(kBlock + "solver: {load_steps: 500000}\noutputs: {every: 10}\n"), "(no error)");
 }
 
 TEST(SceneNonsense, ChordContractionIsAResidualRatioBelowOne) {
   for (const char* bad : {"1.0", "1.5", "-0.1"}) {
-    const std::string e = error_of(kBlock + "solver: {chord_contraction: " + bad + "}\n");
+    const std::string e = scene_build_error(kBlock + "solver: {chord_contraction: " + bad + "}\n");
     EXPECT_NE(e.find("s.yaml:"), std::string::npos) << bad << ": " << e;
     EXPECT_NE(e.find("solver.chord_contraction: a residual ratio in [0, 1)"), std::string::npos) << bad << ": " << e;
   }
-  const std::string nan = error_of(kBlock + "solver: {chord_contraction: nan}\n");
+  const std::string nan = scene_build_error(kBlock + "solver: {chord_contraction: nan}\n");
   EXPECT_NE(nan.find("solver.chord_contraction: expected a finite number"), std::string::npos) << nan;
-  EXPECT_EQ(error_of(kBlock + "solver: {chord_contraction: 0.5}\n"), "(no error)");
+  EXPECT_EQ(scene_build_error(kBlock + "solver: {chord_contraction: 0.5}\n"), "(no error)");
 }
 
 TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
