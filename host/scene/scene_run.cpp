@@ -61,6 +61,18 @@ static void remove_previous_outputs(const std::string& out_dir, const std::strin
   SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
 }
 
+void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, std::ofstream& csv,
+                  std::unique_ptr<PvdWriter>& pvd) {
+  result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
+  csv.open(result.csv_path);
+  SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
+                                        << "); check that the --out folder is writable");
+  if (scene.outputs.vtu) {
+    result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
+    pvd = std::make_unique<PvdWriter>(result.pvd_path);
+  }
+}
+
 void write_state_vtu(const std::string& out_dir, const Scene& scene, const BuiltScene& built, int step, Real time,
                      const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
                      PvdWriter& pvd) {

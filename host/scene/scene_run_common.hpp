@@ -3,6 +3,7 @@
 
 #include <array>
 #include <chrono>
+#include <fstream>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -36,6 +37,10 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
                      const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
                      PvdWriter& pvd);
 
+/// Opens <out_dir>/<scene name>.csv into `csv` (result.csv_path; an Io error naming the file when
+/// it cannot be written) and, with outputs.vtu, the .pvd collection (result.pvd_path).
+void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, std::ofstream& csv,
+                  std::unique_ptr<PvdWriter>& pvd);
 /// The scene's `contact:` as ContactOptions (obstacles and candidate nodes from the built scene).
 ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built);
 

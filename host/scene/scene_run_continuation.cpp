@@ -123,19 +123,12 @@ struct ContinuationRecorder {
   void open() {
     const std::vector<Real> X = built.mesh.rest_positions();
     for (const PressureLoad& p : built.loads.pressures) volume0.push_back(p.closed ? surface_volume(p, built.mesh, X) : 0.0);
-    result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
-    csv.open(result.csv_path);
-    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
-                                          << "); check that the --out folder is writable");
+    open_outputs(scene, options, result, csv, pvd);
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     csv << ",monitor_displacement,arc,negative_pivots,limit_point,bifurcation_suspected,iterations,residual";
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     csv << ",seconds\n" << std::setprecision(10);
-    if (scene.outputs.vtu) {
-      result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
-      pvd = std::make_unique<PvdWriter>(result.pvd_path);
-    }
   }
 
   void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {

@@ -75,10 +75,7 @@ struct DynamicRecorder {
   std::unique_ptr<PvdWriter> pvd;
 
   void open() {
-    result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
-    csv.open(result.csv_path);
-    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
-                                          << "); check that the --out folder is writable");
+    open_outputs(scene, options, result, csv, pvd);
     csv << "step,time,kinetic_energy,elastic_energy";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
@@ -91,10 +88,6 @@ struct DynamicRecorder {
     if (scene.inverse.enabled) csv << ",goal,control_status,control_iterations,effector_error_predicted";
     csv << ",newton_iterations,substeps,seconds\n";
     csv << std::setprecision(10);
-    if (scene.outputs.vtu) {
-      result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
-      pvd = std::make_unique<PvdWriter>(result.pvd_path);
-    }
   }
 
   void record(const DynamicStepReport& r, const DynamicSolver& dyn, int goal, bool vtu_due) {

@@ -48,18 +48,11 @@ struct ExplicitRecorder {
   std::unique_ptr<PvdWriter> pvd;
 
   void open() {
-    result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
-    csv.open(result.csv_path);
-    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
-                                          << "); check that the --out folder is writable");
+    open_outputs(scene, options, result, csv, pvd);
     csv << "frame,step,time,kinetic_energy,potential_energy,damped_energy,stable_time_step";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     csv << ",seconds\n" << std::setprecision(10);
-    if (scene.outputs.vtu) {
-      result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
-      pvd = std::make_unique<PvdWriter>(result.pvd_path);
-    }
   }
 
   void record(int frame, const ExplicitSolver& solver, Real dt_c, bool vtu_due) {
