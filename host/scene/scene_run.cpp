@@ -73,6 +73,33 @@ void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunRe
   }
 }
 
+std::vector<Real> rest_volumes(const BuiltScene& built) {
+  const std::vector<Real> X = built.mesh.rest_positions();
+  std::vector<Real> volume0;
+  for (const PressureLoad& p : built.loads.pressures) volume0.push_back(p.closed ? surface_volume(p, built.mesh, X) : 0.0);
+  return volume0;
+}
+
+void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& pressures,
+                            const std::vector<Real>& x, const std::vector<Real>& volume0, SceneRunResult& result) {
+  result.pressures.clear();
+  for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
+    const PressureLoad& load = built.loads.pressures[p];
+    const Real V = load.closed ? surface_volume(load, built.mesh, x) : 0.0;
+    csv << "," << pressures[p] << "," << V;
+    result.pressures.push_back({load.name, pressures[p], volume0[p], V});
+  }
+}
+
+void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x, SceneRunResult& result) {
+  result.probes.clear();
+  for (const BuiltProbe& p : built.probes) {
+    const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
+    csv << "," << u[0] << "," << u[1] << "," << u[2];
+    result.probes.push_back({p.name, p.point, u});
+  }
+}
+
 void write_state_vtu(const std::string& out_dir, const Scene& scene, const BuiltScene& built, int step, Real time,
                      const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
                      PvdWriter& pvd) {
@@ -122,29 +149,16 @@ struct Recorder {
   Clock::time_point loop_start = Clock::now();  ///< the load steps' start (progress events)
   Real previous_load_factor = 0;
 
-  std::string file(const std::string& suffix) const {
-    return (fs::path(options.out_dir) / (scene.name + suffix)).string();
-  }
-
   void open() {
-    const Mesh& mesh = built.mesh;
-    const std::vector<Real> X = mesh.rest_positions();
-    for (const PressureLoad& p : built.loads.pressures)
-      volume0.push_back(p.closed ? surface_volume(p, mesh, X) : 0.0);
-    result.csv_path = file(".csv");
-    csv.open(result.csv_path);
-    SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
-                                          << "); check that the --out folder is writable");
+    const std::vector<Real> X = built.mesh.rest_positions();
+    volume0 = rest_volumes(built);
+    open_outputs(scene, options, result, csv, pvd);
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures)
       csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     csv << ",newton_iterations,residual,seconds\n";
     csv << std::setprecision(10);
-    if (scene.outputs.vtu) {
-      result.pvd_path = file(".pvd");
-      pvd = std::make_unique<PvdWriter>(result.pvd_path);
-    }
     record(0, 0, std::vector<Real>(built.loads.pressures.size(), 0.0), 0, 0, X, true);
   }
 
@@ -169,12 +183,7 @@ struct Recorder {
       csv << "," << pressures[p] << "," << V << "," << V - volume0[p];
       result.pressures.push_back({load.name, pressures[p], volume0[p], V});
     }
-    result.probes.clear();
-    for (const BuiltProbe& p : built.probes) {
-      const std::array<Real, 3> u = probe_displacement(mesh, p, x);
-      csv << "," << u[0] << "," << u[1] << "," << u[2];
-      result.probes.push_back({p.name, p.point, u});
-    }
+    write_probe_columns(csv, built, x, result);
     csv << "," << iterations << "," << residual << "," << since(t0) << "\n";
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)

@@ -41,6 +41,14 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
 /// it cannot be written) and, with outputs.vtu, the .pvd collection (result.pvd_path).
 void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, std::ofstream& csv,
                   std::unique_ptr<PvdWriter>& pvd);
+/// Each pressure load's cavity volume at the rest positions (0 for an open surface).
+std::vector<Real> rest_volumes(const BuiltScene& built);
+/// The CSV columns `,p_<name>,volume_<name>` of every pressure load at positions x with the given
+/// wall pressures, recorded in result.pressures (volume0: rest_volumes).
+void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& pressures,
+                            const std::vector<Real>& x, const std::vector<Real>& volume0, SceneRunResult& result);
+/// The CSV columns `,ux_<name>,uy_<name>,uz_<name>` of every probe at x, recorded in result.probes.
+void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x, SceneRunResult& result);
 /// The scene's `contact:` as ContactOptions (obstacles and candidate nodes from the built scene).
 ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built);
 

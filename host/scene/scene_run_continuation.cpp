@@ -121,8 +121,7 @@ struct ContinuationRecorder {
   }
 
   void open() {
-    const std::vector<Real> X = built.mesh.rest_positions();
-    for (const PressureLoad& p : built.loads.pressures) volume0.push_back(p.closed ? surface_volume(p, built.mesh, X) : 0.0);
+    volume0 = rest_volumes(built);
     open_outputs(scene, options, result, csv, pvd);
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
@@ -150,12 +149,7 @@ struct ContinuationRecorder {
     }
     csv << "," << u << "," << p.arc / arc_scale << "," << p.negative_pivots << "," << p.limit_point_passed << ","
         << p.bifurcation_suspected << "," << p.iterations << "," << p.residual;
-    result.probes.clear();
-    for (const BuiltProbe& b : built.probes) {
-      const std::array<Real, 3> v = probe_displacement(built.mesh, b, x);
-      csv << "," << v[0] << "," << v[1] << "," << v[2];
-      result.probes.push_back({b.name, b.point, v});
-    }
+    write_probe_columns(csv, built, x, result);
     csv << "," << since(t0) << "\n";
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)

@@ -73,8 +73,10 @@ struct DynamicRecorder {
   const std::vector<std::shared_ptr<Constraint>>& control;  ///< the controlled constraints (empty: none)
   std::ofstream csv;
   std::unique_ptr<PvdWriter> pvd;
+  std::vector<Real> volume0;
 
   void open() {
+    volume0 = rest_volumes(built);
     open_outputs(scene, options, result, csv, pvd);
     csv << "step,time,kinetic_energy,elastic_energy";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
@@ -93,20 +95,10 @@ struct DynamicRecorder {
   void record(const DynamicStepReport& r, const DynamicSolver& dyn, int goal, bool vtu_due) {
     const std::vector<Real>& x = dyn.positions();
     csv << r.step << "," << r.time << "," << r.kinetic_energy << "," << r.elastic_energy;
-    result.pressures.clear();
-    for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
-      const PressureLoad& load = built.loads.pressures[p];
-      const Real P = p < r.pressures.size() ? r.pressures[p] : 0.0;
-      const Real V = load.closed ? surface_volume(load, built.mesh, x) : 0.0;
-      csv << "," << P << "," << V;
-      result.pressures.push_back({load.name, P, load.closed ? surface_volume(load, built.mesh, built.mesh.rest_positions()) : 0.0, V});
-    }
-    result.probes.clear();
-    for (const BuiltProbe& p : built.probes) {
-      const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
-      csv << "," << u[0] << "," << u[1] << "," << u[2];
-      result.probes.push_back({p.name, p.point, u});
-    }
+    std::vector<Real> pressures(built.loads.pressures.size(), 0.0);
+    for (size_t p = 0; p < pressures.size() && p < r.pressures.size(); ++p) pressures[p] = r.pressures[p];
+    write_pressure_columns(csv, built, pressures, x, volume0, result);
+    write_probe_columns(csv, built, x, result);
     for (size_t k = 0; k < scene.cables.size(); ++k) {
       const Real T = softik::scene_cable_tension(scene.cables[k])(r.time);
       built.cables[k]->accept(built.mesh, x, &T);
@@ -174,7 +166,7 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     control.goals = static_cast<int>(goals);
     control.effectors = effector_summaries(inv, built);
   }
-  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr};
+  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr, {}};
   recorder.open();
   DynamicStepReport start;
   start.kinetic_energy = dyn.kinetic_energy();

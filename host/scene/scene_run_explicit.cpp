@@ -46,8 +46,10 @@ struct ExplicitRecorder {
   SceneRunResult& result;
   std::ofstream csv;
   std::unique_ptr<PvdWriter> pvd;
+  std::vector<Real> volume0;
 
   void open() {
+    volume0 = rest_volumes(built);
     open_outputs(scene, options, result, csv, pvd);
     csv << "frame,step,time,kinetic_energy,potential_energy,damped_energy,stable_time_step";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
@@ -59,20 +61,11 @@ struct ExplicitRecorder {
     const std::vector<Real>& x = solver.x();
     csv << frame << "," << solver.steps() << "," << solver.time() << "," << solver.kinetic_energy() << ","
         << solver.potential_energy() << "," << solver.damped_energy() << "," << dt_c;
-    result.pressures.clear();
-    for (size_t p = 0; p < built.loads.pressures.size(); ++p) {
-      const PressureLoad& load = built.loads.pressures[p];
-      const Real P = load.pressure * scene.pressures[p].over_time(solver.time());
-      const Real V = load.closed ? surface_volume(load, built.mesh, x) : 0.0;
-      csv << "," << P << "," << V;
-      result.pressures.push_back({load.name, P, load.closed ? surface_volume(load, built.mesh, built.mesh.rest_positions()) : 0.0, V});
-    }
-    result.probes.clear();
-    for (const BuiltProbe& p : built.probes) {
-      const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
-      csv << "," << u[0] << "," << u[1] << "," << u[2];
-      result.probes.push_back({p.name, p.point, u});
-    }
+    std::vector<Real> pressures;
+    for (size_t p = 0; p < built.loads.pressures.size(); ++p)
+      pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(solver.time()));
+    write_pressure_columns(csv, built, pressures, x, volume0, result);
+    write_probe_columns(csv, built, x, result);
     csv << "," << since(t0) << "\n";
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
@@ -108,7 +101,7 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   o.steps_per_frame = 1 << 30;  // frames are the advance() calls below: one stable-step check each
   ExplicitSolver solver(*model, o);
   s.time_step = solver.time_step();
-  ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr};
+  ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr, {}};
   recorder.open();
   recorder.record(0, solver, solver.stable_time_step(), true);
   const Clock::time_point loop_start = Clock::now();
