@@ -1,4 +1,4 @@
-// The node-network link gather on the GPU (cuda/network/device_network.hpp).
+// The node-network force gather on the GPU (cuda/network/device_network.hpp).
 #include "cuda/network/device_network.hpp"
 
 #include <cuda_runtime.h>
@@ -7,7 +7,7 @@
 
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/forall_cuda.cuh"
-#include "host/network/link_gather.hpp"
+#include "host/network/network_gather.hpp"
 #include "softik/backend.hpp"
 
 namespace softik::cuda {
@@ -21,16 +21,27 @@ DeviceArray<T> upload(const std::vector<T>& host) {
   return d;
 }
 
+template <class T>
+exec::DeviceView<const T> view(const DeviceArray<T>& array) {
+  return {array.get(), array.size()};
+}
+
 }  // namespace
 
 DeviceNetwork::DeviceNetwork(const std::vector<int>& first, const std::vector<int>& other,
-                             const std::vector<Real>& spring, const std::vector<Real>& extra)
-    : num_nodes_(static_cast<int>(first.size()) - 1), extras_(!extra.empty()) {
+                             const std::vector<Real>& spring, const std::vector<Real>& extra,
+                             const VolumeCellTable& cells)
+    : num_nodes_(static_cast<int>(first.size()) - 1), extras_(!extra.empty()), cell_nodes_(cells.nodes_per_cell) {
   require_backend(Backend::Cuda);
   first_ = upload(first);
   other_ = upload(other);
   spring_ = upload(spring);
   extra_ = upload(extra);
+  cell_first_ = upload(cells.first);
+  cell_slot_ = upload(cells.slot);
+  cell_list_ = upload(cells.nodes);
+  cell_stiffness_ = upload(cells.stiffness);
+  cell_rest_volume_ = upload(cells.rest_volume);
   const size_t n3 = 3 * static_cast<size_t>(num_nodes_);
   x_ = DeviceArray<Real>(n3);
   v_ = DeviceArray<Real>(n3);
@@ -39,16 +50,15 @@ DeviceNetwork::DeviceNetwork(const std::vector<int>& first, const std::vector<in
 }
 
 void DeviceNetwork::add_forces(const Real* d_x, const Real* d_v, Real* d_f) const {
-  using exec::Space;
   const size_t n3 = 3 * static_cast<size_t>(num_nodes_);
-  const exec::DeviceView<const int> first{first_.get(), first_.size()}, other{other_.get(), other_.size()};
-  const exec::DeviceView<const Real> spring{spring_.get(), spring_.size()}, extra{extra_.get(), extra_.size()};
-  const exec::DeviceView<const Real> x{d_x, n3}, v{d_v, d_v ? n3 : 0};
-  const exec::DeviceView<Real> f{d_f, n3};
-  if (extras_)
-    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, true>{first, other, spring, extra, x, v, f});
-  else
-    exec::forall(exec::Cuda{}, num_nodes_, network::GatherLinkForces<Space::Device, false>{first, other, spring, extra, x, v, f});
+  network::NetworkTables<exec::Space::Device> tables;
+  tables.first = view(first_), tables.other = view(other_), tables.spring = view(spring_), tables.extra = view(extra_);
+  tables.extras = extras_;
+  tables.cell_nodes = cell_nodes_;
+  tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_), tables.cell_list = view(cell_list_);
+  tables.cell_stiffness = view(cell_stiffness_), tables.cell_rest_volume = view(cell_rest_volume_);
+  network::gather_network_forces(exec::Cuda{}, num_nodes_, tables, exec::DeviceView<const Real>{d_x, n3},
+                                 exec::DeviceView<const Real>{d_v, d_v ? n3 : 0}, exec::DeviceView<Real>{d_f, n3});
 }
 
 void DeviceNetwork::add_forces_from_host(const Real* x, const Real* v, Real* f) {
@@ -67,8 +77,9 @@ namespace softik {
 
 std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
                                                                 const std::vector<Real>& spring,
-                                                                const std::vector<Real>& extra) {
-  return std::make_unique<cuda::DeviceNetwork>(first, other, spring, extra);
+                                                                const std::vector<Real>& extra,
+                                                                const VolumeCellTable& cells) {
+  return std::make_unique<cuda::DeviceNetwork>(first, other, spring, extra, cells);
 }
 
 }  // namespace softik

@@ -72,9 +72,7 @@ NodeNetworkModel::NodeNetworkModel(const NodeNetwork& network, std::vector<char>
   SOFTIK_CHECK(fixed_.size() == static_cast<size_t>(n),
                "node network: " << fixed_.size() << " fixed-DOF flags for " << n << " DOFs (3 per node)");
   check_loads(loads_, n);
-  nodes_.dim = 3;
-  nodes_.X = network.X;
-  nodes_.cells.clear();
+  nodes_ = node_mesh(network);
   check_pressure_surfaces(nodes_, loads_, &notes_);
   mass_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) mass_[static_cast<size_t>(i)] = network.mass[static_cast<size_t>(i / 3)];
@@ -100,14 +98,16 @@ ExplicitModel::Bounds NodeNetworkModel::frequency_bounds(const std::vector<Real>
     if (fixed_[3 * static_cast<size_t>(n)] && fixed_[3 * static_cast<size_t>(n) + 1] && fixed_[3 * static_cast<size_t>(n) + 2])
       continue;
     const Real m = forces_.network().mass[static_cast<size_t>(n)];
-    const Real w2 = 2 * stiffness[static_cast<size_t>(n)] / m;  // block Gershgorin: |K_ii| + sum |K_ij| <= 2 sum |H_l|
+    // Block Gershgorin: omega^2 <= (||K_ii|| + sum_j ||K_ij||) / m_i, the row bound of node_bounds
+    // (2 sum_l ||H_l|| over the links, plus the volume cells' rows).
+    const Real w2 = stiffness[static_cast<size_t>(n)] / m;
     if (w2 > b.omega_squared) b.omega_squared = w2, b.node = n;
     b.damping_rate = std::max(b.damping_rate, 2 * dashpot[static_cast<size_t>(n)] / m);
   }
   return b;
 }
 
-void NodeNetworkModel::check_state(const std::vector<Real>& x) const { forces_.check_lengths(x.data()); }
+void NodeNetworkModel::check_state(const std::vector<Real>& x) const { forces_.check_state(x.data()); }
 
 FemExplicitModel::FemExplicitModel(const Assembler& assembler, Real density, ExplicitLoads loads)
     : assembler_(assembler), loads_(std::move(loads)) {

@@ -3,16 +3,22 @@
 // node i are [first[i], first[i+1]): the link's other node and the link's parameters, stored per
 // incidence (each link twice, once for each end) so that the loop streams them in order instead
 // of looking them up through a link index: (k, L) always, (k3, c) only when some link has
-// hardening or a dashpot (Extras), so that linear springs stream 20 bytes per incidence. No two iterations write one node: no atomics, and the
-// sum is formed in the same order for any number of threads or on the GPU.
+// hardening or a dashpot (Extras), so that linear springs stream 20 bytes per incidence. The
+// same iteration then adds node i's share of its volume cells' forces (Cells: volume_gather.hpp;
+// NoVolumeCells when the network has none), so links and cells are one pass over the nodes with
+// one write per node. No two iterations write one node: no atomics, and the sum is formed in the
+// same order for any number of threads or on the GPU.
 #pragma once
 
+#include <type_traits>
+
+#include "host/network/volume_gather.hpp"
 #include "softik/exec/view.hpp"
 #include "softik/fem/link.hpp"
 
 namespace softik::network {
 
-template <exec::Space S, bool Extras>
+template <exec::Space S, bool Extras, class Cells = NoVolumeCells>
 struct GatherLinkForces {
   exec::View<const int, S> first;   ///< num_nodes + 1
   exec::View<const int, S> other;   ///< per incidence
@@ -20,7 +26,8 @@ struct GatherLinkForces {
   exec::View<const Real, S> extra;  ///< per incidence: k3, c (Extras only)
   exec::View<const Real, S> x;      ///< positions, 3 per node
   exec::View<const Real, S> v;      ///< velocities, or null (no dashpot forces)
-  exec::View<Real, S> f;            ///< += the link forces, 3 per node
+  exec::View<Real, S> f;            ///< += the link and volume-cell forces, 3 per node
+  Cells cells;                      ///< the volume cells' forces on a node
 
   SOFTIK_HD void operator()(int i) const {
     const fem::Vec3 xi(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
@@ -41,6 +48,7 @@ struct GatherLinkForces {
       }
       sum += fem::link_spring_force_on_b(p, xj, xi);
     }
+    if constexpr (!std::is_same_v<Cells, NoVolumeCells>) sum += cells.force_on(i, x);
     f[3 * i] += sum[0];
     f[3 * i + 1] += sum[1];
     f[3 * i + 2] += sum[2];

@@ -1,17 +1,21 @@
-// Link forces gathered per node (include/softik/node_network.hpp, NetworkForces; the loop body
-// is host/network/link_gather.hpp). Each node sums the forces of its own links, so every link is
-// evaluated twice, once from each end; in exchange no two iterations write the same node (no
-// atomics, no colours) and the sum over a node's links is formed in the same order for any
-// number of threads.
+// Link and volume-cell forces gathered per node (include/softik/node_network.hpp, NetworkForces;
+// the loop body is host/network/link_gather.hpp with host/network/volume_gather.hpp, dispatched by
+// host/network/network_gather.hpp). Each node sums the forces of its own links and its own share
+// of its cells, so every link is evaluated twice, once from each end, and every cell's volume once
+// per node; in exchange no two iterations write the same node (no atomics, no colours) and the sum
+// over a node's links and cells is formed in the same order for any number of threads.
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <utility>
 
 #include "softik/error.hpp"
 #include "softik/exec/forall.hpp"
 #include "host/network/device_network.hpp"
-#include "host/network/link_gather.hpp"
+#include "host/network/network_gather.hpp"
+#include "host/network/volume_cells.hpp"
+#include "softik/fem/cell_volume.hpp"
 #include "softik/node_network.hpp"
 
 namespace softik {
@@ -20,6 +24,27 @@ namespace {
 using fem::Vec3;
 
 inline Vec3 load3(const Real* p, int n) { return Vec3(p[3 * n], p[3 * n + 1], p[3 * n + 2]); }
+
+template <class T>
+exec::HostView<const T> view(const std::vector<T>& values) {
+  return {values.data(), values.size()};
+}
+
+// The node -> volume-cell table: node i's incidences [first[i], first[i+1]), each the slot n c + a
+// of the cell c in which node i is node a, in increasing cell order.
+void build_cell_incidences(const NodeNetwork& net, std::vector<int>& first, std::vector<int>& slot) {
+  first.clear();
+  slot.clear();
+  if (net.num_volume_cells() == 0) return;
+  const int N = net.num_nodes();
+  first.assign(static_cast<size_t>(N) + 1, 0);
+  for (int n : net.volume_cells) ++first[static_cast<size_t>(n) + 1];
+  for (int n = 0; n < N; ++n) first[static_cast<size_t>(n) + 1] += first[static_cast<size_t>(n)];
+  slot.resize(net.volume_cells.size());
+  std::vector<int> next(first.begin(), first.end() - 1);
+  for (size_t s = 0; s < net.volume_cells.size(); ++s)
+    slot[static_cast<size_t>(next[static_cast<size_t>(net.volume_cells[s])]++)] = static_cast<int>(s);
+}
 
 }  // namespace
 
@@ -50,10 +75,20 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backen
     }
     dashpots_ = dashpots_ || p.c > 0;
   }
+  build_cell_incidences(network_, cell_first_, cell_slot_);
   if (backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
 #ifdef SOFTIK_HAVE_CUDA
-    device_ = make_device_network_forces(first_, other_, spring_, extra_);
+    VolumeCellTable cells;
+    if (network_.num_volume_cells() > 0) {
+      cells.nodes_per_cell = network_.volume_cell_nodes();
+      cells.first = cell_first_;
+      cells.slot = cell_slot_;
+      cells.nodes = network_.volume_cells;
+      cells.stiffness = network_.volume_stiffness;
+      cells.rest_volume = network_.rest_volume;
+    }
+    device_ = make_device_network_forces(first_, other_, spring_, extra_, cells);
 #endif
   }
 }
@@ -65,18 +100,17 @@ NetworkForces& NetworkForces::operator=(NetworkForces&&) noexcept = default;
 void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
   if (!dashpots_) v = nullptr;  // springs only: the velocities are not read
   if (device_) return device_->add_forces_from_host(x, v, f);
-  using exec::Space;
   const size_t n3 = 3 * static_cast<size_t>(network_.num_nodes());
-  const exec::HostView<const int> first{first_.data(), first_.size()}, other{other_.data(), other_.size()};
-  const exec::HostView<const Real> spring{spring_.data(), spring_.size()}, extra{extra_.data(), extra_.size()};
-  const exec::HostView<const Real> xs{x, n3}, vs{v, v ? n3 : 0};
-  const exec::HostView<Real> fs{f, n3};
-  if (extras_)
-    exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
-                 network::GatherLinkForces<Space::Host, true>{first, other, spring, extra, xs, vs, fs});
-  else
-    exec::forall(exec::OmpCells{num_threads_}, network_.num_nodes(),
-                 network::GatherLinkForces<Space::Host, false>{first, other, spring, extra, xs, vs, fs});
+  network::NetworkTables<exec::Space::Host> tables;
+  tables.first = view(first_), tables.other = view(other_), tables.spring = view(spring_), tables.extra = view(extra_);
+  tables.extras = extras_;
+  if (network_.num_volume_cells() > 0) {
+    tables.cell_nodes = network_.volume_cell_nodes();
+    tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_), tables.cell_list = view(network_.volume_cells);
+    tables.cell_stiffness = view(network_.volume_stiffness), tables.cell_rest_volume = view(network_.rest_volume);
+  }
+  network::gather_network_forces(exec::OmpCells{num_threads_}, network_.num_nodes(), tables, exec::HostView<const Real>{x, n3},
+                                 exec::HostView<const Real>{v, v ? n3 : 0}, exec::HostView<Real>{f, n3});
 }
 
 Real NetworkForces::energy(const Real* x) const {
@@ -85,6 +119,11 @@ Real NetworkForces::energy(const Real* x) const {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
     E += fem::link_energy(network_.parameters[static_cast<size_t>(l)], load3(x, a), load3(x, b));
   }
+  // W = kappa/2 (V - V0)^2 / V0 per volume cell (fem/cell_volume.hpp).
+  network::for_each_volume_cell(network_, x, [&](auto cell, int c, const Vec3* xc) {
+    E += fem::volume_term_energy(network_.volume_stiffness[static_cast<size_t>(c)], network_.rest_volume[static_cast<size_t>(c)],
+                                 decltype(cell)::volume(xc));
+  });
   return E;
 }
 
@@ -95,10 +134,19 @@ void NetworkForces::node_bounds(const Real* x, std::vector<Real>& stiffness, std
   for (int l = 0; l < network_.num_links(); ++l) {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
     const fem::LinkParameters& p = network_.parameters[static_cast<size_t>(l)];
-    const Real k = fem::link_stiffness_norm(p, (load3(x, b) - load3(x, a)).norm());
+    // The link's blocks [H -H; -H H]: ||H|| on the diagonal and once off it, in both rows.
+    const Real k = 2 * fem::link_stiffness_norm(p, (load3(x, b) - load3(x, a)).norm());
     stiffness[static_cast<size_t>(a)] += k, stiffness[static_cast<size_t>(b)] += k;
     dashpot[static_cast<size_t>(a)] += p.c, dashpot[static_cast<size_t>(b)] += p.c;
   }
+  // Each volume cell adds sum_e ||H_ae|| to the row of each of its nodes a.
+  network::for_each_volume_cell(network_, x, [&](auto cell, int c, const Vec3* xc) {
+    using Cell = decltype(cell);
+    const int* nodes = network_.volume_cells.data() + static_cast<size_t>(c) * Cell::num_nodes;
+    const Real kappa = network_.volume_stiffness[static_cast<size_t>(c)], V0 = network_.rest_volume[static_cast<size_t>(c)];
+    for (int a = 0; a < Cell::num_nodes; ++a)
+      stiffness[static_cast<size_t>(nodes[a])] += fem::volume_term_row_bound<Cell>(kappa, V0, xc, a);
+  });
 }
 
 void NetworkForces::check_lengths(const Real* x) const {
@@ -109,6 +157,26 @@ void NetworkForces::check_lengths(const Real* x) const {
                            "node network: link " << l << " (nodes " << a << ", " << b << ") has length " << length
                                                  << ": the motion collapsed or blew up; reduce the time step or add damping");
   }
+}
+
+void NetworkForces::check_volumes(const Real* x) const {
+  network::for_each_volume_cell(network_, x, [&](auto cell, int c, const Vec3* xc) {
+    const Real V = decltype(cell)::volume(xc);
+    if (std::isfinite(V) && V > 0) return;
+    const int n = network_.volume_cell_nodes();
+    const int* nodes = network_.volume_cells.data() + static_cast<size_t>(c) * static_cast<size_t>(n);
+    std::string list;
+    for (int a = 0; a < n; ++a) list += (a ? ", " : "") + std::to_string(nodes[a]);
+    SOFTIK_CHECK_NUMERICAL(false, "node network: volume cell " << c << " (nodes " << list << ") has volume " << V
+                                                               << " (rest volume " << network_.rest_volume[static_cast<size_t>(c)]
+                                                               << "): it inverted or blew up; reduce the time step or "
+                                                                  "add damping");
+  });
+}
+
+void NetworkForces::check_state(const Real* x) const {
+  check_lengths(x);
+  check_volumes(x);
 }
 
 }  // namespace softik

@@ -6,14 +6,19 @@
 #include <map>
 #include <utility>
 
+#include "host/network/volume_cells.hpp"
 #include "softik/assembly.hpp"
 #include "softik/error.hpp"
+#include "softik/fem/cell_volume.hpp"
 #include "softik/fem/pressure_load.hpp"
 
 namespace softik {
 namespace {
 
 using fem::Vec3;
+
+// Ratios within this of 1/4 are 1/4: links alone, no volume cells.
+constexpr Real kQuarterTolerance = 1e-12;
 
 Vec3 node_position(const std::vector<Real>& X, int n) {
   return Vec3(X[3 * static_cast<size_t>(n)], X[3 * static_cast<size_t>(n) + 1], X[3 * static_cast<size_t>(n) + 2]);
@@ -25,25 +30,26 @@ struct LinkShare {
   Real c;
 };
 
-// VTK Hex8 numbering: 0-3 the bottom loop, 4-7 the top loop above them.
+// VTK Hex8 numbering: 0-3 the bottom loop, 4-7 the top loop above them; faces
+// fem::Hex8Volume::face_vertex (wound outward).
 constexpr int kHexEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
                                   {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
-constexpr int kHexFaces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                                 {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};  // outward winding
 constexpr int kHexBodyDiagonals[4][2] = {{0, 6}, {1, 7}, {2, 4}, {3, 5}};
 
-// The exact volume of a trilinear hexahedron: the divergence theorem over its bilinear faces.
-Real hex_volume(const std::vector<Real>& X, const int* n) {
+// The volume that scales the links' shares: for Hex8 the exact trilinear volume by the divergence
+// theorem over the bilinear faces, summed at the nodes' absolute positions (the links' calibration
+// since issue 17, kept bit for bit; the volume cells' V0 is fem::Hex8Volume's, relative to node 0).
+Real share_volume(CellType type, const std::vector<Real>& X, const int* n) {
+  if (type == CellType::Tet4) {
+    const Vec3 x[4] = {node_position(X, n[0]), node_position(X, n[1]), node_position(X, n[2]), node_position(X, n[3])};
+    return fem::Tet4Volume::volume(x);
+  }
   Real V = 0;
-  for (const auto& f : kHexFaces)
-    V += fem::quad_volume_contribution(node_position(X, n[f[0]]), node_position(X, n[f[1]]),
-                                       node_position(X, n[f[2]]), node_position(X, n[f[3]]));
+  for (int f = 0; f < 6; ++f) {
+    const auto p = [&](int v) { return node_position(X, n[fem::Hex8Volume::face_vertex(f, v)]); };
+    V += fem::quad_volume_contribution(p(0), p(1), p(2), p(3));
+  }
   return V;
-}
-
-Real tet_volume(const std::vector<Real>& X, const int* n) {
-  const Vec3 p0 = node_position(X, n[0]);
-  return (node_position(X, n[1]) - p0).dot((node_position(X, n[2]) - p0).cross(node_position(X, n[3]) - p0)) / 6;
 }
 
 // The cell's link shares (file comment of node_network.hpp for the coefficients).
@@ -58,9 +64,10 @@ std::vector<LinkShare> cell_shares(CellType type, const int* n, const NetworkFro
   const Real c_face = spec.body_diagonals ? 4.0 / 15 : 2.0 / 5;
   for (const auto& e : kHexEdges) shares.push_back({n[e[0]], n[e[1]], c_edge});
   if (spec.face_diagonals)
-    for (const auto& f : kHexFaces) {
-      shares.push_back({n[f[0]], n[f[2]], c_face});
-      shares.push_back({n[f[1]], n[f[3]], c_face});
+    for (int f = 0; f < 6; ++f) {
+      const auto v = [&](int k) { return n[fem::Hex8Volume::face_vertex(f, k)]; };
+      shares.push_back({v(0), v(2), c_face});
+      shares.push_back({v(1), v(3), c_face});
     }
   if (spec.body_diagonals)
     for (const auto& d : kHexBodyDiagonals) shares.push_back({n[d[0]], n[d[1]], 3.0 / 10});
@@ -75,11 +82,16 @@ void check_spec(const Mesh& mesh, const NetworkFromMesh& spec) {
                "node network: youngs_modulus " << spec.youngs_modulus << " must be positive and finite");
   SOFTIK_CHECK(std::isfinite(spec.density) && spec.density > 0,
                "node network: density " << spec.density << " must be positive and finite (every node needs a mass)");
-  SOFTIK_CHECK(std::abs(spec.poissons_ratio - 0.25) <= 1e-12,
+  SOFTIK_CHECK(std::isfinite(spec.poissons_ratio) && spec.poissons_ratio >= 0.25 - kQuarterTolerance,
                "node network: poissons_ratio " << spec.poissons_ratio
-                   << " cannot be matched: a network of central-force links obeys the Cauchy relation C12 = C44, "
-                      "so an isotropic one has Poisson's ratio 1/4. Give 0.25 (or leave it out), or model the body "
-                      "with finite elements for another ratio");
+                   << " cannot be matched: a network of central-force links obeys the Cauchy relation C12 = C44 "
+                      "(Poisson's ratio 1/4), and the cells' volume terms that raise the ratio add to lambda only; "
+                      "a ratio below 1/4 would need a negative volume stiffness lambda - mu. Give 0.25 <= "
+                      "poissons_ratio < 0.5, or model the body with finite elements");
+  SOFTIK_CHECK(spec.poissons_ratio < 0.5,
+               "node network: poissons_ratio " << spec.poissons_ratio
+                   << " must be < 0.5 (at 1/2 the bulk modulus is infinite); give e.g. 0.49 for a nearly "
+                      "incompressible silicone");
   SOFTIK_CHECK(std::isfinite(spec.cubic_hardening) && spec.cubic_hardening >= 0,
                "node network: cubic_hardening " << spec.cubic_hardening << " must be >= 0 and finite");
   SOFTIK_CHECK(std::isfinite(spec.dashpot_time) && spec.dashpot_time >= 0,
@@ -109,13 +121,19 @@ NodeNetwork make_node_network(const Mesh& mesh, const NetworkFromMesh& spec) {
   net.surface_groups = mesh.surface_groups;
   net.node_groups = mesh.node_groups;
 
+  // Calibration (node_network.hpp): the links' modulus E_L = 5 mu / 2 gives the lattice the shear
+  // modulus mu; the volume terms kappa_v = lambda - mu raise lambda from mu to its value.
+  const Real E = spec.youngs_modulus, nu = spec.poissons_ratio;
+  const bool quarter = std::abs(nu - 0.25) <= kQuarterTolerance;
+  const Real mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+  const Real E_L = quarter ? E : Real(2.5) * mu;
   std::map<std::pair<int, int>, Real> stiffness;  // (min node, max node) -> k
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* n = mesh.cell(c);
-    const Real V = mesh.cell_type == CellType::Tet4 ? tet_volume(mesh.X, n) : hex_volume(mesh.X, n);
+    const Real V = share_volume(mesh.cell_type, mesh.X, n);
     for (const LinkShare& s : cell_shares(mesh.cell_type, n, spec)) {
       const Real l2 = (node_position(mesh.X, s.b) - node_position(mesh.X, s.a)).squaredNorm();
-      stiffness[{std::min(s.a, s.b), std::max(s.a, s.b)}] += s.c * spec.youngs_modulus * V / l2;
+      stiffness[{std::min(s.a, s.b), std::max(s.a, s.b)}] += s.c * E_L * V / l2;
     }
   }
   net.links.reserve(stiffness.size());
@@ -124,6 +142,12 @@ NodeNetwork make_node_network(const Mesh& mesh, const NetworkFromMesh& spec) {
     const Real L = (node_position(mesh.X, pair.second) - node_position(mesh.X, pair.first)).norm();
     net.links.push_back({pair.first, pair.second});
     net.parameters.push_back({k, spec.cubic_hardening * k / (L * L), L, spec.dashpot_time * k});
+  }
+  if (!quarter) {
+    net.volume_cell_type = mesh.cell_type;
+    net.volume_cells = mesh.cells;
+    net.volume_stiffness.assign(static_cast<size_t>(mesh.num_cells()), lambda - mu);
+    net.rest_volume = cell_volumes(net, net.X.data());
   }
   validate(net);
   return net;
@@ -140,6 +164,52 @@ std::vector<Real> rest_lengths(const NodeNetwork& network) {
   }
   return L;
 }
+
+std::vector<Real> cell_volumes(const NodeNetwork& network, const Real* x) {
+  std::vector<Real> V(static_cast<size_t>(network.num_volume_cells()));
+  network::for_each_volume_cell(network, x, [&](auto cell, int c, const Vec3* xc) {
+    V[static_cast<size_t>(c)] = decltype(cell)::volume(xc);
+  });
+  return V;
+}
+
+namespace {
+
+// The volume cells of validate(NodeNetwork); the nodes are checked already.
+void validate_volume_cells(const NodeNetwork& net) {
+  const size_t C = net.volume_stiffness.size();
+  if (C == 0 && net.volume_cells.empty() && net.rest_volume.empty()) return;
+  SOFTIK_CHECK(net.volume_cell_type == CellType::Tet4 || net.volume_cell_type == CellType::Hex8,
+               "node network: volume cells of type " << cell_type_name(net.volume_cell_type)
+                                                     << "; they must be Tet4 or Hex8");
+  const size_t n = static_cast<size_t>(net.volume_cell_nodes());
+  SOFTIK_CHECK(net.volume_cells.size() == n * C && net.rest_volume.size() == C,
+               "node network: " << net.volume_cells.size() << " volume-cell node indices and " << net.rest_volume.size()
+                                << " rest volumes for " << C << " volume stiffnesses; give " << n << " nodes ("
+                                << cell_type_name(net.volume_cell_type) << "), one rest volume and one stiffness per cell");
+  for (size_t c = 0; c < C; ++c) {
+    const int* nodes = net.volume_cells.data() + n * c;
+    for (size_t a = 0; a < n; ++a) {
+      SOFTIK_CHECK(nodes[a] >= 0 && nodes[a] < net.num_nodes(),
+                   "node network: volume cell " << c << " has node " << nodes[a] << ", outside 0.." << net.num_nodes() - 1);
+      for (size_t b = 0; b < a; ++b)
+        SOFTIK_CHECK(nodes[a] != nodes[b], "node network: volume cell " << c << " lists node " << nodes[a]
+                                                                       << " twice; a cell needs distinct nodes");
+    }
+    const Real kappa = net.volume_stiffness[c], V0 = net.rest_volume[c];
+    SOFTIK_CHECK(std::isfinite(kappa) && kappa >= 0, "node network: volume cell " << c << " has stiffness " << kappa
+                                                                                  << "; it must be >= 0 and finite (Pa)");
+    SOFTIK_CHECK(std::isfinite(V0) && V0 > 0, "node network: volume cell " << c << " has rest volume " << V0
+                                                                            << "; it must be > 0 (m^3)");
+  }
+  const std::vector<Real> V = cell_volumes(net, net.X.data());
+  for (size_t c = 0; c < C; ++c)
+    SOFTIK_CHECK(V[c] > 0, "node network: volume cell " << c << " has volume " << V[c]
+                                                        << " at the rest positions: it is inverted or degenerate; order "
+                                                           "its nodes as VTK does (positive volume)");
+}
+
+}  // namespace
 
 void validate(const NodeNetwork& net) {
   const int N = net.num_nodes();
@@ -176,6 +246,16 @@ void validate(const NodeNetwork& net) {
   for (int n = 0; n < N; ++n)
     SOFTIK_CHECK(reached[static_cast<size_t>(n)],
                  "node network: node " << n << " belongs to no link; link it or remove it (it would move on its own)");
+  validate_volume_cells(net);
+}
+
+Mesh node_mesh(const NodeNetwork& network) {
+  Mesh nodes;
+  nodes.dim = 3;
+  nodes.X = network.X;
+  nodes.node_groups = network.node_groups;
+  nodes.surface_groups = network.surface_groups;
+  return nodes;
 }
 
 }  // namespace softik

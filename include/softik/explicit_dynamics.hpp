@@ -17,7 +17,8 @@
 // central difference limit is dt_c = (2 / omega_max)(sqrt(1 + xi^2) - xi) (Belytschko, Liu, Moran,
 // "Nonlinear finite elements for continua and structures", section 6.2). softik bounds
 // omega_max^2 from above by block Gershgorin (node networks: max over nodes of
-// 2 sum_links |H_l| / m_i, fem/link.hpp; FEM: max over rows of sum_j |K_ij| / m_i) and d by
+// (2 sum_links |H_l| + sum_cells sum_b ||H_ib||) / m_i, fem/link.hpp and fem/cell_volume.hpp; FEM:
+// max over rows of sum_j |K_ij| / m_i) and d by
 // alpha + (2 sum_links c_l + c_g) / m_i, so dt_c is a safe limit. It is re-estimated at every
 // output frame (large deformation and hardening links stiffen the model).
 #pragma once

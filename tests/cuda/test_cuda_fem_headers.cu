@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "softik/backend.hpp"
+#include "softik/fem/cell_volume.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/fem/element_stress.hpp"
 #include "softik/fem/hyperelastic_element.hpp"
@@ -51,6 +52,36 @@ SOFTIK_HD void element_outputs(const M& material, const fem::RestData<E>& rest, 
   for (int k = 0; k < nd; ++k) out[1 + k] = f[k];
   for (int k = 0; k < nd * nd; ++k) out[1 + nd + k] = K(k % nd, k / nd);
   out[1 + nd + nd * nd] = fem::element_von_mises<E>(material, rest, x, false, fem::RotationMethod::Polar);
+}
+
+// A network volume cell's energy, forces, Hessian and row bounds (fem/cell_volume.hpp).
+template <class Cell>
+struct CellPositions {
+  fem::Vec3 x[Cell::num_nodes];
+};
+
+template <class Cell>
+constexpr int volume_output_count() {
+  return 1 + 3 * Cell::num_nodes + 9 * Cell::num_nodes * Cell::num_nodes + Cell::num_nodes;
+}
+
+template <class Cell>
+SOFTIK_HD void volume_outputs(Real kappa, Real V0, const fem::Vec3* x, Real* out) {
+  constexpr int n = Cell::num_nodes;
+  out[0] = fem::volume_term_energy(kappa, V0, Cell::volume(x));
+  for (int a = 0; a < n; ++a) {
+    const fem::Vec3 f = fem::volume_term_force<Cell>(kappa, V0, x, a);
+    for (int k = 0; k < 3; ++k) out[1 + 3 * a + k] = f[k];
+  }
+  Eigen::Matrix<Real, 3 * n, 3 * n> H;
+  fem::volume_term_hessian<Cell>(kappa, V0, x, H);
+  for (int k = 0; k < 9 * n * n; ++k) out[1 + 3 * n + k] = H(k % (3 * n), k / (3 * n));
+  for (int a = 0; a < n; ++a) out[1 + 3 * n + 9 * n * n + a] = fem::volume_term_row_bound<Cell>(kappa, V0, x, a);
+}
+
+template <class Cell>
+__global__ void evaluate_volume(Real kappa, Real V0, CellPositions<Cell> p, Real* out) {
+  volume_outputs<Cell>(kappa, V0, p.x, out);
 }
 
 template <class M>
@@ -127,6 +158,30 @@ TEST(CudaFemHeaders, HyperelasticHex8MatchesTheHost) {
   const std::vector<Real> device =
       run([&](Real* d) { evaluate_element<E><<<1, 1>>>(material, rest, x, d); }, count);
   EXPECT_LE(relative_difference(device, host), 1e-12);
+}
+
+template <class Cell>
+void check_volume_cell(const char* name) {
+  CellPositions<Cell> p;
+  for (int a = 0; a < Cell::num_nodes; ++a) {
+    const fem::Vec3 corner(Real(a == 1 || a == 2 || a == 5 || a == 6), Real(a == 2 || a == 3 || a >= 6), Real(a >= 4));
+    p.x[a] = 0.01 * corner + 1e-3 * fem::Vec3(std::sin(3.0 * a), std::cos(5.0 * a), std::sin(7.0 * a + 1));
+  }
+  if (Cell::num_nodes == 4) p.x[3] = fem::Vec3(0.001, 0.002, 0.011);  // above the base triangle
+  const Real V0 = 1.1 * Cell::volume(p.x);
+  constexpr int count = volume_output_count<Cell>();
+  std::vector<Real> host(count);
+  volume_outputs<Cell>(3e5, V0, p.x, host.data());
+  const std::vector<Real> device =
+      run([&](Real* d) { evaluate_volume<Cell><<<1, 1>>>(3e5, V0, p, d); }, count);
+  EXPECT_LE(relative_difference(device, host), 1e-12) << name;
+}
+
+TEST(CudaFemHeaders, NetworkVolumeCellsMatchTheHost) {
+  std::string reason;
+  if (!cuda::device_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+  check_volume_cell<fem::Tet4Volume>("Tet4");
+  check_volume_cell<fem::Hex8Volume>("Hex8");
 }
 
 }  // namespace
