@@ -16,6 +16,7 @@
 
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
+#include "softik/network_io.hpp"
 #include "softik/scene.hpp"
 
 namespace {
@@ -44,6 +45,9 @@ void read(const std::string& path, const std::string& text) {
 #if defined(SOFTIK_FUZZ_TARGET_scene)
   (void)path;
   (void)softik::parse_scene_string(text, "fuzz.yaml");
+#elif defined(SOFTIK_FUZZ_TARGET_network)
+  (void)text;
+  (void)softik::read_node_network(path);
 #elif defined(SOFTIK_FUZZ_TARGET_obj) || defined(SOFTIK_FUZZ_TARGET_stl)
   (void)text;
   (void)softik::read_surface(path);
