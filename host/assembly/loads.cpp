@@ -145,10 +145,14 @@ std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, 
 
 long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
                             Real scale, std::vector<Real>& K_values) {
+  return add_pressure_stiffness(load, P, assembler.mesh(), assembler.pattern(), assembler.free_dof_index(), x, scale,
+                                K_values);
+}
+
+long add_pressure_stiffness(const PressureLoad& load, Real P, const Mesh& mesh, const CsrPattern& pattern,
+                            const std::vector<int>& free, const std::vector<Real>& x, Real scale,
+                            std::vector<Real>& K_values) {
   if (!load.follower) return 0;  // a dead load: no load stiffness
-  const Mesh& mesh = assembler.mesh();
-  const CsrPattern& pattern = assembler.pattern();
-  const std::vector<int>& free = assembler.free_dof_index();
   SOFTIK_CHECK(K_values.size() == static_cast<size_t>(pattern.nnz()),
                "add_pressure_stiffness: K has " << K_values.size() << " values, the pattern " << pattern.nnz());
   const VertexMap map = checked_map(load, mesh, x);

@@ -9,6 +9,7 @@
 #include "host/solvers/static_checks.hpp"
 #include "softik/continuation.hpp"
 #include "softik/error.hpp"
+#include "softik/network_statics.hpp"
 
 namespace softik {
 
@@ -30,7 +31,7 @@ void check_arc(const char* field, Real value) {
                                                          "fraction of the displacement expected per step)");
 }
 
-void check_options(const Assembler& assembler, const ArcLengthOptions& o) {
+void check_options(const EquilibriumModel& model, const ArcLengthOptions& o) {
   check_arc("initial_arc", o.initial_arc);
   check_arc("min_arc", o.min_arc);
   check_arc("max_arc", o.max_arc);
@@ -49,15 +50,15 @@ void check_options(const Assembler& assembler, const ArcLengthOptions& o) {
   SOFTIK_CHECK(std::isfinite(o.max_load_factor) && o.max_load_factor > 0,
                "solve_arc_length: ArcLengthOptions::max_load_factor is " << o.max_load_factor
                                                                           << "; give a finite value > 0");
-  SOFTIK_CHECK(o.monitored_dof >= -1 && o.monitored_dof < assembler.num_dofs(),
+  SOFTIK_CHECK(o.monitored_dof >= -1 && o.monitored_dof < model.num_dofs(),
                "solve_arc_length: ArcLengthOptions::monitored_dof is " << o.monitored_dof << "; give -1 or a DOF in [0, "
-                                                                       << assembler.num_dofs() << ")");
+                                                                       << model.num_dofs() << ")");
 }
 
 /// Refuses what arc-length continuation cannot drive: prescribed displacements and a zero
 /// reference load.
-void check_loads(const Assembler& assembler, const Loads& loads, const std::vector<Real>& x) {
-  check_static_loads(assembler, loads, x, "solve_arc_length");
+void check_loads(const EquilibriumModel& model, const Loads& loads, const std::vector<Real>& x) {
+  check_static_loads(model, loads, x, "solve_arc_length");
   for (const PressureLoad& p : loads.pressures)
     SOFTIK_CHECK_KIND(p.control == CavityControl::Pressure, ErrorKind::Unsupported,
                       "solve_arc_length: pressure load '" << p.name << "' has control = " << cavity_control_name(p.control)
@@ -68,17 +69,17 @@ void check_loads(const Assembler& assembler, const Loads& loads, const std::vect
                         << loads.prescribed.size()
                         << " prescribed displacements, which it cannot scale with the load factor: use solve_static");
   std::vector<Real> f_ref = loads.nodal.empty() ? std::vector<Real>(x.size(), 0.0) : loads.nodal;
-  for (const PressureLoad& p : loads.pressures) add_pressure_forces(p, p.pressure, assembler.mesh(), x, f_ref);
+  for (const PressureLoad& p : loads.pressures) add_pressure_forces(p, p.pressure, model.nodes(), x, f_ref);
   Real norm = 0;
   for (size_t k = 0; k < x.size(); ++k)
-    if (assembler.free_dof_index()[k] >= 0) norm += f_ref[k] * f_ref[k];
+    if (model.free_dof_index()[k] >= 0) norm += f_ref[k] * f_ref[k];
   SOFTIK_CHECK(norm > 0, "solve_arc_length: the reference load (Loads::nodal and Loads::pressures at load factor 1) is "
                          "zero on the free DOFs: there is no load to follow; give a non-zero load");
 }
 
 /// The driver's state between steps.
 struct Path {
-  const Assembler& assembler;
+  const EquilibriumModel& model;
   const ArcLengthOptions& options;
   ArcLengthStepper& stepper;
   ArcLengthResult& result;
@@ -86,14 +87,14 @@ struct Path {
   int sign = 1;  ///< dlambda/ds of the path at `current` (the predictor sign of (3))
 
   Real displacement(const std::vector<Real>& x) const {
-    const std::vector<Real>& X = assembler.mesh().X;
+    const std::vector<Real>& X = model.nodes().X;
     if (options.monitored_dof >= 0) {
       const size_t k = static_cast<size_t>(options.monitored_dof);
       return x[k] - X[k];
     }
     Real s = 0;
     for (size_t k = 0; k < x.size(); ++k)
-      if (assembler.free_dof_index()[k] >= 0) s += (x[k] - X[k]) * (x[k] - X[k]);
+      if (model.free_dof_index()[k] >= 0) s += (x[k] - X[k]) * (x[k] - X[k]);
     return std::sqrt(s);
   }
 
@@ -128,7 +129,7 @@ struct Path {
       outcome.failure = "Newton at max_load_factor did not converge";
       return false;
     }
-    const std::vector<int>& free = assembler.free_dof_index();
+    const std::vector<int>& free = model.free_dof_index();
     for (size_t k = 0; k < capped.x.size(); ++k)
       if (free[k] >= 0) dx[static_cast<size_t>(free[k])] = capped.x[k] - current.x[k];
     dlambda = options.max_load_factor - current.lambda;
@@ -164,16 +165,14 @@ std::string failed_message(const Path& path, int attempts, Real ds, const char* 
   return s.str();
 }
 
-}  // namespace
-
-ArcLengthResult solve_arc_length(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
-                                 std::vector<Real>& x, const ArcLengthOptions& options) {
-  check_options(assembler, options);
-  check_loads(assembler, loads, x);
-  solver.analyze(assembler.pattern());
-  ArcLengthStepper stepper(assembler, solver, loads, options);
+ArcLengthResult follow_path(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
+                            const ArcLengthOptions& options) {
+  check_options(model, options);
+  check_loads(model, loads, x);
+  solver.analyze(model.pattern());
+  ArcLengthStepper stepper(model, solver, loads, options);
   ArcLengthResult result;
-  Path path{assembler, options, stepper, result, {}, 1, {}};
+  Path path{model, options, stepper, result, {}, 1, {}};
   const StepOutcome start = stepper.equilibrium_point(x, 0.0, path.current);
   if (!start.converged) {
     result.status = ArcLengthStatus::StepFailed;
@@ -226,6 +225,26 @@ ArcLengthResult solve_arc_length(const Assembler& assembler, LinearSolver& solve
   result.iterations = stepper.iterations();
   x = path.current.x;
   return result;
+}
+
+}  // namespace
+
+ArcLengthResult solve_arc_length(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
+                                 std::vector<Real>& x, const ArcLengthOptions& options) {
+  return follow_path(*equilibrium_model(assembler), solver, loads, x, options);
+}
+
+ArcLengthResult solve_arc_length(const NetworkStatics& network, LinearSolver& solver, const Loads& loads,
+                                 std::vector<Real>& x, const ArcLengthOptions& options) {
+  // The follower-load stiffness needs its faces' couplings in the network's pattern.
+  for (const PressureLoad& p : loads.pressures) {
+    std::vector<Real> K(static_cast<size_t>(network.pattern().nnz()), 0.0);
+    SOFTIK_CHECK(add_pressure_stiffness(p, 1.0, network.nodes(), network.pattern(), network.free_dof_index(),
+                                        network.nodes().X, 1.0, K) == 0,
+                 "solve_arc_length: pressure load '" << p.name << "' couples nodes that the NetworkStatics' pattern does "
+                                                     << "not: give the load to the NetworkStatics constructor");
+  }
+  return follow_path(*equilibrium_model(network), solver, loads, x, options);
 }
 
 }  // namespace softik

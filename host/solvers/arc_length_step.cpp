@@ -15,22 +15,21 @@ Real arc_dot(const std::vector<Real>& a, const std::vector<Real>& b) {
   return s;
 }
 
-ArcLengthStepper::ArcLengthStepper(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
+ArcLengthStepper::ArcLengthStepper(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads,
                                    const ArcLengthOptions& options)
-    : assembler_(assembler), solver_(solver), loads_(loads), options_(options), n_(assembler.num_free_dofs()) {
-  for (const PressureLoad& p : loads.pressures)
-    pressure_.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
+    : model_(model), solver_(solver), loads_(loads), options_(options), n_(model.num_free_dofs()) {
+  for (const PressureLoad& p : loads.pressures) pressure_.push_back(make_pressure_evaluator(p, model.nodes(), model.backend()));
   r_.assign(static_cast<size_t>(n_), 0.0);
   f_ref_.assign(static_cast<size_t>(n_), 0.0);
 }
 
 ArcLengthStepper::Linearization ArcLengthStepper::linearize(const std::vector<Real>& x, Real lambda) {
-  assembler_.assemble(x, nullptr, &force_, &K_);
+  model_.assemble(x, force_, K_);
   // f_ref(x) = f_ext + sum_p P_p J_p(x)   (1)
   load_.assign(x.size(), 0.0);
   if (!loads_.nodal.empty()) load_ = loads_.nodal;
   for (size_t k = 0; k < loads_.pressures.size(); ++k) pressure_[k]->add_forces(loads_.pressures[k].pressure, x, load_);
-  const std::vector<int>& free = assembler_.free_dof_index();
+  const std::vector<int>& free = model_.free_dof_index();
   Linearization lin;
   for (size_t k = 0; k < x.size(); ++k) {
     const int i = free[k];
@@ -43,7 +42,8 @@ ArcLengthStepper::Linearization ArcLengthStepper::linearize(const std::vector<Re
   SOFTIK_CHECK_NUMERICAL(std::isfinite(lin.residual) && std::isfinite(lin.load),
                          "the residual is not finite at load factor " << lambda);
   // K_T = K - lambda sum_p P_p d2V_p/dx2: the follower-load stiffness enters with scale -1.
-  for (const PressureLoad& p : loads_.pressures) add_pressure_stiffness(p, lambda * p.pressure, assembler_, x, -1.0, K_);
+  for (const PressureLoad& p : loads_.pressures)
+    add_pressure_stiffness(p, lambda * p.pressure, model_.nodes(), model_.pattern(), model_.free_dof_index(), x, -1.0, K_);
   solver_.factorize(K_);
   return lin;
 }
@@ -54,7 +54,7 @@ bool ArcLengthStepper::converged(const Linearization& lin, Real lambda) const {
 
 void ArcLengthStepper::place(const ArcPoint& from, const std::vector<Real>& dx, std::vector<Real>& x) const {
   x = from.x;
-  const std::vector<int>& free = assembler_.free_dof_index();
+  const std::vector<int>& free = model_.free_dof_index();
   for (size_t k = 0; k < x.size(); ++k)
     if (free[k] >= 0) x[k] += dx[static_cast<size_t>(free[k])];
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "host/assembly/pressure_evaluator.hpp"
+#include "host/solvers/equilibrium_model.hpp"
 #include "softik/continuation.hpp"
 
 namespace softik {
@@ -30,7 +31,7 @@ struct StepOutcome {
 
 class ArcLengthStepper {
  public:
-  ArcLengthStepper(const Assembler& assembler, LinearSolver& solver, const Loads& loads, const ArcLengthOptions& options);
+  ArcLengthStepper(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads, const ArcLengthOptions& options);
 
   /// Linearises and factorises at (x, lambda) and fills `point` (tangent, inertia, residual);
   /// true when (x, lambda) is an equilibrium to the tolerance. A fixed-lambda Newton solve from x
@@ -76,7 +77,7 @@ class ArcLengthStepper {
   /// Factorised at the current point: the tangent and inertia of a converged point.
   void finish_point(const std::vector<Real>& x, Real lambda, const Linearization& lin, ArcPoint& point);
 
-  const Assembler& assembler_;
+  const EquilibriumModel& model_;
   LinearSolver& solver_;
   const Loads& loads_;
   const ArcLengthOptions& options_;

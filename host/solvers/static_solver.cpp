@@ -256,7 +256,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
 
 StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
                           const NewtonOptions& options) {
-  check_static_loads(assembler, loads, x, "solve_static");
+  check_static_loads(*equilibrium_model(assembler), loads, x, "solve_static");
   SOFTIK_CHECK(options.load_steps >= 1 && options.max_iterations >= 1,
                "solve_static: load_steps and max_iterations must be >= 1");
   const LineSearch line_search = resolve_line_search(loads, options.line_search);

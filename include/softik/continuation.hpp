@@ -1,5 +1,6 @@
 // Arc-length continuation (Riks 1979; Crisfield 1981, the spherical form) of static equilibrium
-// under follower pressure and nodal loads (docs/method.md section 11). Where solve_static drives
+// under follower pressure and nodal loads (docs/method.md section 11), for FEM bodies and node
+// networks. Where solve_static drives
 // the load factor lambda from 0 to 1 (load control, which cannot pass a maximum of the load), the
 // load factor here is an unknown: each step finds (x, lambda) with
 //   r(x, lambda) = f(x) + lambda f_ref(x) = 0        on the free DOFs,           (1)
@@ -115,6 +116,15 @@ struct ArcLengthResult {
 /// solve_static). Bad options, a singular problem (nothing fixed) and non-finite loads are
 /// softik::Error naming the field. The solver is analysed on the assembler's pattern here.
 ArcLengthResult solve_arc_length(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
+                                 std::vector<Real>& x, const ArcLengthOptions& options);
+
+class NetworkStatics;
+
+/// The same for a node network (network_statics.hpp; docs/method.md section 12.5): its links'
+/// forces and stiffness in place of the elements', the loads over its nodes (network.nodes()).
+/// Pressure loads must have been given to the NetworkStatics (their stiffness couples the
+/// faces' vertices; an Error otherwise). Checks its input as the FEM version does.
+ArcLengthResult solve_arc_length(const NetworkStatics& network, LinearSolver& solver, const Loads& loads,
                                  std::vector<Real>& x, const ArcLengthOptions& options);
 
 }  // namespace softik

@@ -122,4 +122,10 @@ std::vector<Real> pressure_jacobian(const PressureLoad& load, const Mesh& mesh, 
 long add_pressure_stiffness(const PressureLoad& load, Real P, const Assembler& assembler, const std::vector<Real>& x,
                             Real scale, std::vector<Real>& K_values);
 
+/// The same into any free-DOF system: `pattern` over the rows free_dof_index gives each DOF of
+/// `mesh`'s nodes (a node network's NetworkStatics, network_statics.hpp).
+long add_pressure_stiffness(const PressureLoad& load, Real P, const Mesh& mesh, const CsrPattern& pattern,
+                            const std::vector<int>& free_dof_index, const std::vector<Real>& x, Real scale,
+                            std::vector<Real>& K_values);
+
 }  // namespace softik
