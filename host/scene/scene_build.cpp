@@ -10,6 +10,7 @@
 #include "softik/shell_generator.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_selection.hpp"
+#include "softik/network_io.hpp"
 #include "softik/point_location.hpp"
 #include "softik/scene.hpp"
 #include "softik/surface.hpp"
@@ -64,10 +65,20 @@ Mesh make_mesh(const SceneMesh& spec) {
       });
     case SceneMesh::Source::File:
       break;
+    case SceneMesh::Source::Network:
+      fail(spec.where, "mesh.network: a node-network file has no cells to make a mesh of (build_scene reads it as "
+                       "the body itself)");
   }
   Mesh mesh = located(spec.where, "mesh.file", [&] { return read_mesh(spec.file); });
   for (Real& x : mesh.X) x *= spec.scale;
   return mesh;
+}
+
+/// Weight of a network's nodes, mass x g per DOF.
+std::vector<Real> network_weight(const NodeNetwork& net, const std::array<Real, 3>& g) {
+  std::vector<Real> w(3 * static_cast<size_t>(net.num_nodes()));
+  for (size_t k = 0; k < w.size(); ++k) w[k] = net.mass[k / 3] * g[k % 3];
+  return w;
 }
 
 struct Builder {
@@ -208,6 +219,7 @@ struct Builder {
       require_planar(scene.gravity.where, "loads.gravity.g", scene.gravity.g,
                      "give g in the mesh's plane, e.g. g: [0, -9.81, 0] (the default [0, 0, -9.81] is for 3-D meshes)");
       const std::vector<Real> g = located(scene.gravity.where, "loads.gravity", [&] {
+        if (!out.assembler) return network_weight(*out.network, scene.gravity.g);  // a network file's masses
         return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
       });
       for (size_t k = 0; k < g.size(); ++k) out.loads.nodal[k] += g[k];
@@ -404,6 +416,10 @@ struct Builder {
     for (const SceneProbe& p : scene.outputs.probes) {
       const std::string what = "outputs.probes '" + p.name + "'";
       const Real tol = tolerance(p.tolerance);
+      if (mesh.num_cells() == 0) {  // a network's nodes: the probe is the node at the point
+        out.probes.push_back(node_probe(p, what, tol));
+        continue;
+      }
       // locate_point throws (naming the point and its distance) when p is farther than tol from the mesh
       const PointLocation loc = located(p.where, what, [&] { return locate_point(mesh, p.point, tol); });
       BuiltProbe probe;
@@ -417,26 +433,75 @@ struct Builder {
       out.probes.push_back(probe);
     }
   }
+
+  /// A probe on a mesh without cells (a node network's nodes): the nearest node, within tol.
+  BuiltProbe node_probe(const SceneProbe& p, const std::string& what, Real tol) const {
+    const Mesh& mesh = out.mesh;
+    int best = -1;
+    Real best_d2 = 0;
+    for (int n = 0; n < mesh.num_nodes(); ++n) {
+      Real d2 = 0;
+      for (int i = 0; i < 3; ++i) d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - p.point[static_cast<size_t>(i)], 2);
+      if (best < 0 || d2 < best_d2) best = n, best_d2 = d2;
+    }
+    if (best < 0 || std::sqrt(best_d2) > tol) {
+      std::ostringstream s;
+      s << what << ": no node of the network lies within " << tol << " of the point (the nearest is "
+        << std::sqrt(best_d2) << " away); a network's probe is one of its nodes: give its position, or widen 'tolerance'";
+      fail(p.where, s.str());
+    }
+    BuiltProbe probe;
+    probe.name = p.name;
+    probe.point = p.point;
+    probe.cell = -1;
+    probe.nodes = {best};
+    probe.weights = {1.0};
+    return probe;
+  }
 };
+
+/// The node_network model's network of a mesh-built body (explicit: or continuation:).
+std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& mesh) {
+  if (scene.explicit_dynamics.enabled && scene.explicit_dynamics.model == SceneModel::NodeNetwork)
+    return located(scene.explicit_dynamics.where, "explicit.model node_network", [&] {
+      return std::make_shared<const NodeNetwork>(make_node_network(mesh, scene.explicit_dynamics.network));
+    });
+  if (scene.continuation.enabled && scene.continuation.model == SceneModel::NodeNetwork)
+    return located(scene.continuation.where, "continuation.model node_network", [&] {
+      return std::make_shared<const NodeNetwork>(make_node_network(mesh, scene.continuation.network));
+    });
+  return nullptr;
+}
 
 }  // namespace
 
 BuiltScene build_scene(const Scene& scene) {
-  SOFTIK_CHECK(!scene.materials.empty(), "build_scene: the scene has no material; add a 'materials' entry");
+  const bool network_file = scene.mesh.source == SceneMesh::Source::Network;
+  SOFTIK_CHECK(network_file || !scene.materials.empty(), "build_scene: the scene has no material; add a 'materials' entry");
   BuiltScene out;
-  out.mesh = make_mesh(scene.mesh);
+  if (network_file) {
+    out.network = located(scene.mesh.where, "mesh.network", [&] {
+      return std::make_shared<const NodeNetwork>(read_node_network(scene.mesh.file));
+    });
+    out.mesh = node_mesh(*out.network);
+  } else {
+    out.mesh = make_mesh(scene.mesh);
+  }
   Builder b{scene, out, bounding_box_diagonal(out.mesh)};
-  b.materials();
+  if (!network_file) b.materials();
   b.boundary_conditions();
 
-  AssemblyOptions assembly;
-  assembly.formulation = scene.formulation;
-  assembly.dilatation = scene.dilatation;
-  assembly.num_threads = scene.solver.threads;
-  assembly.backend = scene.solver.backend;
-  out.assembler = located(scene.mesh.where, "the model", [&] {
-    return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
-  });
+  if (!network_file) {
+    AssemblyOptions assembly;
+    assembly.formulation = scene.formulation;
+    assembly.dilatation = scene.dilatation;
+    assembly.num_threads = scene.solver.threads;
+    assembly.backend = scene.solver.backend;
+    out.assembler = located(scene.mesh.where, "the model", [&] {
+      return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
+    });
+    out.network = mesh_network(scene, out.mesh);
+  }
   b.nodal_loads();
   for (size_t i = 0; i < scene.pressures.size(); ++i) {
     out.loads.pressures.push_back(
@@ -471,7 +536,9 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.line_search = s.line_search;
   out.newton.pressure_stiffness = s.pressure_stiffness;
   out.newton.chord_contraction = s.chord_contraction;
-  out.linear_solver = choose_linear_solver(s.backend, out.assembler->num_free_dofs(), s.linear_solver);
+  const int free_dofs = static_cast<int>(std::count(out.fixed_dofs.begin(), out.fixed_dofs.end(), 0));
+  out.linear_solver = choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs,
+                                           s.linear_solver);
   return out;
 }
 

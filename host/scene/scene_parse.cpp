@@ -196,8 +196,14 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
     const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g", "over_time"});
     scene.gravity.enabled = true;
     scene.gravity.where = g.where();
-    scene.gravity.density = g.number("density", "the mass density, e.g. 1070 (kg/m^3)");
-    check_positive(g, "density", scene.gravity.density);
+    if (scene.mesh.source == SceneMesh::Source::Network) {
+      if (g.has("density"))
+        fail(g.key_where("density"), "loads.gravity.density: the body is a node network (mesh.network), whose "
+                                     "nodes carry their masses; remove density (the weight is mass x g per node)");
+    } else {
+      scene.gravity.density = g.number("density", "the mass density, e.g. 1070 (kg/m^3)");
+      check_positive(g, "density", scene.gravity.density);
+    }
     scene.gravity.g = g.vec3("g", scene.gravity.g);
     if (g.has("over_time")) scene.gravity.over_time = parse_time_function(g.at("over_time"), path, g.name("over_time"));
   }
@@ -456,13 +462,21 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
                                          fem::Dilatation::NodalMean};
   scene.dilatation = dilatations[m.choice("dilatation", {"pointwise", "cell_mean", "nodal_mean"}, 0)];
   scene.dilatation_where = m.has("dilatation") ? m.where("dilatation") : m.where();
-  const std::vector<YAML::Node> materials =
-      as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
-              "materials", true);
-  if (materials.empty()) fail(m.where("materials"), "materials: the list is empty; give at least one material");
-  for (size_t i = 0; i < materials.size(); ++i)
-    scene.materials.push_back(parse_material(materials[i], path, item("materials", i)));
-  check_laws(scene);
+  if (scene.mesh.source == SceneMesh::Source::Network) {
+    // The network file's links carry the stiffness and its nodes the masses.
+    for (const char* key : {"materials", "formulation", "dilatation"})
+      if (m.has(key))
+        fail(m.key_where(key), std::string(key) + ": the body is a node network (mesh.network), whose links carry "
+                                                  "their own stiffness; remove " + key);
+  } else {
+    const std::vector<YAML::Node> materials =
+        as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
+                "materials", true);
+    if (materials.empty()) fail(m.where("materials"), "materials: the list is empty; give at least one material");
+    for (size_t i = 0; i < materials.size(); ++i)
+      scene.materials.push_back(parse_material(materials[i], path, item("materials", i)));
+    check_laws(scene);
+  }
   if (m.has("fixed")) {
     const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, "fixed", true);
     for (size_t i = 0; i < list.size(); ++i)
@@ -502,6 +516,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   }
   check_dynamics(scene, m);
   check_output_volume(scene, m);
+  check_network_file_scene(scene);
   return scene;
 }
 

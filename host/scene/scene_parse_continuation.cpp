@@ -50,11 +50,17 @@ void parse_monitor(const Map& c, SceneContinuation& s) {
 SceneContinuation parse_continuation(const YAML::Node& node, const std::string& path) {
   const Map m(node, path, "continuation",
               {"method", "initial_arc", "min_arc", "max_arc", "desired_iterations", "max_iterations", "max_steps",
-               "max_load_factor", "psi", "residual_tolerance", "monitor"});
+               "max_load_factor", "psi", "residual_tolerance", "monitor", "model", "network"});
   SceneContinuation s;
   s.enabled = true;
   s.where = m.where();
   m.choice("method", {"arc_length"}, 0);
+  s.model = m.choice("model", {"fem", "node_network"}, 0) == 0 ? SceneModel::Fem : SceneModel::NodeNetwork;
+  if (m.has("network")) {
+    if (s.model != SceneModel::NodeNetwork) fail(m.key_where("network"), "continuation.network: applies to model: node_network only");
+    parse_network_options(m, path, s.network);
+    s.network_options = true;
+  }
   ArcLengthOptions& o = s.options;
   const std::string arc = "a root-mean-square node displacement per step, in the scene's length unit";
   o.initial_arc = positive(m, "initial_arc", m.number("initial_arc", "the first step's arc length, " + arc + ", e.g. "
@@ -114,8 +120,8 @@ void refuse_load_control_keys(const Map& root) {
 
 }  // namespace
 
-void check_continuation(const Scene& scene, const Map& root) {
-  const SceneContinuation& c = scene.continuation;
+void check_continuation(Scene& scene, const Map& root) {
+  SceneContinuation& c = scene.continuation;
   const auto refuse = [&](bool present, const std::string& what, const std::string& fix) {
     if (present)
       fail(c.where, "continuation: cannot be combined with " + what + "; " + fix +
@@ -132,6 +138,9 @@ void check_continuation(const Scene& scene, const Map& root) {
   if (scene.pressures.empty() && scene.forces.empty() && !scene.gravity.enabled)
     fail(c.where, "continuation: the scene has no load to follow; give loads.pressure, loads.forces or "
                   "loads.gravity (the load factor scales them all)");
+  if (c.model == SceneModel::NodeNetwork)
+    check_network_model(scene, c.where, "continuation", c.network_options,
+                        scene.gravity.enabled ? scene.gravity.density : 1.0, scene.continuation.network);
   if (c.monitor != SceneContinuation::Monitor::Probe) return;
   std::string names;
   for (const SceneProbe& p : scene.outputs.probes) {

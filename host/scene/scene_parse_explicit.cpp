@@ -1,8 +1,8 @@
 // The `explicit:` section of a scene (docs/scene-format.md, "Explicit dynamics and node
 // networks"): the body integrated by central differences as an FEM model with lumped mass or as
-// a node network built from its mesh. Strict like the rest of the scene reader.
+// a node network (built from its mesh, or read from mesh.network). Strict like the rest of the
+// scene reader.
 #include <cmath>
-#include <variant>
 
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -13,18 +13,6 @@ namespace {
 
 void require(bool ok, const Map& m, const std::string& key, const std::string& message) {
   if (!ok) fail(m.where(key), m.name(key) + ": " + message);
-}
-
-void parse_network(const Map& e, const std::string& path, NetworkFromMesh& n) {
-  const Map m(e.at("network"), path, "explicit.network", {"face_diagonals", "body_diagonals", "cubic_hardening", "dashpot_time"});
-  n.face_diagonals = m.boolean("face_diagonals", n.face_diagonals);
-  n.body_diagonals = m.boolean("body_diagonals", n.body_diagonals);
-  n.cubic_hardening = m.number("cubic_hardening", n.cubic_hardening);
-  require(std::isfinite(n.cubic_hardening) && n.cubic_hardening >= 0, m, "cubic_hardening",
-          "must be >= 0 (k3 = cubic_hardening k / L^2; 0: linear springs)");
-  n.dashpot_time = m.number("dashpot_time", n.dashpot_time);
-  require(std::isfinite(n.dashpot_time) && n.dashpot_time >= 0, m, "dashpot_time",
-          "must be >= 0 seconds (each link's dashpot c = dashpot_time k)");
 }
 
 }  // namespace
@@ -62,7 +50,8 @@ SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
   if (m.has("network")) {
     if (e.model != SceneExplicit::Model::NodeNetwork)
       fail(m.key_where("network"), "explicit.network: applies to model: node_network only");
-    parse_network(m, path, e.network);
+    parse_network_options(m, path, e.network);
+    e.network_options = true;
   }
   return e;
 }
@@ -83,7 +72,11 @@ void check_explicit(Scene& scene) {
     if (!p.file.empty())
       fail(p.where, "loads.pressure '" + p.name + "': a cavity embedded from a file is not supported by explicit: "
                                                    "give the cavity as a surface group of the mesh");
-  if (e.density < 0) {
+  if (scene.mesh.source == SceneMesh::Source::Network) {  // the network file's nodes carry the masses
+    if (e.density >= 0)
+      fail(e.where, "explicit.density: the body is a node network (mesh.network), whose nodes carry their masses; "
+                    "remove density");
+  } else if (e.density < 0) {
     if (!scene.gravity.enabled) fail(e.where, "explicit: give the mass density (explicit.density, e.g. 1070 kg/m^3)");
     e.density = scene.gravity.density;
   } else if (scene.gravity.enabled && scene.gravity.density != e.density) {
@@ -91,23 +84,8 @@ void check_explicit(Scene& scene) {
                                   ") differs from explicit.density (" + std::to_string(e.density) +
                                   "); the weight and the inertia come from one density: give it once");
   }
-  if (e.model != SceneExplicit::Model::NodeNetwork) return;
-  // The network's stiffness comes from the one linear material (E; Poisson's ratio 1/4).
-  const SceneMaterial& first = scene.materials.front();
-  if (scene.materials.size() != 1 || first.law != "linear")
-    fail(first.where, "explicit.model node_network: give one material of law linear (young, poisson: 0.25); the "
-                      "network's links are calibrated to its Young's modulus");
-  const fem::LinearElastic& law = std::get<fem::LinearElastic>(first.material);
-  const Real E = law.mu * (3 * law.lambda + 2 * law.mu) / (law.lambda + law.mu);
-  const Real nu = law.lambda / (2 * (law.lambda + law.mu));
-  if (std::abs(nu - 0.25) > 1e-9)
-    fail(first.where, "materials[0]: poisson " + std::to_string(nu) +
-                          " cannot be matched by a node network: central-force links obey the Cauchy relation "
-                          "C12 = C44, so an isotropic network has Poisson's ratio 1/4. Give poisson: 0.25, or "
-                          "model: fem for another ratio");
-  e.network.youngs_modulus = E;
-  e.network.poissons_ratio = 0.25;
-  e.network.density = e.density;
+  if (e.model == SceneExplicit::Model::NodeNetwork)
+    check_network_model(scene, e.where, "explicit", e.network_options, e.density, e.network);
 }
 
 }  // namespace softik::scene_detail

@@ -1,5 +1,6 @@
-// The `mesh:` section of a scene (docs/scene-format.md, "mesh"): a mesh file, or one of the
-// generators (box, finger, bellows, multi_cavity, gripper, sphere_shell) with its fields.
+// The `mesh:` section of a scene (docs/scene-format.md, "mesh"): a mesh file, one of the
+// generators (box, finger, bellows, multi_cavity, gripper, sphere_shell) with its fields, or a
+// node-network file (the body is then that network).
 #include <cmath>
 
 #include "host/scene/scene_yaml.hpp"
@@ -155,12 +156,18 @@ void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh&
 }  // namespace
 
 SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
-  const Map m(node, path, "mesh", {"file", "scale", "generator"});
-  m.exclusive({"file", "generator"}, true,
-              std::string("give a mesh file (.msh, .vtk or .vtu) or a generator {type: ") + kGeneratorTypes + ", ...}");
+  const Map m(node, path, "mesh", {"file", "scale", "generator", "network"});
+  m.exclusive({"file", "generator", "network"}, true,
+              std::string("give a mesh file (.msh, .vtk or .vtu), a generator {type: ") + kGeneratorTypes +
+                  ", ...}, or a node-network file (network: body.network.yaml)");
   SceneMesh mesh;
   mesh.where = m.where();
-  if (m.has("file")) {
+  if (m.has("network")) {
+    if (m.has("scale")) fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; a network file is read as it is");
+    mesh.source = SceneMesh::Source::Network;
+    mesh.file = resolve(path, m.string("network", ""));
+    mesh.where = m.where("network");
+  } else if (m.has("file")) {
     mesh.source = SceneMesh::Source::File;
     mesh.file = resolve(path, m.string("file", ""));
     mesh.scale = m.number("scale", 1.0);

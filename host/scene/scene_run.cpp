@@ -14,6 +14,7 @@
 
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
+#include "softik/network_io.hpp"
 #include "softik/scene.hpp"
 #include "host/scene/scene_run_common.hpp"
 
@@ -111,9 +112,13 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, "_%04d.vtu", step);
   const std::string vtu = scene.name + suffix;
-  write_vtu((std::filesystem::path(out_dir) / vtu).string(), mesh, x,
-            {{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}},
-            {{"von_mises", 1, built.assembler->von_mises(x)}}, VtuOptions{scene.outputs.vtu_format});
+  const std::string file = (std::filesystem::path(out_dir) / vtu).string();
+  const std::vector<VtuField> point_fields{{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}};
+  if (built.network)  // the links as lines, with their tension and strain
+    write_network_vtu(file, *built.network, x, point_fields, VtuOptions{scene.outputs.vtu_format});
+  else
+    write_vtu(file, mesh, x, point_fields, {{"von_mises", 1, built.assembler->von_mises(x)}},
+              VtuOptions{scene.outputs.vtu_format});
   pvd.add(time, vtu);
   pvd.write();
 }
@@ -231,9 +236,9 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
   SceneRunResult result;
   result.name = scene.name;
   result.warnings = built.warnings;
-  result.num_dofs = built.assembler->num_dofs();
-  result.num_free_dofs = built.assembler->num_free_dofs();
-  result.num_cells = built.mesh.num_cells();
+  result.num_dofs = built.mesh.num_dofs();
+  result.num_free_dofs = static_cast<int>(std::count(built.fixed_dofs.begin(), built.fixed_dofs.end(), 0));
+  result.num_cells = built.mesh.num_cells();  // 0 for a network file's nodes
   if (options.warnings)
     for (const std::string& w : built.warnings) *options.warnings << "softik: warning: " << w << "\n";
   std::error_code ec;

@@ -1,5 +1,6 @@
 // Runs a scene with `continuation:` (continuation.hpp): the static equilibrium path of the
-// scene's loads by arc-length continuation, through limit points of the load. One CSV row per
+// scene's loads by arc-length continuation, through limit points of the load, for the FEM body
+// or its node network (model: node_network; network_statics.hpp). One CSV row per
 // converged path point (load factor, pressures and volumes, the monitored displacement, the
 // tangent's inertia and what it tells, corrector iterations, probes), a .vtu every
 // outputs.every points into the .pvd (time = the point's number: the load goes up and down), and
@@ -19,6 +20,7 @@
 #include "host/io/svg_plot.hpp"
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
+#include "softik/network_statics.hpp"
 
 namespace softik::scene_detail {
 
@@ -239,7 +241,16 @@ void run_continuation(const Scene& scene, BuiltScene& built, const SceneRunOptio
   std::vector<Real> x = built.mesh.rest_positions();
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
   recorder.loop_start = Clock::now();
-  const ArcLengthResult r = solve_arc_length(*built.assembler, *solver, built.loads, x, o);
+  ArcLengthResult r;
+  if (scene.continuation.model == SceneModel::NodeNetwork) {
+    const NetworkStatics statics(*built.network, built.fixed_dofs, built.loads.pressures, scene.solver.threads);
+    s.nodes = built.network->num_nodes();
+    s.links = built.network->num_links();
+    s.volume_cells = built.network->num_volume_cells();
+    r = solve_arc_length(statics, *solver, built.loads, x, o);
+  } else {
+    r = solve_arc_length(*built.assembler, *solver, built.loads, x, o);
+  }
   if (scene.outputs.vtu && !r.path.empty() && recorder.last_vtu != r.path.back().step)
     recorder.write_vtu(r.path.back().step, r.path.back().load_factor, x);  // the last point, always
   s.status = arc_length_status_name(r.status);
@@ -258,7 +269,10 @@ void write_continuation_summary(const SceneRunResult& r, std::ostream& out) {
   out << std::setprecision(6) << "softik: " << r.name << ": arc-length continuation: " << s.status << ", "
       << s.points << " path points, " << s.iterations << " corrector iterations, " << s.step_cuts << " step cuts, "
       << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs
-      << " DOFs (" << r.num_free_dofs << " free)\n";
+      << " DOFs (" << r.num_free_dofs << " free)";
+  if (s.links > 0)
+    out << "; node network of " << s.nodes << " nodes, " << s.links << " links, " << s.volume_cells << " volume cells";
+  out << "\n";
   out.unsetf(std::ios::floatfield);
   out << std::setprecision(6) << "  " << s.message << "\n"
       << "  load factor from " << s.min_load_factor << " to " << s.max_load_factor << "; load axis " << s.load_label

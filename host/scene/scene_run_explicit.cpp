@@ -2,7 +2,9 @@
 // mass or as a node network built from its mesh, integrated over the duration in frames of
 // frame_interval; one CSV row per frame (time, steps, energies, the stable step, pressures,
 // probes) and a .vtu every outputs.every frames (displacement, velocity, von Mises of the mesh's
-// cells at the nodes' positions), collected in the .pvd.
+// cells at the nodes' positions; a network's links with their tension), collected in the .pvd;
+// and <name>_history.svg: the probes' displacements and the energies against time, and the first
+// pressure against the first probe's displacement (the load-displacement curve).
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +13,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "host/io/atomic_file.hpp"
+#include "host/io/svg_plot.hpp"
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
 
@@ -47,6 +51,9 @@ struct ExplicitRecorder {
   std::ofstream csv;
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
+  /// Per frame, for the plot: the time, the first pressure, the energies, each probe's u.
+  std::vector<Real> times, loads, kinetic, potential;
+  std::vector<std::vector<std::array<Real, 3>>> probe_u;
 
   void open() {
     volume0 = rest_volumes(built);
@@ -66,6 +73,12 @@ struct ExplicitRecorder {
       pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(solver.time()));
     write_pressure_columns(csv, built, pressures, x, volume0, result);
     write_probe_columns(csv, built, x, result);
+    times.push_back(solver.time());
+    loads.push_back(pressures.empty() ? 0 : pressures[0]);
+    kinetic.push_back(solver.kinetic_energy());
+    potential.push_back(solver.potential_energy());
+    probe_u.resize(built.probes.size());
+    for (size_t p = 0; p < built.probes.size(); ++p) probe_u[p].push_back(result.probes[p].displacement);
     csv << "," << since(t0) << "\n";
     csv.flush();
     SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
@@ -74,6 +87,43 @@ struct ExplicitRecorder {
       write_state_vtu(options.out_dir, scene, built, frame, solver.time(), x, "velocity", solver.v(), *pvd);
       ++result.vtu_files;
     }
+  }
+
+  /// <name>_history.svg: the probes' displacement components and the energies against time and,
+  /// with a pressure load and a probe, the first pressure against the first probe's |u|.
+  std::string plot() const {
+    using io_detail::PlotSeries;
+    const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    std::vector<io_detail::PlotPanel> panels;
+    const auto names = [&](const std::string& what) {
+      std::vector<std::string> n;
+      for (size_t k = 0; k < times.size(); ++k) n.push_back(what + ", frame " + std::to_string(k));
+      return n;
+    };
+    if (!built.probes.empty()) {
+      io_detail::PlotPanel u{scene.name + ": probe displacements", "time (s)", "displacement", {}};
+      for (size_t p = 0; p < built.probes.size(); ++p)
+        for (int c = 0; c < 3; ++c) {
+          PlotSeries line{std::string("u") + "xyz"[c] + " " + built.probes[p].name, colors[(3 * p + c) % 6], 0, true, times, {}, {}};
+          for (const auto& d : probe_u[p]) line.y.push_back(d[static_cast<size_t>(c)]);
+          line.names = names(line.label);
+          u.series.push_back(line);
+        }
+      panels.push_back(u);
+    }
+    io_detail::PlotPanel energy{scene.name + ": energies", "time (s)", "energy (J)", {}};
+    energy.series.push_back({"kinetic", colors[0], 0, true, times, kinetic, names("kinetic")});
+    energy.series.push_back({"potential", colors[1], 0, true, times, potential, names("potential")});
+    panels.push_back(energy);
+    if (!built.probes.empty() && !built.loads.pressures.empty()) {
+      PlotSeries curve{"p_" + built.loads.pressures[0].name, colors[0], 2.5, true, {}, loads, names("load")};
+      for (const auto& d : probe_u[0]) curve.x.push_back(std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+      panels.push_back({scene.name + ": load against displacement", "|u| of probe " + built.probes[0].name,
+                        "p_" + built.loads.pressures[0].name, {curve}});
+    }
+    const std::string path = (std::filesystem::path(options.out_dir) / (scene.name + "_history.svg")).string();
+    detail::write_atomically(path, io_detail::svg_scatter(panels, 2, 520, 380));
+    return path;
   }
 };
 
@@ -87,10 +137,11 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   s.scheme = explicit_scheme_name(e.options.scheme);
   std::unique_ptr<ExplicitModel> model;
   if (e.model == SceneExplicit::Model::NodeNetwork) {
-    const NodeNetwork net = make_node_network(built.mesh, e.network);
+    const NodeNetwork& net = *built.network;
     s.model = "node_network";
     s.nodes = net.num_nodes();
     s.links = net.num_links();
+    s.volume_cells = net.num_volume_cells();
     model = std::make_unique<NodeNetworkModel>(net, built.fixed_dofs, explicit_loads(scene, built), scene.solver.threads,
                                                scene.solver.backend);
   } else {
@@ -101,7 +152,7 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   o.steps_per_frame = 1 << 30;  // frames are the advance() calls below: one stable-step check each
   ExplicitSolver solver(*model, o);
   s.time_step = solver.time_step();
-  ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr, {}};
+  ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr, {}, {}, {}, {}, {}, {}};
   recorder.open();
   recorder.record(0, solver, solver.stable_time_step(), true);
   const Clock::time_point loop_start = Clock::now();
@@ -135,6 +186,7 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   s.kinetic_energy = solver.kinetic_energy();
   s.potential_energy = solver.potential_energy();
   s.damped_energy = solver.damped_energy();
+  s.svg_path = recorder.plot();
   result.load_steps = e.frames;
 }
 
@@ -145,6 +197,7 @@ void write_explicit_summary(const SceneRunResult& r, std::ostream& out) {
       << s.steps << " steps of " << s.time_step << " s to t = " << s.time << " in " << s.frames << " frames, "
       << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs";
   if (s.model == "node_network") out << "; " << s.nodes << " nodes, " << s.links << " links";
+  if (s.volume_cells > 0) out << ", " << s.volume_cells << " volume cells";
   out << "\n";
   out.unsetf(std::ios::floatfield);
   out << std::setprecision(6) << "  stable time step at the end " << s.stable_time_step << " s; mean time per step "
@@ -152,6 +205,7 @@ void write_explicit_summary(const SceneRunResult& r, std::ostream& out) {
       << "  energy at the end: kinetic " << s.kinetic_energy << ", potential " << s.potential_energy << ", damped "
       << s.damped_energy << "\n";
   for (const PressureSummary& p : r.pressures) out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
+  out << "  history plot: " << s.svg_path << "\n";
   out.flags(flags);
 }
 

@@ -130,13 +130,24 @@ SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, con
 SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path);
 void check_explicit(Scene& scene);
 
-/// The `mesh:` section: a file or a generator (scene_parse_mesh.cpp).
+/// The node-network body (scene_parse_network.cpp): `<section>.network:` options of a network
+/// built from the mesh (section: "explicit" or "continuation"), and the checks of a node_network
+/// model: built from the mesh, its E and nu come from the one linear material (n gets them and
+/// `density`); read from a network file (mesh: {network: ...}), the file holds the links, so
+/// materials and `network:` options are refused, as are runs other than explicit: and
+/// continuation: with model node_network.
+void parse_network_options(const Map& section, const std::string& path, NetworkFromMesh& n);
+void check_network_model(const Scene& scene, const SceneLocation& where, const std::string& section, bool has_options,
+                         Real density, NetworkFromMesh& n);
+void check_network_file_scene(const Scene& scene);
+
+/// The `mesh:` section: a file, a generator or a network file (scene_parse_mesh.cpp).
 SceneMesh parse_mesh(const YAML::Node& node, const std::string& path);
 
 /// The `continuation:` section, and its cross-checks with the rest of the scene (`root`: the
 /// scene's top-level map, for the solver: keys it replaces) (scene_parse_continuation.cpp).
 SceneContinuation parse_continuation(const YAML::Node& node, const std::string& path);
-void check_continuation(const Scene& scene, const Map& root);
+void check_continuation(Scene& scene, const Map& root);
 
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);

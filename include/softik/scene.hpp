@@ -50,7 +50,9 @@ struct SceneLocation {
 
 /// Where the mesh comes from: a file, or one of the generators.
 struct SceneMesh {
-  enum class Source { File, Box, Finger, Bellows, MultiCavity, Gripper, SphereShell };
+  /// Network: a node network read from a YAML list (network_io.hpp, docs/node-network-format.md):
+  /// the body is that network, the mesh its nodes (no cells).
+  enum class Source { File, Box, Finger, Bellows, MultiCavity, Gripper, SphereShell, Network };
   /// generator type sphere_shell: make_thick_sphere_octant (shell_generator.hpp).
   struct SphereShell {
     Real inner_radius = 0, outer_radius = 0;  ///< required
@@ -60,8 +62,8 @@ struct SceneMesh {
     Real radial_grading = 1;
   };
   Source source = Source::File;
-  std::string file;  ///< resolved against the scene file's folder
-  Real scale = 1;    ///< applied to the coordinates read from `file`
+  std::string file;  ///< resolved against the scene file's folder (Source::File and Network)
+  Real scale = 1;    ///< applied to the coordinates read from `file` (Source::File)
   BoxSpec box;
   CellType box_cell_type = CellType::Tet4;
   FingerSpec finger;
@@ -257,11 +259,16 @@ struct SceneDynamics {
 
 /// Explicit time integration (`explicit:`, explicit_dynamics.hpp) of the body as an FEM model
 /// with lumped mass or as a node network built from its mesh; absent: not explicit.
+/// The body a time integration or continuation moves: the FEM mesh, or a node network (built
+/// from the mesh, or read from a network file by mesh: {network: ...}).
+enum class SceneModel { Fem, NodeNetwork };
+
 struct SceneExplicit {
-  enum class Model { Fem, NodeNetwork };
+  using Model = SceneModel;
   bool enabled = false;
   Model model = Model::Fem;
   NetworkFromMesh network;  ///< node_network: youngs_modulus from materials[0] (law linear), density below
+  bool network_options = false;  ///< `explicit.network:` was given
   ExplicitOptions options;  ///< steps_per_frame is set from frame_interval / dt at run time
   Real density = -1;        ///< < 0: loads.gravity.density (checked when the scene is read)
   Real duration = 0;
@@ -277,6 +284,11 @@ struct SceneContinuation {
   /// selected nodes, or (nothing given) the root mean square of the nodes' displacements.
   enum class Monitor { RmsDisplacement, Probe, Nodes };
   bool enabled = false;
+  SceneModel model = SceneModel::Fem;
+  /// model node_network from the mesh: youngs_modulus and poissons_ratio from materials[0] (law
+  /// linear); the masses play no part in statics (density 1 when loads.gravity gives none).
+  NetworkFromMesh network;
+  bool network_options = false;  ///< `continuation.network:` was given
   /// Arc lengths here are root-mean-square node displacements: the library's arcs (the norm over
   /// all DOFs) divided by sqrt(number of nodes) at run time. on_step and monitored_dof unused.
   ArcLengthOptions options;
@@ -355,7 +367,10 @@ struct BuiltScene {
   Mesh mesh;
   std::vector<Material> materials;  ///< one per cell
   std::vector<char> fixed_dofs;     ///< num_dofs entries, fixed and prescribed DOFs non-zero
-  std::unique_ptr<Assembler> assembler;
+  std::unique_ptr<Assembler> assembler;  ///< null when the body is a network read from a file
+  /// The node network of a node_network model (explicit: or continuation:), built from the mesh
+  /// or read from the network file (then `mesh` holds its nodes without cells); null otherwise.
+  std::shared_ptr<const NodeNetwork> network;
   Loads loads;                      ///< nodal (forces + gravity), pressures, prescribed
   NewtonOptions newton;             ///< without on_step (run_scene sets it)
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
@@ -472,7 +487,9 @@ struct ExplicitRunSummary {
   Real time_step = 0, stable_time_step = 0;  ///< dt, and dt_c at the end
   Real kinetic_energy = 0, potential_energy = 0, damped_energy = 0;  ///< at the end
   int nodes = 0, links = 0;  ///< node_network
+  int volume_cells = 0;      ///< node_network: cells with a volume term (poisson > 0.25)
   Real t_step = 0;           ///< mean seconds per time step
+  std::string svg_path;      ///< <name>_history.svg: probes and energies against time, load against displacement
 };
 
 /// What a continuation run did (scene with `continuation:`).
@@ -496,6 +513,7 @@ struct ContinuationRunSummary {
   int bifurcations = 0;  ///< points with bifurcation_suspected
   int iterations = 0, step_cuts = 0;
   std::string svg_path;
+  int nodes = 0, links = 0, volume_cells = 0;  ///< model node_network
 };
 
 struct SceneRunResult {
