@@ -1,5 +1,5 @@
-// Node networks (issue 17 item 7): the link-force gather and whole explicit steps on cubic
-// lattices (make_box Hex8 -> make_node_network: edges and face diagonals, 9 links per cell),
+// Node networks (issue 17 item 7): the link-force gather (with volume terms too), the static
+// tangent, and whole explicit steps on cubic lattices (make_box Hex8 -> make_node_network: edges and face diagonals, 9 links per cell),
 // vs size and threads, next to the memory bandwidth of this machine (a STREAM-like triad in the
 // same program, the bound the gather is measured against).
 // Counters: nodes/s (node updates: one node's force gathered, or one node integrated), links/s
@@ -14,17 +14,18 @@
 
 #include "softik/explicit_dynamics.hpp"
 #include "softik/mesh_generator.hpp"
+#include "softik/network_statics.hpp"
 #include "softik/node_network.hpp"
 
 namespace {
 
 using softik::Real;
 
-softik::NodeNetwork lattice(int n) {
+softik::NodeNetwork lattice(int n, Real poissons_ratio = 0.25) {
   softik::BoxSpec spec;
   spec.size = {n * 0.002, n * 0.002, n * 0.002};
   spec.cells = {n, n, n};
-  return softik::make_node_network(softik::make_box(3, softik::CellType::Hex8, spec), {2e5, 0.25, 1070});
+  return softik::make_node_network(softik::make_box(3, softik::CellType::Hex8, spec), {2e5, poissons_ratio, 1070});
 }
 
 // Bytes the gather moves per call, counting each array once per pass (neighbour positions are
@@ -51,6 +52,51 @@ void BM_LinkForces(benchmark::State& state) {
   state.counters["GB/s"] = benchmark::Counter(calls * gather_bytes(net) * 1e-9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_LinkForces)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The same gather at nu = 0.45: every cell also has a volume term (fem/cell_volume.hpp), whose
+// force each of its 8 nodes gathers (the cell's volume and the node's volume gradient).
+void BM_LinkAndVolumeForces(benchmark::State& state) {
+  const softik::NodeNetwork net = lattice(static_cast<int>(state.range(0)), 0.45);
+  const softik::NetworkForces forces(net, static_cast<int>(state.range(1)));
+  std::vector<Real> x = net.X, f(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 1.001;
+  for (auto _ : state) {
+    forces.add_forces(x.data(), nullptr, f.data());
+    benchmark::DoNotOptimize(f.data());
+  }
+  const double calls = static_cast<double>(state.iterations());
+  state.counters["nodes"] = net.num_nodes();
+  state.counters["cells"] = net.num_volume_cells();
+  state.counters["nodes/s"] = benchmark::Counter(calls * net.num_nodes(), benchmark::Counter::kIsRate);
+  state.counters["links/s"] = benchmark::Counter(calls * 2.0 * net.num_links(), benchmark::Counter::kIsRate);
+  state.counters["cells/s"] = benchmark::Counter(calls * net.num_volume_cells(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_LinkAndVolumeForces)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The static tangent of a network (NetworkStatics::assemble with K: forces, then every link's
+// and volume cell's Hessian scattered through precomputed slots), what each arc-length corrector
+// iteration assembles before its factorisation; lattice clamped at x = 0, nu = 0.25 and 0.45.
+void BM_NetworkTangent(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  softik::BoxSpec spec;
+  spec.size = {n * 0.002, n * 0.002, n * 0.002};
+  spec.cells = {n, n, n};
+  const softik::Mesh mesh = softik::make_box(3, softik::CellType::Hex8, spec);
+  const softik::NodeNetwork net = softik::make_node_network(mesh, {2e5, state.range(1) / 100.0, 1070});
+  const softik::NetworkStatics statics(net, softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), {}, 1);
+  std::vector<Real> x = net.X, f, K;
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 1.001;
+  for (auto _ : state) {
+    statics.assemble(x, nullptr, &f, &K);
+    benchmark::DoNotOptimize(K.data());
+  }
+  const double calls = static_cast<double>(state.iterations());
+  state.counters["nodes"] = net.num_nodes();
+  state.counters["nnz"] = statics.pattern().nnz();
+  state.counters["links/s"] = benchmark::Counter(calls * net.num_links(), benchmark::Counter::kIsRate);
+  state.counters["cells/s"] = benchmark::Counter(calls * net.num_volume_cells(), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_NetworkTangent)->ArgsProduct({{20}, {25, 45}})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // One velocity-Verlet step of the lattice clamped at one face, with dashpots (the model's force
 // evaluation with velocities, the damping and the update of x and v).

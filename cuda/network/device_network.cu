@@ -42,6 +42,8 @@ DeviceNetwork::DeviceNetwork(const std::vector<int>& first, const std::vector<in
   cell_list_ = upload(cells.nodes);
   cell_stiffness_ = upload(cells.stiffness);
   cell_rest_volume_ = upload(cells.rest_volume);
+  num_cells_ = static_cast<int>(cells.stiffness.size());
+  cell_pressure_ = DeviceArray<Real>(cells.stiffness.size());
   const size_t n3 = 3 * static_cast<size_t>(num_nodes_);
   x_ = DeviceArray<Real>(n3);
   v_ = DeviceArray<Real>(n3);
@@ -57,6 +59,8 @@ void DeviceNetwork::add_forces(const Real* d_x, const Real* d_v, Real* d_f) cons
   tables.cell_nodes = cell_nodes_;
   tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_), tables.cell_list = view(cell_list_);
   tables.cell_stiffness = view(cell_stiffness_), tables.cell_rest_volume = view(cell_rest_volume_);
+  tables.num_cells = num_cells_;
+  tables.cell_pressure = exec::DeviceView<Real>{cell_pressure_.get(), cell_pressure_.size()};
   network::gather_network_forces(exec::Cuda{}, num_nodes_, tables, exec::DeviceView<const Real>{d_x, n3},
                                  exec::DeviceView<const Real>{d_v, d_v ? n3 : 0}, exec::DeviceView<Real>{d_f, n3});
 }

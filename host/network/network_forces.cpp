@@ -109,6 +109,11 @@ void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
     tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_), tables.cell_list = view(network_.volume_cells);
     tables.cell_stiffness = view(network_.volume_stiffness), tables.cell_rest_volume = view(network_.rest_volume);
   }
+  // The cells' first pass writes p_c here; a buffer per call keeps add_forces safe to call from
+  // several threads at once, as the const signature promises.
+  std::vector<Real> cell_pressure(static_cast<size_t>(network_.num_volume_cells()));
+  tables.num_cells = network_.num_volume_cells();
+  tables.cell_pressure = exec::HostView<Real>{cell_pressure.data(), cell_pressure.size()};
   network::gather_network_forces(exec::OmpCells{num_threads_}, network_.num_nodes(), tables, exec::HostView<const Real>{x, n3},
                                  exec::HostView<const Real>{v, v ? n3 : 0}, exec::HostView<Real>{f, n3});
 }

@@ -19,8 +19,10 @@ struct NetworkTables {
   exec::View<const Real, S> spring, extra;  ///< links: (k, L) per incidence; (k3, c) or empty
   bool extras = false;                      ///< extra holds (k3, c)
   int cell_nodes = 0;                       ///< volume cells: 4 (Tet4), 8 (Hex8), 0 (none)
+  int num_cells = 0;
   exec::View<const int, S> cell_first, cell_slot, cell_list;  ///< volume_gather.hpp's first, slot, nodes
   exec::View<const Real, S> cell_stiffness, cell_rest_volume;  ///< kappa, V0 per cell
+  exec::View<Real, S> cell_pressure;        ///< scratch, num_cells: the first pass's p_c
 };
 
 namespace detail {
@@ -41,22 +43,27 @@ void gather_cells(const Policy& policy, int num_nodes, const NetworkTables<S>& t
     gather_with<false>(policy, num_nodes, t, cells, x, v, f);
 }
 
-template <class Cell, exec::Space S>
-VolumeCellForces<S, Cell> cells_of(const NetworkTables<S>& t) {
-  return {t.cell_first, t.cell_slot, t.cell_list, t.cell_stiffness, t.cell_rest_volume};
+/// Both passes for cells of type Cell: p_c per cell, then the nodes' gather.
+template <class Cell, class Policy, exec::Space S>
+void gather_with_cells(const Policy& policy, int num_nodes, const NetworkTables<S>& t, exec::View<const Real, S> x,
+                       exec::View<const Real, S> v, exec::View<Real, S> f) {
+  forall(policy, t.num_cells, CellPressures<S, Cell>{t.cell_list, t.cell_stiffness, t.cell_rest_volume, x, t.cell_pressure});
+  const exec::View<const Real, S> pressure{t.cell_pressure.data, t.cell_pressure.size};
+  gather_cells(policy, num_nodes, t, VolumeCellForces<S, Cell>{t.cell_first, t.cell_slot, t.cell_list, pressure}, x, v, f);
 }
 
 }  // namespace detail
 
 /// f += the forces of the links and volume cells at positions x and velocities v (v null: no
-/// dashpot forces), all views of the policy's space. Returns when the policy's loop does.
+/// dashpot forces), all views of the policy's space; with volume cells first the pass over the
+/// cells into t.cell_pressure. Returns when the policy's loops do.
 template <class Policy, exec::Space S>
 void gather_network_forces(const Policy& policy, int num_nodes, const NetworkTables<S>& t, exec::View<const Real, S> x,
                            exec::View<const Real, S> v, exec::View<Real, S> f) {
   if (t.cell_nodes == fem::Tet4Volume::num_nodes)
-    detail::gather_cells(policy, num_nodes, t, detail::cells_of<fem::Tet4Volume>(t), x, v, f);
+    detail::gather_with_cells<fem::Tet4Volume>(policy, num_nodes, t, x, v, f);
   else if (t.cell_nodes == fem::Hex8Volume::num_nodes)
-    detail::gather_cells(policy, num_nodes, t, detail::cells_of<fem::Hex8Volume>(t), x, v, f);
+    detail::gather_with_cells<fem::Hex8Volume>(policy, num_nodes, t, x, v, f);
   else
     detail::gather_cells(policy, num_nodes, t, NoVolumeCells{}, x, v, f);
 }

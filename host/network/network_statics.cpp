@@ -112,12 +112,23 @@ void add_volume_stiffness(const NodeNetwork& net, const std::vector<int>& free, 
     Vec3 p[n];
     for (int a = 0; a < n; ++a) p[a] = node_at(x, cell[a]);
     fem::volume_term_hessian<Cell>(net.volume_stiffness[static_cast<size_t>(c)], net.rest_volume[static_cast<size_t>(c)], p, H);
+    // The cell's free columns in increasing order: each row's slots are then found by one walk
+    // along the row (its columns are sorted and hold all of them).
+    int cols[3 * n], order[3 * n], m = 0;
+    for (int s = 0; s < 3 * n; ++s) {
+      cols[s] = free[3 * static_cast<size_t>(cell[s / 3]) + s % 3];
+      if (cols[s] < 0) continue;
+      int k = m++;
+      for (; k > 0 && cols[order[k - 1]] > cols[s]; --k) order[k] = order[k - 1];
+      order[k] = s;
+    }
     for (int r = 0; r < 3 * n; ++r) {
       const int row = free[3 * static_cast<size_t>(cell[r / 3]) + r % 3];
       if (row < 0) continue;
-      for (int s = 0; s < 3 * n; ++s) {
-        const int col = free[3 * static_cast<size_t>(cell[s / 3]) + s % 3];
-        if (col >= 0) K[static_cast<size_t>(pattern.slot(row, col))] += H(r, s);
+      int slot = pattern.row_ptr[static_cast<size_t>(row)];
+      for (int k = 0; k < m; ++k) {
+        while (pattern.col[static_cast<size_t>(slot)] < cols[order[k]]) ++slot;
+        K[static_cast<size_t>(slot)] += H(r, order[k]);
       }
     }
   }

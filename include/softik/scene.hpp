@@ -489,7 +489,7 @@ struct ExplicitRunSummary {
   int nodes = 0, links = 0;  ///< node_network
   int volume_cells = 0;      ///< node_network: cells with a volume term (poisson > 0.25)
   Real t_step = 0;           ///< mean seconds per time step
-  std::string svg_path;      ///< <name>_history.svg: probes and energies against time, load against displacement
+  std::string svg_path;      ///< `NAME_history.svg` (NAME: the scene name): probes and energies against time, load against displacement
 };
 
 /// What a continuation run did (scene with `continuation:`).
