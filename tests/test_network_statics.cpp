@@ -12,6 +12,7 @@
 
 #include "softik/continuation.hpp"
 #include "softik/error.hpp"
+#include "tests/expect_refused.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/network_statics.hpp"
@@ -283,15 +284,7 @@ TEST(NetworkArcLength, LatticeCubeWithVolumeTermsFollowsItsClosedFormWithoutALim
 TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   const StarDome dome;
   const NodeNetwork net = dome.network();
-  auto refused = [](const auto& run, const std::string& words) {
-    try {
-      run();
-      ADD_FAILURE() << "accepted; expected an error with: " << words;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-  };
-  refused([&] { NetworkStatics(net, std::vector<char>(5, 0)); }, "fixed-DOF flags");
+  expect_refused([&] { NetworkStatics(net, std::vector<char>(5, 0)); }, "fixed-DOF flags");
   Loads loads;
   loads.nodal.assign(3 * static_cast<size_t>(net.num_nodes()), 0.0);
   loads.nodal[2] = -1;
@@ -300,7 +293,7 @@ TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   auto solver = make_linear_solver();
   const NetworkStatics free_body(net, {});
   std::vector<Real> x = net.X;
-  refused([&] { solve_arc_length(free_body, *solver, loads, x, o); }, "nothing is fixed");
+  expect_refused([&] { solve_arc_length(free_body, *solver, loads, x, o); }, "nothing is fixed");
   // A pressure face over nodes no link joins, not given to the NetworkStatics: its stiffness
   // would fall outside the pattern.
   std::vector<char> fixed(3 * static_cast<size_t>(net.num_nodes()), 1);
@@ -314,9 +307,9 @@ TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   Loads with_pressure = loads;
   with_pressure.pressures.push_back(p);
   const NetworkStatics statics(net, fixed);
-  refused([&] { solve_arc_length(statics, *solver, with_pressure, x, o); }, "give the load to the NetworkStatics");
+  expect_refused([&] { solve_arc_length(statics, *solver, with_pressure, x, o); }, "give the load to the NetworkStatics");
   p.surface.triangles[0] = {1, 2, 7};
-  refused([&] { NetworkStatics(net, fixed, {p}); }, "vertex 7");
+  expect_refused([&] { NetworkStatics(net, fixed, {p}); }, "vertex 7");
 }
 
 }  // namespace

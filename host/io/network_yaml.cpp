@@ -20,6 +20,8 @@
 #include "softik/error.hpp"
 #include "softik/network_io.hpp"
 
+#include "host/io/yaml_keys.hpp"
+
 namespace softik {
 namespace {
 
@@ -126,17 +128,11 @@ class Map {
   Map(const File& file, const YAML::Node& node, std::string what, std::vector<std::string> allowed)
       : file_(file), node_(node), what_(std::move(what)) {
     if (!node.IsMap()) file.expected(node, what_.empty() ? "the file" : what_, "a map with keys from: " + join(allowed));
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node key = it->first;
-      const std::string k = key.IsScalar() ? key.Scalar() : std::string();
-      bool known = false;
-      for (const std::string& a : allowed) known = known || a == k;
-      if (!known)
-        file.fail(key, "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' " + place() +
-                           "; allowed keys: " + join(allowed) + " (see " + kFormatDoc + ")");
-      if (has(k)) file.fail(key, "duplicate key '" + k + "' " + place() + "; give each key once");
-      entries_.emplace_back(k, it->second);
-    }
+    entries_ = io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
+      if (duplicate) file.fail(key, "duplicate key '" + k + "' " + place() + "; give each key once");
+      file.fail(key, "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' " + place() + "; allowed keys: " +
+                         join(allowed) + " (see " + kFormatDoc + ")");
+    });
   }
 
   bool has(const std::string& key) const { return find(key) != nullptr; }
@@ -156,15 +152,15 @@ class Map {
 
  private:
   const YAML::Node* find(const std::string& key) const {
-    for (const auto& [k, v] : entries_)
-      if (k == key) return &v;
+    for (const io_detail::MapEntry& e : entries_)
+      if (e.name == key) return &e.value;
     return nullptr;
   }
 
   const File& file_;
   YAML::Node node_;
   std::string what_;
-  std::vector<std::pair<std::string, YAML::Node>> entries_;
+  std::vector<io_detail::MapEntry> entries_;
 };
 
 // The (name, value) pairs of a map of named groups, names non-empty and distinct.

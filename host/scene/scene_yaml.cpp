@@ -144,33 +144,27 @@ std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& path,
 Map::Map(const YAML::Node& node, std::string path, std::string what, std::vector<std::string> allowed)
     : node_(node), path_(std::move(path)), what_(std::move(what)) {
   if (!node.IsMap()) expected(node, path_, what_, "a map with keys from: " + join(allowed));
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node key = it->first;
-    const std::string k = key.IsScalar() ? key.Scalar() : std::string();
-    bool known = false;
-    for (const std::string& a : allowed) known = known || a == k;
-    if (!known)
-      fail(location(path_, key), "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' in " + what_ +
-                                     "; allowed keys: " + join(allowed));
-    if (has(k)) fail(location(path_, key), "duplicate key '" + k + "' in " + what_ + "; give each key once");
-    entries_.push_back({k, key, it->second});
-  }
+  entries_ = io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
+    if (duplicate) fail(location(path_, key), "duplicate key '" + k + "' in " + what_ + "; give each key once");
+    fail(location(path_, key), "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' in " + what_ +
+                                   "; allowed keys: " + join(allowed));
+  });
 }
 
 bool Map::has(const std::string& key) const {
-  for (const Entry& e : entries_)
+  for (const io_detail::MapEntry& e : entries_)
     if (e.name == key) return true;
   return false;
 }
 
 YAML::Node Map::at(const std::string& key) const {
-  for (const Entry& e : entries_)
+  for (const io_detail::MapEntry& e : entries_)
     if (e.name == key) return e.value;
   fail(where(), what_ + ": internal error: key '" + key + "' read but not present");
 }
 
 SceneLocation Map::key_where(const std::string& key) const {
-  for (const Entry& e : entries_)
+  for (const io_detail::MapEntry& e : entries_)
     if (e.name == key) return location(path_, e.key);
   return where();
 }

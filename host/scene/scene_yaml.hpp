@@ -10,6 +10,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "host/io/yaml_keys.hpp"
+
 #include "softik/scene.hpp"
 
 namespace softik::scene_detail {
@@ -98,11 +100,7 @@ class Map {
  private:
   YAML::Node node_;
   std::string path_, what_;
-  struct Entry {
-    std::string name;
-    YAML::Node key, value;
-  };
-  std::vector<Entry> entries_;
+  std::vector<io_detail::MapEntry> entries_;
 };
 
 /// The keys of a cavity wall: surface | file (+ scale, embed_tolerance), allow_flip.
