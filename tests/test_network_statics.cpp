@@ -281,6 +281,14 @@ TEST(NetworkArcLength, LatticeCubeWithVolumeTermsFollowsItsClosedFormWithoutALim
   EXPECT_LT(run.worst_shape, 1e-8);
 }
 
+/// A downward unit force on node 0.
+Loads loads_on(const NodeNetwork& net) {
+  Loads loads;
+  loads.nodal.assign(3 * static_cast<size_t>(net.num_nodes()), 0.0);
+  loads.nodal[2] = -1;
+  return loads;
+}
+
 TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   const StarDome dome;
   const NodeNetwork net = dome.network();
@@ -308,6 +316,27 @@ TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   with_pressure.pressures.push_back(p);
   const NetworkStatics statics(net, fixed);
   expect_refused([&] { solve_arc_length(statics, *solver, with_pressure, x, o); }, "give the load to the NetworkStatics");
+  // Local mechanisms: a planar two-bar truss's apex out of its plane; a straight chain's middle
+  // node sideways (at rest no link resists it: their tension is zero).
+  NodeNetwork planar;
+  planar.X = {0, 0, 0.2, 1, 0, 0, -1, 0, 0};
+  planar.mass = {1, 1, 1};
+  planar.links = {{0, 1}, {0, 2}};
+  planar.parameters = {{1000, 0, std::sqrt(1.04), 0}, {1000, 0, std::sqrt(1.04), 0}};
+  std::vector<char> supports(9, 1);
+  supports[0] = supports[1] = supports[2] = 0;
+  std::vector<Real> xp = planar.X;
+  expect_refused([&] { solve_arc_length(NetworkStatics(planar, supports), *solver, loads_on(planar), xp, o); },
+                 "node 0 has no stiffness along (0, 1, 0)");
+  NodeNetwork chain = planar;
+  chain.X = {0, 0, 0, 1, 0, 0, -1, 0, 0};
+  chain.parameters = {{1000, 0, 1, 0}, {1000, 0, 1, 0}};
+  std::vector<Real> xc = chain.X;
+  expect_refused([&] { solve_arc_length(NetworkStatics(chain, supports), *solver, loads_on(chain), xc, o); },
+                 "node 0 has no stiffness along");
+  supports[1] = 1;  // held sideways in y, still free in z
+  expect_refused([&] { solve_arc_length(NetworkStatics(chain, supports), *solver, loads_on(chain), xc, o); },
+                 "node 0 has no stiffness along (0, 0, 1)");
   p.surface.triangles[0] = {1, 2, 7};
   expect_refused([&] { NetworkStatics(net, fixed, {p}); }, "vertex 7");
 }

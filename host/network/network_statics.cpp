@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
+
+#include <Eigen/Eigenvalues>
 
 #include "softik/error.hpp"
 #include "softik/fem/cell_volume.hpp"
@@ -165,6 +168,38 @@ void NetworkStatics::assemble(const std::vector<Real>& x, Real* energy, std::vec
     add_volume_stiffness<fem::Hex8Volume>(net, free_index_, pattern_, x, *K_values);
   else
     add_volume_stiffness<fem::Tet4Volume>(net, free_index_, pattern_, x, *K_values);
+}
+
+void NetworkStatics::check_mechanisms(const std::vector<Real>& x) const {
+  std::vector<Real> K;
+  assemble(x, nullptr, nullptr, &K);
+  Real scale = 0;
+  for (int r = 0; r < pattern_.rows; ++r) scale = std::max(scale, std::abs(K[static_cast<size_t>(pattern_.slot(r, r))]));
+  for (int n = 0; n < forces_.network().num_nodes(); ++n) {
+    int rows[3], dirs[3], m = 0;
+    for (int i = 0; i < 3; ++i) {
+      const int row = free_index_[3 * static_cast<size_t>(n) + i];
+      if (row >= 0) rows[m] = row, dirs[m++] = i;
+    }
+    if (m == 0) continue;
+    Eigen::MatrixXd block(m, m);
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) block(a, b) = K[static_cast<size_t>(pattern_.slot(rows[a], rows[b]))];
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(block);
+    int weakest = 0;
+    for (int a = 1; a < m; ++a)
+      if (std::abs(eig.eigenvalues()[a]) < std::abs(eig.eigenvalues()[weakest])) weakest = a;
+    if (std::abs(eig.eigenvalues()[weakest]) > 1e-12 * scale) continue;
+    std::ostringstream dir;
+    Vec3 d = Vec3::Zero();
+    for (int a = 0; a < m; ++a) d[dirs[a]] = eig.eigenvectors()(a, weakest);
+    dir << "(" << d[0] << ", " << d[1] << ", " << d[2] << ")";
+    SOFTIK_CHECK(false, "node network statics: node " << n << " has no stiffness along " << dir.str()
+                            << ": no link or volume cell resists that motion of the node (a mechanism, e.g. a planar "
+                               "truss's node moving out of its plane, or the middle of a straight chain moving "
+                               "sideways), so the tangent is singular. Fix that DOF of the node (scene: fixed: with "
+                               "components) or add links that brace it");
+  }
 }
 
 }  // namespace softik

@@ -169,6 +169,7 @@ ArcLengthResult follow_path(const EquilibriumModel& model, LinearSolver& solver,
                             const ArcLengthOptions& options) {
   check_options(model, options);
   check_loads(model, loads, x);
+  model.check_start(x);
   solver.analyze(model.pattern());
   ArcLengthStepper stepper(model, solver, loads, options);
   ArcLengthResult result;

@@ -44,6 +44,7 @@ class NetworkEquilibrium final : public EquilibriumModel {
   void assemble(const std::vector<Real>& x, std::vector<Real>& force, std::vector<Real>& K) const override {
     n_.assemble(x, nullptr, &force, &K);
   }
+  void check_start(const std::vector<Real>& x) const override { n_.check_mechanisms(x); }
 
  private:
   const NetworkStatics& n_;

@@ -29,6 +29,9 @@ class EquilibriumModel {
   virtual bool fixes_something() const = 0;
   /// force = -d psi/dx (num_dofs) and K = d^2 psi/dx^2 on the free DOFs (pattern values).
   virtual void assemble(const std::vector<Real>& x, std::vector<Real>& force, std::vector<Real>& K) const = 0;
+  /// Checks of the starting point past the input checks (a node network's local mechanisms);
+  /// throws softik::Error naming what is wrong.
+  virtual void check_start(const std::vector<Real>& /*x*/) const {}
 };
 
 std::unique_ptr<EquilibriumModel> equilibrium_model(const Assembler& assembler);

@@ -123,7 +123,8 @@ class NetworkStatics;
 /// The same for a node network (network_statics.hpp; docs/method.md section 12.5): its links'
 /// forces and stiffness in place of the elements', the loads over its nodes (network.nodes()).
 /// Pressure loads must have been given to the NetworkStatics (their stiffness couples the
-/// faces' vertices; an Error otherwise). Checks its input as the FEM version does.
+/// faces' vertices; an Error otherwise). Checks its input as the FEM version does, and refuses a
+/// start where a node has a direction no link resists (NetworkStatics::check_mechanisms).
 ArcLengthResult solve_arc_length(const NetworkStatics& network, LinearSolver& solver, const Loads& loads,
                                  std::vector<Real>& x, const ArcLengthOptions& options);
 

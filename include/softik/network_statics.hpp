@@ -44,6 +44,13 @@ class NetworkStatics {
   /// zero or non-finite length.
   void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, std::vector<Real>* K_values) const;
 
+  /// Throws softik::Error (ErrorKind::Input) naming the first node whose free DOFs have a
+  /// direction that no link or volume cell resists at x: its free diagonal block of K has an
+  /// eigenvalue below 1e-12 of the largest diagonal entry of K in absolute value (a local
+  /// mechanism: a planar truss's node moving out of its plane, the middle node of a straight
+  /// two-link chain moving sideways). The linear solver would only report a singular matrix.
+  void check_mechanisms(const std::vector<Real>& x) const;
+
  private:
   NetworkForces forces_;
   Mesh nodes_;
