@@ -71,6 +71,22 @@ inline std::string scene_build_error(const std::string& yaml) {
   return "(no error)";
 }
 
+/// A scene text (parsed as "s.yaml") and words its build error must contain.
+struct SceneErrorCase {
+  std::string yaml, words;
+};
+
+/// Each case's scene must fail to build, with an error located in its file ("s.yaml:...") that
+/// contains the case's words.
+template <class Cases>
+void expect_scene_build_errors(const Cases& cases) {
+  for (const SceneErrorCase& c : cases) {
+    const std::string e = scene_build_error(c.yaml);
+    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
+    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
+  }
+}
+
 #ifdef SOFTIK_CLI_PATH
 /// Runs the softik program with `arguments`; returns its exit status (-1 if it did not exit).
 inline int run_cli(const std::string& arguments, const fs::path& stderr_file, const fs::path& stdout_file = "/dev/null") {

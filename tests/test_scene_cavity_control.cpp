@@ -84,10 +84,7 @@ TEST(SceneCavityControl, BadValuesNameTheirKey) {
 materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
 fixed: [{group: xmin}]
 )";
-  struct Case {
-    std::string yaml, words;
-  };
-  const Case cases[] = {
+  const SceneErrorCase cases[] = {
       {head + "loads: {pressure: [{surface: cavity0, control: volume, value: 1000, volume_growth: 1e-6}]}\n",
        "the solve finds the pressure; remove value"},
       {head + "loads: {pressure: [{surface: cavity0, value: 1000, volume_growth: 1e-6}]}\n", "applies to control: volume or gas"},
@@ -108,11 +105,7 @@ fixed: [{group: xmin}]
       {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6}]}\ndynamics: {dt: 0.01, duration: 0.1, density: 1000}\n",
        "static load-ramp runs only"},
   };
-  for (const Case& c : cases) {
-    const std::string e = scene_build_error(c.yaml);
-    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
-    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
-  }
+  expect_scene_build_errors(cases);
 }
 
 }  // namespace

@@ -64,10 +64,7 @@ outputs:
 TEST(SceneDynamics, BadValuesNameTheirKey) {
   const std::string base = kBlock;
   const std::string dyn = "dynamics: {dt: 0.01, duration: 0.1}\n";
-  struct Case {
-    std::string yaml, words;
-  };
-  const Case cases[] = {
+  const SceneErrorCase cases[] = {
       {base + "contact: {obstacles: [{type: plane}]}\n", "add a dynamics: section"},
       {base + "dynamics: {dt: -0.01, duration: 1}\n", "dynamics.dt: must be a positive time step"},
       {base + "dynamics: {dt: 0.01}\n", "duration"},
@@ -89,11 +86,7 @@ TEST(SceneDynamics, BadValuesNameTheirKey) {
       {base + dyn + "contact: {obstacles: [{type: plane}], distance: -1}\n", "contact distance must be >= 0"},
       {std::string(kBlock) + "  pressure: []\n" + "dynamics: {dt: 0.01, duration: 1}\ninverse: {}\n", "inverse"},
   };
-  for (const Case& c : cases) {
-    const std::string e = scene_build_error(c.yaml);
-    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
-    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
-  }
+  expect_scene_build_errors(cases);
   // A gravity table over time without dynamics.
   const std::string no_dynamics = std::string(R"(mesh: {generator: {type: box, cells: [1, 1, 1]}}
 materials: {law: linear, young: 1.0e5, poisson: 0.3}
@@ -186,10 +179,7 @@ TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
   const std::string dyn = "dynamics: {dt: 0.01, duration: 0.02, density: 1000}\n";
   const std::string cable = std::string("loads:\n  cable:\n    - {name: c, pull_point: [-0.01, 0.01, 0.002], points: ") +
                             kTendonPoints;
-  struct Case {
-    std::string yaml, words;
-  };
-  const Case cases[] = {
+  const SceneErrorCase cases[] = {
       {cable_beam(cable + ", force: -1}\n" + dyn), "a cable only pulls"},
       {cable_beam(cable + ", force: 1, over_time: [[0, 1], [1, -1]]}\n" + dyn), "factors >= 0"},
       {cable_beam(cable + "}\n" + dyn), "force"},
@@ -200,11 +190,7 @@ TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
       {cable_beam(cable + ", force: 1}\n    - {name: c, pull_point: [0, 0, 0], points: [[0.1, 0.01, 0.01]], force: 1}\n" + dyn),
        "already used"},
   };
-  for (const Case& c : cases) {
-    const std::string e = scene_build_error(c.yaml);
-    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
-    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
-  }
+  expect_scene_build_errors(cases);
 }
 
 }  // namespace

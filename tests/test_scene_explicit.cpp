@@ -83,10 +83,7 @@ TEST(SceneExplicit, ANetworkWithPoissonRatioAboveOneQuarterSettlesWhereTheFemBod
 
 TEST(SceneExplicit, BadValuesNameTheirKey) {
   const std::string base = kColumn;
-  struct Case {
-    std::string yaml, words;
-  };
-  const Case cases[] = {
+  const SceneErrorCase cases[] = {
       {base + "explicit: {duration: 0.1}\n", "frame_interval"},
       {base + "explicit: {frame_interval: 0.01}\n", "duration"},
       {base + "explicit: {duration: 0.1, frame_interval: 0.2}\n", "must lie in (0, duration]"},
@@ -106,11 +103,7 @@ TEST(SceneExplicit, BadValuesNameTheirKey) {
            "explicit: {model: node_network, duration: 0.1, frame_interval: 0.01}\n",
        "one material of law linear"},
   };
-  for (const Case& c : cases) {
-    const std::string e = scene_build_error(c.yaml);
-    EXPECT_NE(e.find(c.words), std::string::npos) << "scene:\n" << c.yaml << "error: " << e;
-    EXPECT_EQ(e.find("s.yaml:"), 0u) << e;
-  }
+  expect_scene_build_errors(cases);
   // Without gravity the density must be given.
   const std::string no_density = R"(mesh: {generator: {type: box, cells: [1, 1, 1], cell_type: hex8}}
 formulation: corotational
