@@ -49,10 +49,12 @@ void write_node_network(const std::string& path, const NodeNetwork& network);
 /// or "mass" takes the place of softik's array of that name), and cell data "tension"
 /// (the link's elastic tension s = k (l - L) + k3 (l - L)^3, N: fem::link_tension with no
 /// extension rate) and "strain" ((l - L) / L). `options` as for write_vtu (default: compressed
-/// appended binary; VtuEncoding::Ascii for a text file). Throws softik::Error on a network that
-/// validate(NodeNetwork) refuses, an x of the wrong size or with NaN/inf entries, a point field
-/// of the wrong size, without a name or named like another of the caller's, or a file that
-/// cannot be written (naming the path).
+/// appended binary; VtuEncoding::Ascii for a text file). Throws softik::Error on sizes that do
+/// not match, a link to a node that does not exist or with a rest length <= 0, an x of the wrong
+/// size or with NaN/inf entries, a point field of the wrong size, without a name or named like
+/// another of the caller's, or a file that cannot be written (naming the path). It does not run
+/// the whole validate(NodeNetwork): once per output frame that would double a large network's
+/// cost.
 void write_network_vtu(const std::string& path, const NodeNetwork& network, const std::vector<Real>& x,
                        const std::vector<VtuField>& point_fields = {}, const VtuOptions& options = {});
 
