@@ -1,4 +1,5 @@
-// Force + tangent stiffness assembly throughput (cells/s) on the CPU.
+// Force + tangent stiffness assembly throughput (cells/s) on the CPU, and the force alone
+// (BM_ForceAssembly: what a real-time step with a kept factorisation assembles).
 // Cases: {corotational, neo-Hookean} x {Tet4, Hex8, Tet10} x mesh sizes from ~1k to ~1M cells
 // (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads. Counters: cells/s,
 // free DOFs/s (cells/s x free DOFs / cells: what the same time buys in unknowns), free DOFs,
@@ -64,6 +65,35 @@ void BM_Assembly(benchmark::State& state) {
       benchmark::Counter(assembler.num_free_dofs(), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// The force alone (no K), as a real-time step with a kept factorisation assembles it: Tet4,
+/// both laws, 1k to 100k cells, 1 and 2 threads.
+void BM_ForceAssembly(benchmark::State& state) {
+  const auto law = static_cast<Law>(state.range(0));
+  const int target = static_cast<int>(state.range(1));
+  const int threads = static_cast<int>(state.range(2));
+  const softik::bench::Box& p = problem(softik::CellType::Tet4, target);
+  softik::AssemblyOptions options;
+  options.num_threads = threads;
+  options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
+  const softik::Material material = law == Corotational
+                                        ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
+                                        : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
+  const softik::Assembler assembler(p.mesh, {material}, softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")),
+                                    options);
+  std::vector<Real> force;
+  assembler.assemble(p.x, nullptr, &force, nullptr);
+  for (auto _ : state) {
+    assembler.assemble(p.x, nullptr, &force, nullptr);
+    benchmark::DoNotOptimize(force.data());
+    benchmark::ClobberMemory();
+  }
+  const double cells = p.mesh.num_cells();
+  state.SetLabel(law == Corotational ? "Tet4 corotational, force only" : "Tet4 neo-Hookean, force only");
+  state.counters["cells"] = cells;
+  state.counters["threads"] = threads;
+  state.counters["cells_per_s"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void Arguments(benchmark::internal::Benchmark* b) {
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
     for (int law : {Corotational, NeoHookean})
@@ -73,6 +103,11 @@ void Arguments(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_ForceAssembly)
+    ->ArgsProduct({{Corotational, NeoHookean}, {1000, 10000, 100000}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.5);
 
 }  // namespace
 

@@ -379,6 +379,27 @@ TEST(Polar, Decomposition3) {
   EXPECT_LE((S - Mat3::Identity()).norm(), 1e-14);
 }
 
+TEST(Polar, NearRotationsReachRoundOff) {
+  // The strains of a soft body (F = Q (I + E), E symmetric, 1e-9 to 0.3): the iteration stops as
+  // soon as its step is below 1e-8, which must still leave R at round-off from the exact polar
+  // factor Q, and S at round-off from I + E.
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<Real> u(-1, 1);
+  for (Real size : {1e-9, 1e-6, 1e-4, 1e-2, 0.1, 0.3}) {
+    for (int k = 0; k < 50; ++k) {
+      Mat3 E;
+      for (int i = 0; i < 9; ++i) E(i % 3, i / 3) = u(rng);
+      E = (0.5 * size / E.norm()) * (E + E.transpose()).eval();
+      const Mat3 Q = random_rotation(rng);
+      const Mat3 F = Q * (Mat3::Identity() + E);
+      Mat3 R, S;
+      polar_decomposition(F, R, S);
+      EXPECT_LE((R - Q).norm(), 2e-15) << "|E| = " << size;
+      EXPECT_LE((S - Mat3::Identity() - E).norm(), 4e-15) << "|E| = " << size;
+    }
+  }
+}
+
 TEST(Polar, Decomposition2) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<Real> u(-1, 1);

@@ -57,6 +57,20 @@ SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Re
   return isotropic_stiffness_block<d>(linear, w * (ga.transpose() * gb));
 }
 
+/// F^_q = R^T F_q, the gradients at the points in the rotated frame: from the rotated nodes x R,
+/// or for an affine element with one point (the linear simplices), whose F_q is the centre's F,
+/// as R^T F_center (one 3x3 product instead of rotating the nodes and differentiating again).
+template <class E>
+SOFTIK_HD_INLINE void rotated_gradients(const NodeMatrix<E>& x, const RestData<E>& rest, const MatD<E::dim>& R,
+                                        const MatD<E::dim>& F_center, MatD<E::dim>* F_hat) {
+  if constexpr (E::affine && E::num_quad == 1) {
+    F_hat[0] = R.transpose() * F_center;
+  } else {
+    const NodeMatrix<E> x_hat = x * R;  // row a = (R^T x_a)^T
+    for (int q = 0; q < E::num_quad; ++q) F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
+  }
+}
+
 /// The part of the element every tangent shares: the rotation of the centre frame, the energy
 /// (added to *energy) and the elastic force f_a = -R g^_a (into *force); either may be null.
 /// g_hat (row a = g^_a) is formed when `gradients` (the force needs it, and the consistent
@@ -70,10 +84,11 @@ SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>
   const MatD<d> F_center = deformation_gradient<E>(x, rest.dN_dX_center);
   const Real detF_center = F_center.determinant();
   frame = extract_rotation<d>(F_center, method);
-  const NodeMatrix<E> x_hat = x * frame.R;  // row a = (R^T x_a)^T
+  MatD<d> F_hat[E::num_quad];
+  rotated_gradients<E>(x, rest, frame.R, F_center, F_hat);
   g_hat.setZero();
   for (int q = 0; q < E::num_quad; ++q) {
-    const Mat3 F3 = embed<d>(deformation_gradient<E>(x_hat, rest.dN_dX[q]));
+    const Mat3 F3 = embed<d>(F_hat[q]);
     if (energy) *energy += rest.w_detJ[q] * linear.psi(F3);
     if (gradients) g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
   }
@@ -100,10 +115,7 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   if (!stiffness) return detF_center;
   const MatD<d>& R = frame.R;
   MatD<d> F_hat[consistent ? E::num_quad : 1];
-  if constexpr (consistent) {
-    const NodeMatrix<E> x_hat = x * R;
-    for (int q = 0; q < E::num_quad; ++q) F_hat[q] = deformation_gradient<E>(x_hat, rest.dN_dX[q]);
-  }
+  if constexpr (consistent) rotated_gradients<E>(x, rest, R, deformation_gradient<E>(x, rest.dN_dX_center), F_hat);
   // One quadrature point (the linear simplices): g_a = R dN_a/dX once per node, not per block.
   Eigen::Matrix<Real, n, d> g;
   if constexpr (E::num_quad == 1) g = rest.dN_dX[0] * R.transpose();

@@ -164,31 +164,32 @@ SOFTIK_HD_COLD Mat3 rotation_from_svd(const Mat3& F) {
 }  // namespace detail
 
 /// Polar decomposition F = R S, R a proper rotation, S symmetric (positive for det F > 0).
+///
+/// det F > 0: Newton's iteration X <- (X + X^-T)/2 from X = F keeps the polar factor (X_k = R S_k,
+/// S_{k+1} = (S_k + S_k^-1)/2), so each stretch s of S_k goes to (s + 1/s)/2: with s = 1 + e the
+/// error becomes e^2 / (2 (1 + e)). The step's size |X_{k+1} - X_k| = |X_k - X_k^-T| / 2 bounds the
+/// error e of X_k, so a step smaller than 1e-8 leaves X_{k+1} within 5e-17 of R: the iteration
+/// stops there, without another step. Far from R (|X - X^-T| > 1e-2 |X|) the step is scaled by
+/// g = (|X^-T| / |X|)^(1/2) (Higham's Frobenius scaling). X^-T = cof(X) / det X, with
+/// det X = X_0 . cof(X)_0 from the same cofactors.
 SOFTIK_HD_INLINE void polar_decomposition(const Mat3& F, Mat3& R, Mat3& S) {
-  const Real detF = F.determinant();
+  Mat3 C = cofactor(F);
+  Real detX = F.col(0).dot(C.col(0));
   const Real scale = F.norm();
-  if (detF > 1e-12 * scale * scale * scale) {
+  if (detX > 1e-12 * scale * scale * scale) {
     Mat3 X = F;
-    Real detX = detF;
     for (int it = 0; it < 40; ++it) {
-      const Mat3 XinvT = cofactor(X) / detX;
-      const Real nx = X.norm(), ni = XinvT.norm();
-      Mat3 Xn;
-      const Real d0 = (X - XinvT).norm();
-      if (d0 > 1e-2 * nx) {
-        const Real g = sqrt(ni / nx);  // Frobenius-norm scaling, far from convergence only
-        Xn = 0.5 * (g * X + XinvT / g);
+      const Mat3 XinvT = C * (1 / detX);
+      const Real nx2 = X.squaredNorm(), d2 = (X - XinvT).squaredNorm();
+      if (d2 > 1e-4 * nx2) {  // far from R: the scaled step
+        const Real g = sqrt(sqrt(XinvT.squaredNorm() / nx2));
+        X = 0.5 * (g * X + XinvT / g);
       } else {
-        Xn = 0.5 * (X + XinvT);
+        X = 0.5 * (X + XinvT);
+        if (d2 <= 4e-16) break;  // the step was <= 1e-8: X is R to round-off
       }
-      const Real delta = (Xn - X).norm();
-      X = Xn;
-      if (delta <= 1e-15 * sqrt(3.0)) break;
-      if (delta < 1e-8) {  // quadratic convergence: one more step reaches round-off
-        X = 0.5 * (X + cofactor(X) / X.determinant());
-        break;
-      }
-      detX = X.determinant();
+      C = cofactor(X);
+      detX = X.col(0).dot(C.col(0));
     }
     R = X;
   } else {
