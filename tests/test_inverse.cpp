@@ -279,3 +279,73 @@ TEST(Inverse, RealTimeStepsReusingTheFactorisationReachTheSameAnswer) {
 
 }  // namespace
 }  // namespace softik
+
+namespace softik {
+namespace {
+
+TEST(Inverse, ChordStepsKeepTheSolvesOfRowsWhoseJacobianDidNotChange) {
+  // While a factorisation is kept, the half path keeps Z_J = L^-1 P J^T of the constraint rows
+  // whose J is unchanged (the tip: a fixed interpolation) and solves again those whose J moves
+  // with the finger (cavity, cable). Kept columns are what a solve would give, so every step
+  // must equal the same chord step with full solves (Z = K^-1 [r, J^T]) to round-off: the two
+  // paths differ by round-off that the first, large steps amplify (up to 3e-9 measured), where a
+  // stale column (the cavity's J of an earlier step) moves the state by more than 1e-6.
+  const inverse_test::Finger f;
+  const std::array<Real, 3> goal = f.tip().position(f.inflate(20e3));
+  CableActuatorSpec cable;
+  cable.name = "cable";
+  cable.pull_point = {-0.01, 0.01, 0.002};
+  for (Real xi : {0.0, 0.03, 0.06, 0.1}) cable.points.push_back(AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9));
+  cable.force = {0.5, 50};  // always pulling: its row moves and its low-rank stiffness is there
+  const std::vector<Real> rest = f.mesh.rest_positions();
+  constexpr int kSteps = 30;
+  std::vector<std::vector<Real>> lambda[2], x_after[2];
+  int chord = 0;
+  for (int half = 0; half < 2; ++half) {
+    auto solver = make_linear_solver();
+    InverseOptions options;
+    options.reuse_factorization = 20;
+    options.actuator_stiffness = true;
+    options.half_solves = half == 1;
+    InverseSolver inverse(f.assembler, *solver, {}, options);
+    inverse.add(f.actuator({0, 50e3}));
+    inverse.add(make_cable_actuator(f.mesh, cable));
+    PositionEffectorSpec spec;
+    spec.name = "tip";
+    spec.point = f.tip();
+    spec.goal = goal;
+    spec.axes = {true, false, true};
+    spec.max_shift = 0.001;
+    inverse.add(make_position_effector(f.mesh, spec));
+    std::vector<Real> x = rest;
+    for (int step = 0; step < kSteps; ++step) {
+      const InverseStepReport r = inverse.step(x);
+      ASSERT_EQ(r.status, QpStatus::Optimal) << r.message;
+      if (half == 1 && r.half_solves && !r.refactored) {
+        EXPECT_EQ(r.kept_columns, 2) << "step " << step << ": the tip's x and z rows";
+        ++chord;
+      } else {
+        EXPECT_EQ(r.kept_columns, 0) << "step " << step;
+      }
+      lambda[half].push_back(r.lambda);
+      x_after[half].push_back(x);
+    }
+  }
+  std::printf("%d of %d steps kept the tip's columns; pressure %.9g Pa, tension %.9g N at the end\n", chord, kSteps,
+              lambda[1].back()[0], lambda[1].back()[1]);
+  EXPECT_GE(chord, kSteps / 2);
+  EXPECT_GE(lambda[1].back()[1], 0.5) << "the cable must pull for its moving row to mean something";
+  for (int s = 0; s < kSteps; ++s) {
+    const Eigen::Map<const Eigen::VectorXd> l_kept(lambda[1][s].data(), 2), l_full(lambda[0][s].data(), 2);
+    EXPECT_LE((l_kept - l_full).norm(), 1e-8 * l_full.norm()) << "step " << s;
+    Real dx = 0, u = 0;
+    for (size_t k = 0; k < rest.size(); ++k) {
+      dx += std::pow(x_after[1][s][k] - x_after[0][s][k], 2);
+      u += std::pow(x_after[0][s][k] - rest[k], 2);
+    }
+    EXPECT_LE(std::sqrt(dx), 1e-8 * std::sqrt(u)) << "step " << s;
+  }
+}
+
+}  // namespace
+}  // namespace softik

@@ -12,6 +12,7 @@
 #include "host/inverse/inverse_checks.hpp"
 #include "host/inverse/constraint_space_solve.hpp"
 #include "host/inverse/inverse_contact.hpp"
+#include "host/inverse/kept_columns.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -286,7 +287,15 @@ class InverseStep {
         if (row >= 0) B_(row, 1 + m_ + k) += v;
       }
     G_.resize(nb_, nb_);
-    if (half_)  // Z = L^-1 P B stays with the solver (on the device for GPU solvers), G = Z^T Z
+    // While a factorisation is kept, a host solver's chord steps reuse the constraint rows'
+    // forward solves (kept_columns.hpp). GPU solvers keep Z on the device (forward_gram).
+    keep_ = half_ && reuse_ > 0 && !solver.accepts_device_values();
+    if (!keep_) s_.kept_rows_ = -1;
+    if (keep_)
+      rep_.kept_columns = inverse_detail::forward_with_kept_columns(
+          solver, refactor_, first_contact_, inverse_detail::KeptColumns{s_.kept_Jt_, s_.kept_Z_, s_.kept_rows_}, B_,
+          Z_, G_);
+    else if (half_)  // Z = L^-1 P B stays with the solver (on the device for GPU solvers), G = Z^T Z
       solver.forward_gram(B_.data(), static_cast<int>(nf_), static_cast<int>(nb_), G_.data());
     else
       solver.solve(B_.data(), Z_.data(), static_cast<int>(nb_));
@@ -357,7 +366,10 @@ class InverseStep {
     for (Eigen::Index r = 0; r < lambda_c_.size(); ++r) c(1 + first_contact_ + r) = lambda_c_(r);
     if (nr_ > 0) c.tail(nr_) = -M_ * (G_.bottomLeftCorner(nr_, m_ + 1) * c.head(m_ + 1));
     Eigen::VectorXd dx(nf_);
-    if (half_)
+    if (keep_) {
+      const Eigen::VectorXd z = Z_ * c;
+      s_.solver_.solve_backward(z.data(), dx.data(), 1);  // P^T L^-T (Z c)
+    } else if (half_)
       s_.solver_.backward_combination(c.data(), dx.data());  // P^T L^-T (Z c)
     else
       dx = Z_ * c;
@@ -452,6 +464,7 @@ class InverseStep {
   Eigen::Index nr_ = 0;
   // free_configuration()
   bool half_ = false;
+  bool keep_ = false;  ///< half path with kept constraint columns (Z_ holds Z = L^-1 P B)
   Eigen::Index nb_ = 0;
   Eigen::MatrixXd B_, Z_, G_;
   // constraint_space()

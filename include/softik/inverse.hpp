@@ -149,6 +149,10 @@ struct InverseStepReport {
   std::vector<Real> W;
   bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
   bool refactored = true;               ///< K was assembled and factored (false: an earlier factor reused)
+  /// Constraint rows whose forward solve L^-1 P J^T was kept from an earlier step on the same
+  /// factorisation because their J had not changed (a position effector; chord steps with half
+  /// solves on a host solver; 0 otherwise). The step solved only its other columns.
+  int kept_columns = 0;
   Real continuation = 1;                ///< solve(): the point s of the continuation path of this step
   // Contacts (InverseSolver::set_contact; all 0 without):
   int contacts = 0;           ///< contact points in the step (detected within the alarm distance)
@@ -240,6 +244,11 @@ class InverseSolver {
   bool factor_valid_ = false;  ///< the solver holds a factorisation of an earlier step's K
   int factor_age_ = 0;         ///< steps since it was computed
   Real last_relative_residual_ = kInf;
+  /// While a factorisation is kept (reuse_factorization): the constraint rows' J^T (n_free x k,
+  /// column-major) of the last step and their forward solves L^-1 P J^T on that factor, so that
+  /// a chord step solves again only the rows whose J changed (host/inverse/kept_columns.hpp).
+  std::vector<Real> kept_Jt_, kept_Z_;
+  int kept_rows_ = -1;  ///< k; -1: nothing kept
   // Contacts (set_contact):
   bool has_contact_ = false;
   ContactOptions contact_;

@@ -1,0 +1,41 @@
+// Kept columns of the inverse step's forward solves (kept_columns.hpp).
+#include "host/inverse/kept_columns.hpp"
+
+#include "softik/error.hpp"
+
+namespace softik::inverse_detail {
+
+int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, KeptColumns kept, const Eigen::MatrixXd& B,
+                              Eigen::MatrixXd& Z, Eigen::MatrixXd& G) {
+  const Eigen::Index n = B.rows(), nb = B.cols();
+  SOFTIK_CHECK(k >= 0 && 1 + k <= nb, "InverseSolver: kept columns: " << k << " constraint rows of " << nb << " columns");
+  const auto cols = static_cast<size_t>(n) * static_cast<size_t>(k);
+  const bool have = !refresh && kept.rows == k && kept.Jt.size() == cols && kept.Z.size() == cols;
+  // The columns to solve: r, every constraint row whose J differs from the kept one, the rest.
+  std::vector<Eigen::Index> solve;
+  solve.push_back(0);
+  for (Eigen::Index r = 0; r < k; ++r)
+    if (!have || B.col(1 + r) != Eigen::Map<const Eigen::MatrixXd>(kept.Jt.data(), n, k).col(r)) solve.push_back(1 + r);
+  for (Eigen::Index c = 1 + k; c < nb; ++c) solve.push_back(c);
+  const auto ns = static_cast<Eigen::Index>(solve.size());
+  Z.resize(n, nb);
+  if (ns == nb) {
+    solver.solve_forward(B.data(), Z.data(), static_cast<int>(nb));
+  } else {
+    Eigen::MatrixXd Bs(n, ns), Zs(n, ns);
+    for (Eigen::Index j = 0; j < ns; ++j) Bs.col(j) = B.col(solve[static_cast<size_t>(j)]);
+    solver.solve_forward(Bs.data(), Zs.data(), static_cast<int>(ns));
+    Z.middleCols(1, k) = Eigen::Map<const Eigen::MatrixXd>(kept.Z.data(), n, k);
+    for (Eigen::Index j = 0; j < ns; ++j) Z.col(solve[static_cast<size_t>(j)]) = Zs.col(j);
+  }
+  kept.rows = -1;  // the constraint columns of this step on this factor, for the next step
+  kept.Jt.assign(B.data() + n, B.data() + n + cols);
+  kept.Z.assign(Z.data() + n, Z.data() + n + cols);
+  kept.rows = k;
+  G.setZero(nb, nb);
+  G.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
+  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  return static_cast<int>(nb - ns);
+}
+
+}  // namespace softik::inverse_detail

@@ -1,0 +1,38 @@
+// Kept columns of the inverse step's forward solves (inverse_solver.cpp, free_configuration;
+// docs/method.md section 7).
+//
+// The half path of a step solves Z = L^-1 P B for B = [r, J^T, U] (r = f + f_ext on the free DOFs,
+// J^T the constraint rows, then the contact rows, U the cables' low-rank stiffness) and forms
+// G = Z^T Z. While a factorisation K_0 = P^T L L^T P is kept (chord steps), a constraint row whose
+// J has not changed since its column was last solved on this factor (a position effector: its
+// J is the attached point's fixed interpolation) has the same column of Z: it is kept instead of
+// solved again. Rows whose J moves with the body (a cavity's volume gradient, a cable's
+// direction) are solved every step, as are r, the contacts and U. Kept columns are exactly the
+// columns a solve would give (same factor, same J), so the step is the same chord step.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "softik/linear_solver.hpp"
+
+namespace softik::inverse_detail {
+
+/// The kept J^T and Z columns of the constraint rows (n_free x k each, column-major), and k
+/// (-1: nothing kept).
+struct KeptColumns {
+  std::vector<Real>& Jt;
+  std::vector<Real>& Z;
+  int& rows;
+};
+
+/// Z = L^-1 P B (n_free x nb) and G = Z^T Z for the step's B, whose columns 1..k are the
+/// constraint rows' J^T. With refresh (the step factorised) or when `kept` does not hold k rows,
+/// every column is solved; otherwise the constraint columns equal to their kept J^T take the kept
+/// Z. The constraint columns are kept for the next step either way. Returns the number of
+/// columns taken from `kept`.
+int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, KeptColumns kept, const Eigen::MatrixXd& B,
+                              Eigen::MatrixXd& Z, Eigen::MatrixXd& G);
+
+}  // namespace softik::inverse_detail
