@@ -47,6 +47,25 @@ void BM_Solve(benchmark::State& state) {
   state.counters["nrhs"] = nrhs;
 }
 
+/// The half solves of a real-time inverse step: z = L^-1 P b then x = P^T L^-T z, nrhs columns.
+void BM_HalfSolves(benchmark::State& state) {
+  const Beam& b = beam(static_cast<int>(state.range(0)));
+  const int nrhs = static_cast<int>(state.range(1));
+  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
+  solver->analyze(b.assembler->pattern());
+  solver->factorize(b.K);
+  const size_t n = static_cast<size_t>(b.assembler->num_free_dofs());
+  std::vector<Real> rhs(n * static_cast<size_t>(nrhs), 1.0), z(rhs.size()), x(rhs.size());
+  for (auto _ : state) {
+    solver->solve_forward(rhs.data(), z.data(), nrhs);
+    solver->solve_backward(z.data(), x.data(), nrhs);
+  }
+  state.SetLabel(solver->name());
+  state.counters["free_dofs"] = static_cast<double>(n);
+  state.counters["nnz_L"] = static_cast<double>(solver->info().factor_nnz);
+  state.counters["nrhs"] = nrhs;
+}
+
 void Sizes(benchmark::internal::Benchmark* bm) {
   std::vector<int> kinds{static_cast<int>(softik::LinearSolverKind::EigenLDLT)};
   if (softik::have_cholmod()) kinds.push_back(static_cast<int>(softik::LinearSolverKind::Cholmod));
@@ -64,6 +83,12 @@ void SolveSizes(benchmark::internal::Benchmark* bm) {
 
 BENCHMARK(BM_Factorize)->Apply(Sizes)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Solve)->Apply(SolveSizes)->Unit(benchmark::kMillisecond)->UseRealTime();
+void HalfSolveSizes(benchmark::internal::Benchmark* bm) {
+  if (!softik::have_cholmod()) return;
+  for (int n : {8, 16})
+    for (int nrhs : {1, 2, 4}) bm->Args({n, nrhs});
+}
+BENCHMARK(BM_HalfSolves)->Apply(HalfSolveSizes)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
