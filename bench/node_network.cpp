@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "softik/exec/thread_pool.hpp"
 #include "softik/explicit_dynamics.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/network_statics.hpp"
@@ -129,8 +130,10 @@ void BM_StreamTriad(benchmark::State& state) {
   std::vector<Real> a(n, 0.0), b(n, 1.0), c(n, 2.0);
   const int threads = static_cast<int>(state.range(0));
   for (auto _ : state) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long i = 0; i < static_cast<long>(n); ++i) a[static_cast<size_t>(i)] = b[static_cast<size_t>(i)] + 0.5 * c[static_cast<size_t>(i)];
+    softik::exec::parallel(threads, [&](int t, int p) {  // softik's threads, as the gathers use
+      for (size_t i = n * static_cast<size_t>(t) / static_cast<size_t>(p); i < n * static_cast<size_t>(t + 1) / static_cast<size_t>(p); ++i)
+        a[i] = b[i] + 0.5 * c[i];
+    });
     benchmark::DoNotOptimize(a.data());
   }
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);

@@ -50,10 +50,9 @@ apt_install() {
 }
 
 apt_install "${packages[@]}"
-# scripts/test.sh --sanitize and scripts/fuzz.sh build with clang (libFuzzer comes with it; its
-# OpenMP is libomp).
+# scripts/test.sh --sanitize and scripts/fuzz.sh build with clang (libFuzzer comes with it).
 if [ "${1:-}" = "--sanitize" ]; then
-  apt_install clang libomp-dev
+  apt_install clang
 fi
 if [ "${1:-}" = "--calculix" ]; then
   apt_install calculix-ccx

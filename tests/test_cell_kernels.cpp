@@ -1,7 +1,7 @@
 // The execution layer (include/softik/exec/) and the one cell kernel (host/assembly/
 // cell_kernel.hpp). Every policy must visit every iteration once, and the cell kernel must give
-// the same numbers under every policy and scatter: the Assembler's pass (exec::OmpColours,
-// plain scatter) equals the same kernel run with exec::Serial and with exec::OmpCells + atomic
+// the same numbers under every policy and scatter: the Assembler's pass (exec::HostColours,
+// plain scatter) equals the same kernel run with exec::Serial and with exec::HostCells + atomic
 // scatter (the scatter the CUDA backend uses) to round-off, and a design batch in one pass
 // equals its designs one at a time. The GPU comparison of every element x law x formulation is
 // tests/cuda/test_cuda_device_assembler.cpp.
@@ -39,7 +39,7 @@ TEST(Forall, EveryPolicyVisitsEveryIterationOnce) {
   forall(exec::Serial{}, n, [&](int i) { ++count[static_cast<size_t>(i)]; });
   EXPECT_EQ(std::count(count.begin(), count.end(), 1), n);
   std::fill(count.begin(), count.end(), 0);
-  forall(exec::OmpCells{2}, n, [&](int i) { ++count[static_cast<size_t>(i)]; });
+  forall(exec::HostCells{2}, n, [&](int i) { ++count[static_cast<size_t>(i)]; });
   EXPECT_EQ(std::count(count.begin(), count.end(), 1), n);
   // Colours: blocks of 7 iterations, in three colours listed out of order; the last block is short.
   const int block = 7, blocks = (n + block - 1) / block;
@@ -48,7 +48,7 @@ TEST(Forall, EveryPolicyVisitsEveryIterationOnce) {
     for (int b = blocks - 1 - k; b >= 0; b -= 3) color_blocks.push_back(b);
     color_ptr.push_back(static_cast<int>(color_blocks.size()));
   }
-  exec::OmpColours colours{color_ptr.data(), color_blocks.data(), 3, block, 2};
+  exec::HostColours colours{color_ptr.data(), color_blocks.data(), 3, block, 2};
   std::fill(count.begin(), count.end(), 0);
   forall(colours, n, [&](int i) { ++count[static_cast<size_t>(i)]; });
   EXPECT_EQ(std::count(count.begin(), count.end(), 1), n);
@@ -57,7 +57,7 @@ TEST(Forall, EveryPolicyVisitsEveryIterationOnce) {
 TEST(Forall, AtomicsOnTheHostAreExact) {
   Real sum = 0;
   int smallest = assembly::kNoIndex;
-  forall(exec::OmpCells{2}, 100000, [&](int i) {
+  forall(exec::HostCells{2}, 100000, [&](int i) {
     exec::atomic_add(&sum, 1.0);
     if (i % 1000 == 999) exec::atomic_min(&smallest, i);
   });
@@ -125,7 +125,7 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
 
   HostCells<E, M> cells(assembler, {law});
   const Outputs serial = run_pass<E, M, Form, assembly::Scatter::Coloured>(exec::Serial{}, cells.pass, assembler, x);
-  const Outputs atomic = run_pass<E, M, Form, assembly::Scatter::Atomic>(exec::OmpCells{2}, cells.pass, assembler, x);
+  const Outputs atomic = run_pass<E, M, Form, assembly::Scatter::Atomic>(exec::HostCells{2}, cells.pass, assembler, x);
   for (const Outputs* o : {&serial, &atomic}) {
     EXPECT_EQ(o->status.first_invalid_cell, assembly::kNoIndex);
     EXPECT_EQ(o->status.first_nonfinite_dof, assembly::kNoIndex);
@@ -158,7 +158,7 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
   pass.K = {K_all.data(), K_all.size()};
   pass.cell_energy = {e_all.data(), e_all.size()};
   pass.status = {status, 2};
-  assembly::assemble_cells<E, M, Form, assembly::Scatter::Atomic>(exec::OmpCells{2}, pass);
+  assembly::assemble_cells<E, M, Form, assembly::Scatter::Atomic>(exec::HostCells{2}, pass);
   const Assembler second(mesh, {Material(stiffer)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), options);
   std::vector<Real> force2, K2;
   second.assemble(x2, nullptr, &force2, &K2);
@@ -237,7 +237,7 @@ TEST(CellKernel, NonFiniteGatherIsRecordedNotThrown) {
   x[7] = std::nan("");
   x[40] = INFINITY;
   const Outputs out = run_pass<fem::Tet4, fem::NeoHookean, assembly::TotalLagrangian, assembly::Scatter::Atomic>(
-      exec::OmpCells{2}, cells.pass, assembler, x);
+      exec::HostCells{2}, cells.pass, assembler, x);
   EXPECT_EQ(out.status.first_nonfinite_dof, 7);
 }
 

@@ -5,7 +5,7 @@
 //   force         f = -dE/dx scattered by node (num_dofs per design),
 //   K             d^2E/dx^2 scattered node block by node block through the slot map
 //                 (slot_map.hpp; nnz per design),
-// each skipped when its view is empty. Scatter::Coloured adds plainly (the OpenMP-over-colours
+// each skipped when its view is empty. Scatter::Coloured adds plainly (the HostColours
 // policy guarantees that no two concurrent cells share a node); Scatter::Atomic adds with
 // exec::atomic_add (the CUDA policy, where neighbouring cells run at once).
 //

@@ -1,7 +1,7 @@
 // The CPU backend of the cell kernels: one instantiation per element trait and law behind a
 // type-erased boundary. The loop body is cell_kernel.hpp's (the same the CUDA backend runs);
-// this backend only chooses the policies: exec::OmpColours for passes that scatter (bitwise
-// reproducible for any thread count) and exec::OmpCells for per-cell outputs.
+// this backend only chooses the policies: exec::HostColours for passes that scatter (bitwise
+// reproducible for any thread count) and exec::HostCells for per-cell outputs.
 #pragma once
 
 #include <memory>
@@ -16,7 +16,7 @@ namespace softik {
 /// The cells and their colouring as the CPU policies need them.
 struct CellLoop {
   const Mesh* mesh = nullptr;
-  exec::OmpColours colours;    ///< its num_threads also serves the per-cell loops
+  exec::HostColours colours;    ///< its num_threads also serves the per-cell loops
   const int* block_slots = nullptr;  ///< per cell, npc^2 node-block bases (records layout; slot_map.hpp)
   const int* node_rows = nullptr;    ///< per node, its row word (slot_map.hpp)
 };

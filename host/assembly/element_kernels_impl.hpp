@@ -47,7 +47,7 @@ class ElementKernelsImpl final : public ElementKernels {
     assembly::CellStatus status;
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
     if constexpr (fem::BulkSplit<M>::available) {
-      forall(exec::OmpCells{loop.colours.num_threads}, pass.num_cells, [&](int c) {
+      forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells, [&](int c) {
         const assembly::GatheredCell<E, M, assembly::TotalLagrangian, exec::Space::Host> cell(pass, 0, c, x, &status);
         out[c] = fem::cell_volume<E, M>(cell.rest, cell.xe);
       });
@@ -98,7 +98,7 @@ class ElementKernelsImpl final : public ElementKernels {
     const exec::HostView<Real> out_view{out, static_cast<size_t>(pass.num_cells)};
     assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
       using Form = typename decltype(tag)::type;
-      forall(exec::OmpCells{loop.colours.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
+      forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
     });
   }
 

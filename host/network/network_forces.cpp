@@ -114,7 +114,7 @@ void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
   std::vector<Real> cell_pressure(static_cast<size_t>(network_.num_volume_cells()));
   tables.num_cells = network_.num_volume_cells();
   tables.cell_pressure = exec::HostView<Real>{cell_pressure.data(), cell_pressure.size()};
-  network::gather_network_forces(exec::OmpCells{num_threads_}, network_.num_nodes(), tables, exec::HostView<const Real>{x, n3},
+  network::gather_network_forces(exec::HostCells{num_threads_}, network_.num_nodes(), tables, exec::HostView<const Real>{x, n3},
                                  exec::HostView<const Real>{v, v ? n3 : 0}, exec::HostView<Real>{f, n3});
 }
 

@@ -1,5 +1,5 @@
 // One call that runs a network's node-centric force gather (link_gather.hpp with its volume
-// cells, volume_gather.hpp) under any execution policy: the host's exec::OmpCells
+// cells, volume_gather.hpp) under any execution policy: the host's exec::HostCells
 // (host/network/network_forces.cpp) and exec::Cuda (cuda/network/device_network.cu) pick the same
 // instantiation of the same loop body from the same tables. The policy's forall is found by
 // argument-dependent lookup, so the CUDA translation unit includes cuda/exec/forall_cuda.cuh.

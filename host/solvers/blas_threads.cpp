@@ -1,6 +1,8 @@
 // OpenBLAS's thread count through dlsym (blas_threads.hpp).
 #include "host/solvers/blas_threads.hpp"
 
+#include "softik/exec/thread_pool.hpp"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -38,7 +40,10 @@ void set_blas_threads(int threads) {
   if (openblas().get() != threads) openblas().set(threads);
 }
 
-ScopedBlasThreads::ScopedBlasThreads(int threads) : previous_(blas_threads()) { set_blas_threads(threads); }
+ScopedBlasThreads::ScopedBlasThreads(int threads) : previous_(blas_threads()) {
+  set_blas_threads(threads);
+  if (blas_threads() > 1) exec::rest_workers();  // the scope's BLAS calls get the cores
+}
 ScopedBlasThreads::~ScopedBlasThreads() {
   if (previous_ > 0) set_blas_threads(previous_);
 }

@@ -11,7 +11,7 @@
 namespace softik {
 
 enum class Backend {
-  Cpu,   ///< host assembly (OpenMP over coloured cell blocks)
+  Cpu,   ///< host assembly (softik's host threads over coloured cell blocks)
   Cuda,  ///< GPU assembly (the CUDA backend, cuda/); needs a CUDA build and a device
 };
 

@@ -2,8 +2,9 @@
 // forall(policy, n, body) runs body(i) for i in [0, n), where body is one SOFTIK_HD callable
 // (a lambda or a functor) written once for every backend. The policy decides how:
 //   Serial      a plain loop on the calling thread.
-//   OmpCells    an OpenMP parallel loop, for iterations that write only their own outputs.
-//   OmpColours  iterations are cells grouped in coloured blocks (no two blocks of one colour
+//   HostCells   a parallel loop on softik's host threads (exec/thread_pool.hpp), in one
+//               contiguous range per thread, for iterations that write only their own outputs.
+//   HostColours iterations are cells grouped in coloured blocks (no two blocks of one colour
 //               share a node): colours in sequence, the blocks of a colour in parallel, the
 //               cells of a block in order, so scattering needs no atomics and every sum is
 //               formed in the same order for any number of threads (bitwise reproducible).
@@ -12,21 +13,15 @@
 // Space (exec/view.hpp), so residency is stated, never guessed.
 //
 // atomic_add / atomic_min are the scatters for policies where iterations may collide
-// (OmpCells, Cuda): hardware atomics on the device, OpenMP atomics on the host.
+// (HostCells, Cuda): hardware atomics on the device, compare-and-swap loops on the host.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 
 #include "softik/config.hpp"
+#include "softik/exec/thread_pool.hpp"
 #include "softik/exec/view.hpp"
-
-// OpenMP pragmas only where the translation unit is compiled with OpenMP (a CUDA translation
-// unit's host pass is not): elsewhere the host policies run serially, which is always correct.
-#if defined(_OPENMP)
-#define SOFTIK_OMP(...) _Pragma(#__VA_ARGS__)
-#else
-#define SOFTIK_OMP(...)
-#endif
 
 namespace softik::exec {
 
@@ -34,12 +29,12 @@ struct Serial {
   static constexpr Space space = Space::Host;
 };
 
-struct OmpCells {
+struct HostCells {
   static constexpr Space space = Space::Host;
   int num_threads = 1;
 };
 
-struct OmpColours {
+struct HostColours {
   static constexpr Space space = Space::Host;
   const int* color_ptr = nullptr;     ///< blocks of colour k: color_blocks[color_ptr[k] .. color_ptr[k+1])
   const int* color_blocks = nullptr;  ///< block b holds cells [b * block_size, (b + 1) * block_size)
@@ -53,23 +48,34 @@ void forall(const Serial&, int n, const Body& body) {
   for (int i = 0; i < n; ++i) body(i);
 }
 
+// The body appears once in each host loop below (small loops take the same path with one
+// part): a second copy of an inlined cell kernel made the compiler stop inlining the helpers
+// inside it (15% slower corotational assembly, measured).
 template <class Body>
-void forall(const OmpCells& policy, int n, const Body& body) {
-  SOFTIK_OMP(omp parallel for num_threads(policy.num_threads) schedule(static) if (policy.num_threads > 1 && n > 1024))
-  for (int i = 0; i < n; ++i) body(i);
+void forall(const HostCells& policy, int n, const Body& body) {
+  const int threads = policy.num_threads > 1 && n > 1024 ? policy.num_threads : 1;
+  parallel(threads, [&](int t, int p) {
+    const int begin = static_cast<int>(static_cast<long long>(n) * t / p);
+    const int end = static_cast<int>(static_cast<long long>(n) * (t + 1) / p);
+    for (int i = begin; i < end; ++i) body(i);
+  });
 }
 
-/// n is the number of cells the colouring covers.
+/// n is the number of cells the colouring covers. The blocks of a colour are handed out one at
+/// a time (a shared counter), like a dynamic schedule.
 template <class Body>
-void forall(const OmpColours& policy, int n, const Body& body) {
+void forall(const HostColours& policy, int n, const Body& body) {
   for (int k = 0; k < policy.num_colors; ++k) {
-    const int begin = policy.color_ptr[k], end = policy.color_ptr[k + 1];
-    SOFTIK_OMP(omp parallel for num_threads(policy.num_threads) schedule(dynamic, 1) if (end - begin > 1))
-    for (int idx = begin; idx < end; ++idx) {
-      const int first = policy.color_blocks[idx] * policy.block_size;
-      const int last = std::min(n, first + policy.block_size);
-      for (int i = first; i < last; ++i) body(i);
-    }
+    const int end = policy.color_ptr[k + 1];
+    std::atomic<int> next{policy.color_ptr[k]};
+    const int threads = std::max(1, std::min(policy.num_threads, end - policy.color_ptr[k]));
+    parallel(threads, [&](int, int) {
+      for (int idx = next.fetch_add(1, std::memory_order_relaxed); idx < end; idx = next.fetch_add(1, std::memory_order_relaxed)) {
+        const int first = policy.color_blocks[idx] * policy.block_size;
+        const int last = std::min(n, first + policy.block_size);
+        for (int i = first; i < last; ++i) body(i);
+      }
+    });
   }
 }
 
@@ -78,8 +84,11 @@ SOFTIK_HD_INLINE void atomic_add(Real* target, Real value) {
 #if defined(__CUDA_ARCH__)
   atomicAdd(target, value);
 #else
-  SOFTIK_OMP(omp atomic)
-  *target += value;
+  Real seen, want;
+  __atomic_load(target, &seen, __ATOMIC_RELAXED);
+  do {
+    want = seen + value;
+  } while (!__atomic_compare_exchange(target, &seen, &want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 #endif
 }
 
@@ -88,8 +97,9 @@ SOFTIK_HD_INLINE void atomic_min(int* target, int value) {
 #if defined(__CUDA_ARCH__)
   atomicMin(target, value);
 #else
-  SOFTIK_OMP(omp critical(softik_exec_atomic_min))
-  *target = std::min(*target, value);
+  int seen = __atomic_load_n(target, __ATOMIC_RELAXED);
+  while (value < seen && !__atomic_compare_exchange_n(target, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
 #endif
 }
 
