@@ -33,20 +33,26 @@ const softik::bench::Box& problem(softik::CellType type, int target) {
   return *slot;
 }
 
-void BM_Assembly(benchmark::State& state) {
-  const auto type = static_cast<softik::CellType>(state.range(0));
-  const auto law = static_cast<Law>(state.range(1));
-  const int target = static_cast<int>(state.range(2));
-  const int threads = static_cast<int>(state.range(3));
-  const softik::bench::Box& p = problem(type, target);
+/// The box's assembler for a law and a thread count (clamped at x = 0).
+std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, Law law, int threads) {
   softik::AssemblyOptions options;
   options.num_threads = threads;
   options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
   const softik::Material material = law == Corotational
                                         ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
                                         : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
-  const softik::Assembler assembler(p.mesh, {material}, softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")),
-                                    options);
+  return std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
+                                             softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
+}
+
+void BM_Assembly(benchmark::State& state) {
+  const auto type = static_cast<softik::CellType>(state.range(0));
+  const auto law = static_cast<Law>(state.range(1));
+  const int target = static_cast<int>(state.range(2));
+  const int threads = static_cast<int>(state.range(3));
+  const softik::bench::Box& p = problem(type, target);
+  const auto owned = box_assembler(p, law, threads);
+  const softik::Assembler& assembler = *owned;
   std::vector<Real> force, K;
   assembler.assemble(p.x, nullptr, &force, &K);
   for (auto _ : state) {
@@ -72,14 +78,8 @@ void BM_ForceAssembly(benchmark::State& state) {
   const int target = static_cast<int>(state.range(1));
   const int threads = static_cast<int>(state.range(2));
   const softik::bench::Box& p = problem(softik::CellType::Tet4, target);
-  softik::AssemblyOptions options;
-  options.num_threads = threads;
-  options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
-  const softik::Material material = law == Corotational
-                                        ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
-                                        : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
-  const softik::Assembler assembler(p.mesh, {material}, softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")),
-                                    options);
+  const auto owned = box_assembler(p, law, threads);
+  const softik::Assembler& assembler = *owned;
   std::vector<Real> force;
   assembler.assemble(p.x, nullptr, &force, nullptr);
   for (auto _ : state) {
