@@ -3,7 +3,7 @@
 # CHOLMOD OFF, sm_90 (H100/H200), Release; then stages what a device run carries:
 #   build-gpu/bin/   the built programs, stripped (RUNPATH $ORIGIN/../lib)
 #   build-gpu/lib/   the shared libraries they need that the GPU machine lacks (it has CUDA 13
-#                    and nothing else: yaml-cpp, Google Benchmark, libgomp, ...; GoogleTest is
+#                    and nothing else: yaml-cpp, Google Benchmark, zlib, ...; GoogleTest is
 #                    linked statically, Debian ships only libgtest.a)
 #   build-gpu/pack.tar.gz  bin/ and lib/ gzip'd into one file (~38 MiB for every default target;
 #                    bin/ alone is ~100 MiB, over what a device call carries)
