@@ -28,10 +28,21 @@ int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, K
     Z.middleCols(1, k) = Eigen::Map<const Eigen::MatrixXd>(kept.Z.data(), n, k);
     for (Eigen::Index j = 0; j < ns; ++j) Z.col(solve[static_cast<size_t>(j)]) = Zs.col(j);
   }
-  kept.rows = -1;  // the constraint columns of this step on this factor, for the next step
-  kept.Jt.assign(B.data() + n, B.data() + n + cols);
-  kept.Z.assign(Z.data() + n, Z.data() + n + cols);
-  kept.rows = k;
+  // The constraint columns of this step on this factor, for the next step: all of them after a
+  // refresh, else only those solved again (the kept ones are already there).
+  if (!have) {
+    kept.rows = -1;
+    kept.Jt.assign(B.data() + n, B.data() + n + cols);
+    kept.Z.assign(Z.data() + n, Z.data() + n + cols);
+    kept.rows = k;
+  } else {
+    Eigen::Map<Eigen::MatrixXd> Jt0(kept.Jt.data(), n, k), Z0(kept.Z.data(), n, k);
+    for (Eigen::Index c : solve)
+      if (c >= 1 && c <= k) {
+        Jt0.col(c - 1) = B.col(c);
+        Z0.col(c - 1) = Z.col(c);
+      }
+  }
   G.setZero(nb, nb);
   G.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
   G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
