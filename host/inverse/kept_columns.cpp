@@ -1,6 +1,7 @@
 // Kept columns of the inverse step's forward solves (kept_columns.hpp).
 #include "host/inverse/kept_columns.hpp"
 
+#include "host/solvers/gram.hpp"
 #include "softik/error.hpp"
 
 namespace softik::inverse_detail {
@@ -43,9 +44,8 @@ int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, K
         Z0.col(c - 1) = Z.col(c);
       }
   }
-  G.setZero(nb, nb);
-  G.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  G.resize(nb, nb);
+  detail::gram(Z.data(), n, nb, G.data());
   return static_cast<int>(nb - ns);
 }
 

@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 
+#include "host/solvers/gram.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "softik/error.hpp"
 
@@ -131,11 +132,7 @@ void LinearSolver::forward_gram(const Real* B, int n, int nb, Real* G) {
   gram_nb_ = 0;
   if (nb > 0) solve_forward(B, gram_Z_.data(), nb);
   gram_nb_ = nb;
-  const Eigen::Map<const Eigen::MatrixXd> Z(gram_Z_.data(), n, nb);
-  Eigen::Map<Eigen::MatrixXd> Gm(G, nb, nb);
-  Gm.setZero();
-  Gm.selfadjointView<Eigen::Lower>().rankUpdate(Z.transpose());
-  Gm.triangularView<Eigen::StrictlyUpper>() = Gm.transpose();
+  detail::gram(gram_Z_.data(), n, nb, G);
 }
 
 void LinearSolver::backward_combination(const Real* c, Real* x) {
