@@ -18,7 +18,7 @@
 #   lockstep   softik_cuda_tests CudaLockstep*, then bench_batch_designs BM_BatchLockstep (the
 #              5k-tet finger: cuda with 16/64/256 designs, lockstep off and on; cpu one by one
 #              with 64/256 designs beside it)
-#   scene      examples/finger_flick, finger_inverse and finger_tet10 with --backend cpu and cuda
+#   scene      examples/finger_flick, finger_inverse, finger_tet10 and finger_nodal_mean with --backend cpu and cuda
 #              (their CSVs come back for comparison: CPU = GPU to round-off)
 # cuDSS: if /tmp/softik-cudss holds the parts of libcudss.so.1 (see scripts/gpu_build.sh), they
 # are joined into build-gpu/lib and checked against the recorded sha256 first.
@@ -84,7 +84,7 @@ for s in "${steps[@]}"; do
         --benchmark_filter='BatchLockstep/backend:1/|BatchLockstep/backend:0/designs:(64|256)/lockstep:0' \
         --benchmark_counters_tabular=true ;;
     scene)
-      for ex in finger_flick finger_inverse finger_tet10; do
+      for ex in finger_flick finger_inverse finger_tet10 finger_nodal_mean; do
         for b in cpu cuda; do
           step "scene_${ex}_$b" 60 "$bin/softik" run "$root/examples/$ex/$ex.yaml" --out "$out/${ex}_$b" --backend "$b"
         done

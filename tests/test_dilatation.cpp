@@ -14,7 +14,6 @@
 
 #include "assembly_cases.hpp"
 #include "scene_test_support.hpp"
-#include "softik/backend.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
@@ -232,9 +231,6 @@ TEST(Dilatation, BadCombinationsAreRefusedWithTheFix) {
   o.dilatation = fem::Dilatation::NodalMean;
   m = error_of([&] { Assembler(testing::small_box(CellType::Hex8), {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o); });
   EXPECT_NE(m.find("not of Hex8 cells: use CellMean"), std::string::npos) << m;
-  o.backend = Backend::Cuda;
-  m = error_of([&] { Assembler(mesh, {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o); });
-  EXPECT_NE(m.find("runs on the CPU backend only"), std::string::npos) << m;
 }
 
 // A state where the cells around the nodes are inverted on average: the log J bulk term is
@@ -338,9 +334,6 @@ TEST(Dilatation, SceneKeyReachesTheAssemblerAndBadValuesNameTheLine) {
        "nodal_mean\n",
        "nodal_mean", "uses 'saint_venant_kirchhoff', whose lambda term is not a function of the volume"},
   };
-  if (cuda_backend_built())  // else the backend itself is refused first
-    bad.push_back({kScene + "dilatation: nodal_mean\nsolver: {backend: cuda}\n", "nodal_mean",
-                   "dilatation: nodal_mean runs on the cpu backend only"});
   for (const Bad& b : bad) {
     const std::string m = error_of([&] { parse_scene_string(b.text, "scene.yaml"); });
     EXPECT_EQ(m.rfind("scene.yaml:" + position_of(b.text, b.token) + ":", 0), 0u) << m;

@@ -39,11 +39,37 @@ std::size_t cells_local_bytes(std::size_t law, Formulation formulation, fem::Cor
 }
 
 template <class E>
+void launch_cell_volumes(const DevicePass& pass, std::size_t law, Real* out) {
+  if constexpr (assembly::nodal_mean_element<E>()) {
+    assembly::dispatch_law(law, [&](auto law_tag) {
+      using M = typename decltype(law_tag)::type;
+      if constexpr (fem::BulkSplit<M>::available)
+        forall(exec::Cuda{cell_block_size<E>()}, pass.num_cells,
+               assembly::CellVolume<E, M, exec::Space::Device>{pass, {out, static_cast<std::size_t>(pass.num_cells)}});
+    });
+  }
+}
+
+template <class E>
+void launch_nodal_bulk(const DevicePass& pass, std::size_t law, const assembly::NodalBulkFields<exec::Space::Device>& fields) {
+  if constexpr (assembly::nodal_mean_element<E>()) {
+    assembly::dispatch_law(law, [&](auto law_tag) {
+      using M = typename decltype(law_tag)::type;
+      if constexpr (fem::BulkSplit<M>::available)
+        forall(exec::Cuda{cell_block_size<E>()}, pass.num_cells,
+               assembly::CellNodalBulk<E, M, assembly::Scatter::Atomic, exec::Space::Device>{pass, fields});
+    });
+  }
+}
+
+template <class E>
 DeviceElement device_element() {
   DeviceElement element;
   element.rest_words = assembly::rest_words<E>();
   element.pack_rest = &assembly::pack_rest<E>;
   element.launch = &launch_cells<E>;
+  element.launch_cell_volumes = &launch_cell_volumes<E>;
+  element.launch_nodal_bulk = &launch_nodal_bulk<E>;
   element.local_bytes_per_thread = &cells_local_bytes<E>;
   return element;
 }

@@ -15,6 +15,7 @@
 
 #include "cuda/assembly/device_assembler.hpp"
 #include "cuda/assembly/device_cells.hpp"
+#include "cuda/assembly/device_nodal_dilatation.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "host/assembly/cell_status.hpp"
@@ -68,6 +69,7 @@ struct DeviceAssembler::Impl {
   DeviceArray<unsigned char> materials;
   DeviceArray<CellStatus> status;
   Real energy = 0;
+  std::unique_ptr<DeviceNodalDilatation> nodal;  ///< Dilatation::NodalMean only
   // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
   int num_designs = 0, design_material_count = 0;
   DeviceArray<unsigned char> design_materials;
@@ -82,6 +84,7 @@ struct DeviceAssembler::Impl {
 
   /// The mesh part of a pass and its state x (device views; outputs set by the caller).
   DevicePass pass_for(const Real* d_x) const;
+
   /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
   std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
   /// The name check_cell_status gives an inverted cell's formulation.
@@ -143,9 +146,6 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   const Mesh& mesh = host.mesh();
   Impl& p = *impl_;
   p.element = device_element(mesh.cell_type);
-  SOFTIK_CHECK(host.options().dilatation != fem::Dilatation::NodalMean,
-               "the GPU assembly runs the pointwise and cell-mean dilatations, not NodalMean (its nodal passes run on "
-               "the CPU backend): assemble on the CPU, or use CellMean on Hex8/Tet10 cells");
   std::string reason;
   SOFTIK_CHECK(device_available(&reason), "DeviceAssembler needs a usable CUDA device: " << reason);
   // Buffers, plus the local memory the driver reserves for the kernel's stack frames.
@@ -215,6 +215,14 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   SOFTIK_CUDA_CHECK(cudaMemset(p.x.get(), 0, p.x.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.force.get(), 0, p.force.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.K.get(), 0, p.K.bytes()));
+  if (host.options().dilatation == fem::Dilatation::NodalMean) {  // the rest volumes from a pass at the rest positions
+    const std::vector<Real> X = mesh.rest_positions();
+    SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), X.data(), X.size() * sizeof(Real), cudaMemcpyHostToDevice));
+    SOFTIK_CUDA_CHECK(cudaMemset(p.status.get(), 0x7f, sizeof(CellStatus)));
+    DevicePass rest_pass = p.pass_for(p.x.get());
+    rest_pass.status = {p.status.get(), 1};
+    p.nodal = std::make_unique<DeviceNodalDilatation>(host, p.element, p.law, rest_pass);
+  }
 }
 
 DeviceAssembler::~DeviceAssembler() = default;
@@ -250,12 +258,16 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
 
   DevicePass pass = p.pass_for(d_x);
+  pass.status = {status, 1};
+  if (p.nodal) {  // the nodal passes before the cell pass (fem/dilatation.hpp, NodalMean)
+    p.nodal->prepare(p.element, p.law, pass, p.formulation_name(), request.stiffness);
+    p.nodal->cell_pass_fields(pass, request.stiffness);
+  }
   if (request.energy) pass.cell_energy = {p.cell_energy.get(), p.cell_energy.size()};
   if (request.force) pass.force = {p.force.get(), p.force.size()};
   if (request.stiffness) pass.K = {p.K.get(), p.K.size()};
-  pass.status = {status, 1};
   p.element.launch(pass, p.law, p.options.formulation);
-
+  if (p.nodal && request.stiffness) p.nodal->add_second_ring(p.options.project_spd, p.K.get(), p.K.size());
   CellStatus result;
   SOFTIK_CUDA_CHECK(cudaMemcpy(&result, status, sizeof(CellStatus), cudaMemcpyDeviceToHost));  // waits
   assembly::check_cell_status(result, p.dim, [&](int dof) {
@@ -263,13 +275,19 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
     SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
     return value;
   }, p.formulation_name());
-  if (request.energy) p.energy = p.reduce_energies(p.cell_energy.get(), 1).front();
+  if (request.energy) {
+    p.energy = p.reduce_energies(p.cell_energy.get(), 1).front();
+    if (p.nodal) p.energy += p.reduce_energies(p.nodal->device_bulk_energy(), 1).front();  // sum_c sum_{a in c} V_c/n U(theta_a)
+  }
 }
 
 void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials,
                                   const std::vector<const Mesh*>& meshes) {
   Impl& p = *impl_;
   SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
+  SOFTIK_CHECK(!p.nodal, "set_designs: designs assembled in one launch run the pointwise and cell-mean dilatations, "
+                         "not NodalMean (the average nodal pressure): evaluate NodalMean designs one by one (batch "
+                         "lockstep: off)");
   SOFTIK_CHECK(meshes.empty() || meshes.size() == materials.size(),
                "set_designs: " << meshes.size() << " meshes for " << materials.size() << " designs (give none, or one each)");
   const std::size_t rest_words = static_cast<std::size_t>(p.element.rest_words) * static_cast<std::size_t>(p.num_cells);

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "host/assembly/cell_kernel.hpp"
+#include "host/assembly/nodal_kernel.hpp"
 #include "softik/assembly.hpp"
 #include "softik/mesh.hpp"
 
@@ -21,6 +22,13 @@ struct DeviceElement {
   void (*pack_rest)(const Mesh& mesh, int c, Real* words, std::size_t stride) = nullptr;
   /// Launches the pass on the calling thread's default stream (asynchronous).
   void (*launch)(const DevicePass& pass, std::size_t law, Formulation formulation) = nullptr;
+  /// Dilatation::NodalMean's per-cell passes (host/assembly/nodal_kernel.hpp; linear simplices
+  /// and laws with a bulk term only, else nothing is launched), asynchronous as launch():
+  /// each cell's volume at pass.x into out (num_cells), and the nodal pressures, stiffnesses and
+  /// cell bulk energies (pass.materials, pass.rest, pass.nodes read).
+  void (*launch_cell_volumes)(const DevicePass& pass, std::size_t law, Real* out) = nullptr;
+  void (*launch_nodal_bulk)(const DevicePass& pass, std::size_t law,
+                            const assembly::NodalBulkFields<exec::Space::Device>& fields) = nullptr;
   /// Local memory (stack frame) per thread of that kernel, in bytes: the driver reserves it for
   /// every thread the device can hold at once.
   std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,

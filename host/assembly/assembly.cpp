@@ -54,11 +54,11 @@ bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
 }
 
 /// Free-DOF CSR pattern from node adjacency, and the node-pair slot map (slot_map.hpp): each
-/// node's row word and each cell's block bases. `rings`
-/// receives each node's ring (the sorted nodes of the cells around it, itself included). With
-/// `second_ring` (Dilatation::NodalMean) a node is coupled with every node of its neighbours' rings.
+/// node's row word and each cell's block bases. A node is coupled with its ring (the nodes of
+/// the cells around it); with `second_ring` (Dilatation::NodalMean) with every node of its
+/// neighbours' rings.
 void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool second_ring, CsrPattern& pattern,
-                   std::vector<int>& block_slots, std::vector<int>& node_rows, std::vector<std::vector<int>>& rings) {
+                   std::vector<int>& block_slots, std::vector<int>& node_rows) {
   const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim;
   const int num_nodes = mesh.num_nodes();
   const auto sort_unique = [](std::vector<int>& list) {
@@ -66,7 +66,7 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
     list.erase(std::unique(list.begin(), list.end()), list.end());
   };
   // node -> neighbouring nodes (including itself), sorted and unique.
-  rings.assign(static_cast<size_t>(num_nodes), {});
+  std::vector<std::vector<int>> rings(static_cast<size_t>(num_nodes));
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* nodes = mesh.cell(c);
     for (int a = 0; a < npc; ++a)
@@ -179,11 +179,14 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   }
   check_dilatation(materials.front());
   const bool nodal = options_.dilatation == fem::Dilatation::NodalMean;
-  std::vector<std::vector<int>> rings;
-  build_pattern(mesh_, free_index_, nodal, pattern_, block_slots_, node_rows_, rings);
+  build_pattern(mesh_, free_index_, nodal, pattern_, block_slots_, node_rows_);
   kernels_ = make_element_kernels(mesh_, materials, options_);
   materials_ = std::move(materials);
-  if (nodal) nodal_ = std::make_unique<NodalDilatation>(mesh_, *kernels_, cell_loop(), rings, free_index_, pattern_);
+  if (nodal) {
+    std::vector<Real> rest_volumes(static_cast<size_t>(mesh_.num_cells()));
+    kernels_->cell_volumes(cell_loop(), mesh_.rest_positions().data(), rest_volumes.data());
+    nodal_ = std::make_unique<NodalDilatation>(mesh_, rest_volumes, free_index_, pattern_);
+  }
   if (const DeviceAssemblyFactory* factory = ScopedDeviceAssemblyFactory::current()) {
     device_ = (*factory)(*this);  // a batch's design, assembled with the others of its mesh
     device_mutex_ = std::make_unique<std::mutex>();
@@ -234,9 +237,6 @@ void Assembler::check_dilatation(const Material& law) const {
   SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || one_point,
                "dilatation NodalMean is the average nodal pressure element of linear simplices (Tet4, Tri3, Edge2), "
                "not of " << cell_type_name(type) << " cells: use CellMean (mean dilatation) for them");
-  SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || options_.backend == Backend::Cpu,
-               "dilatation NodalMean (average nodal pressure) runs on the CPU backend only: set backend: cpu, or use "
-               "dilatation CellMean on Hex8/Tet10 cells, which runs on the GPU");
 }
 
 CellLoop Assembler::cell_loop() const {
@@ -299,7 +299,7 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   kernels_->assemble(loop, x.data(), energy ? cell_energy.data() : nullptr, force ? force->data() : nullptr,
                      K_values ? K_values->data() : nullptr, status, fields);
   check_status(status, x.data());
-  if (nodal_ && K_values) nodal_->add_second_ring(mesh_, nodal, options_.project_spd, K_values->data());
+  if (nodal_ && K_values) nodal_->add_second_ring(loop, nodal, options_.project_spd, K_values->data());
   if (energy) {
     Real sum = 0;
     for (size_t c = 0; c < cell_energy.size(); ++c)  // fixed order: deterministic

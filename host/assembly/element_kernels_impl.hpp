@@ -9,6 +9,7 @@
 
 #include "host/assembly/cell_dispatch.hpp"
 #include "host/assembly/element_kernels.hpp"
+#include "host/assembly/nodal_kernel.hpp"
 
 namespace softik {
 
@@ -47,10 +48,8 @@ class ElementKernelsImpl final : public ElementKernels {
     assembly::CellStatus status;
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
     if constexpr (fem::BulkSplit<M>::available) {
-      forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells, [&](int c) {
-        const assembly::GatheredCell<E, M, assembly::TotalLagrangian, exec::Space::Host> cell(pass, 0, c, x, &status);
-        out[c] = fem::cell_volume<E, M>(cell.rest, cell.xe);
-      });
+      forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells,
+             assembly::CellVolume<E, M, exec::Space::Host>{pass, {out, static_cast<size_t>(pass.num_cells)}});
     } else {
       SOFTIK_CHECK_KIND(false, ErrorKind::Internal, "cell_volumes called for a law without a bulk term");
     }
@@ -62,31 +61,13 @@ class ElementKernelsImpl final : public ElementKernels {
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, nullptr, status);
     int first_bad = assembly::kNoIndex;
     if constexpr (fem::BulkSplit<M>::available) {
+      const size_t nodes = static_cast<size_t>(loop.mesh->num_nodes());
+      const assembly::NodalBulkFields<exec::Space::Host> fields{
+          {theta, nodes}, {V_node, nodes}, {pi, nodes}, {kappa, nodes}, {cell_energy, static_cast<size_t>(pass.num_cells)},
+          {&first_bad, 1}};
       // Coloured: the cells of one block scatter into their nodes without atomics, in a fixed order.
-      forall(loop.colours, pass.num_cells, [&](int c) {
-        fem::RestData<E> rest;
-        assembly::for_each_rest_word<E>(rest, false, [&](int w, Real& word) {
-          word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w));
-        });
-        Real V = 0;
-        for (int q = 0; q < E::num_quad; ++q) V += rest.w_detJ[q];
-        const M& law = materials_[pass.material_stride * static_cast<size_t>(c)];
-        Real e = 0;
-        for (int a = 0; a < n; ++a) {
-          const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
-          const Real t = theta[node], Va = V_node[node];
-          if (!fem::tolerates_inversion<M>::value && !(t > 0)) {
-            exec::atomic_min(&first_bad, node);
-            continue;
-          }
-          const fem::VolumetricTerm u = fem::BulkSplit<M>::term(law, t);
-          const Real share = V / n;
-          e += share * u.U;
-          pi[node] += share * u.dU / Va;
-          kappa[node] += share * u.d2U / (Va * Va);
-        }
-        cell_energy[c] = e;
-      });
+      forall(loop.colours, pass.num_cells,
+             assembly::CellNodalBulk<E, M, assembly::Scatter::Coloured, exec::Space::Host>{pass, fields});
     } else {
       SOFTIK_CHECK_KIND(false, ErrorKind::Internal, "nodal_bulk called for a law without a bulk term");
     }

@@ -1,43 +1,58 @@
 #include "host/assembly/nodal_dilatation.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "host/assembly/element_kernels.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 
-NodalDilatation::NodalDilatation(const Mesh& mesh, const ElementKernels& kernels, const CellLoop& loop,
-                                 const std::vector<std::vector<int>>& rings, const std::vector<int>& free_index,
-                                 const CsrPattern& pattern)
+NodalDilatation::NodalDilatation(const Mesh& mesh, const std::vector<Real>& rest_cell_volumes,
+                                 const std::vector<int>& free_index, const CsrPattern& pattern)
     : npc_(nodes_per_cell(mesh.cell_type)), dim_(mesh.dim), num_cells_(mesh.num_cells()) {
+  SOFTIK_CHECK_KIND(rest_cell_volumes.size() == static_cast<std::size_t>(num_cells_), ErrorKind::Internal,
+                    "NodalDilatation: " << rest_cell_volumes.size() << " rest volumes for " << num_cells_ << " cells");
   const int num_nodes = mesh.num_nodes();
-  // node -> the cells around it, with the node's local index in each.
-  cells_ptr_.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
-  for (int v : mesh.cells) ++cells_ptr_[static_cast<std::size_t>(v) + 1];
-  for (int a = 0; a < num_nodes; ++a) cells_ptr_[a + 1] += cells_ptr_[a];
-  cells_of_node_.resize(mesh.cells.size());
-  std::vector<int> next(cells_ptr_.begin(), cells_ptr_.end() - 1);
+  // node -> the cells around it (ascending: the gathers sum in cell order).
+  t_.cells_ptr.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
+  for (int v : mesh.cells) ++t_.cells_ptr[static_cast<std::size_t>(v) + 1];
+  for (int a = 0; a < num_nodes; ++a) t_.cells_ptr[a + 1] += t_.cells_ptr[a];
+  t_.cells_of_node.resize(mesh.cells.size());
+  std::vector<int> next(t_.cells_ptr.begin(), t_.cells_ptr.end() - 1);
   for (int c = 0; c < num_cells_; ++c)
-    for (int a = 0; a < npc_; ++a) {
-      const int node = mesh.cell(c)[a];
-      cells_of_node_[static_cast<std::size_t>(next[static_cast<std::size_t>(node)]++)] = c;
+    for (int a = 0; a < npc_; ++a) t_.cells_of_node[static_cast<std::size_t>(next[static_cast<std::size_t>(mesh.cell(c)[a])]++)] = c;
+  // Rings: the sorted nodes of the cells around each node.
+  t_.ring_ptr.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
+  std::vector<int> list;
+  for (int a = 0; a < num_nodes; ++a) {
+    list.clear();
+    for (int k = t_.cells_ptr[a]; k < t_.cells_ptr[a + 1]; ++k) {
+      const int* nodes = mesh.cell(t_.cells_of_node[static_cast<std::size_t>(k)]);
+      list.insert(list.end(), nodes, nodes + npc_);
     }
-  // Rings and, per node, the CSR slots of every pair of DOFs of its ring.
-  ring_ptr_.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
-  slot_ptr_.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
-  for (int a = 0; a < num_nodes; ++a) {
-    const std::size_t r = rings[static_cast<std::size_t>(a)].size() * static_cast<std::size_t>(dim_);
-    ring_ptr_[a + 1] = ring_ptr_[a] + static_cast<int>(rings[static_cast<std::size_t>(a)].size());
-    slot_ptr_[a + 1] = slot_ptr_[a] + r * r;
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    t_.ring.insert(t_.ring.end(), list.begin(), list.end());
+    t_.ring_owner.insert(t_.ring_owner.end(), list.size(), a);
+    t_.ring_ptr[a + 1] = static_cast<int>(t_.ring.size());
   }
-  ring_.reserve(static_cast<std::size_t>(ring_ptr_.back()));
-  for (const auto& list : rings) ring_.insert(ring_.end(), list.begin(), list.end());
-  ring_slots_.assign(slot_ptr_.back(), -1);
+  SOFTIK_CHECK(t_.ring.size() * static_cast<std::size_t>(dim_) < static_cast<std::size_t>(std::numeric_limits<int>::max()),
+               "the average nodal pressure (dilatation NodalMean) of " << num_nodes << " nodes has "
+                                                                       << t_.ring.size() * static_cast<std::size_t>(dim_)
+                                                                       << " second-ring rows, more than its passes index: "
+                                                                          "split the model or use a coarser mesh");
+  // Per node, the CSR slots of every pair of DOFs of its ring.
+  t_.slot_ptr.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
   for (int a = 0; a < num_nodes; ++a) {
-    const int* R = ring_.data() + ring_ptr_[a];
-    const int size = ring_ptr_[a + 1] - ring_ptr_[a], rd = size * dim_;
-    int* out = ring_slots_.data() + slot_ptr_[a];
+    const std::size_t r = static_cast<std::size_t>(t_.ring_ptr[a + 1] - t_.ring_ptr[a]) * static_cast<std::size_t>(dim_);
+    t_.slot_ptr[a + 1] = t_.slot_ptr[a] + r * r;
+  }
+  t_.ring_slots.assign(t_.slot_ptr.back(), -1);
+  for (int a = 0; a < num_nodes; ++a) {
+    const int* R = t_.ring.data() + t_.ring_ptr[a];
+    const int size = t_.ring_ptr[a + 1] - t_.ring_ptr[a], rd = size * dim_;
+    int* out = t_.ring_slots.data() + t_.slot_ptr[a];
     for (int j = 0; j < size; ++j)
       for (int i = 0; i < dim_; ++i) {
         const int row = free_index[static_cast<std::size_t>(R[j]) * dim_ + i];
@@ -56,67 +71,66 @@ NodalDilatation::NodalDilatation(const Mesh& mesh, const ElementKernels& kernels
       }
   }
   // Rest volume per node: the cells' rest volumes shared equally among their nodes.
-  std::vector<Real> V_cell(static_cast<std::size_t>(num_cells_));
-  const std::vector<Real> X = mesh.rest_positions();
-  kernels.cell_volumes(loop, X.data(), V_cell.data());
-  V_node_.assign(static_cast<std::size_t>(num_nodes), 0.0);
+  t_.rest_volume.assign(static_cast<std::size_t>(num_nodes), 0.0);
   for (int c = 0; c < num_cells_; ++c)
-    for (int a = 0; a < npc_; ++a) V_node_[static_cast<std::size_t>(mesh.cell(c)[a])] += V_cell[static_cast<std::size_t>(c)] / npc_;
+    for (int a = 0; a < npc_; ++a)
+      t_.rest_volume[static_cast<std::size_t>(mesh.cell(c)[a])] += rest_cell_volumes[static_cast<std::size_t>(c)] / npc_;
+}
+
+assembly::NodalTopology<exec::Space::Host> NodalDilatation::topology(const Mesh& mesh) const {
+  assembly::NodalTopology<exec::Space::Host> t;
+  t.num_nodes = static_cast<int>(t_.rest_volume.size());
+  t.nodes_per_cell = npc_;
+  t.dim = dim_;
+  t.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(static_cast<std::size_t>(npc_))};
+  t.cells_ptr = {t_.cells_ptr.data(), t_.cells_ptr.size()};
+  t.cells_of_node = {t_.cells_of_node.data(), t_.cells_of_node.size()};
+  t.ring_ptr = {t_.ring_ptr.data(), t_.ring_ptr.size()};
+  t.ring = {t_.ring.data(), t_.ring.size()};
+  t.ring_owner = {t_.ring_owner.data(), t_.ring_owner.size()};
+  t.slot_ptr = {t_.slot_ptr.data(), t_.slot_ptr.size()};
+  t.ring_slots = {t_.ring_slots.data(), t_.ring_slots.size()};
+  t.rest_volume = {t_.rest_volume.data(), t_.rest_volume.size()};
+  return t;
+}
+
+void check_nodal_volume_ratio(int bad, Real theta, const std::string& law_name) {
+  SOFTIK_CHECK_NUMERICAL(bad < 0, "the cells around node " << bad << " are inverted on average (nodal volume ratio "
+                                                           << theta << " <= 0), where the " << law_name
+                                                           << " law's bulk term is undefined: take smaller load steps, "
+                                                              "or use StableNeoHookean, which tolerates inversion");
 }
 
 void NodalDilatation::prepare(const ElementKernels& kernels, const CellLoop& loop, const Real* x, bool stiffness,
                               Work& work) const {
-  const std::size_t num_nodes = V_node_.size();
+  const std::size_t num_nodes = t_.rest_volume.size();
   std::vector<Real> v_cell(static_cast<std::size_t>(num_cells_));
   kernels.cell_volumes(loop, x, v_cell.data());
   work.theta.assign(num_nodes, 0.0);
-  for (int c = 0; c < num_cells_; ++c)
-    for (int a = 0; a < npc_; ++a)
-      work.theta[static_cast<std::size_t>(loop.mesh->cell(c)[a])] += v_cell[static_cast<std::size_t>(c)] / npc_;
-  for (std::size_t a = 0; a < num_nodes; ++a)
-    if (V_node_[a] > 0) work.theta[a] /= V_node_[a];
+  forall(exec::HostCells{loop.colours.num_threads}, static_cast<int>(num_nodes),
+         assembly::NodalVolumeRatio<exec::Space::Host>{topology(*loop.mesh), {v_cell.data(), v_cell.size()},
+                                                        {work.theta.data(), num_nodes}});
   work.pi.assign(num_nodes, 0.0);
   work.kappa.assign(num_nodes, 0.0);
   work.cell_bulk_energy.assign(static_cast<std::size_t>(num_cells_), 0.0);
-  const int bad = kernels.nodal_bulk(loop, work.theta.data(), V_node_.data(), work.pi.data(), work.kappa.data(),
+  const int bad = kernels.nodal_bulk(loop, work.theta.data(), t_.rest_volume.data(), work.pi.data(), work.kappa.data(),
                                      work.cell_bulk_energy.data());
-  SOFTIK_CHECK_NUMERICAL(bad < 0, "the cells around node " << bad << " are inverted on average (nodal volume ratio "
-                                                           << (bad >= 0 ? work.theta[static_cast<std::size_t>(bad)] : 0)
-                                                           << " <= 0), where the " << kernels.formulation_name()
-                                                           << " law's bulk term is undefined: take smaller load steps, "
-                                                              "or use StableNeoHookean, which tolerates inversion");
+  check_nodal_volume_ratio(bad, bad >= 0 ? work.theta[static_cast<std::size_t>(bad)] : 0, kernels.formulation_name());
   if (stiffness) work.volume_gradient.assign(static_cast<std::size_t>(num_cells_) * npc_ * dim_, 0.0);
 }
 
-void NodalDilatation::add_second_ring(const Mesh& mesh, const Work& work, bool project_spd, Real* K) const {
-  // Serial over the nodes: the rings of neighbouring nodes overlap, and a fixed order keeps K
-  // bitwise reproducible for any thread count.
-  const int nd = npc_ * dim_;
-  std::vector<Real> g;
-  for (std::size_t a = 0; a < V_node_.size(); ++a) {
-    const Real kappa = project_spd ? std::max(work.kappa[a], Real(0)) : work.kappa[a];
-    if (kappa == 0) continue;
-    const int* R = ring_.data() + ring_ptr_[a];
-    const int size = ring_ptr_[a + 1] - ring_ptr_[a], rd = size * dim_;
-    g.assign(static_cast<std::size_t>(rd), 0.0);
-    for (int k = cells_ptr_[a]; k < cells_ptr_[a + 1]; ++k) {
-      const int c = cells_of_node_[static_cast<std::size_t>(k)];
-      const Real* gc = work.volume_gradient.data() + static_cast<std::size_t>(c) * nd;
-      for (int b = 0; b < npc_; ++b) {
-        const int j = static_cast<int>(std::lower_bound(R, R + size, mesh.cell(c)[b]) - R);
-        for (int i = 0; i < dim_; ++i) g[static_cast<std::size_t>(j * dim_ + i)] += gc[b * dim_ + i] / npc_;
-      }
-    }
-    const int* slots = ring_slots_.data() + slot_ptr_[a];
-    for (int r = 0; r < rd; ++r) {
-      const Real kr = kappa * g[static_cast<std::size_t>(r)];
-      if (kr == 0) continue;
-      for (int s = 0; s < rd; ++s) {
-        const int slot = slots[r * rd + s];
-        if (slot >= 0) K[slot] += kr * g[static_cast<std::size_t>(s)];
-      }
-    }
-  }
+void NodalDilatation::add_second_ring(const CellLoop& loop, const Work& work, bool project_spd, Real* K) const {
+  // The gradients node by node (each node writes its own section), then the rows serially: the
+  // rings of neighbouring nodes overlap, and a fixed order keeps K bitwise reproducible for any
+  // thread count.
+  const assembly::NodalTopology<exec::Space::Host> t = topology(*loop.mesh);
+  std::vector<Real> ring_gradient(t_.ring.size() * static_cast<std::size_t>(dim_));
+  forall(exec::HostCells{loop.colours.num_threads}, t.num_nodes,
+         assembly::RingVolumeGradient<exec::Space::Host>{t, {work.volume_gradient.data(), work.volume_gradient.size()},
+                                                          {ring_gradient.data(), ring_gradient.size()}});
+  forall(exec::Serial{}, static_cast<int>(ring_gradient.size()),
+         assembly::SecondRingRow<assembly::Scatter::Coloured, exec::Space::Host>{
+             t, {work.kappa.data(), work.kappa.size()}, {ring_gradient.data(), ring_gradient.size()}, project_spd, {K, 0}});
 }
 
 }  // namespace softik

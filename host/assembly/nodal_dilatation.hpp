@@ -5,15 +5,18 @@
 //   3. the cell pass reads pi and writes each cell's volume gradient g_c;
 //   4. K += sum_a kappa_a g_a g_a^T, g_a = sum_{c ∋ a} g_c / n, through per-node slot tables
 //      over the node's ring (the nodes of the cells around it).
-// The topology (node -> cells, rings, slots) is built once; the per-pass arrays are the
-// caller's (NodalDilatation::Work), so that assemble() stays const and re-entrant. Memory: the
+// The passes' bodies are nodal_kernel.hpp's (the CUDA backend runs the same on the GPU). The
+// topology (node -> cells, rings, slots) is built once; the per-pass arrays are the caller's
+// (NodalDilatation::Work), so that assemble() stays const and re-entrant. Memory: the
 // slot tables hold (|ring| dim)^2 ints per node, about 8 KB per node of a Tet4 mesh (the order of
 // the stiffness values themselves).
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include "host/assembly/nodal_kernel.hpp"
 #include "softik/assembly.hpp"
 
 namespace softik {
@@ -23,10 +26,11 @@ struct CellLoop;
 
 class NodalDilatation {
  public:
-  /// `rings[a]`: the sorted nodes of the cells around node a (a included), as build_pattern
-  /// makes them; the pattern must hold every pair of nodes of one ring.
-  NodalDilatation(const Mesh& mesh, const ElementKernels& kernels, const CellLoop& loop,
-                  const std::vector<std::vector<int>>& rings, const std::vector<int>& free_index,
+  /// The tables of `mesh` for its free-DOF numbering `free_index` and stiffness `pattern`, which
+  /// must hold every pair of nodes of one ring (Assembler builds it so); `rest_cell_volumes`: each
+  /// cell's rest volume under the law's measure (ElementKernels::cell_volumes at the rest
+  /// positions).
+  NodalDilatation(const Mesh& mesh, const std::vector<Real>& rest_cell_volumes, const std::vector<int>& free_index,
                   const CsrPattern& pattern);
 
   struct Work {
@@ -38,20 +42,31 @@ class NodalDilatation {
   /// Steps 1 and 2 at positions x; throws naming the node whose neighbourhood is inverted where
   /// the law is undefined. With `stiffness`, sizes the volume gradients for step 3.
   void prepare(const ElementKernels& kernels, const CellLoop& loop, const Real* x, bool stiffness, Work& work) const;
-  /// Step 4 into the CSR values K (the mesh given to the constructor). With `project_spd`
+  /// Step 4 into the CSR values K (loop: the constructor's mesh). With `project_spd`
   /// (AssemblyOptions::project_spd) a negative kappa_a (a log J bulk term beyond theta = e) is
   /// clamped to zero, so that the term stays positive semi-definite like the projected cells.
-  void add_second_ring(const Mesh& mesh, const Work& work, bool project_spd, Real* K) const;
-  /// Rest volume per node, V_a.
-  const std::vector<Real>& rest_volumes() const { return V_node_; }
+  void add_second_ring(const CellLoop& loop, const Work& work, bool project_spd, Real* K) const;
+
+  /// The tables (assembly::NodalTopology's arrays), for a device backend to upload.
+  struct Tables {
+    std::vector<int> cells_ptr, cells_of_node;  ///< node -> the cells around it, ascending
+    std::vector<int> ring_ptr, ring;            ///< node -> sorted ring nodes
+    std::vector<int> ring_owner;                ///< ring entry -> its centre node
+    std::vector<std::size_t> slot_ptr;          ///< node -> start of its (|ring| dim)^2 slots
+    std::vector<int> ring_slots;                ///< CSR slot or -1 (a fixed DOF)
+    std::vector<Real> rest_volume;              ///< V_a per node
+  };
+  const Tables& tables() const { return t_; }
+  /// The tables as host views, with the cells of `mesh` (the constructor's).
+  assembly::NodalTopology<exec::Space::Host> topology(const Mesh& mesh) const;
 
  private:
   int npc_ = 0, dim_ = 0, num_cells_ = 0;
-  std::vector<int> cells_ptr_, cells_of_node_;  ///< node -> the cells around it
-  std::vector<int> ring_ptr_, ring_;            ///< node -> sorted ring nodes
-  std::vector<std::size_t> slot_ptr_;           ///< node -> start of its (|ring| dim)^2 slots
-  std::vector<int> ring_slots_;                 ///< CSR slot or -1 (a fixed DOF)
-  std::vector<Real> V_node_;
+  Tables t_;
 };
+
+/// The error of a NodalMean pass whose node `bad` has a nodal volume ratio theta <= 0 where the
+/// law `law_name` is undefined (every backend throws these words). Does nothing for bad < 0.
+void check_nodal_volume_ratio(int bad, Real theta, const std::string& law_name);
 
 }  // namespace softik

@@ -84,6 +84,16 @@ size_t resume_from_table(const BatchSpec& spec, const std::string& path, BatchRe
   return resumed;
 }
 
+/// Whether the design's scene asks for dilatation: nodal_mean (false for a scene that does not
+/// build: that design reports its own error when it runs).
+bool uses_nodal_mean(const BatchSpec& spec, const BatchDesign& design) {
+  try {
+    return design_scene(spec, design).dilatation == fem::Dilatation::NodalMean;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 BatchResult read_batch_table(const BatchSpec& spec, const std::string& path) {
@@ -189,9 +199,17 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   workers = std::max(1, std::min<int>(workers, static_cast<int>(pending.size())));
   // Lockstep (not for designs another process evaluates): a wave's designs run at once, each on
   // its own thread, and `workers` threads build them.
+  // The GPU assembles a wave's designs in one launch, which runs the pointwise and cell-mean
+  // dilatations: designs with the average nodal pressure run one by one there.
+  const bool gpu_nodal_mean = result.backend == Backend::Cuda && !pending.empty() &&
+                              uses_nodal_mean(spec, spec.designs[pending.front()]);
+  SOFTIK_CHECK(!(gpu_nodal_mean && spec.lockstep == BatchLockstep::On),
+               "batch lockstep: on assembles each wave's designs in one GPU launch, which does not run dilatation: "
+               "nodal_mean (the average nodal pressure); set lockstep: auto or off to evaluate these designs one by one "
+               "on the GPU");
   const bool lockstep = !options.evaluate && !pending.empty() &&
                         (spec.lockstep == BatchLockstep::On ||
-                         (spec.lockstep == BatchLockstep::Auto && result.backend == Backend::Cuda));
+                         (spec.lockstep == BatchLockstep::Auto && result.backend == Backend::Cuda && !gpu_nodal_mean));
   const int at_once = lockstep ? std::min<int>(spec.lockstep_designs, static_cast<int>(pending.size())) : workers;
   result.workers = at_once;
   // Each design's assembly gets an equal share of the cores unless its scene sets solver.threads.

@@ -495,10 +495,6 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   }
   if (m.has("loads")) parse_loads(m.at("loads"), path, scene);
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
-  if (scene.dilatation == fem::Dilatation::NodalMean && scene.solver.backend == Backend::Cuda)
-    fail(scene.dilatation_where, "dilatation: nodal_mean runs on the cpu backend only (its nodal passes are not on "
-                                 "the GPU), and solver.backend is cuda: set backend: cpu, or use cell_mean on hex8 "
-                                 "or tet10 cells, which runs on the GPU");
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);

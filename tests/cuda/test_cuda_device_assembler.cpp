@@ -135,6 +135,36 @@ std::vector<Case> all_cases() {
       c.options.dilatation = fem::Dilatation::CellMean;
       cases.push_back(c);
     }
+    // The average nodal pressure (nodal passes, then the cell pass, then the second-ring term):
+    // a log J law, a decoupled law, the inversion-tolerant law and the linear measure, per-cell
+    // materials, and the projection in a compressed state, on the linear simplices it is for.
+    AssemblyOptions nodal_mean;
+    nodal_mean.dilatation = fem::Dilatation::NodalMean;
+    if (testing::dilatation_applies(type, nodal_mean)) {
+      const std::vector<std::tuple<std::string, Material, Formulation>> nodal_laws = {
+          {"NeoHookeanNodalMean", fem::NeoHookean::from_young_poisson(E, 0.49), Formulation::Hyperelastic},
+          {"MooneyRivlinNodalMean", fem::MooneyRivlin::from_constants(1e4, 2e3, 1e-5), Formulation::Hyperelastic},
+          {"StableNeoHookeanNodalMean", fem::StableNeoHookean::from_young_poisson(E, 0.45), Formulation::Hyperelastic},
+          {"LinearSmallStrainNodalMean", fem::LinearElastic::from_young_poisson(E, 0.49), Formulation::LinearSmallStrain}};
+      for (const auto& [name, law, formulation] : nodal_laws) {
+        Case c{element + "_" + name, type, {law}, {}, false};
+        c.options.formulation = formulation;
+        c.options.dilatation = fem::Dilatation::NodalMean;
+        cases.push_back(c);
+      }
+      Case projected_nodal{element + "_NeoHookeanNodalMeanProjectSpd", type, {fem::NeoHookean::from_young_poisson(E, 0.45)},
+                           {}, true};
+      projected_nodal.options.formulation = Formulation::Hyperelastic;
+      projected_nodal.options.dilatation = fem::Dilatation::NodalMean;
+      projected_nodal.options.project_spd = true;
+      cases.push_back(projected_nodal);
+      Case per_cell_nodal{element + "_NeoHookeanNodalMeanPerCell", type, {}, {}, false};
+      for (int k = 0; k < box(type).num_cells(); ++k)
+        per_cell_nodal.materials.push_back(fem::NeoHookean::from_young_poisson(E * (1 + 0.1 * (k % 7)), 0.45 + 0.01 * (k % 4)));
+      per_cell_nodal.options.formulation = Formulation::Hyperelastic;
+      per_cell_nodal.options.dilatation = fem::Dilatation::NodalMean;
+      cases.push_back(per_cell_nodal);
+    }
     // SPD projection of indefinite element tangents (compressed state), as the CPU does it.
     Case projected{element + "_NeoHookeanProjectSpd", type, {fem::NeoHookean::from_young_poisson(E, nu)}, {}, true};
     projected.options.formulation = Formulation::Hyperelastic;
@@ -208,30 +238,85 @@ TEST(CudaDeviceAssembler, CasesCoverEveryElementLawAndFormulation) {
   std::set<CellType> types;
   std::set<std::size_t> laws;
   std::set<Formulation> formulations;
+  std::set<std::pair<CellType, fem::Dilatation>> averaged;
   for (const Case& c : all_cases()) {
     types.insert(c.type);
     for (const Material& m : c.materials) laws.insert(m.index());
     formulations.insert(c.options.formulation);
+    averaged.insert({c.type, c.options.dilatation});
   }
   EXPECT_EQ(types.size(), testing::cell_type_count());
   EXPECT_EQ(laws.size(), std::variant_size<Material>::value);
   EXPECT_EQ(formulations.size(), 3u);
+  // Every element with every dilatation that applies to it.
+  for (CellType type : testing::all_cell_types())
+    for (auto mode : {fem::Dilatation::CellMean, fem::Dilatation::NodalMean}) {
+      AssemblyOptions o;
+      o.dilatation = mode;
+      EXPECT_EQ(averaged.count({type, mode}), testing::dilatation_applies(type, o) ? 1u : 0u)
+          << cell_type_name(type) << " dilatation " << static_cast<int>(mode);
+    }
 }
 
-TEST(CudaDeviceAssembler, NodalMeanDilatationIsRefusedNamingTheCpuBackend) {
-  // Checked before the device (runs without a GPU): the nodal passes are the CPU's.
+/// The Tet4 box with the average nodal pressure (NeoHookean, nu = 0.49) on the given backend.
+Assembler nodal_mean_box(Backend backend) {
   const Mesh mesh = box(CellType::Tet4);
   AssemblyOptions options;
   options.formulation = Formulation::Hyperelastic;
   options.dilatation = fem::Dilatation::NodalMean;
-  const Assembler cpu(mesh, {fem::NeoHookean::from_young_poisson(1e5, 0.45)}, fixed_dofs(mesh), options);
-  try {
-    cuda::DeviceAssembler gpu(cpu);
-    FAIL() << "built a device assembler for NodalMean";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("not NodalMean"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("on the CPU backend"), std::string::npos) << e.what();
-  }
+  options.backend = backend;
+  return Assembler(mesh, {fem::NeoHookean::from_young_poisson(1e5, 0.49)}, fixed_dofs(mesh), options);
+}
+
+TEST(CudaDeviceAssembler, NodalMeanThroughTheAssemblerEqualsCpu) {
+  // The public route: AssemblyOptions::backend = Cuda runs the nodal passes on the device, and
+  // K stays there for a GPU solver (assemble_on_device).
+  std::string reason;
+  if (!cuda::device_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+  const Assembler cpu = nodal_mean_box(Backend::Cpu), gpu = nodal_mean_box(Backend::Cuda);
+  const std::vector<Real> x = deformed(cpu.mesh(), false);
+  Real e_cpu = 0, e_gpu = 0;
+  std::vector<Real> f_cpu, f_gpu, K_cpu, K_gpu;
+  cpu.assemble(x, &e_cpu, &f_cpu, &K_cpu);
+  gpu.assemble(x, &e_gpu, &f_gpu, &K_gpu);
+  EXPECT_LE(relative_difference(f_gpu, f_cpu), kTolerance);
+  EXPECT_LE(relative_difference(K_gpu, K_cpu), kTolerance);
+  EXPECT_LE(std::abs(e_gpu - e_cpu), kTolerance * std::abs(e_cpu));
+  // Energy alone and force alone (the nodal passes run for every request).
+  gpu.assemble(x, &e_gpu, nullptr, nullptr);
+  EXPECT_LE(std::abs(e_gpu - e_cpu), kTolerance * std::abs(e_cpu));
+  gpu.assemble(x, nullptr, &f_gpu, nullptr);
+  EXPECT_LE(relative_difference(f_gpu, f_cpu), kTolerance);
+  // The second ring is present: entries the plain Tet4 pattern would not hold are non-zero.
+  const Assembler plain(cpu.mesh(), {fem::NeoHookean::from_young_poisson(1e5, 0.49)}, fixed_dofs(cpu.mesh()), [] {
+    AssemblyOptions o;
+    o.formulation = Formulation::Hyperelastic;
+    return o;
+  }());
+  EXPECT_GT(cpu.pattern().nnz(), plain.pattern().nnz());
+}
+
+TEST(CudaDeviceAssembler, NodalMeanInvertedNeighbourhoodNamesTheNodeAsOnTheCpu) {
+  std::string reason;
+  if (!cuda::device_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+  const Assembler cpu = nodal_mean_box(Backend::Cpu), gpu = nodal_mean_box(Backend::Cuda);
+  std::vector<Real> x = cpu.mesh().rest_positions();
+  for (size_t k = 2; k < x.size(); k += 3) x[k] = -x[k];  // mirrored in z: every cell inverted
+  std::vector<Real> f;
+  const std::string m_cpu = testing::error_of([&] { cpu.assemble(x, nullptr, &f, nullptr); });
+  const std::string m_gpu = testing::error_of([&] { gpu.assemble(x, nullptr, &f, nullptr); });
+  EXPECT_NE(m_cpu.find("inverted on average"), std::string::npos) << m_cpu;
+  EXPECT_EQ(m_gpu, m_cpu);
+}
+
+TEST(CudaDeviceAssembler, NodalMeanDesignsInOneLaunchAreRefusedWithTheFix) {
+  std::string reason;
+  if (!cuda::device_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+  const Assembler cpu = nodal_mean_box(Backend::Cpu);
+  cuda::DeviceAssembler gpu(cpu);
+  const std::string m = testing::error_of([&] { gpu.set_designs({cpu.materials(), cpu.materials()}); });
+  EXPECT_NE(m.find("not NodalMean"), std::string::npos) << m;
+  EXPECT_NE(m.find("lockstep: off"), std::string::npos) << m;
 }
 
 TEST(CudaDeviceAssembler, ProjectionCasesHaveIndefiniteElementTangents) {

@@ -134,5 +134,42 @@ sweep:
     }
 }
 
+TEST(CudaLockstep, NodalMeanDesignsRunOneByOneOnTheGpu) {
+  // The one launch over designs does not run the average nodal pressure: `auto` runs such
+  // designs one by one on the GPU (each with its own nodal passes), `on` is refused with the fix.
+  SKIP_WITHOUT_DEVICE();
+  const fs::path dir = fresh_dir("cuda_lockstep_nodal_mean");
+  std::string base = kBatchBase;
+  base.replace(base.find("cell_type: hex8"), std::string("cell_type: hex8").size(), "cell_type: tet4");
+  write_file(dir / "block.yaml", base + "formulation: hyperelastic\ndilatation: nodal_mean\n");
+  const std::string yaml = "scene: block.yaml\nsweep:\n  loads.pressure.value: [3000, 6000]\n";
+  BatchRunOptions options;
+  options.has_backend = true;
+  options.backend = Backend::Cuda;
+  const BatchResult gpu = run_batch_text(dir, "gpu", yaml + "lockstep: auto\n", options);
+  EXPECT_EQ(gpu.lockstep.passes, 0u);
+  ASSERT_EQ(gpu.designs.size(), 2u);
+  for (const DesignResult& d : gpu.designs) EXPECT_TRUE(d.ok) << d.name << ": " << d.error;
+  const std::string m = batch_error_of([&] { run_batch_text(dir, "on", yaml + "lockstep: on\n", options); });
+  EXPECT_NE(m.find("does not run dilatation: nodal_mean"), std::string::npos) << m;
+  EXPECT_NE(m.find("lockstep: auto or off"), std::string::npos) << m;
+  // The GPU's designs give the CPU's table to round-off (the tip probe moves).
+  options.backend = Backend::Cpu;
+  run_batch_text(dir, "cpu", yaml + "lockstep: off\n", options);
+  const Table a = cells(dir / "gpu" / "b.csv"), b = cells(dir / "cpu" / "b.csv");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a[0], b[0]);
+  int compared = 0;
+  for (size_t r = 1; r < a.size(); ++r)
+    for (size_t c = 0; c < a[0].size(); ++c) {
+      const std::string& column = a[0][c];
+      if (column.size() < 4 || column.compare(column.size() - 4, 4, "_tip") != 0) continue;  // ux_tip, uy_tip, uz_tip
+      const double va = std::stod(a[r][c]), vb = std::stod(b[r][c]);
+      EXPECT_NEAR(va, vb, 1e-6 * std::max(std::abs(vb), 1e-9)) << "row " << r << " column " << column;
+      ++compared;
+    }
+  EXPECT_EQ(compared, 6);
+}
+
 }  // namespace
 }  // namespace softik
