@@ -21,6 +21,11 @@
 // on every backend; counters `refactored` (fraction of steps that factorised) and `tip_error_um` (mean
 // predicted distance to the moving goal: least squares, one pressure cannot follow a circle).
 //
+// Contact cases (.../contacts:N/..., issue 16 item 5; the 10k model only, CPU and GPU/cudss): the
+// fixed-goal step with a wall 0.5 mm above the finger's top face over the tip and the N top-face
+// nodes nearest the tip as contact candidates (their forces are unknowns of the step's QP:
+// docs/inverse_contact.md), as bench/inverse_step.cpp's BM_InverseStepWithContacts; 10 untimed
+// steps press the tip on the wall; counters contacts, pressed and pivots per step.
 // Cases, size by size: CPU/<cholmod|eigen>, GPU/cuda-dense (sizes with <= kGpuDenseMaxDofs =
 // 20k free DOFs), GPU/cudss (skipped when the build has no cuDSS), GPU/cuda-pcg. Without a
 // usable device every GPU case is skipped ("no CUDA device: <reason>"); the CPU baseline is
@@ -58,6 +63,7 @@
 
 #include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
+#include "softik/contact.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -102,6 +108,7 @@ struct Case {
   softik::Backend backend = softik::Backend::Cpu;
   softik::LinearSolverKind kind = softik::LinearSolverKind::Automatic;
   int reuse = -1;  ///< -1: the fixed-goal step; >= 0: tracking with this reuse_factorization
+  int contacts = 0;  ///< the fixed-goal step against a wall with this many contact candidates
   std::array<Real, 3> centre{};  ///< tracking: the tip position the circle is centred on
   int sample = 0;                ///< tracking: the next goal sample
   std::unique_ptr<softik::LinearSolver> solver;
@@ -163,8 +170,9 @@ softik::PositionEffector& tip_effector(Case& c) {
 
 /// The case, built and warmed up (one untimed step) on first use. Throws softik::Error when
 /// it cannot be built (device memory, a solver failure).
-Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind kind, int reuse) {
-  if (g_case && g_case->size == size && g_case->backend == backend && g_case->kind == kind && g_case->reuse == reuse)
+Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind kind, int reuse, int contacts) {
+  if (g_case && g_case->size == size && g_case->backend == backend && g_case->kind == kind && g_case->reuse == reuse &&
+      g_case->contacts == contacts)
     return *g_case;
   g_case.reset();  // frees the previous case's device memory first
   Problem& p = problem(size);
@@ -174,6 +182,7 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   c->backend = backend;
   c->kind = kind;
   c->reuse = reuse;
+  c->contacts = contacts;
   c->solver = softik::make_linear_solver(kind);
   softik::InverseOptions options;
   options.reuse_factorization = std::max(reuse, 0);
@@ -191,8 +200,28 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   eff.goal = {0.098, 0.01, 0.03};  // 10 mm up: within the 50 kPa range (least squares over x, z)
   eff.axes = {true, false, true};
   c->inverse->add(softik::make_position_effector(p.mesh, eff));
+  if (contacts > 0) {  // a wall 0.5 mm above the top face over the tip, as bench/inverse_step.cpp
+    std::vector<int> top;
+    for (int v = 0; v < p.mesh.num_nodes(); ++v)
+      if (p.mesh.X[3 * static_cast<std::size_t>(v) + 2] > 0.02 - 1e-9) top.push_back(v);
+    std::sort(top.begin(), top.end(), [&](int a, int b) {
+      return p.mesh.X[3 * static_cast<std::size_t>(a)] > p.mesh.X[3 * static_cast<std::size_t>(b)];
+    });
+    SOFTIK_CHECK(static_cast<int>(top.size()) >= contacts,
+                 "the finger's top face has " << top.size() << " nodes, fewer than the " << contacts << " contacts asked for");
+    softik::ContactOptions co;
+    softik::Obstacle wall;
+    wall.name = "wall";
+    wall.center = softik::Vec3r(0, 0, 0.0205);
+    wall.normal = softik::Vec3r(0, 0, -1);
+    co.obstacles.push_back(wall);
+    co.nodes.assign(top.begin(), top.begin() + contacts);
+    co.alarm_distance = 0.01;  // every candidate is a contact of every step
+    c->inverse->set_contact(co);
+  }
   c->x = p.mesh.rest_positions();
   c->inverse->step(c->x);  // analysis, first factorisation, CUDA context: untimed
+  for (int k = 0; contacts > 0 && k < 10; ++k) c->inverse->step(c->x);  // the tip pressed on the wall: untimed
   if (reuse >= 0) {        // tracking: settle at the circle's start, untimed
     auto& tip = tip_effector(*c);
     tip.set_goal({0.0985, 0.01, 0.0255});
@@ -206,7 +235,7 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
 }
 
 void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, softik::LinearSolverKind kind,
-                    int reuse) {
+                    int reuse, int contacts) {
   const Size& s = kSizes[size];
   const bool gpu = backend == softik::Backend::Cuda;
   state.SetLabel(std::string(gpu ? "GPU " : "CPU ") + softik::linear_solver_kind_name(kind));
@@ -239,7 +268,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   }
   Case* c = nullptr;
   try {
-    c = &inverse_case(size, backend, kind, reuse);
+    c = &inverse_case(size, backend, kind, reuse, contacts);
   } catch (const std::exception& e) {
     g_case.reset();
     state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
@@ -254,7 +283,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   }
   Real t[5] = {0, 0, 0, 0, 0};
   int half = 0, refactored = 0;
-  Real error = 0;
+  Real error = 0, in_step = 0, pressed = 0, pivots = 0;
   bool failed = false;
   for (auto _ : state) {
     try {
@@ -272,6 +301,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
       half += r.half_solves ? 1 : 0;
       refactored += r.refactored ? 1 : 0;
       error += r.effector_error;
+      in_step += r.contacts, pressed += r.pressed_contacts, pivots += r.contact_pivots;
     } catch (const std::exception& e) {
       g_case.reset();
       state.SkipWithError((std::string("step failed: ") + e.what()).c_str());
@@ -291,6 +321,11 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   state.counters["half_solves"] = half / n;
   state.counters["refactored"] = refactored / n;
   if (reuse >= 0) state.counters["tip_error_um"] = 1e6 * error / n;
+  if (contacts > 0) {
+    state.counters["contacts"] = in_step / n;
+    state.counters["pressed"] = pressed / n;
+    state.counters["pivots"] = pivots / n;
+  }
 }
 
 }  // namespace
@@ -305,20 +340,27 @@ int main(int argc, char** argv) {
       softik::Backend backend;
       LinearSolverKind kind;
       int reuse;
+      int contacts;
     };
-    std::vector<Entry> cases{{softik::Backend::Cpu, cpu, -1}, {softik::Backend::Cpu, cpu, 0}, {softik::Backend::Cpu, cpu, 10}};
+    std::vector<Entry> cases{{softik::Backend::Cpu, cpu, -1, 0}, {softik::Backend::Cpu, cpu, 0, 0}, {softik::Backend::Cpu, cpu, 10, 0}};
     if (kSizes[size].target <= kGpuDenseMaxTets)
-      cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaDense, -1});
-    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1});
-    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 0});
-    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 10});
-    cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaPcg, -1});
+      cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaDense, -1, 0});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, 0});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 0, 0});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 10, 0});
+    cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaPcg, -1, 0});
+    if (size == 0)  // contacts (issue 16 item 5) on the 10k model, CPU and GPU in one binary
+      for (int n : {10, 100}) {
+        cases.push_back({softik::Backend::Cpu, cpu, -1, n});
+        cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, n});
+      }
     for (const Entry& e : cases) {
       const std::string name = std::string(e.backend == softik::Backend::Cpu ? "CPU/" : "GPU/") +
                                softik::linear_solver_kind_name(e.kind) +
                                (e.reuse >= 0 ? "/tracking/reuse:" + std::to_string(e.reuse) : "") +
+                               (e.contacts > 0 ? "/contacts:" + std::to_string(e.contacts) : "") +
                                "/tets:" + kSizes[size].name;
-      benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, e.backend, e.kind, e.reuse)
+      benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, e.backend, e.kind, e.reuse, e.contacts)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->MinTime(0.5);
