@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "host/solvers/blas_threads.hpp"
+#include "host/solvers/openmp_regions.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "softik/error.hpp"
 
@@ -56,7 +57,10 @@ class CholmodSolver final : public LinearSolver {
     std::memcpy(A_->i, pattern.col.data(), sizeof(int) * static_cast<size_t>(pattern.nnz()));
     nnz_ = pattern.nnz();
     common_.supernodal = CHOLMOD_SUPERNODAL;
-    super_ = cholmod_analyze(A_, &common_);
+    {
+      const detail::ScopedSerialOpenMP serial_regions;
+      super_ = cholmod_analyze(A_, &common_);
+    }
     check("cholmod_analyze");
     L_ = super_;
     flops_ = common_.fl;
@@ -72,6 +76,7 @@ class CholmodSolver final : public LinearSolver {
     info_ = FactorizationInfo{};
     factored_ = false;
     const detail::ScopedBlasThreads blas(blas_threads_for(flops_));
+    const detail::ScopedSerialOpenMP serial_regions;
     if (!prefer_ldlt_) {
       L_ = super_;
       ++info_.passes;
@@ -210,6 +215,7 @@ class CholmodSolver final : public LinearSolver {
     SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
     // A triangular solve costs ~2 nnz(L) flops per column; threads only for very many columns.
     const detail::ScopedBlasThreads blas(blas_threads_for(2.0 * static_cast<double>(common_.lnz) * static_cast<double>(B->ncol)));
+    const detail::ScopedSerialOpenMP serial_regions;
     const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
     SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
                  "cholmod_solve2 failed (system " << sys << ", status " << common_.status << ")");
