@@ -16,8 +16,15 @@ struct OpenBlas {
   void (*set)(int) = nullptr;
   int (*get)() = nullptr;
   OpenBlas() {
-    set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    // The global scope first; then OpenBLAS where it was loaded locally (e.g. with softik's
+    // Python module, which the interpreter opens with RTLD_LOCAL). RTLD_NOLOAD: never loads it.
+    lookup(RTLD_DEFAULT);
+    if (!set)
+      if (void* blas = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD)) lookup(blas);
+  }
+  void lookup(void* scope) {
+    set = reinterpret_cast<void (*)(int)>(dlsym(scope, "openblas_set_num_threads"));
+    get = reinterpret_cast<int (*)()>(dlsym(scope, "openblas_get_num_threads"));
     if (!set || !get) set = nullptr, get = nullptr;
   }
 };

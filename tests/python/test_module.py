@@ -126,3 +126,28 @@ def test_compiled_names_fail_clearly_without_the_extension(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "IMPORT softik.Model needs the compiled extension" in r.stdout
+
+
+def test_cholmod_starts_no_openmp_workers_in_the_module(softik_module, tmp_path):
+    """The interpreter opens the extension with RTLD_LOCAL, so CHOLMOD's libgomp is not in the
+    global scope: softik still finds it and runs CHOLMOD's OpenMP regions on the calling thread
+    (host/solvers/openmp_regions.hpp). In a fresh interpreter, a factorising run may add softik's
+    pool workers (hardware threads - 1) and nothing else; before, CHOLMOD's regions added 3 libgomp
+    workers on top (7 threads instead of 4 on 2 cores)."""
+    import os
+    import subprocess
+    import sys
+
+    script = f"""
+import softik
+def threads():
+    return int([l for l in open('/proc/self/status') if l.startswith('Threads:')][0].split()[1])
+before = threads()
+softik.run_scene({FINGER!r}, {str(tmp_path)!r})
+print(before, threads())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    before, after = map(int, done.stdout.split()[-2:])
+    assert after - before <= (os.cpu_count() or 1) - 1, done.stdout
