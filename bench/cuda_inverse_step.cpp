@@ -61,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_wall.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
 #include "softik/contact.hpp"
@@ -200,23 +201,10 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   eff.goal = {0.098, 0.01, 0.03};  // 10 mm up: within the 50 kPa range (least squares over x, z)
   eff.axes = {true, false, true};
   c->inverse->add(softik::make_position_effector(p.mesh, eff));
-  if (contacts > 0) {  // a wall 0.5 mm above the top face over the tip, as bench/inverse_step.cpp
-    std::vector<int> top;
-    for (int v = 0; v < p.mesh.num_nodes(); ++v)
-      if (p.mesh.X[3 * static_cast<std::size_t>(v) + 2] > 0.02 - 1e-9) top.push_back(v);
-    std::sort(top.begin(), top.end(), [&](int a, int b) {
-      return p.mesh.X[3 * static_cast<std::size_t>(a)] > p.mesh.X[3 * static_cast<std::size_t>(b)];
-    });
-    SOFTIK_CHECK(static_cast<int>(top.size()) >= contacts,
-                 "the finger's top face has " << top.size() << " nodes, fewer than the " << contacts << " contacts asked for");
+  if (contacts > 0) {  // a wall over the tip (bench_wall.hpp)
     softik::ContactOptions co;
-    softik::Obstacle wall;
-    wall.name = "wall";
-    wall.center = softik::Vec3r(0, 0, 0.0205);
-    wall.normal = softik::Vec3r(0, 0, -1);
-    co.obstacles.push_back(wall);
-    co.nodes.assign(top.begin(), top.begin() + contacts);
-    co.alarm_distance = 0.01;  // every candidate is a contact of every step
+    SOFTIK_CHECK(wall_over_tip(p.mesh, contacts, co),
+                 "the finger's top face has fewer nodes than the " << contacts << " contacts asked for");
     c->inverse->set_contact(co);
   }
   c->x = p.mesh.rest_positions();

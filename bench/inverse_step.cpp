@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 
+#include "bench_wall.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/inverse.hpp"
 
@@ -155,22 +156,11 @@ void BM_InverseStepWithContacts(benchmark::State& state) {
   auto solver = softik::make_linear_solver();
   auto inverse = make_inverse(f, *solver);
   if (n > 0) {
-    std::vector<int> top;
-    for (int v = 0; v < f.mesh.num_nodes(); ++v)
-      if (f.mesh.X[3 * static_cast<size_t>(v) + 2] > 0.02 - 1e-9) top.push_back(v);
-    std::sort(top.begin(), top.end(), [&](int a, int b) { return f.mesh.X[3 * static_cast<size_t>(a)] > f.mesh.X[3 * static_cast<size_t>(b)]; });
-    if (static_cast<int>(top.size()) < n) {
+    softik::ContactOptions c;
+    if (!wall_over_tip(f.mesh, n, c)) {
       state.SkipWithError("the finger's top face has fewer nodes than contacts asked for");
       return;
     }
-    softik::ContactOptions c;
-    softik::Obstacle wall;
-    wall.name = "wall";
-    wall.center = softik::Vec3r(0, 0, 0.0205);
-    wall.normal = softik::Vec3r(0, 0, -1);
-    c.obstacles.push_back(wall);
-    c.nodes.assign(top.begin(), top.begin() + n);
-    c.alarm_distance = 0.01;  // every candidate is a contact of every step
     inverse->set_contact(c);
   }
   std::vector<Real> x = f.mesh.rest_positions();

@@ -1,9 +1,8 @@
 // OpenBLAS's thread count through dlsym (blas_threads.hpp).
 #include "host/solvers/blas_threads.hpp"
 
+#include "host/solvers/runtime_symbol.hpp"
 #include "softik/exec/thread_pool.hpp"
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,15 +15,8 @@ struct OpenBlas {
   void (*set)(int) = nullptr;
   int (*get)() = nullptr;
   OpenBlas() {
-    // The global scope first; then OpenBLAS where it was loaded locally (e.g. with softik's
-    // Python module, which the interpreter opens with RTLD_LOCAL). RTLD_NOLOAD: never loads it.
-    lookup(RTLD_DEFAULT);
-    if (!set)
-      if (void* blas = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD)) lookup(blas);
-  }
-  void lookup(void* scope) {
-    set = reinterpret_cast<void (*)(int)>(dlsym(scope, "openblas_set_num_threads"));
-    get = reinterpret_cast<int (*)()>(dlsym(scope, "openblas_get_num_threads"));
+    set = runtime_symbol<void(int)>("openblas_set_num_threads", "libopenblas.so.0");
+    get = runtime_symbol<int()>("openblas_get_num_threads", "libopenblas.so.0");
     if (!set || !get) set = nullptr, get = nullptr;
   }
 };

@@ -1,7 +1,7 @@
 // omp_set_max_active_levels through dlsym (openmp_regions.hpp).
 #include "host/solvers/openmp_regions.hpp"
 
-#include <dlfcn.h>
+#include "host/solvers/runtime_symbol.hpp"
 
 namespace softik::detail {
 
@@ -11,15 +11,8 @@ struct OpenMP {
   void (*set_levels)(int) = nullptr;
   int (*get_levels)() = nullptr;
   OpenMP() {
-    // The global scope first; then libgomp where it was loaded locally (e.g. with softik's Python
-    // module, which the interpreter opens with RTLD_LOCAL). RTLD_NOLOAD: never loads it.
-    lookup(RTLD_DEFAULT);
-    if (!set_levels)
-      if (void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) lookup(gomp);
-  }
-  void lookup(void* scope) {
-    set_levels = reinterpret_cast<void (*)(int)>(dlsym(scope, "omp_set_max_active_levels"));
-    get_levels = reinterpret_cast<int (*)()>(dlsym(scope, "omp_get_max_active_levels"));
+    set_levels = runtime_symbol<void(int)>("omp_set_max_active_levels", "libgomp.so.1");
+    get_levels = runtime_symbol<int()>("omp_get_max_active_levels", "libgomp.so.1");
     if (!set_levels || !get_levels) set_levels = nullptr, get_levels = nullptr;
   }
 };
