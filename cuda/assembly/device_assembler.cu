@@ -84,7 +84,6 @@ struct DeviceAssembler::Impl {
 
   /// The mesh part of a pass and its state x (device views; outputs set by the caller).
   DevicePass pass_for(const Real* d_x) const;
-
   /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
   std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
   /// The name check_cell_status gives an inverted cell's formulation.

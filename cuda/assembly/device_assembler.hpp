@@ -14,7 +14,9 @@
 // Supported: every element trait (Edge2, Tri3, Quad4, Tet4, Hex8); every formulation of AssemblyOptions (corotational with the
 // polar or QR rotation and the rotated or consistent tangent, linear small strain, total
 // Lagrangian hyperelastic) and every law of softik::Material, homogeneous or per cell; the
-// optional element SPD projection (AssemblyOptions::project_spd). Other cell types throw.
+// optional element SPD projection (AssemblyOptions::project_spd); both averaged dilatations
+// (CellMean in the cell kernel, NodalMean with the nodal passes of DeviceNodalDilatation around
+// it). Other cell types throw.
 //
 // Device memory (uploaded once in the constructor; structure of arrays over the cells):
 //   connectivity (npc ints/cell), rest data (fem::RestData<E> words/cell: 25 Tet4, 224 Hex8),
@@ -88,6 +90,7 @@ class DeviceAssembler final : public DeviceAssembly {
   /// data packed from its own nodes.
   /// Allocates the batch buffers (num_designs x (2 num_dofs + nnz) doubles, plus the rest words
   /// per design with `meshes`), checked against free device memory with a clear error first.
+  /// Refused for Dilatation::NodalMean (its nodal passes run per design, not in one launch).
   void set_designs(const std::vector<std::vector<Material>>& materials, const std::vector<const Mesh*>& meshes = {});
   int num_designs() const;
   /// Device buffer of num_designs * num_dofs positions (design d at d * num_dofs).
