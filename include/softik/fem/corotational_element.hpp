@@ -123,11 +123,17 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
     MatD<d> Omega[consistent ? d : 1];
+    // The stress of the rotation variation, sigma_kq = P(I + Omega_k F^_q): independent of the row
+    // node a, so formed once per column node b on one-point cells (for all quadrature points of
+    // larger cells it would not fit the GPU's registers, and is formed per block there).
+    MatD<d> sigma_b[consistent && E::num_quad == 1 ? d : 1];
     if constexpr (consistent) {
       for (int k = 0; k < d; ++k) {
         MatD<d> dF = MatD<d>::Zero();
         dF.row(k) = rest.dN_dX_center.row(b);
         Omega[k] = rotation_variation<d>(frame, dF, method);
+        if constexpr (E::num_quad == 1)
+          sigma_b[k] = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[0])));
       }
     }
     SOFTIK_UNROLL_BY(unroll)
@@ -141,8 +147,12 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
         for (int k = 0; k < d; ++k) {
           VecD<d> dg = Omega[k] * g_hat.row(a).transpose();
           for (int q = 0; q < E::num_quad; ++q) {
-            const MatD<d> sigma = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[q])));
-            dg -= rest.w_detJ[q] * sigma * rest.dN_dX[q].row(a).transpose();
+            if constexpr (E::num_quad == 1) {
+              dg -= rest.w_detJ[q] * sigma_b[k] * rest.dN_dX[q].row(a).transpose();
+            } else {
+              const MatD<d> sigma = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[q])));
+              dg -= rest.w_detJ[q] * sigma * rest.dN_dX[q].row(a).transpose();
+            }
           }
           block.col(k) += R * dg;
         }
