@@ -124,8 +124,8 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   for (int b = 0; b < n; ++b) {
     MatD<d> Omega[consistent ? d : 1];
     // The stress of the rotation variation, sigma_kq = P(I + Omega_k F^_q): independent of the row
-    // node a, so formed once per column node b on one-point cells (for all quadrature points of
-    // larger cells it would not fit the GPU's registers, and is formed per block there).
+    // node a, so formed once per column node b on one-point cells. Larger cells form it per block:
+    // held for every point it would be d x num_quad matrices (216 doubles on Hex8) per thread.
     MatD<d> sigma_b[consistent && E::num_quad == 1 ? d : 1];
     if constexpr (consistent) {
       for (int k = 0; k < d; ++k) {
