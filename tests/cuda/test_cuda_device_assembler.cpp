@@ -269,8 +269,8 @@ Assembler nodal_mean_box(Backend backend) {
 }
 
 TEST(CudaDeviceAssembler, NodalMeanThroughTheAssemblerEqualsCpu) {
-  // The public route: AssemblyOptions::backend = Cuda runs the nodal passes on the device, and
-  // K stays there for a GPU solver (assemble_on_device).
+  // The public route: AssemblyOptions::backend = Cuda runs the nodal passes on the device (the
+  // Assembler then downloads what is asked for).
   std::string reason;
   if (!cuda::device_available(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
   const Assembler cpu = nodal_mean_box(Backend::Cpu), gpu = nodal_mean_box(Backend::Cuda);
@@ -287,7 +287,7 @@ TEST(CudaDeviceAssembler, NodalMeanThroughTheAssemblerEqualsCpu) {
   EXPECT_LE(std::abs(e_gpu - e_cpu), kTolerance * std::abs(e_cpu));
   gpu.assemble(x, nullptr, &f_gpu, nullptr);
   EXPECT_LE(relative_difference(f_gpu, f_cpu), kTolerance);
-  // The second ring is present: entries the plain Tet4 pattern would not hold are non-zero.
+  // The pattern compared above holds the second ring (more entries than the plain Tet4's).
   const Assembler plain(cpu.mesh(), {fem::NeoHookean::from_young_poisson(1e5, 0.49)}, fixed_dofs(cpu.mesh()), [] {
     AssemblyOptions o;
     o.formulation = Formulation::Hyperelastic;
