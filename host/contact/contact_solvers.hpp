@@ -1,5 +1,6 @@
-// The pieces of solve_frictional_contact() (host/contact only): the Coulomb cone, the exact
-// single-contact solve used by projected Gauss-Seidel, and the pivoting (Lemke) solver.
+// The pieces of solve_frictional_contact() (host/contact, and the inverse step's contact start):
+// the Coulomb cone, the exact single-contact solve used by projected Gauss-Seidel, the pivoting
+// (Lemke) solver, and the solve on the inverse QP's 4-facet pyramid.
 #pragma once
 
 #include <vector>
@@ -48,6 +49,16 @@ bool polish_active_set(const MatrixXr& W, const VectorXr& delta_free, const std:
 ContactSolverReport solve_projected_gauss_seidel(const MatrixXr& W, const VectorXr& delta_free,
                                                  const std::vector<Real>& mu, VectorXr& lambda,
                                                  const ContactSolverOptions& options);
+
+/// The frictional contact problem on the 4-facet pyramid |lambda_tk| <= mu' lambda_n (mu' = mu /
+/// sqrt(2), k = 1, 2) of the inverse QP (host/inverse/contact_complementarity.hpp) with its slip
+/// law per axis (stick: delta_tk = 0; slip on a facet: delta_tk against the force):
+/// projected Gauss-Seidel, each contact solved exactly by trying its states. lambda: warm start
+/// in, answer out. The sweeps stop when one changes no force by more than 1e-12 of the largest
+/// (or after max_sweeps); report.residual is then the largest violation of those conditions
+/// (length units), and converged means it is at most 1e-9 of the largest |delta_free|.
+ContactSolverReport solve_box_pyramid(const MatrixXr& W, const VectorXr& delta_free, const std::vector<Real>& mu,
+                                      VectorXr& lambda, int max_sweeps);
 
 /// Lemke's method on the LCP of the inscribed 8-facet friction pyramid (exact when mu = 0).
 ContactSolverReport solve_direct(const MatrixXr& W, const VectorXr& delta_free, const std::vector<Real>& mu,

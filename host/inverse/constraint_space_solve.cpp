@@ -147,7 +147,16 @@ ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const Co
     else
       solve_quadratic_program(space, a, settings, warm, out.lambda_a, rep);
   }
-  const std::string idle_note = idle_actuators_message(idle, space.actuator_names);
+  // With contacts, an actuator without a direct coupling may still move an effector through a
+  // contact it presses: only those that reach no effector that way either are idle.
+  std::vector<bool> idle_now = idle;
+  const int contact_rows = space.contacts.num_rows();
+  for (size_t j = 0; j < idle_now.size(); ++j)
+    for (int c = space.first_contact; idle_now[j] && c < space.first_contact + contact_rows; ++c) {
+      if (space.W(c, space.actuators[j]) == 0) continue;
+      for (int e : space.effectors) idle_now[j] = idle_now[j] && space.W(e, c) == 0;
+    }
+  const std::string idle_note = idle_actuators_message(idle_now, space.actuator_names);
   if (!idle_note.empty()) rep.message += (rep.message.empty() ? "" : "; ") + idle_note;
   require_finite(
       out.lambda_a.data(), static_cast<size_t>(na), "the actuation lambda",

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <utility>
 #include <sstream>
 
 #include "softik/error.hpp"
@@ -130,6 +132,12 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
   std::map<std::vector<signed char>, Real> visited;  ///< state sets and their pieces' optimal objective
   std::vector<int> first_row;
   QpActiveSet warm;
+  // The best feasible piece's answer so far: in exact arithmetic every move keeps the answer
+  // feasible, but on a degenerate set (many contacts at zero gap and zero force) round-off can
+  // lead into an infeasible piece; then that answer, which meets every contact condition, is
+  // returned rather than a least-violation one that leaves contacts violated.
+  std::optional<std::pair<QpResult, std::vector<ContactState>>> best;
+  Real best_objective = kInf;
   while (true) {
     const QpProblem q = piece(p, states, first_row);
     QpResult r = solve_qp(q, options, warm.empty() ? nullptr : &warm);
@@ -137,6 +145,10 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
     visited[flatten(states)] = objective;
     ++out.pieces;
     warm = r.active_set;
+    if (r.status == QpStatus::Optimal && objective < best_objective) {
+      best_objective = objective;
+      best.emplace(r, states);
+    }
     // Which contacts push back (see the header for each move).
     std::vector<ContactState> next = states;
     int moves = 0;
@@ -224,6 +236,13 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
     out.pivots += moves;
     states = std::move(next);
   }
+  out.states = std::move(states);
+  if (out.qp.status != QpStatus::Optimal && best) {
+    out.message += (out.message.empty() ? "" : "; ") + std::string("the answer of the best feasible piece met is used (every contact condition holds there)");
+    out.qp = std::move(best->first);
+    out.states = std::move(best->second);
+    out.settled = false;
+  }
   // The pyramid is a row of the QP, which an infeasible piece's least-violation answer (and the
   // feasibility tolerance) may leave slightly violated; the friction forces are put back on it so
   // that no answer ever leaves the friction law (the infeasibility itself is reported).
@@ -232,7 +251,6 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
     const Real bound = pyramid_friction(c.mu) * out.qp.x(na + c.row);
     for (int k = 1; k <= 2; ++k) out.qp.x(na + c.row + k) = std::clamp(out.qp.x(na + c.row + k), -bound, bound);
   }
-  out.states = std::move(states);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "host/contact/contact_setup.hpp"
+#include "host/contact/contact_solvers.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
 
@@ -102,7 +103,8 @@ StepContacts detect_step_contacts(const ContactOptions& options, const std::vect
 
 ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vector<ContactForceTarget>& targets,
                                          const std::vector<int>& target_obstacle, Real epsilon,
-                                         const Eigen::VectorXd& lambda_a_now, int max_pivots, int qp_max_iterations) {
+                                         const Eigen::VectorXd& lambda_a_now, std::vector<ContactState> start,
+                                         int max_pivots, int qp_max_iterations) {
   const std::vector<int> crow = contact_rows(s);
   std::vector<int> z = s.actuators;
   z.insert(z.end(), crow.begin(), crow.end());
@@ -119,7 +121,7 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   // then brought to the obstacle: while it is apart (gap above 1e-9 of the gaps' scale at the
   // current forces), the target's row is that contact's gap (approach); once it touches, it starts
   // pressed (its tangents slipping the way the probe moves it) and the row is the force.
-  std::vector<ContactState> start = c.start;
+  if (start.size() != c.points.size()) start = c.start;
   Eigen::VectorXd z_now(n);
   z_now << lambda_a_now, c.lambda_previous;
   const Eigen::VectorXd delta_now = p.delta_c_free + p.Wc * z_now;
@@ -203,8 +205,12 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   }
   p.contacts = c.layout;
   p.contact_names = c.names;
+  // A cold active-set solve takes n to 3n changes (qp.hpp); a piece has n variables and about
+  // 7 rows per frictional contact, so the cap grows with the contacts.
+  Eigen::Index piece_rows = na;
+  for (const ContactRows& l : c.layout) piece_rows += l.rows == 3 ? 7 : 1;
   QpOptions qo;
-  qo.max_iterations = qp_max_iterations;
+  qo.max_iterations = std::max<Eigen::Index>(qp_max_iterations, 3 * (n + piece_rows));
   ContactQpResult r = solve_contact_qp(p, start, max_pivots, qo);
   ContactSolve out;
   out.lambda_a = r.qp.x.head(na).array() + 0.0;  // + 0.0: no "-0" in the outputs
@@ -216,6 +222,7 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   out.kkt = r.qp.kkt.max();
   out.message = r.message.empty() ? r.qp.message : r.message;
   out.states = std::move(r.states);
+  out.effector_error = (e0.head(ne) + E.topRows(ne) * r.qp.x).norm();
   for (Eigen::Index t = 0; t < nt; ++t) {
     Real f = 0;
     for (size_t i = 0; i < c.points.size(); ++i)
@@ -225,38 +232,81 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   return out;
 }
 
+namespace {
+
+/// The contacts' problem at a given actuation in contact.hpp's form, three rows per contact
+/// (delta = q3 + W3 lambda3): a frictionless pair's tangent rows are decoupled unit rows with
+/// mu = 0, which keeps their forces at 0. `at`: per row of the three, its contact row (-1: none).
+struct ThreeRows {
+  Eigen::MatrixXd W3;
+  Eigen::VectorXd q3, lambda3;
+  std::vector<Real> mu;
+  std::vector<Eigen::Index> at;
+
+  ThreeRows(const ContactSpace& s, const Eigen::VectorXd& lambda_a, const Eigen::VectorXd& lambda_c) {
+    const StepContacts& c = s.contacts;
+    const std::vector<int> crow = contact_rows(s);
+    const Eigen::Index nk = static_cast<Eigen::Index>(c.points.size());
+    at.assign(static_cast<size_t>(3 * nk), -1);
+    for (Eigen::Index i = 0; i < nk; ++i)
+      for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k) at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
+    const Eigen::MatrixXd Wcc = pick(s.W, crow, crow);
+    const Eigen::VectorXd q = pick(s.delta_free, crow) + pick(s.W, crow, s.actuators) * lambda_a;
+    W3 = Eigen::MatrixXd::Zero(3 * nk, 3 * nk);
+    q3 = Eigen::VectorXd::Zero(3 * nk);
+    lambda3 = Eigen::VectorXd::Zero(3 * nk);
+    for (Eigen::Index i = 0; i < 3 * nk; ++i) {
+      const Eigen::Index a = at[static_cast<size_t>(i)];
+      if (a < 0) {
+        W3(i, i) = W3(i - i % 3, i - i % 3);  // the normal's diagonal: a unit of the right size
+        continue;
+      }
+      for (Eigen::Index j = 0; j < 3 * nk; ++j)
+        if (at[static_cast<size_t>(j)] >= 0) W3(i, j) = Wcc(a, at[static_cast<size_t>(j)]);
+      q3(i) = q(a);
+      if (lambda_c.size() == static_cast<Eigen::Index>(crow.size())) lambda3(i) = lambda_c(a);
+    }
+    for (Eigen::Index i = 0; i < nk; ++i) mu.push_back(c.layout[static_cast<size_t>(i)].mu);
+  }
+
+  /// lambda3 back in the contact rows' layout (size rows).
+  Eigen::VectorXd contact_forces(Eigen::Index rows) const {
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(rows);
+    for (size_t i = 0; i < at.size(); ++i)
+      if (at[i] >= 0) out(at[i]) = lambda3(static_cast<Eigen::Index>(i)) + 0.0;
+    return out;
+  }
+};
+
+}  // namespace
+
 ContactSolverReport contact_response(const ContactSpace& s, const Eigen::VectorXd& lambda_a,
                                      const ContactSolverOptions& options, Eigen::VectorXd& lambda_c) {
-  const StepContacts& c = s.contacts;
-  const std::vector<int> crow = contact_rows(s);
-  const Eigen::Index nk = static_cast<Eigen::Index>(c.points.size());
-  // contact.hpp's problem has three rows per contact: a frictionless pair's tangent rows are
-  // decoupled unit rows with mu = 0, which keeps their forces at 0.
-  std::vector<Eigen::Index> at(static_cast<size_t>(3 * nk), -1);
-  for (Eigen::Index i = 0; i < nk; ++i)
-    for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k) at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
-  const Eigen::MatrixXd Wcc = pick(s.W, crow, crow);
-  const Eigen::VectorXd q = pick(s.delta_free, crow) + pick(s.W, crow, s.actuators) * lambda_a;
-  Eigen::MatrixXd W3 = Eigen::MatrixXd::Zero(3 * nk, 3 * nk);
-  Eigen::VectorXd q3 = Eigen::VectorXd::Zero(3 * nk), l3 = Eigen::VectorXd::Zero(3 * nk);
-  std::vector<Real> mu(static_cast<size_t>(nk));
-  for (Eigen::Index i = 0; i < 3 * nk; ++i) {
-    const Eigen::Index a = at[static_cast<size_t>(i)];
-    if (a < 0) {
-      W3(i, i) = W3(i - i % 3, i - i % 3);  // the normal's diagonal: a unit of the right size
-      continue;
-    }
-    for (Eigen::Index j = 0; j < 3 * nk; ++j)
-      if (at[static_cast<size_t>(j)] >= 0) W3(i, j) = Wcc(a, at[static_cast<size_t>(j)]);
-    q3(i) = q(a);
-    if (lambda_c.size() == static_cast<Eigen::Index>(crow.size())) l3(i) = lambda_c(a);
-  }
-  for (Eigen::Index i = 0; i < nk; ++i) mu[static_cast<size_t>(i)] = c.layout[static_cast<size_t>(i)].mu;
-  const ContactSolverReport report = solve_frictional_contact(W3, q3, mu, l3, options);
-  lambda_c = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(crow.size()));
-  for (Eigen::Index i = 0; i < 3 * nk; ++i)
-    if (at[static_cast<size_t>(i)] >= 0) lambda_c(at[static_cast<size_t>(i)]) = l3(i) + 0.0;
+  ThreeRows p(s, lambda_a, lambda_c);
+  const ContactSolverReport report = solve_frictional_contact(p.W3, p.q3, p.mu, p.lambda3, options);
+  lambda_c = p.contact_forces(s.contacts.num_rows());
   return report;
+}
+
+std::vector<ContactState> forward_states(const ContactSpace& s, const Eigen::VectorXd& lambda_a, int max_sweeps) {
+  const StepContacts& c = s.contacts;
+  ThreeRows p(s, lambda_a, c.lambda_previous);
+  const ContactSolverReport r = contact::solve_box_pyramid(p.W3, p.q3, p.mu, p.lambda3, max_sweeps);
+  std::vector<ContactState> states(c.points.size());
+  if (!r.converged) return {};
+  const Eigen::VectorXd lambda_c = p.contact_forces(c.num_rows());
+  for (size_t i = 0; i < c.points.size(); ++i) {
+    const ContactRows& l = c.layout[i];
+    const Real fn = lambda_c(l.row);
+    if (!(fn > 0)) continue;
+    states[i].normal = ContactState::kPressed;
+    for (int k = 0; k < 2 && l.rows == 3; ++k) {
+      const Real ft = lambda_c(l.row + 1 + k);
+      if (std::abs(ft) >= (1 - 1e-9) * pyramid_friction(l.mu) * fn)
+        states[i].tangent[k] = ft > 0 ? ContactState::kSlipPlus : ContactState::kSlipMinus;
+    }
+  }
+  return states;
 }
 
 ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::VectorXd& lambda_a_start,
@@ -297,6 +347,62 @@ ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::Vect
   return out;
 }
 
+namespace {
+
+/// The pivoting finds a local optimum of the union of pieces from its start. Two more starts,
+/// each on a feasible piece (forward_states), are tried when the first answer is not optimal or
+/// leaves the effectors off their goals:
+/// - the forward answer at the current actuation (within its bounds): the states carried over
+///   from the last step can start on an infeasible piece (the actuation now presses a contact
+///   that was apart, e.g. a grasp closing), from which the pivoting has no descent to follow;
+/// - when an effector row has no direct coupling to any actuator (W_ea = 0 after the round-off
+///   cleaning: an object held by fingers, moved only through contacts), the forward answer with
+///   every actuator at its upper bound: a contact that is apart has no slope on its piece (its
+///   force is 0 whatever the actuation), so such an effector is out of reach until the actuation
+///   presses the contacts; from that piece the pivoting lets go of what does not help.
+/// The best answer is kept: optimal before not settled before infeasible, then the smaller
+/// effector error (without force targets, whose rows depend on the start).
+void more_starts(const ContactSpace& space, const std::vector<ContactForceTarget>& targets,
+                 const std::vector<int>& target_obstacle, Real epsilon, const Eigen::VectorXd& lambda_a,
+                 const InverseOptions& o, const ContactSolverOptions& contact_options, ContactSolve& r) {
+  if (space.contacts.points.empty()) return;
+  const Real scale = space.effectors.empty() ? 0 : space.delta_free(space.effectors).cwiseAbs().maxCoeff();
+  auto rank = [](QpStatus st) { return st == QpStatus::Optimal ? 0 : st == QpStatus::IterationLimit ? 1 : 2; };
+  auto better = [&](const ContactSolve& a, const ContactSolve& b) {
+    if (rank(a.status) != rank(b.status)) return rank(a.status) < rank(b.status);
+    return targets.empty() && a.effector_error < b.effector_error * (1 - 1e-9);
+  };
+  auto held = [&](const ContactSolve& a) {
+    return !space.effectors.empty() && a.effector_error > 1e-9 * std::max(scale, Real(1e-300));
+  };
+  bool through_contacts = false;
+  for (int e : space.effectors) {
+    bool direct = false;
+    for (int a : space.actuators) direct = direct || space.W(e, a) != 0;
+    through_contacts = through_contacts || !direct;
+  }
+  int pivots = r.pivots;
+  for (int probe = 0; probe < 2; ++probe) {
+    if (r.status == QpStatus::Optimal && !held(r)) break;
+    if (probe == 0 && r.status == QpStatus::Optimal) continue;  // the first start was fine
+    if (probe == 1 && !through_contacts) break;
+    Eigen::VectorXd la = lambda_a;
+    for (Eigen::Index j = 0; j < la.size(); ++j) {
+      const Interval& b = space.lambda_bounds[static_cast<size_t>(j)];
+      la(j) = probe == 1 && std::isfinite(b.hi) ? b.hi : std::clamp(la(j), b.lo, b.hi);
+    }
+    const std::vector<ContactState> start = forward_states(space, la, contact_options.max_iterations);
+    if (start.empty()) continue;
+    ContactSolve again = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, start,
+                                                     o.contact_max_pivots, o.qp_max_iterations);
+    pivots += again.pivots;
+    if (better(again, r)) r = std::move(again);
+  }
+  r.pivots = pivots;  // every start's
+}
+
+}  // namespace
+
 ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions& o, const ContactOptions& contact,
                                  const std::vector<ContactForceTarget>& targets, Real epsilon,
                                  const Eigen::VectorXd& lambda_a, InverseStepReport& rep) {
@@ -321,8 +427,9 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
                                   "run over actuators only); set the method to QP");
     r = gauss_seidel_with_contacts(space, lambda_a, contact_options, o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
   } else {
-    r = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, o.contact_max_pivots,
-                                    o.qp_max_iterations);
+    r = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, space.contacts.start,
+                                    o.contact_max_pivots, o.qp_max_iterations);
+    more_starts(space, targets, target_obstacle, epsilon, lambda_a, o, contact_options, r);
     // The least-violation answer of an infeasible problem weighs every row alike, contacts
     // included: a body could be left inside an obstacle because an actuator's displacement window
     // (a rate limit) could not hold too. The windows give way first: solved again without the
@@ -336,7 +443,7 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
       const ContactSpace wider{space.W, space.delta_free, space.actuators, space.effectors, space.first_contact,
                                space.lambda_bounds, free_delta, space.actuator_names, space.contacts};
       ContactSolve again = solve_inverse_with_contacts(wider, targets, target_obstacle, epsilon, lambda_a,
-                                                       o.contact_max_pivots, o.qp_max_iterations);
+                                                       space.contacts.start, o.contact_max_pivots, o.qp_max_iterations);
       if (again.status != QpStatus::Infeasible) {
         std::string names;
         for (const std::string& n : relaxed) names += (names.empty() ? "'" : ", '") + n + "'";
@@ -344,7 +451,7 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
                         "of " + names + " were set aside for this step so that no contact is violated (" +
                         r.message + ")";
         again.status = QpStatus::Infeasible;
-        again.pivots += r.pivots;
+      again.pivots += r.pivots;
         r = std::move(again);
       }
     }

@@ -62,6 +62,7 @@ struct ContactSolve {
   std::string message;
   std::vector<ContactState> states;
   std::vector<Real> target_forces;  ///< per force target
+  Real effector_error = 0;  ///< |delta_e| predicted at the answer (QP solves)
 };
 
 /// The QP of docs/method.md 8.3 over (lambda_a, lambda_c) with the complementarity of the contacts
@@ -69,9 +70,19 @@ struct ContactSolve {
 /// (targets: obstacle index per target, -1 when that obstacle is not among them), energy weight
 /// epsilon relative as without contacts. lambda_a_now: the current actuation (with the previous
 /// contact forces, it picks the contact a force target presses first when none is pressed).
+/// `start`: the contact states to pivot from (one per contact).
 ContactSolve solve_inverse_with_contacts(const ContactSpace& space, const std::vector<ContactForceTarget>& targets,
                                          const std::vector<int>& target_obstacle, Real epsilon,
-                                         const Eigen::VectorXd& lambda_a_now, int max_pivots, int qp_max_iterations);
+                                         const Eigen::VectorXd& lambda_a_now, std::vector<ContactState> start,
+                                         int max_pivots, int qp_max_iterations);
+
+/// The contact states of the forward answer at `lambda_a` on the QP's own pyramid
+/// (contact::solve_box_pyramid, at most max_sweeps sweeps): pressed where the normal force is
+/// positive, and per tangent of a pressed pair stick inside the pyramid, slip on a facet. That
+/// answer meets every condition of its piece, so the piece is feasible: the start that the
+/// pivoting falls back on when the states carried over lead to none. Empty when the sweeps do
+/// not converge.
+std::vector<ContactState> forward_states(const ContactSpace& space, const Eigen::VectorXd& lambda_a, int max_sweeps);
 
 /// The contact forces that answer a given actuation (forward mode, and the Gauss-Seidel variant):
 /// the frictional contact problem of contact.hpp on the exact Coulomb cone, with
