@@ -13,6 +13,10 @@ namespace contact {
 
 namespace {
 
+/// The half-width mu' = mu / sqrt(2) of the 4-facet pyramid |lambda_tk| <= mu' lambda_n inscribed
+/// in the Coulomb cone of coefficient mu (inverse_detail::pyramid_friction, one layer up).
+Real pyramid_half_width(Real mu) { return mu / std::sqrt(Real(2)); }
+
 /// The tangent states tried by the local solve, simplest first: stick (0) or slip along +t_k
 /// (+1: lambda_tk = +mu' lambda_n) or -t_k (-1).
 constexpr int kTangentStates[9][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
@@ -20,7 +24,7 @@ constexpr int kTangentStates[9][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}, 
 /// One contact with delta = b + A lambda on the pyramid |lambda_tk| <= m lambda_n (m = mu'):
 /// separated when b_n >= 0; else pressed, delta_n = 0, and per tangent stick (delta_tk = 0 inside
 /// the pyramid) or slip on a facet (lambda_tk = +-m lambda_n with -+delta_tk >= 0). `tol`: the
-/// slack allowed on each condition, in length units (gaps) and relative (forces).
+/// slack allowed on a slip's sign (length units). The first state that fits is returned.
 Vec3r solve_box_contact(const Mat3r& A, const Vec3r& b, Real m, Real tol, const Vec3r& current) {
   if (b(0) >= 0) return Vec3r::Zero();
   if (m == 0) return Vec3r(-b(0) / A(0, 0), 0, 0);
@@ -69,7 +73,7 @@ ContactSolverReport solve_box_pyramid(const MatrixXr& W, const VectorXr& delta_f
       const Mat3r A = W.block<3, 3>(3 * i, 3 * i);
       const Vec3r old = lambda.segment<3>(3 * i);
       const Vec3r b = delta.segment<3>(3 * i) - A * old;
-      const Vec3r now = solve_box_contact(A, b, mu[static_cast<size_t>(i)] * 0.70710678118654752440, tol, old);
+      const Vec3r now = solve_box_contact(A, b, pyramid_half_width(mu[static_cast<size_t>(i)]), tol, old);
       const Vec3r step = now - old;
       if (step.squaredNorm() == 0) continue;
       lambda.segment<3>(3 * i) = now;
@@ -86,7 +90,7 @@ ContactSolverReport solve_box_pyramid(const MatrixXr& W, const VectorXr& delta_f
   // gaps, and stick tangents' slip.
   Real residual = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
-    const Real ln = lambda(3 * i), m = mu[static_cast<size_t>(i)] * 0.70710678118654752440;
+    const Real ln = lambda(3 * i), m = pyramid_half_width(mu[static_cast<size_t>(i)]);
     residual = std::max(residual, std::max(Real(0), -delta(3 * i)));
     if (ln <= 0) continue;
     residual = std::max(residual, std::abs(delta(3 * i)));
