@@ -11,6 +11,7 @@
 
 #include "host/inverse/contact_complementarity.hpp"
 #include "host/inverse/inverse_contact.hpp"
+#include "contact_space_fixture.hpp"
 #include "inverse_test_support.hpp"
 #include "softik/error.hpp"
 
@@ -164,18 +165,9 @@ TEST(ContactQp, AContactIsNeverGivenUpForAnActuatorsDisplacementWindow) {
   W << 1, 0.9, 0.9, 1;
   Eigen::VectorXd delta_free(2);
   delta_free << 0, -1;
-  const std::vector<int> actuators = {0}, effectors = {};
-  const std::vector<Interval> lambda_bounds = {{0, 1}}, delta_bounds = {{-0.1, 0.1}};
-  const std::vector<std::string> names = {"cavity"};
-  inverse_detail::StepContacts contacts;
-  ContactPoint point;
-  point.node = 7;
-  contacts.points.push_back(point);
-  contacts.layout.push_back(ContactRows{0, 1, 0});
-  contacts.names.push_back("contact of node 7 with 'wall'");
-  contacts.start.push_back(ContactState{});
-  contacts.lambda_previous = Eigen::VectorXd::Zero(1);
-  const inverse_detail::ContactSpace space{W, delta_free, actuators, effectors, 1, lambda_bounds, delta_bounds, names, contacts};
+  const inverse_test::OneContactSpace one(W, delta_free, {0}, {}, {{0, 1}}, {{-0.1, 0.1}}, {"cavity"}, 7,
+                                          "contact of node 7 with 'wall'");
+  const inverse_detail::ContactSpace space = one.space();
   InverseStepReport rep;
   const inverse_detail::ContactSolve r =
       inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{}, {}, 1e-3, Eigen::VectorXd::Zero(1), rep);

@@ -15,6 +15,7 @@
 #include "host/contact/contact_solvers.hpp"
 #include "host/inverse/contact_complementarity.hpp"
 #include "host/inverse/inverse_contact.hpp"
+#include "contact_space_fixture.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
@@ -22,7 +23,6 @@
 namespace softik {
 namespace {
 
-using inverse_detail::ContactRows;
 using inverse_detail::ContactState;
 
 /// The compliance W = J K^-1 J^T of n contacts at the first n nodes of a body of 2n nodes with a
@@ -104,18 +104,9 @@ TEST(ContactQp, AnEffectorOnlyAContactMovesIsReachedByPressingIt) {
   W << 1, 0, -1, 0, 1, 1, -1, 1, 2;
   Eigen::VectorXd delta_free(3);
   delta_free << 0, -0.5, 0.2;
-  const std::vector<int> actuators = {0}, effectors = {1};
-  const std::vector<Interval> lambda_bounds = {{0, 2}}, delta_bounds = {{-kInf, kInf}};
-  const std::vector<std::string> names = {"finger"};
-  inverse_detail::StepContacts contacts;
-  ContactPoint point;
-  point.node = 3;
-  contacts.points.push_back(point);
-  contacts.layout.push_back(ContactRows{0, 1, 0});
-  contacts.names.push_back("contact of node 3 with another part");
-  contacts.start.push_back(ContactState{});
-  contacts.lambda_previous = Eigen::VectorXd::Zero(1);
-  const inverse_detail::ContactSpace space{W, delta_free, actuators, effectors, 2, lambda_bounds, delta_bounds, names, contacts};
+  const inverse_test::OneContactSpace one(W, delta_free, {0}, {1}, {{0, 2}}, {{-kInf, kInf}}, {"finger"}, 3,
+                                          "contact of node 3 with another part");
+  const inverse_detail::ContactSpace space = one.space();
   InverseStepReport rep;
   const inverse_detail::ContactSolve r =
       inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{}, {}, 1e-12, Eigen::VectorXd::Zero(1), rep);
@@ -127,7 +118,7 @@ TEST(ContactQp, AnEffectorOnlyAContactMovesIsReachedByPressingIt) {
   EXPECT_EQ(r.states[0].normal, ContactState::kPressed);
   // The start carried over alone (apart) leaves the ball where it is.
   const inverse_detail::ContactSolve apart =
-      inverse_detail::solve_inverse_with_contacts(space, {}, {}, 1e-12, Eigen::VectorXd::Zero(1), contacts.start, 200, 500);
+      inverse_detail::solve_inverse_with_contacts(space, {}, {}, 1e-12, Eigen::VectorXd::Zero(1), one.contacts.start, 200, 500);
   EXPECT_NEAR(apart.effector_error, 0.5, 1e-8);
 }
 
