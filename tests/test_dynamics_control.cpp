@@ -126,6 +126,33 @@ TEST(DynamicControl, AGoalBeyondAWallIsHeldThereAndExplained) {
   EXPECT_NE(r.control.message.find("lies inside obstacle 'wall'"), std::string::npos) << r.control.message;
 }
 
+TEST(DynamicControl, AContactAnswerThatBreaksTheContactLawsIsCountedUnconverged) {
+  // The cavity's pressure imposed (both bounds 10 kPa): each step's contact forces are the
+  // forward contact solve's. With the sweeps cut to 1 it cannot converge once the tip presses the
+  // wall, and the step must say so in contact_solve (not only in the control's status).
+  const FingerAndWall f;
+  auto solver = make_linear_solver();
+  for (const int sweeps : {2000, 1}) {
+    ContactOptions contact = f.contact(0.3);
+    contact.solver.max_iterations = sweeps;
+    DynamicSolver dyn(f.assembler, *solver, {}, damped(contact));
+    dyn.add_control(f.actuator({1e4, 1e4}));
+    int pressing = 0, unconverged = 0;
+    for (int k = 0; k < 40; ++k) {
+      const DynamicStepReport r = dyn.step();
+      if (r.active_contacts == 0) continue;
+      ++pressing;
+      unconverged += r.contact_solve.converged ? 0 : 1;
+    }
+    EXPECT_GT(pressing, 10) << sweeps << " sweeps";
+    if (sweeps == 1) {
+      EXPECT_GT(unconverged, 0);
+    } else {
+      EXPECT_EQ(unconverged, 0);
+    }
+  }
+}
+
 TEST(DynamicControl, BadControlInputIsRefused) {
   const FingerAndWall f;
   auto solver = make_linear_solver();

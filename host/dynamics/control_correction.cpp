@@ -282,9 +282,12 @@ void DynamicSolver::Impl::control_correct(Real h, std::vector<Real>& x_free, Dyn
   // Every candidate node against every obstacle at the new positions, not only the pairs solved.
   report.max_penetration =
       std::max(report.max_penetration, inverse_detail::max_penetration(options.contact, contact_nodes, x_free, t + h));
-  // The contact forces came from the constraint-space solve, whose outcome is report.control's
-  // status (the frictional contact solver of a step without control did not run).
-  report.contact_solve.converged = true;
+  // The contact forces came from the constraint-space solve (the frictional contact solver of a
+  // step without control did not run): converged when they meet the contact laws, so that a
+  // step whose contact answer breaks them (an infeasible piece's least-violation answer, an
+  // unconverged forward contact solve with every input imposed) is counted among the
+  // unconverged contact solves, not only behind the control's status.
+  report.contact_solve.converged = s.answer.contact_laws;
   report.contact_solve.iterations += rep.solver_iterations;
   rep.contacts = report.contacts;
   rep.pressed_contacts = report.active_contacts;

@@ -134,6 +134,7 @@ ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const Co
     out.lambda_a = r.lambda_a;
     out.lambda_c = r.lambda_c;
     out.states = r.states;
+    out.contact_laws = r.contact_laws;
     // An effector held off its goal: say by what (contacts, bounds, a goal inside an obstacle).
     const std::string why = contact_limits_message(space, r, settings.constraints, settings.contact, settings.model_size);
     if (!why.empty()) rep.message += (rep.message.empty() ? "" : "; ") + why;

@@ -33,6 +33,8 @@ struct ConstraintSpaceAnswer {
   Eigen::VectorXd lambda_a;  ///< per actuator row: the total actuation
   Eigen::VectorXd lambda_c;  ///< per contact row (empty without contacts)
   std::vector<ContactState> states;  ///< per contact
+  /// The contact forces meet the contact laws (ContactSolve::contact_laws; true without contacts).
+  bool contact_laws = true;
 };
 
 /// Solves for lambda_a (and lambda_c) in the constraint space `space` (W with its effector-actuator

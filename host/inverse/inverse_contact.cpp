@@ -223,6 +223,7 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   out.message = r.message.empty() ? r.qp.message : r.message;
   out.states = std::move(r.states);
   out.effector_error = (e0.head(ne) + E.topRows(ne) * r.qp.x).norm();
+  out.contact_laws = r.qp.status == QpStatus::Optimal;  // the best feasible piece's, when one replaced it
   for (Eigen::Index t = 0; t < nt; ++t) {
     Real f = 0;
     for (size_t i = 0; i < c.points.size(); ++i)
@@ -329,6 +330,7 @@ ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::Vect
                                             s.delta_bounds, la, max_sweeps, tol);
     out.iterations += std::min(sweeps, max_sweeps);
     const ContactSolverReport cr = contact_response(s, la, contact_options, lc);
+    out.contact_laws = cr.converged;
     auto change = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
       const Real scale = std::max(a.cwiseAbs().maxCoeff(), b.cwiseAbs().maxCoeff());
       return a.size() == 0 || (a - b).cwiseAbs().maxCoeff() <= 1e-10 * std::max(scale, 1e-300);
@@ -418,6 +420,7 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
     r.lambda_c = space.contacts.lambda_previous;
     const ContactSolverReport cr = contact_response(space, r.lambda_a, contact_options, r.lambda_c);
     r.iterations = cr.iterations;
+    r.contact_laws = cr.converged;
     if (!cr.converged) {
       r.status = QpStatus::IterationLimit;
       r.message = "the contact solve did not converge (residual " + std::to_string(cr.residual) + ")";

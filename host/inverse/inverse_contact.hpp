@@ -63,6 +63,10 @@ struct ContactSolve {
   std::vector<ContactState> states;
   std::vector<Real> target_forces;  ///< per force target
   Real effector_error = 0;  ///< |delta_e| predicted at the answer (QP solves)
+  /// The contact forces meet the contact laws: the QP's answer lies on a piece it solved (the
+  /// last, or the best feasible one met), or the forward contact solve converged. False for an
+  /// infeasible piece's least-violation answer.
+  bool contact_laws = false;
 };
 
 /// The QP of docs/method.md 8.3 over (lambda_a, lambda_c) with the complementarity of the contacts

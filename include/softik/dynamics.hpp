@@ -137,7 +137,8 @@ struct DynamicStepReport {
   double seconds_detection = 0, seconds_compliance = 0, seconds_contact_solve = 0, seconds_total = 0;
   std::vector<Real> pressures;  ///< P_p(t) per pressure load
   /// With control (add_control) the contact forces come from this solve, and contact_solve above
-  /// only sums its iterations (converged stays true: the outcome is control.status).
+  /// sums its iterations and is converged when those contact forces meet the contact laws (not
+  /// for an infeasible piece's least-violation answer or an unconverged forward contact solve).
   /// With control: the constraint-space solve of the (last sub-)step: status,
   /// iterations, message, lambda (the inputs), actuator_delta, effector_error (linearised, after
   /// the correction), W and the contact counts; its timings are 0 (see seconds_*).
