@@ -89,6 +89,10 @@ TEST(BoxPyramid, RandomProblemsMeetThePyramidsContactLaws) {
     }
   }
   EXPECT_GE(converged, trials * 9 / 10);
+  // No contact: nothing to solve.
+  Eigen::VectorXd none(3);
+  EXPECT_TRUE(contact::solve_box_pyramid(Eigen::MatrixXd(0, 0), Eigen::VectorXd(0), {}, none, 10).converged);
+  EXPECT_EQ(none.size(), 0);
   EXPECT_GT(pressed, 50);
   EXPECT_GT(stick, 10);
   EXPECT_GT(slip, 10);

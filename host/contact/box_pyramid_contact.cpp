@@ -62,11 +62,16 @@ Vec3r solve_box_contact(const Mat3r& A, const Vec3r& b, Real m, Real tol, const 
 ContactSolverReport solve_box_pyramid(const MatrixXr& W, const VectorXr& delta_free, const std::vector<Real>& mu,
                                       VectorXr& lambda, int max_sweeps) {
   const Eigen::Index n = static_cast<Eigen::Index>(mu.size());
+  ContactSolverReport report;
+  if (n == 0) {
+    lambda.resize(0);
+    report.converged = true;
+    return report;
+  }
   if (lambda.size() != 3 * n || !lambda.allFinite()) lambda = VectorXr::Zero(3 * n);
   VectorXr delta = delta_free + W * lambda;
   const Real length = std::max(delta_free.cwiseAbs().maxCoeff(), Real(1e-300));
   const Real tol = 1e-13 * length;
-  ContactSolverReport report;
   for (int sweep = 1; sweep <= max_sweeps; ++sweep) {
     Real change = 0, size = 0;
     for (Eigen::Index i = 0; i < n; ++i) {
