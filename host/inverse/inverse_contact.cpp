@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "host/contact/contact_setup.hpp"
-#include "host/contact/contact_solvers.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
 
@@ -24,13 +23,13 @@ Eigen::MatrixXd pick(const Eigen::MatrixXd& W, const std::vector<int>& rows, con
 }
 Eigen::VectorXd pick(const Eigen::VectorXd& v, const std::vector<int>& rows) { return v(rows); }
 
+}  // namespace
+
 std::vector<int> contact_rows(const ContactSpace& s) {
   std::vector<int> out;
   for (int r = 0; r < s.contacts.num_rows(); ++r) out.push_back(s.first_contact + r);
   return out;
 }
-
-}  // namespace
 
 StepContacts detect_step_contacts(const ContactOptions& options, const std::vector<int>& nodes,
                                   const std::vector<Real>& x, Real alarm, const std::vector<int>& reach,
@@ -231,83 +230,6 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
     out.target_forces.push_back(f);
   }
   return out;
-}
-
-namespace {
-
-/// The contacts' problem at a given actuation in contact.hpp's form, three rows per contact
-/// (delta = q3 + W3 lambda3): a frictionless pair's tangent rows are decoupled unit rows with
-/// mu = 0, which keeps their forces at 0. `at`: per row of the three, its contact row (-1: none).
-struct ThreeRows {
-  Eigen::MatrixXd W3;
-  Eigen::VectorXd q3, lambda3;
-  std::vector<Real> mu;
-  std::vector<Eigen::Index> at;
-
-  ThreeRows(const ContactSpace& s, const Eigen::VectorXd& lambda_a, const Eigen::VectorXd& lambda_c) {
-    const StepContacts& c = s.contacts;
-    const std::vector<int> crow = contact_rows(s);
-    const Eigen::Index nk = static_cast<Eigen::Index>(c.points.size());
-    at.assign(static_cast<size_t>(3 * nk), -1);
-    for (Eigen::Index i = 0; i < nk; ++i)
-      for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k) at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
-    const Eigen::MatrixXd Wcc = pick(s.W, crow, crow);
-    const Eigen::VectorXd q = pick(s.delta_free, crow) + pick(s.W, crow, s.actuators) * lambda_a;
-    W3 = Eigen::MatrixXd::Zero(3 * nk, 3 * nk);
-    q3 = Eigen::VectorXd::Zero(3 * nk);
-    lambda3 = Eigen::VectorXd::Zero(3 * nk);
-    for (Eigen::Index i = 0; i < 3 * nk; ++i) {
-      const Eigen::Index a = at[static_cast<size_t>(i)];
-      if (a < 0) {
-        W3(i, i) = W3(i - i % 3, i - i % 3);  // the normal's diagonal: a unit of the right size
-        continue;
-      }
-      for (Eigen::Index j = 0; j < 3 * nk; ++j)
-        if (at[static_cast<size_t>(j)] >= 0) W3(i, j) = Wcc(a, at[static_cast<size_t>(j)]);
-      q3(i) = q(a);
-      if (lambda_c.size() == static_cast<Eigen::Index>(crow.size())) lambda3(i) = lambda_c(a);
-    }
-    for (Eigen::Index i = 0; i < nk; ++i) mu.push_back(c.layout[static_cast<size_t>(i)].mu);
-  }
-
-  /// lambda3 back in the contact rows' layout (size rows).
-  Eigen::VectorXd contact_forces(Eigen::Index rows) const {
-    Eigen::VectorXd out = Eigen::VectorXd::Zero(rows);
-    for (size_t i = 0; i < at.size(); ++i)
-      if (at[i] >= 0) out(at[i]) = lambda3(static_cast<Eigen::Index>(i)) + 0.0;
-    return out;
-  }
-};
-
-}  // namespace
-
-ContactSolverReport contact_response(const ContactSpace& s, const Eigen::VectorXd& lambda_a,
-                                     const ContactSolverOptions& options, Eigen::VectorXd& lambda_c) {
-  ThreeRows p(s, lambda_a, lambda_c);
-  const ContactSolverReport report = solve_frictional_contact(p.W3, p.q3, p.mu, p.lambda3, options);
-  lambda_c = p.contact_forces(s.contacts.num_rows());
-  return report;
-}
-
-std::vector<ContactState> forward_states(const ContactSpace& s, const Eigen::VectorXd& lambda_a, int max_sweeps) {
-  const StepContacts& c = s.contacts;
-  ThreeRows p(s, lambda_a, c.lambda_previous);
-  const ContactSolverReport r = contact::solve_box_pyramid(p.W3, p.q3, p.mu, p.lambda3, max_sweeps);
-  std::vector<ContactState> states(c.points.size());
-  if (!r.converged) return {};
-  const Eigen::VectorXd lambda_c = p.contact_forces(c.num_rows());
-  for (size_t i = 0; i < c.points.size(); ++i) {
-    const ContactRows& l = c.layout[i];
-    const Real fn = lambda_c(l.row);
-    if (!(fn > 0)) continue;
-    states[i].normal = ContactState::kPressed;
-    for (int k = 0; k < 2 && l.rows == 3; ++k) {
-      const Real ft = lambda_c(l.row + 1 + k);
-      if (std::abs(ft) >= (1 - 1e-9) * pyramid_friction(l.mu) * fn)
-        states[i].tangent[k] = ft > 0 ? ContactState::kSlipPlus : ContactState::kSlipMinus;
-    }
-  }
-  return states;
 }
 
 ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::VectorXd& lambda_a_start,

@@ -53,6 +53,9 @@ struct ContactSpace {
   const StepContacts& contacts;
 };
 
+/// The rows of W (and delta_free) that are the contacts' rows: first_contact onward.
+std::vector<int> contact_rows(const ContactSpace& space);
+
 struct ContactSolve {
   Eigen::VectorXd lambda_a, lambda_c;  ///< the actuation and the contact forces (per contact row)
   QpStatus status = QpStatus::Optimal;
