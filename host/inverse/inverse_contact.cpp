@@ -376,7 +376,7 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
                         "of " + names + " were set aside for this step so that no contact is violated (" +
                         r.message + ")";
         again.status = QpStatus::Infeasible;
-      again.pivots += r.pivots;
+        again.pivots += r.pivots;
         r = std::move(again);
       }
     }
