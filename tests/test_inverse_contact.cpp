@@ -109,7 +109,7 @@ TEST(ContactQp, RandomProblemsMeetComplementarityAndThePyramidExactly) {
       if (r.states[i].normal == ContactState::kPressed) ++pressed_total;
       if (c.rows != 3) continue;
       ++frictional;
-      const Real mu = inverse_detail::pyramid_friction(c.mu);
+      const Real mu = contact::pyramid_half_width(c.mu);
       for (int k = 0; k < 2; ++k) {
         const Real lt = lc(c.row + 1 + k), dt = delta(c.row + 1 + k);
         EXPECT_LE(std::abs(lt), mu * ln + 1e-10 * fscale) << "trial " << trial << ": outside the pyramid";

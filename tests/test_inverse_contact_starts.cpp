@@ -65,7 +65,7 @@ TEST(BoxPyramid, RandomProblemsMeetThePyramidsContactLaws) {
     EXPECT_LE(r.residual, length);
     for (int i = 0; i < n; ++i) {
       const std::string where = "trial " + std::to_string(trial) + " contact " + std::to_string(i);
-      const Real ln = lambda(3 * i), m = inverse_detail::pyramid_friction(mu[static_cast<size_t>(i)]);
+      const Real ln = lambda(3 * i), m = contact::pyramid_half_width(mu[static_cast<size_t>(i)]);
       EXPECT_GE(ln, 0) << where;
       EXPECT_GE(d(3 * i), -length) << where << ": penetrates";
       if (ln <= force) {
@@ -134,7 +134,7 @@ void expect_pyramid_laws(const DynamicSolver& dyn, Real force_tol, Real length_t
   const std::vector<Real>& d = dyn.contact_deltas();
   for (size_t k = 0; k < dyn.contacts().size(); ++k) {
     const std::string who = where + ", contact of node " + std::to_string(dyn.contacts()[k].node);
-    const Real m = inverse_detail::pyramid_friction(dyn.contacts()[k].friction), ln = l[3 * k];
+    const Real m = contact::pyramid_half_width(dyn.contacts()[k].friction), ln = l[3 * k];
     EXPECT_GE(ln, -force_tol) << who;
     EXPECT_GE(d[3 * k], -length_tol) << who << ": penetrates";
     if (ln > force_tol) {

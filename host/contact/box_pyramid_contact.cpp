@@ -13,10 +13,6 @@ namespace contact {
 
 namespace {
 
-/// The half-width mu' = mu / sqrt(2) of the 4-facet pyramid |lambda_tk| <= mu' lambda_n inscribed
-/// in the Coulomb cone of coefficient mu (inverse_detail::pyramid_friction, one layer up).
-Real pyramid_half_width(Real mu) { return mu / std::sqrt(Real(2)); }
-
 /// The tangent states tried by the local solve, simplest first: stick (0) or slip along +t_k
 /// (+1: lambda_tk = +mu' lambda_n) or -t_k (-1).
 constexpr int kTangentStates[9][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};

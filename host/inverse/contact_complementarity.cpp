@@ -68,7 +68,7 @@ QpProblem piece(const ContactQp& p, const std::vector<ContactState>& states, std
       q.row_names.push_back(who + " gap");
     }
     if (c.rows != 3) continue;
-    const Real mu = pyramid_friction(c.mu);
+    const Real mu = contact::pyramid_half_width(c.mu);
     for (int k = 0; k < 2; ++k) {
       const Eigen::Index vt = vn + 1 + k, rd = r + 1 + 3 * k, rp = rd + 1, rm = rd + 2;
       q.lower(vt) = pressed ? -kInf : 0;
@@ -248,7 +248,7 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
   // that no answer ever leaves the friction law (the infeasibility itself is reported).
   for (const ContactRows& c : p.contacts) {
     if (c.rows != 3) continue;
-    const Real bound = pyramid_friction(c.mu) * out.qp.x(na + c.row);
+    const Real bound = contact::pyramid_half_width(c.mu) * out.qp.x(na + c.row);
     for (int k = 1; k <= 2; ++k) out.qp.x(na + c.row + k) = std::clamp(out.qp.x(na + c.row + k), -bound, bound);
   }
   return out;

@@ -38,6 +38,7 @@
 
 #include <Eigen/Dense>
 
+#include "host/contact/contact_solvers.hpp"
 #include "softik/constraints.hpp"
 #include "softik/qp.hpp"
 
@@ -83,8 +84,5 @@ struct ContactQpResult {
 /// its size differs). max_pivots bounds the state changes; options go to each QP.
 ContactQpResult solve_contact_qp(const ContactQp& problem, std::vector<ContactState> start, int max_pivots,
                                  const QpOptions& options);
-
-/// mu' of the inscribed pyramid for Coulomb's mu.
-inline Real pyramid_friction(Real mu) { return mu * 0.70710678118654752440; }
 
 }  // namespace softik::inverse_detail

@@ -79,7 +79,7 @@ std::vector<ContactState> forward_states(const ContactSpace& s, const Eigen::Vec
     states[i].normal = ContactState::kPressed;
     for (int k = 0; k < 2 && l.rows == 3; ++k) {
       const Real ft = lambda_c(l.row + 1 + k);
-      if (std::abs(ft) >= (1 - 1e-9) * pyramid_friction(l.mu) * fn)
+      if (std::abs(ft) >= (1 - 1e-9) * contact::pyramid_half_width(l.mu) * fn)
         states[i].tangent[k] = ft > 0 ? ContactState::kSlipPlus : ContactState::kSlipMinus;
     }
   }
