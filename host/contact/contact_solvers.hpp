@@ -54,8 +54,9 @@ ContactSolverReport solve_projected_gauss_seidel(const MatrixXr& W, const Vector
 /// inscribed in the Coulomb cone of coefficient mu, the friction law of the inverse QP.
 inline Real pyramid_half_width(Real mu) { return mu * 0.70710678118654752440; }
 
-/// The frictional contact problem on the 4-facet pyramid |lambda_tk| <= mu' lambda_n of the inverse QP (host/inverse/contact_complementarity.hpp) with its slip
-/// law per axis (stick: delta_tk = 0; slip on a facet: delta_tk against the force):
+/// The frictional contact problem on the 4-facet pyramid |lambda_tk| <= mu' lambda_n of the
+/// inverse QP (host/inverse/contact_complementarity.hpp) with its slip law per axis (stick:
+/// delta_tk = 0; slip on a facet: delta_tk against the force):
 /// projected Gauss-Seidel, each contact solved exactly by trying its states. lambda: warm start
 /// in, answer out. The sweeps stop when one changes no force by more than 1e-12 of the largest
 /// (or after max_sweeps); report.residual is then the largest violation of those conditions

@@ -1,6 +1,7 @@
 // The contacts' forward answers at a given actuation for the inverse step (inverse_contact.hpp):
-// the frictional contact problem on the exact cone (contact_response), and the states of its
-// answer on the QP's own 4-facet pyramid (forward_states), a feasible start for the pivoting.
+// the frictional contact problem on the exact cone (contact_response), and the same problem on
+// the QP's own 4-facet pyramid, whose answer's states are a feasible start for the pivoting
+// (forward_states).
 #include <cmath>
 #include <vector>
 
