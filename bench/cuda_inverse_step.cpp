@@ -4,9 +4,9 @@
 // without CHOLMOD) as the baseline in the same binary. The project's targets on an H100:
 // 100k tets <= 5 ms per step, 1M tets <= 50 ms.
 //
-// Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334,
-// 0.91 and 0.59 mm: 9.8k, 24k, 83k, 298k and 1.01M tets (named 10k, 30k, 100k, 300k, 1M; the
-// finger's grid only takes these steps); corotational linear silicone (E = 200 kPa,
+// Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334, 1.3,
+// 0.91 and 0.59 mm: 9.8k, 24k, 83k, 126k, 298k and 1.01M tets (named 10k, 30k, 100k, 125k, 300k,
+// 1M; the finger's grid only takes these steps: 125k is the first size above 100k); corotational linear silicone (E = 200 kPa,
 // nu = 0.45, polar rotation, rotated tangent R K0 R^T: symmetric positive definite, as the
 // dense Cholesky and PCG need; bench/inverse_step.cpp uses the consistent tangent), base fixed;
 // one cavity pressure actuator (0..50 kPa) and a tip position effector (the tip-face node
@@ -18,8 +18,9 @@
 // factorisation refreshed every step (R = 0) or kept for up to R steps near equilibrium (chord
 // steps); with the consistent tangent and the actuator's stiffness (InverseOptions::
 // actuator_stiffness), so that K goes through the host (the actuator's stiffness is added there)
-// on every backend; counters `refactored` (fraction of steps that factorised) and `tip_error_um` (mean
-// predicted distance to the moving goal: least squares, one pressure cannot follow a circle).
+// on every backend; counters `refactored` (fraction of steps that factorised), `kept_columns`
+// (constraint columns per step taken from the last solve on the kept factor) and `tip_error_um`
+// (mean predicted distance to the moving goal: least squares, one pressure cannot follow a circle).
 //
 // Contact cases (.../contacts:N/..., issue 16 item 5; the 10k model only, CPU and GPU/cudss): the
 // fixed-goal step with a wall 0.5 mm above the finger's top face over the tip and the N top-face
@@ -78,7 +79,7 @@ struct Size {
   Real cell;   ///< make_finger grid cell (m)
 };
 const Size kSizes[] = {
-    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"100k", 100000, 0.001334},
+    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"100k", 100000, 0.001334}, {"125k", 125000, 0.0013},
     {"300k", 300000, 0.00091}, {"1M", 1000000, 0.00059},
 };
 
@@ -270,7 +271,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
     return;
   }
   Real t[5] = {0, 0, 0, 0, 0};
-  int half = 0, refactored = 0;
+  int half = 0, refactored = 0, kept = 0;
   Real error = 0, in_step = 0, pressed = 0, pivots = 0;
   bool failed = false;
   for (auto _ : state) {
@@ -288,6 +289,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
       t[4] += r.t_update;
       half += r.half_solves ? 1 : 0;
       refactored += r.refactored ? 1 : 0;
+      kept += r.kept_columns;
       error += r.effector_error;
       in_step += r.contacts, pressed += r.pressed_contacts, pivots += r.contact_pivots;
     } catch (const std::exception& e) {
@@ -308,7 +310,10 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   state.counters["update_ms"] = 1e3 * t[4] / n;
   state.counters["half_solves"] = half / n;
   state.counters["refactored"] = refactored / n;
-  if (reuse >= 0) state.counters["tip_error_um"] = 1e6 * error / n;
+  if (reuse >= 0) {
+    state.counters["tip_error_um"] = 1e6 * error / n;
+    state.counters["kept_columns"] = kept / n;
+  }
   if (contacts > 0) {
     state.counters["contacts"] = in_step / n;
     state.counters["pressed"] = pressed / n;
@@ -335,7 +340,7 @@ int main(int argc, char** argv) {
       cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaDense, -1, 0});
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, 0});
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 0, 0});
-    cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 10, 0});
+    for (int reuse : {10, 100, 1000}) cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, reuse, 0});
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaPcg, -1, 0});
     if (size == 0)  // contacts (issue 16 item 5) on the 10k model, CPU and GPU in one binary
       for (int n : {10, 100}) {

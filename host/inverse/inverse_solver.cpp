@@ -287,14 +287,16 @@ class InverseStep {
         if (row >= 0) B_(row, 1 + m_ + k) += v;
       }
     G_.resize(nb_, nb_);
-    // While a factorisation is kept, a host solver's chord steps reuse the constraint rows'
-    // forward solves (kept_columns.hpp). GPU solvers keep Z on the device (forward_gram).
-    keep_ = half_ && reuse_ > 0 && !solver.accepts_device_values();
+    // While a factorisation is kept, the chord steps reuse the constraint rows' solves
+    // (kept_columns.hpp): forward solves on a host solver's half path, full solves on the full
+    // path (a GPU solver without a Cholesky factor: cuDSS). A GPU solver's half path keeps Z on
+    // the device instead (forward_gram).
+    keep_ = reuse_ > 0 && (!half_ || !solver.accepts_device_values());
     if (!keep_) s_.kept_rows_ = -1;
     if (keep_)
-      rep_.kept_columns = inverse_detail::forward_with_kept_columns(
-          solver, refactor_, first_contact_, inverse_detail::KeptColumns{s_.kept_Jt_, s_.kept_Z_, s_.kept_rows_}, B_,
-          Z_, G_);
+      rep_.kept_columns = inverse_detail::solve_with_kept_columns(
+          solver, half_ ? inverse_detail::KeptSolve::Forward : inverse_detail::KeptSolve::Full, refactor_,
+          first_contact_, inverse_detail::KeptColumns{s_.kept_Jt_, s_.kept_Z_, s_.kept_rows_}, B_, Z_, G_);
     else if (half_)  // Z = L^-1 P B stays with the solver (on the device for GPU solvers), G = Z^T Z
       solver.forward_gram(B_.data(), static_cast<int>(nf_), static_cast<int>(nb_), G_.data());
     else
@@ -366,7 +368,7 @@ class InverseStep {
     for (Eigen::Index r = 0; r < lambda_c_.size(); ++r) c(1 + first_contact_ + r) = lambda_c_(r);
     if (nr_ > 0) c.tail(nr_) = -M_ * (G_.bottomLeftCorner(nr_, m_ + 1) * c.head(m_ + 1));
     Eigen::VectorXd dx(nf_);
-    if (keep_) {
+    if (keep_ && half_) {
       const Eigen::VectorXd z = Z_ * c;
       s_.solver_.solve_backward(z.data(), dx.data(), 1);  // P^T L^-T (Z c)
     } else if (half_)
@@ -464,7 +466,7 @@ class InverseStep {
   Eigen::Index nr_ = 0;
   // free_configuration()
   bool half_ = false;
-  bool keep_ = false;  ///< half path with kept constraint columns (Z_ holds Z = L^-1 P B)
+  bool keep_ = false;  ///< kept constraint columns (Z_ holds Z = L^-1 P B on the half path, K^-1 B on the full)
   Eigen::Index nb_ = 0;
   Eigen::MatrixXd B_, Z_, G_;
   // constraint_space()

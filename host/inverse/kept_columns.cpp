@@ -1,4 +1,4 @@
-// Kept columns of the inverse step's forward solves (kept_columns.hpp).
+// Kept columns of the inverse step's solves (kept_columns.hpp).
 #include "host/inverse/kept_columns.hpp"
 
 #include "host/solvers/gram.hpp"
@@ -6,8 +6,8 @@
 
 namespace softik::inverse_detail {
 
-int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, KeptColumns kept, const Eigen::MatrixXd& B,
-                              Eigen::MatrixXd& Z, Eigen::MatrixXd& G) {
+int solve_with_kept_columns(const LinearSolver& solver, KeptSolve how, bool refresh, int k, KeptColumns kept,
+                            const Eigen::MatrixXd& B, Eigen::MatrixXd& Z, Eigen::MatrixXd& G) {
   const Eigen::Index n = B.rows(), nb = B.cols();
   SOFTIK_CHECK(k >= 0 && 1 + k <= nb, "InverseSolver: kept columns: " << k << " constraint rows of " << nb << " columns");
   const auto cols = static_cast<size_t>(n) * static_cast<size_t>(k);
@@ -19,13 +19,19 @@ int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, K
     if (!have || B.col(1 + r) != Eigen::Map<const Eigen::MatrixXd>(kept.Jt.data(), n, k).col(r)) solve.push_back(1 + r);
   for (Eigen::Index c = 1 + k; c < nb; ++c) solve.push_back(c);
   const auto ns = static_cast<Eigen::Index>(solve.size());
+  auto run = [&](const Real* b, Real* z, Eigen::Index columns) {
+    if (how == KeptSolve::Forward)
+      solver.solve_forward(b, z, static_cast<int>(columns));
+    else
+      solver.solve(b, z, static_cast<int>(columns));
+  };
   Z.resize(n, nb);
   if (ns == nb) {
-    solver.solve_forward(B.data(), Z.data(), static_cast<int>(nb));
+    run(B.data(), Z.data(), nb);
   } else {
     Eigen::MatrixXd Bs(n, ns), Zs(n, ns);
     for (Eigen::Index j = 0; j < ns; ++j) Bs.col(j) = B.col(solve[static_cast<size_t>(j)]);
-    solver.solve_forward(Bs.data(), Zs.data(), static_cast<int>(ns));
+    run(Bs.data(), Zs.data(), ns);
     Z.middleCols(1, k) = Eigen::Map<const Eigen::MatrixXd>(kept.Z.data(), n, k);
     for (Eigen::Index j = 0; j < ns; ++j) Z.col(solve[static_cast<size_t>(j)]) = Zs.col(j);
   }
@@ -44,8 +50,10 @@ int forward_with_kept_columns(const LinearSolver& solver, bool refresh, int k, K
         Z0.col(c - 1) = Z.col(c);
       }
   }
-  G.resize(nb, nb);
-  detail::gram(Z.data(), n, nb, G.data());
+  if (how == KeptSolve::Forward) {  // G = Z^T Z (on the full path the caller forms B^T Z)
+    G.resize(nb, nb);
+    detail::gram(Z.data(), n, nb, G.data());
+  }
   return static_cast<int>(nb - ns);
 }
 

@@ -314,5 +314,56 @@ outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
   }
 }
 
+TEST(CudaBackend, CudssChordStepsKeepTheTipColumnsAndEqualTheCpu) {
+  SKIP_UNLESS_CUDSS_RUNS();
+  // cuDSS has no forward-only solves, so a kept factor's chord steps solve Z = K^-1 B in full;
+  // the tip effector's two columns (J fixed) are kept from the last solve on that factor and
+  // the cavity's column and the residual solved again (host/inverse/kept_columns.hpp). Tracking
+  // a moving goal with the actuator's stiffness, GPU assembly + cuDSS must follow the CPU's
+  // steps (CPU assembly and solver, half path with its own kept columns).
+  const inverse_test::Finger f;
+  const std::array<Real, 3> tip0 = f.tip().position(f.inflate(10e3));
+  AssemblyOptions options{Formulation::Hyperelastic};
+  options.backend = Backend::Cuda;
+  const Assembler gpu(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                      fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+  auto cpu_solver = make_linear_solver();
+  auto gpu_solver = make_linear_solver(LinearSolverKind::Cudss);
+  InverseOptions io;
+  io.reuse_factorization = 20;
+  io.actuator_stiffness = true;
+  InverseSolver on_cpu(f.assembler, *cpu_solver, {}, io);
+  InverseSolver on_gpu(gpu, *gpu_solver, {}, io);
+  std::shared_ptr<PositionEffector> tips[2] = {f.effector(tip0), f.effector(tip0)};
+  on_cpu.add(f.actuator({0, 50e3}));
+  on_gpu.add(f.actuator({0, 50e3}));
+  on_cpu.add(tips[0]);
+  on_gpu.add(tips[1]);
+  std::vector<Real> x_cpu = f.mesh.rest_positions(), x_gpu = x_cpu;
+  int chord = 0;
+  for (int k = 0; k < 30; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    if (k >= 10) {  // after 10 steps towards the goal, it moves on a 0.2 mm circle
+      const Real angle = 0.2 * (k - 10);
+      const std::array<Real, 3> goal{tip0[0] + 2e-4 * std::cos(angle), tip0[1], tip0[2] + 2e-4 * std::sin(angle)};
+      for (auto& t : tips) t->set_goal(goal);
+    }
+    const InverseStepReport a = on_cpu.step(x_cpu);
+    const InverseStepReport b = on_gpu.step(x_gpu);
+    ASSERT_EQ(b.status, QpStatus::Optimal) << b.message;
+    EXPECT_FALSE(b.half_solves);
+    EXPECT_EQ(b.refactored, a.refactored);
+    if (!b.refactored) {
+      EXPECT_EQ(b.kept_columns, 2) << "the tip's x and z rows";
+      ++chord;
+    } else {
+      EXPECT_EQ(b.kept_columns, 0);
+    }
+    EXPECT_LE(relative_difference(b.lambda, a.lambda), 1e-8);
+    EXPECT_LE(relative_difference(x_gpu, x_cpu), 1e-8);
+  }
+  EXPECT_GE(chord, 15);
+}
+
 }  // namespace
 }  // namespace softik

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cuda/solvers/cudss_solver.hpp"
+#include "cuda_test_support.hpp"
 #include "../linear_solver_test_support.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
@@ -32,16 +33,6 @@
 
 namespace softik {
 namespace {
-
-/// Skips the test unless a CUDA device is usable and cuDSS is built in and loadable.
-#define SKIP_UNLESS_CUDSS_RUNS()                                                                    \
-  do {                                                                                              \
-    std::string skip_reason_;                                                                       \
-    if (!cuda::device_available(&skip_reason_))                                                     \
-      GTEST_SKIP() << "no usable CUDA device: " << skip_reason_;                                    \
-    if (!have_cudss_solver()) GTEST_SKIP() << "softik was built without cuDSS (scripts/setup.sh)"; \
-    if (!cuda::cudss_library_available(&skip_reason_)) GTEST_SKIP() << skip_reason_;                \
-  } while (0)
 
 using solver_test::beam;
 using solver_test::random_columns;
