@@ -1,7 +1,9 @@
 // Force + tangent stiffness assembly throughput (cells/s) on the GPU (softik::cuda::DeviceAssembler),
 // with the CPU Assembler on the same meshes as the baseline (up to ~1M cells; all hardware threads).
 // Cases: {corotational (polar, rotated tangent), neo-Hookean} Tet4 x boxes of ~10k, 100k, 1M and
-// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); corotational Tet4 with the
+// 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); Tet4CorotationalScatter: the
+// first with the GPU's atomic scatter of K instead of its gathered stiffness (DeviceAssembler::
+// set_block_gather(false), host/assembly/block_gather.hpp), up to 1M cells; corotational Tet4 with the
 // consistent tangent (the tracking step's), neo-Hookean Tet10, Hex8 and
 // Hex8 with the mean dilatation (dilatation: cell_mean), and Tet10 with it, on ~10k to 1M cells,
 // and Tet4 with the average nodal pressure (dilatation: nodal_mean: nodal passes and the
@@ -58,6 +60,7 @@ struct Case {
   bool corotational;
   softik::fem::Dilatation dilatation;
   softik::fem::CorotationalTangent tangent = softik::fem::CorotationalTangent::Rotated;
+  bool scatter = false;  ///< the GPU's atomic scatter of K even where it gathers (set_block_gather(false))
 };
 
 const Case kCases[] = {
@@ -70,6 +73,8 @@ const Case kCases[] = {
     {"Hex8NeoHookean", softik::CellType::Hex8, false, softik::fem::Dilatation::Pointwise},
     {"Hex8NeoHookeanCellMean", softik::CellType::Hex8, false, softik::fem::Dilatation::CellMean},
     {"Tet4NeoHookeanNodalMean", softik::CellType::Tet4, false, softik::fem::Dilatation::NodalMean},
+    {"Tet4CorotationalScatter", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise,
+     softik::fem::CorotationalTangent::Rotated, true},
 };
 constexpr int kTet4Corotational = 0, kTet4NeoHookean = 1;
 
@@ -144,6 +149,7 @@ softik::cuda::DeviceAssembler* gpu_assembler(Problem& p) {
   if (!p.gpu && p.gpu_skip.empty()) {
     try {
       p.gpu = std::make_unique<softik::cuda::DeviceAssembler>(*p.cpu);  // throws when the device is too small
+      p.gpu->set_block_gather(!kCases[p.law].scatter);
       p.gpu->assemble(p.x);                                               // uploads x, warms up
     } catch (const softik::Error& e) {
       p.gpu.reset();
@@ -275,7 +281,7 @@ int main(int argc, char** argv) {
           ->UseManualTime()
           ->MinTime(0.5);
       const int n = cubes_per_side(law, target);
-      if (4 * cells_per_cube(kCases[law].type) * n * n * n <= kCpuMaxCells)
+      if (4 * cells_per_cube(kCases[law].type) * n * n * n <= kCpuMaxCells && !kCases[law].scatter)
         benchmark::RegisterBenchmark(("CPU/" + suffix).c_str(), BM_CpuAssembly, law, target)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()

@@ -25,6 +25,15 @@ void launch_cells(const DevicePass& pass, std::size_t law, Formulation formulati
   });
 }
 
+/// The gathered stiffness (linear simplices): frames one thread per cell, then one thread per
+/// node block of K.
+template <class E>
+void launch_gathered(const DevicePass& pass, const DeviceGather& gather) {
+  if constexpr (assembly::block_gather_element<E>())
+    assembly::assemble_gathered<E, assembly::Scatter::Atomic>(exec::Cuda{cell_block_size<E>()}, exec::Cuda{128}, pass,
+                                                              gather);
+}
+
 template <class E>
 std::size_t cells_local_bytes(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,
                               bool project_spd) {
@@ -71,6 +80,7 @@ DeviceElement device_element() {
   element.launch_cell_volumes = &launch_cell_volumes<E>;
   element.launch_nodal_bulk = &launch_nodal_bulk<E>;
   element.local_bytes_per_thread = &cells_local_bytes<E>;
+  if constexpr (assembly::block_gather_element<E>()) element.launch_gathered = &launch_gathered<E>;
   return element;
 }
 

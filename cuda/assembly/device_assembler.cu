@@ -55,6 +55,24 @@ std::size_t material_bytes(const std::vector<Material>& materials) {
   return std::visit([](const auto& m) { return sizeof(m); }, materials.front()) * materials.size();
 }
 
+/// Whether the stiffness of `host`'s passes is gathered (host/assembly/block_gather.hpp): the
+/// rotated corotational tangent without the SPD projection on linear simplices.
+bool gathered_stiffness_applies(const Assembler& host, const DeviceElement& element) {
+  const AssemblyOptions& o = host.options();
+  return element.launch_gathered != nullptr && o.formulation == Formulation::Corotational &&
+         o.corotational_tangent == fem::CorotationalTangent::Rotated && !o.project_spd &&
+         o.dilatation == fem::Dilatation::Pointwise && std::holds_alternative<fem::LinearElastic>(host.materials().front());
+}
+
+/// Device bytes of the gathered stiffness's tables, at most: per cell its pair words (npc^2
+/// ints, also the bound of the blocks, each 4 ints) and frame words.
+std::size_t gather_bytes(const Assembler& host, const DeviceElement& element) {
+  if (!gathered_stiffness_applies(host, element)) return 0;
+  const std::size_t cells = static_cast<std::size_t>(host.mesh().num_cells());
+  const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(host.mesh().cell_type));
+  return cells * (npc * npc * 5 * sizeof(int) + (npc * static_cast<std::size_t>(host.mesh().dim) + 1) * sizeof(Real));
+}
+
 }  // namespace
 
 struct DeviceAssembler::Impl {
@@ -70,6 +88,11 @@ struct DeviceAssembler::Impl {
   DeviceArray<CellStatus> status;
   Real energy = 0;
   std::unique_ptr<DeviceNodalDilatation> nodal;  ///< Dilatation::NodalMean only
+  // The gathered stiffness (gathered_stiffness_applies; set_block_gather turns it off).
+  bool gather_available = false, gather_on = false;
+  int num_blocks = 0, frame_words = 0;
+  DeviceArray<int> gather_ptr, gather_pairs, gather_base, gather_row_a, gather_row_b;
+  DeviceArray<Real> frames;
   // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
   int num_designs = 0, design_material_count = 0;
   DeviceArray<unsigned char> design_materials;
@@ -84,6 +107,8 @@ struct DeviceAssembler::Impl {
 
   /// The mesh part of a pass and its state x (device views; outputs set by the caller).
   DevicePass pass_for(const Real* d_x) const;
+  /// The gather tables as device views.
+  DeviceGather gather_pass() const;
   /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
   std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
   /// The name check_cell_status gives an inverted cell's formulation.
@@ -108,6 +133,18 @@ DevicePass DeviceAssembler::Impl::pass_for(const Real* d_x) const {
   p.dilatation = options.dilatation;  // CellMean runs here; the Assembler keeps NodalMean on the CPU
   p.x = {d_x, static_cast<std::size_t>(num_dofs)};
   return p;
+}
+
+DeviceGather DeviceAssembler::Impl::gather_pass() const {
+  DeviceGather g;
+  g.num_blocks = num_blocks;
+  g.ptr = {gather_ptr.get(), gather_ptr.size()};
+  g.pairs = {gather_pairs.get(), gather_pairs.size()};
+  g.base = {gather_base.get(), gather_base.size()};
+  g.row_a = {gather_row_a.get(), gather_row_a.size()};
+  g.row_b = {gather_row_b.get(), gather_row_b.size()};
+  g.frames = {{frames.get(), frames.size()}, exec::Layout::records(static_cast<std::size_t>(frame_words))};
+  return g;
 }
 
 std::vector<Real> DeviceAssembler::Impl::reduce_energies(const Real* d_cell_energy, int designs) {
@@ -138,7 +175,7 @@ std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
   return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) + npc * npc * sizeof(int)) +
          static_cast<std::size_t>(mesh.num_nodes()) * sizeof(int) +
          material_bytes(host.materials()) + 2 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
-         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus);
+         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus) + gather_bytes(host, element);
 }
 
 DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique<Impl>()) {
@@ -214,6 +251,22 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   SOFTIK_CUDA_CHECK(cudaMemset(p.x.get(), 0, p.x.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.force.get(), 0, p.force.bytes()));
   SOFTIK_CUDA_CHECK(cudaMemset(p.K.get(), 0, p.K.bytes()));
+  if (gathered_stiffness_applies(host, p.element)) {
+    const assembly::BlockGatherTable table = assembly::build_block_gather(mesh, host.block_slots(), host.node_rows());
+    auto upload_ints = [](DeviceArray<int>& dst, const std::vector<int>& src) {
+      dst = DeviceArray<int>(src.size());
+      SOFTIK_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(int), cudaMemcpyHostToDevice));
+    };
+    upload_ints(p.gather_ptr, table.ptr);
+    upload_ints(p.gather_pairs, table.pairs);
+    upload_ints(p.gather_base, table.base);
+    upload_ints(p.gather_row_a, table.row_a);
+    upload_ints(p.gather_row_b, table.row_b);
+    p.num_blocks = table.num_blocks();
+    p.frame_words = npc * mesh.dim + 1;  // assembly::frame_words<E>()
+    p.frames = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.frame_words));
+    p.gather_available = p.gather_on = true;
+  }
   if (host.options().dilatation == fem::Dilatation::NodalMean) {  // the rest volumes from a pass at the rest positions
     const std::vector<Real> X = mesh.rest_positions();
     SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), X.data(), X.size() * sizeof(Real), cudaMemcpyHostToDevice));
@@ -236,6 +289,8 @@ Real* DeviceAssembler::device_positions() { return impl_->x.get(); }
 const Real* DeviceAssembler::device_force() const { return impl_->force.get(); }
 const Real* DeviceAssembler::device_K_values() const { return impl_->K.get(); }
 Real DeviceAssembler::energy() const { return impl_->energy; }
+bool DeviceAssembler::gathers_stiffness() const { return impl_->gather_on; }
+void DeviceAssembler::set_block_gather(bool on) { impl_->gather_on = on && impl_->gather_available; }
 
 void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest request) {
   Impl& p = *impl_;
@@ -254,7 +309,9 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   CellStatus* status = p.status.get();
   SOFTIK_CUDA_CHECK(cudaMemsetAsync(status, 0x7f, sizeof(CellStatus)));  // kNoIndex, both
   if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.force.get(), 0, p.force.bytes()));
-  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
+  // The gathered stiffness writes every entry of K; the scatter adds to zeros.
+  const bool gathered = request.stiffness && p.gather_on;
+  if (request.stiffness && !gathered) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.K.get(), 0, p.K.bytes()));
 
   DevicePass pass = p.pass_for(d_x);
   pass.status = {status, 1};
@@ -265,7 +322,10 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   if (request.energy) pass.cell_energy = {p.cell_energy.get(), p.cell_energy.size()};
   if (request.force) pass.force = {p.force.get(), p.force.size()};
   if (request.stiffness) pass.K = {p.K.get(), p.K.size()};
-  p.element.launch(pass, p.law, p.options.formulation);
+  if (gathered)
+    p.element.launch_gathered(pass, p.gather_pass());
+  else
+    p.element.launch(pass, p.law, p.options.formulation);
   if (p.nodal && request.stiffness) p.nodal->add_second_ring(p.options.project_spd, p.K.get(), p.K.size());
   CellStatus result;
   SOFTIK_CUDA_CHECK(cudaMemcpy(&result, status, sizeof(CellStatus), cudaMemcpyDeviceToHost));  // waits

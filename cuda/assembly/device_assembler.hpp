@@ -3,7 +3,9 @@
 // Produces the CPU Assembler's numbers to round-off: the same cell kernel
 // (host/assembly/cell_kernel.hpp) runs under the exec::Cuda policy, one thread per cell, and
 // scatters with double atomics (so sums are not bitwise reproducible from run to run; they
-// agree to round-off). Cell energies are written per cell and reduced without atomics.
+// agree to round-off). The rotated corotational stiffness of the linear simplices is gathered
+// instead, one thread per node block of K, without atomics (host/assembly/block_gather.hpp; it
+// is bitwise reproducible). Cell energies are written per cell and reduced without atomics.
 //
 // Conventions are Assembler's (assembly.hpp):
 //   x          current nodal positions, num_dofs entries, x[n*dim + i].
@@ -20,7 +22,9 @@
 //
 // Device memory (uploaded once in the constructor; structure of arrays over the cells):
 //   connectivity (npc ints/cell), rest data (fem::RestData<E> words/cell: 25 Tet4, 224 Hex8),
-//   the element -> CSR slot map ((npc*dim)^2 ints/cell: 144 Tet4, 576 Hex8), the materials,
+//   the element -> CSR slot map (npc^2 node-block bases/cell: 16 Tet4, 64 Hex8), the materials,
+//   with the gathered stiffness its tables (npc^2 pair words/cell, 4 ints per node block) and the
+//   cells' frames (npc*dim + 1 words/cell),
 //   and the x, force, K-value and cell-energy buffers reused by every assemble() (no per-call
 //   allocation). All tables are columns (structure of arrays) so that neighbouring threads read
 //   neighbouring words.
@@ -76,6 +80,15 @@ class DeviceAssembler final : public DeviceAssembly {
   /// DOF with a NaN/inf position, or, as the CPU does, the smallest cell inverted in x where the
   /// formulation is undefined (laws with log J, QR corotation).
   void assemble(const Real* d_x, AssemblyRequest request = {});
+
+  /// Whether assemble() gathers the stiffness node block by node block, without atomics
+  /// (host/assembly/block_gather.hpp): the rotated corotational tangent without the SPD
+  /// projection on Tet4 and Tri3 cells, unless set_block_gather(false). The other passes, and
+  /// assemble_designs(), scatter with atomics.
+  bool gathers_stiffness() const;
+  /// Turns the gathered stiffness off (the atomic scatter, kept for comparison:
+  /// bench/cuda_assembly.cpp) or back on where it applies.
+  void set_block_gather(bool on);
 
   /// Device buffer of num_dofs positions owned by this object (for assemble(const Real*)).
   Real* device_positions();

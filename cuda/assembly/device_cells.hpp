@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "host/assembly/block_gather.hpp"
 #include "host/assembly/cell_kernel.hpp"
 #include "host/assembly/nodal_kernel.hpp"
 #include "softik/assembly.hpp"
@@ -15,6 +16,7 @@
 namespace softik::cuda {
 
 using DevicePass = assembly::CellPass<exec::Space::Device>;
+using DeviceGather = assembly::BlockGatherPass<exec::Space::Device>;
 
 struct DeviceElement {
   int rest_words = 0;  ///< words per cell of the packed rest data
@@ -29,6 +31,10 @@ struct DeviceElement {
   void (*launch_cell_volumes)(const DevicePass& pass, std::size_t law, Real* out) = nullptr;
   void (*launch_nodal_bulk)(const DevicePass& pass, std::size_t law,
                             const assembly::NodalBulkFields<exec::Space::Device>& fields) = nullptr;
+  /// The rotated corotational pass with the stiffness gathered node block by node block
+  /// (host/assembly/block_gather.hpp: the cells' frames, then the blocks), asynchronous as
+  /// launch(); null for elements other than the linear simplices (block_gather_element).
+  void (*launch_gathered)(const DevicePass& pass, const DeviceGather& gather) = nullptr;
   /// Local memory (stack frame) per thread of that kernel, in bytes: the driver reserves it for
   /// every thread the device can hold at once.
   std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,

@@ -3,8 +3,9 @@
 // every element (Edge2, Tri3, Quad4, Tet4, Hex8) in a rotated, stretched and jittered state,
 // every formulation and every law of softik::Material (the list is checked to cover them all),
 // force on all DOFs (reactions on the fixed ones included), K values in the CPU's CSR pattern
-// and the energy agree to a relative 1e-12 (max abs difference / max abs value). Skips with
-// the reason when no GPU is present.
+// and the energy agree to a relative 1e-12 (max abs difference / max abs value), with the
+// gathered stiffness of the rotated corotational linear simplices and with the atomic scatter.
+// Skips with the reason when no GPU is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -226,6 +227,23 @@ TEST_P(DeviceAssemblerEqualsCpu, ForceStiffnessAndEnergy) {
   gpu.assemble(gpu.device_positions(), cuda::AssemblyRequest{false, true, false});
   EXPECT_LE(relative_difference(gpu.force(), force_cpu), kTolerance);
   EXPECT_LE(relative_difference(gpu.K_values(), K_cpu), kTolerance);  // left from the previous call
+
+  // The rotated corotational stiffness of the linear simplices is gathered without atomics
+  // (host/assembly/block_gather.hpp): bitwise the same from call to call, and what the atomic
+  // scatter gives to round-off.
+  const bool gathers = (c.type == CellType::Tet4 || c.type == CellType::Tri3) &&
+                       c.options.formulation == Formulation::Corotational &&
+                       c.options.corotational_tangent == fem::CorotationalTangent::Rotated && !c.options.project_spd;
+  EXPECT_EQ(gpu.gathers_stiffness(), gathers);
+  if (gathers) {
+    gpu.assemble(x, cuda::AssemblyRequest{false, false, true});
+    EXPECT_EQ(gpu.K_values(), K_gpu) << "the gathered K differs between two calls";
+    gpu.set_block_gather(false);
+    EXPECT_FALSE(gpu.gathers_stiffness());
+    gpu.assemble(x, cuda::AssemblyRequest{true, true, true});
+    EXPECT_LE(relative_difference(gpu.K_values(), K_cpu), kTolerance);
+    EXPECT_LE(relative_difference(gpu.force(), force_cpu), kTolerance);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFormulationAndLaw, DeviceAssemblerEqualsCpu, ::testing::ValuesIn(all_cases()),
