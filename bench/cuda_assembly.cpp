@@ -3,7 +3,8 @@
 // Cases: {corotational (polar, rotated tangent), neo-Hookean} Tet4 x boxes of ~10k, 100k, 1M and
 // 10M cells (aspect 4:1:1, clamped at x = 0, bent and stretched); Tet4CorotationalScatter: the
 // first with the GPU's atomic scatter of K instead of its gathered stiffness (DeviceAssembler::
-// set_block_gather(false), host/assembly/block_gather.hpp), up to 1M cells; corotational Tet4 with the
+// set_block_gather(false), host/assembly/block_gather.hpp), up to 1M cells; Tet4CorotationalForce:
+// the force alone (a chord step's assembly), up to 1M cells; corotational Tet4 with the
 // consistent tangent (the tracking step's), neo-Hookean Tet10, Hex8 and
 // Hex8 with the mean dilatation (dilatation: cell_mean), and Tet10 with it, on ~10k to 1M cells,
 // and Tet4 with the average nodal pressure (dilatation: nodal_mean: nodal passes and the
@@ -60,7 +61,8 @@ struct Case {
   bool corotational;
   softik::fem::Dilatation dilatation;
   softik::fem::CorotationalTangent tangent = softik::fem::CorotationalTangent::Rotated;
-  bool scatter = false;  ///< the GPU's atomic scatter of K even where it gathers (set_block_gather(false))
+  bool scatter = false;     ///< the GPU's atomic scatter of K even where it gathers (set_block_gather(false))
+  bool force_only = false;  ///< the force alone (a chord step's assembly), no K
 };
 
 const Case kCases[] = {
@@ -75,6 +77,8 @@ const Case kCases[] = {
     {"Tet4NeoHookeanNodalMean", softik::CellType::Tet4, false, softik::fem::Dilatation::NodalMean},
     {"Tet4CorotationalScatter", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise,
      softik::fem::CorotationalTangent::Rotated, true},
+    {"Tet4CorotationalForce", softik::CellType::Tet4, true, softik::fem::Dilatation::Pointwise,
+     softik::fem::CorotationalTangent::Rotated, false, true},
 };
 constexpr int kTet4Corotational = 0, kTet4NeoHookean = 1;
 
@@ -197,7 +201,7 @@ void BM_GpuAssembly(benchmark::State& state, int law, int target) {
   const Real* d_x = gpu->device_positions();
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    gpu->assemble(d_x);  // synchronous: returns when force and K values are on the device
+    gpu->assemble(d_x, {false, true, !kCases[law].force_only});  // synchronous: force (and K) on the device
     const auto stop = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
   }
@@ -281,7 +285,8 @@ int main(int argc, char** argv) {
           ->UseManualTime()
           ->MinTime(0.5);
       const int n = cubes_per_side(law, target);
-      if (4 * cells_per_cube(kCases[law].type) * n * n * n <= kCpuMaxCells && !kCases[law].scatter)
+      if (4 * cells_per_cube(kCases[law].type) * n * n * n <= kCpuMaxCells && !kCases[law].scatter &&
+          !kCases[law].force_only)
         benchmark::RegisterBenchmark(("CPU/" + suffix).c_str(), BM_CpuAssembly, law, target)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()

@@ -5,15 +5,18 @@
 // 100k tets <= 5 ms per step, 1M tets <= 50 ms.
 //
 // Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334, 1.3,
-// 0.91 and 0.59 mm: 9.8k, 24k, 83k, 126k, 298k and 1.01M tets (named 10k, 30k, 100k, 125k, 300k,
-// 1M; the finger's grid only takes these steps: 125k is the first size above 100k); corotational linear silicone (E = 200 kPa,
-// nu = 0.45, polar rotation, rotated tangent R K0 R^T: symmetric positive definite, as the
-// dense Cholesky and PCG need; bench/inverse_step.cpp uses the consistent tangent), base fixed;
+// 0.91 and 0.59 mm: 9.8k, 24k, 83k, 126k, 298k and 1.01M tets (named 10k, 30k, 83k, 125k, 300k,
+// 1M; the 10 cm finger's grid only takes these steps; "83k" was named "100k" before 2026-11-27),
+// and the same finger 122 mm long at 1.334 mm: 100.6k tets ("100k", the target's size);
+// corotational linear silicone (E = 200 kPa, nu = 0.45, polar rotation, rotated tangent R K0 R^T:
+// symmetric positive definite, as the dense Cholesky and PCG need; bench/inverse_step.cpp uses
+// the consistent tangent), base fixed;
 // one cavity pressure actuator (0..50 kPa) and a tip position effector (the tip-face node
-// nearest (100, 10, 20) mm, goal 10 mm up, axes x and z), as in bench/inverse_step.cpp.
+// nearest (L, 10, 20) mm for the length L, goal 10 mm up and 2 mm back, axes x and z), as in
+// bench/inverse_step.cpp.
 // The factorisation is refreshed every step (InverseOptions::reuse_factorization = 0).
 // Tracking cases (.../tracking/reuse:R/...), as bench/inverse_step.cpp's BM_InverseTracking: 60
-// untimed steps bring the tip to (98.5, 10, 25.5) mm (at most 1 mm per step), then the goal moves
+// untimed steps bring the tip to (L - 1.5, 10, 25.5) mm (at most 1 mm per step), then the goal moves
 // on a 0.5 mm circle in the bending plane (100 steps per turn), one step per goal sample, the
 // factorisation refreshed every step (R = 0) or kept for up to R steps near equilibrium (chord
 // steps); with the consistent tangent and the actuator's stiffness (InverseOptions::
@@ -75,12 +78,13 @@ using softik::Real;
 
 struct Size {
   const char* name;
-  int target;  ///< nominal tets
-  Real cell;   ///< make_finger grid cell (m)
+  int target;          ///< nominal tets
+  Real cell;           ///< make_finger grid cell (m)
+  Real length = 0.10;  ///< the finger's length (m)
 };
 const Size kSizes[] = {
-    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"100k", 100000, 0.001334}, {"125k", 125000, 0.0013},
-    {"300k", 300000, 0.00091}, {"1M", 1000000, 0.00059},
+    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"83k", 83000, 0.001334}, {"100k", 100000, 0.001334, 0.122},
+    {"125k", 125000, 0.0013}, {"300k", 300000, 0.00091}, {"1M", 1000000, 0.00059},
 };
 
 constexpr int kCpuMaxTets = 300000;       ///< CHOLMOD: a step of the 1M model takes tens of seconds
@@ -129,10 +133,11 @@ Problem& problem(int size) {
   p->size = size;
   softik::FingerSpec spec;
   spec.cell_size = kSizes[size].cell;
+  spec.length = kSizes[size].length;
   spec.cell_type = softik::CellType::Tet4;
   p->mesh = softik::make_finger(spec);
-  // The tip position effector's node: the one nearest (100, 10, 20) mm (the top edge of the tip face).
-  const std::array<Real, 3> tip{0.1, 0.01, 0.02};
+  // The tip position effector's node: the one nearest (L, 10, 20) mm (the top edge of the tip face).
+  const std::array<Real, 3> tip{spec.length, 0.01, 0.02};
   Real best = std::numeric_limits<Real>::infinity();
   for (int k = 0; k < p->mesh.num_nodes(); ++k) {
     Real d = 0;
@@ -199,7 +204,8 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   softik::PositionEffectorSpec eff;
   eff.name = "tip";
   eff.point = softik::AttachedPoint::node(p.tip_node);
-  eff.goal = {0.098, 0.01, 0.03};  // 10 mm up: within the 50 kPa range (least squares over x, z)
+  const Real L = kSizes[size].length;
+  eff.goal = {L - 0.002, 0.01, 0.03};  // 10 mm up: within the 50 kPa range (least squares over x, z)
   eff.axes = {true, false, true};
   c->inverse->add(softik::make_position_effector(p.mesh, eff));
   if (contacts > 0) {  // a wall over the tip (bench_wall.hpp)
@@ -213,7 +219,7 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   for (int k = 0; contacts > 0 && k < 10; ++k) c->inverse->step(c->x);  // the tip pressed on the wall: untimed
   if (reuse >= 0) {        // tracking: settle at the circle's start, untimed
     auto& tip = tip_effector(*c);
-    tip.set_goal({0.0985, 0.01, 0.0255});
+    tip.set_goal({L - 0.0015, 0.01, 0.0255});
     tip.set_max_shift(1e-3);
     for (int k = 0; k < 60; ++k) c->inverse->step(c->x);
     tip.set_max_shift(0);
