@@ -70,7 +70,7 @@ std::size_t gather_bytes(const Assembler& host, const DeviceElement& element) {
   if (!gathered_stiffness_applies(host, element)) return 0;
   const std::size_t cells = static_cast<std::size_t>(host.mesh().num_cells());
   const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(host.mesh().cell_type));
-  return cells * (npc * npc * 5 * sizeof(int) + (npc * static_cast<std::size_t>(host.mesh().dim) + 4) * sizeof(Real));
+  return cells * (npc * npc * 5 * sizeof(int) + (npc * static_cast<std::size_t>(host.mesh().dim) + 1) * sizeof(Real));
 }
 
 }  // namespace
@@ -263,7 +263,7 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
     upload_ints(p.gather_row_a, table.row_a);
     upload_ints(p.gather_row_b, table.row_b);
     p.num_blocks = table.num_blocks();
-    p.frame_words = (npc * mesh.dim + 1 + 3) / 4 * 4;  // assembly::frame_words<E>()
+    p.frame_words = npc * mesh.dim + 1;  // assembly::frame_words<E>()
     p.frames = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.frame_words));
     p.gather_available = p.gather_on = true;
   }

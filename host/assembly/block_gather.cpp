@@ -39,34 +39,24 @@ BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& bl
         const int A = mesh.cell(c)[a];
         entries[static_cast<std::size_t>(next[static_cast<std::size_t>(A)]++)] = {base, (c * npc + a) * npc + b};
       }
-  // Two groups, each in row order: the diagonal blocks (A = B: every cell around the node, 24 on
-  // an interior node of a Kuhn tet grid), then the others (the cells around an edge, 4-6). Mixed,
-  // a GPU warp would wait on its one diagonal block while its other threads idle.
-  BlockGatherTable groups[2];
+  BlockGatherTable table;
+  table.pairs.reserve(entries.size());
   for (int v = 0; v < num_nodes; ++v) {
     const auto first = entries.begin() + start[static_cast<std::size_t>(v)];
     const auto last = entries.begin() + start[static_cast<std::size_t>(v) + 1];
     std::sort(first, last);
-    for (auto it = first; it != last;) {
-      auto end = it;
-      while (end != last && end->first == it->first) ++end;
-      const int word = it->second, c = word / (npc * npc), a = (word / npc) % npc, b = word % npc;
-      BlockGatherTable& g = groups[a == b ? 0 : 1];  // a block's pairs are all diagonal or none is
-      g.ptr.push_back(static_cast<int>(g.pairs.size()));
-      g.base.push_back(it->first);
-      g.row_a.push_back(node_rows[static_cast<std::size_t>(v)]);
-      g.row_b.push_back(node_rows[static_cast<std::size_t>(mesh.cell(c)[b])]);
-      for (; it != end; ++it) g.pairs.push_back(it->second);
+    for (auto it = first; it != last; ++it) {
+      if (it == first || it->first != (it - 1)->first) {  // a new block (A = v, B = the pair's node b)
+        const int word = it->second, c = word / (npc * npc), b = word % npc;
+        table.ptr.push_back(static_cast<int>(table.pairs.size()));
+        table.base.push_back(it->first);
+        table.row_a.push_back(node_rows[static_cast<std::size_t>(v)]);
+        table.row_b.push_back(node_rows[static_cast<std::size_t>(mesh.cell(c)[b])]);
+      }
+      table.pairs.push_back(it->second);
     }
   }
-  BlockGatherTable table = std::move(groups[0]);
-  const int offset = static_cast<int>(table.pairs.size());
-  for (int p : groups[1].ptr) table.ptr.push_back(offset + p);
-  table.ptr.push_back(offset + static_cast<int>(groups[1].pairs.size()));
-  table.pairs.insert(table.pairs.end(), groups[1].pairs.begin(), groups[1].pairs.end());
-  table.base.insert(table.base.end(), groups[1].base.begin(), groups[1].base.end());
-  table.row_a.insert(table.row_a.end(), groups[1].row_a.begin(), groups[1].row_a.end());
-  table.row_b.insert(table.row_b.end(), groups[1].row_b.begin(), groups[1].row_b.end());
+  table.ptr.push_back(static_cast<int>(table.pairs.size()));
   return table;
 }
 

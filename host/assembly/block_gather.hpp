@@ -32,16 +32,14 @@ constexpr bool block_gather_element() {
   return E::num_quad == 1 && E::affine && E::num_nodes >= 3;
 }
 
-/// Frame words of a cell: its n rows g_a (n d words, row-major) and w, padded to whole 32-byte
-/// sectors (16 words on Tet4: one 128-byte line, so that a block's reads of a cell touch one line).
+/// Frame words of a cell: its n rows g_a (n d words, row-major) and w.
 template <class E>
 constexpr int frame_words() {
-  return (E::num_nodes * E::dim + 1 + 3) / 4 * 4;
+  return E::num_nodes * E::dim + 1;
 }
 
-/// The node blocks of K in gather order (the diagonal blocks A = B, then the others; each group
-/// by row node, then by slot) and the cell blocks each one sums. Pair word p = (c n + a) n + b:
-/// block (a, b) of cell c.
+/// The node blocks of K in gather order (by row node, then by slot) and the cell blocks each one
+/// sums. Pair word p = (c n + a) n + b: block (a, b) of cell c.
 struct BlockGatherTable {
   std::vector<int> ptr;     ///< block k sums pairs[ptr[k] .. ptr[k + 1])
   std::vector<int> pairs;   ///< pair words, ascending within a block
