@@ -80,7 +80,10 @@ DeviceElement device_element() {
   element.launch_cell_volumes = &launch_cell_volumes<E>;
   element.launch_nodal_bulk = &launch_nodal_bulk<E>;
   element.local_bytes_per_thread = &cells_local_bytes<E>;
-  if constexpr (assembly::block_gather_element<E>()) element.launch_gathered = &launch_gathered<E>;
+  if constexpr (assembly::block_gather_element<E>()) {
+    element.launch_gathered = &launch_gathered<E>;
+    element.frame_words = assembly::frame_words<E>();
+  }
   return element;
 }
 

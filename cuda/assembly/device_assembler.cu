@@ -70,7 +70,7 @@ std::size_t gather_bytes(const Assembler& host, const DeviceElement& element) {
   if (!gathered_stiffness_applies(host, element)) return 0;
   const std::size_t cells = static_cast<std::size_t>(host.mesh().num_cells());
   const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(host.mesh().cell_type));
-  return cells * (npc * npc * 5 * sizeof(int) + (npc * static_cast<std::size_t>(host.mesh().dim) + 1) * sizeof(Real));
+  return cells * (npc * npc * 5 * sizeof(int) + static_cast<std::size_t>(element.frame_words) * sizeof(Real));
 }
 
 }  // namespace
@@ -90,7 +90,7 @@ struct DeviceAssembler::Impl {
   std::unique_ptr<DeviceNodalDilatation> nodal;  ///< Dilatation::NodalMean only
   // The gathered stiffness (gathered_stiffness_applies; set_block_gather turns it off).
   bool gather_available = false, gather_on = false;
-  int num_blocks = 0, frame_words = 0;
+  int num_blocks = 0;
   DeviceArray<int> gather_ptr, gather_pairs, gather_base, gather_row_a, gather_row_b;
   DeviceArray<Real> frames;
   // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
@@ -143,7 +143,7 @@ DeviceGather DeviceAssembler::Impl::gather_pass() const {
   g.base = {gather_base.get(), gather_base.size()};
   g.row_a = {gather_row_a.get(), gather_row_a.size()};
   g.row_b = {gather_row_b.get(), gather_row_b.size()};
-  g.frames = {{frames.get(), frames.size()}, exec::Layout::records(static_cast<std::size_t>(frame_words))};
+  g.frames = {{frames.get(), frames.size()}, exec::Layout::records(static_cast<std::size_t>(element.frame_words))};
   return g;
 }
 
@@ -263,8 +263,7 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
     upload_ints(p.gather_row_a, table.row_a);
     upload_ints(p.gather_row_b, table.row_b);
     p.num_blocks = table.num_blocks();
-    p.frame_words = npc * mesh.dim + 1;  // assembly::frame_words<E>()
-    p.frames = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.frame_words));
+    p.frames = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.frame_words));
     p.gather_available = p.gather_on = true;
   }
   if (host.options().dilatation == fem::Dilatation::NodalMean) {  // the rest volumes from a pass at the rest positions

@@ -26,8 +26,9 @@
 //   with the gathered stiffness its tables (npc^2 pair words/cell, 4 ints per node block) and the
 //   cells' frames (npc*dim + 1 words/cell),
 //   and the x, force, K-value and cell-energy buffers reused by every assemble() (no per-call
-//   allocation). All tables are columns (structure of arrays) so that neighbouring threads read
-//   neighbouring words.
+//   allocation). The cell tables are columns (structure of arrays) so that neighbouring threads
+//   read neighbouring words; the frames are records, since a node block reads a cell's words
+//   together.
 #pragma once
 
 #include <cstddef>

@@ -35,6 +35,7 @@ struct DeviceElement {
   /// (host/assembly/block_gather.hpp: the cells' frames, then the blocks), asynchronous as
   /// launch(); null for elements other than the linear simplices (block_gather_element).
   void (*launch_gathered)(const DevicePass& pass, const DeviceGather& gather) = nullptr;
+  int frame_words = 0;  ///< assembly::frame_words<E>() where launch_gathered is set
   /// Local memory (stack frame) per thread of that kernel, in bytes: the driver reserves it for
   /// every thread the device can hold at once.
   std::size_t (*local_bytes_per_thread)(std::size_t law, Formulation formulation, fem::CorotationalTangent tangent,

@@ -1,6 +1,6 @@
 // The rotated corotational stiffness of the linear simplices gathered node block by node block,
-// without atomics (the GPU's full assembly; docs/gpu.md, "Assembly"). For one quadrature point the
-// block (a, b) of a cell is
+// without atomics (the GPU's full assembly; docs/gpu.md, "What runs on the GPU"). For one
+// quadrature point the block (a, b) of a cell is
 //   K_ab = fem::rotated_stiffness_block(law, w, g_a, g_b),   g_a = R dN_a/dX,  w = w_0 det J_0,
 // so a cell's whole stiffness follows from its n rows g_a and w. Two passes:
 //   1. CellFrame (one iteration per cell): the corotational element's rotation, energy and force
@@ -26,7 +26,8 @@
 
 namespace softik::assembly {
 
-/// Whether element E takes the gathered stiffness: one quadrature point, affine (Tet4, Tri3).
+/// Whether element E takes the gathered stiffness: one quadrature point, affine (Tet4, Tri3; the
+/// 1D Edge2, with its four-entry element matrix, keeps the scatter).
 template <class E>
 constexpr bool block_gather_element() {
   return E::num_quad == 1 && E::affine && E::num_nodes >= 3;

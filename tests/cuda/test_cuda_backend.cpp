@@ -185,14 +185,19 @@ TEST(CudaBackend, DeviceResidentStiffnessGivesTheHostPathsAnswer) {
   EXPECT_LE(relative_difference(u_gpu, u_cpu), 1e-7);
 }
 
+/// The test finger's Assembler (inverse_test_support.hpp) on the GPU.
+Assembler gpu_assembler(const inverse_test::Finger& f) {
+  AssemblyOptions options{Formulation::Hyperelastic};
+  options.backend = Backend::Cuda;
+  return Assembler(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+                   fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+}
+
 TEST(CudaBackend, InverseStepWAndLambdaEqualTheCpu) {
   SKIP_WITHOUT_DEVICE();
   const inverse_test::Finger f;
   const std::array<Real, 3> goal = f.tip().position(f.inflate(20e3));
-  AssemblyOptions options{Formulation::Hyperelastic};
-  options.backend = Backend::Cuda;
-  const Assembler gpu(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
-                      fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+  const Assembler gpu = gpu_assembler(f);
   auto cpu_solver = make_linear_solver();
   auto gpu_solver = make_linear_solver(LinearSolverKind::CudaDense);
   InverseSolver on_cpu(f.assembler, *cpu_solver);
@@ -323,10 +328,7 @@ TEST(CudaBackend, CudssChordStepsKeepTheTipColumnsAndEqualTheCpu) {
   // steps (CPU assembly and solver, half path with its own kept columns).
   const inverse_test::Finger f;
   const std::array<Real, 3> tip0 = f.tip().position(f.inflate(10e3));
-  AssemblyOptions options{Formulation::Hyperelastic};
-  options.backend = Backend::Cuda;
-  const Assembler gpu(f.mesh, {fem::NeoHookean::from_young_poisson(2e5, 0.45)},
-                      fix_nodes(f.mesh, f.mesh.node_groups.at("xmin")), options);
+  const Assembler gpu = gpu_assembler(f);
   auto cpu_solver = make_linear_solver();
   auto gpu_solver = make_linear_solver(LinearSolverKind::Cudss);
   InverseOptions io;
