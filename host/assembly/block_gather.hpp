@@ -95,18 +95,7 @@ struct CellFrame {
 /// of row words row_a and row_b (slot_map.hpp).
 template <int d, class Block>
 SOFTIK_HD_INLINE void store_block(Real* K, int base, int row_a, int row_b, const Block& block) {
-  constexpr int all_free = (1 << d) - 1;
-  if ((row_a & kFreeMask) == all_free && (row_b & kFreeMask) == all_free) {  // the common case
-    const int row_length = row_a >> kFreeMaskBits;
-    for (int i = 0; i < d; ++i)
-      for (int k = 0; k < d; ++k) K[base + i * row_length + k] = block(i, k);
-    return;
-  }
-  for (int i = 0; i < d; ++i)
-    for (int k = 0; k < d; ++k) {
-      const int slot = entry_slot(base, row_a, row_b, i, k);
-      if (slot >= 0) K[slot] = block(i, k);
-    }
+  for_each_block_slot<d>(base, row_a, row_b, [&](int slot, int i, int k) { K[slot] = block(i, k); });
 }
 
 /// Pass 2: block k of K, the sum of its cells' K_ab (fem::rotated_stiffness_block, each cell

@@ -174,20 +174,7 @@ template <Scatter mode, class E, class Block, exec::Space S>
 SOFTIK_HD_INLINE void scatter_block(const CellPass<S>& p, Real* K, int c, const int* rows, int a, int b, const Block& block) {
   constexpr int d = E::dim, n = E::num_nodes;
   const int base = p.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
-  if (base < 0) return;
-  constexpr int all_free = (1 << d) - 1;
-  if ((rows[a] & kFreeMask) == all_free && (rows[b] & kFreeMask) == all_free) {  // the common case
-    const int row_length = rows[a] >> kFreeMaskBits;
-    for (int i = 0; i < d; ++i)
-      for (int k = 0; k < d; ++k) scatter_add<mode>(&K[base + i * row_length + k], block(i, k));
-    return;
-  }
-  for (int i = 0; i < d; ++i) {
-    for (int k = 0; k < d; ++k) {
-      const int slot = entry_slot(base, rows[a], rows[b], i, k);
-      if (slot >= 0) scatter_add<mode>(&K[slot], block(i, k));
-    }
-  }
+  for_each_block_slot<d>(base, rows[a], rows[b], [&](int slot, int i, int k) { scatter_add<mode>(&K[slot], block(i, k)); });
 }
 
 /// The row words of a cell's nodes (the K scatter's share of the gather).

@@ -31,4 +31,23 @@ SOFTIK_HD_INLINE int entry_slot(int base, int row_a, int row_b, int i, int k) {
   return base + free_rank(row_a, i) * (row_a >> kFreeMaskBits) + free_rank(row_b, k);
 }
 
+/// Calls f(slot, i, k) for every free entry (i, k) of the d x d node block with base `base`
+/// between nodes of row words row_a and row_b; nothing when the block has no free entry (base -1).
+template <int d, class F>
+SOFTIK_HD_INLINE void for_each_block_slot(int base, int row_a, int row_b, F&& f) {
+  if (base < 0) return;
+  constexpr int all_free = (1 << d) - 1;
+  if ((row_a & kFreeMask) == all_free && (row_b & kFreeMask) == all_free) {  // the common case
+    const int row_length = row_a >> kFreeMaskBits;
+    for (int i = 0; i < d; ++i)
+      for (int k = 0; k < d; ++k) f(base + i * row_length + k, i, k);
+    return;
+  }
+  for (int i = 0; i < d; ++i)
+    for (int k = 0; k < d; ++k) {
+      const int slot = entry_slot(base, row_a, row_b, i, k);
+      if (slot >= 0) f(slot, i, k);
+    }
+}
+
 }  // namespace softik::assembly
