@@ -123,6 +123,9 @@ class CholmodSolver final : public LinearSolver {
   /// two threads make the finger's static solve, dynamic step and inverse step 35-47% faster,
   /// spinning included; the first guess, 2 GFlop, left them single-threaded.
   static constexpr double kParallelFlops = 2e8;
+  /// Solves from this many flops (2 nnz(L) per column) on all threads: on 2 cores 15-20 % faster
+  /// at nnz(L) = 5M and 18M, no change at 1.5M (one column each).
+  static constexpr double kParallelSolveFlops = 4e6;
   static int blas_threads_for(double flops) {
     return flops >= kParallelFlops ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
   }
@@ -213,8 +216,10 @@ class CholmodSolver final : public LinearSolver {
   /// *X = system `sys` applied to B (cholmod_solve2); returns *X, owned by `buffers`.
   cholmod_dense* run(int sys, cholmod_dense* B, cholmod_dense** X, SolveBuffers& buffers) const {
     SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
-    // A triangular solve costs ~2 nnz(L) flops per column; threads only for very many columns.
-    const detail::ScopedBlasThreads blas(blas_threads_for(2.0 * static_cast<double>(common_.lnz) * static_cast<double>(B->ncol)));
+    // A triangular solve streams L (2 nnz(L) flops per column) and is bound by memory bandwidth,
+    // which a second core raises: from kParallelSolveFlops on (bench/RESULTS.md, "Krylov chord steps").
+    const double solve_flops = 2.0 * static_cast<double>(common_.lnz) * static_cast<double>(B->ncol);
+    const detail::ScopedBlasThreads blas(solve_flops >= kParallelSolveFlops ? blas_threads_for(kParallelFlops) : 1);
     const detail::ScopedSerialOpenMP serial_regions;
     const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
     SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
