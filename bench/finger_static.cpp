@@ -5,7 +5,9 @@
 // Counters: cells, free DOFs, Newton iterations (full solve), nnz(L).
 //
 // BM_FingerStaticSolveChord/<level>/<percent>: the same solve with chord steps
-// (NewtonOptions::chord_contraction = percent / 100; 0: full Newton).
+// (NewtonOptions::chord_contraction = percent / 100; 0: full Newton), Krylov steps off.
+// BM_FingerStaticSolveKrylov/<level>/<iterations>: with Krylov steps
+// (NewtonOptions::krylov_iterations; 0: full Newton, 15: the default).
 //
 //   ./build/bench/bench_finger_static --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -76,14 +78,33 @@ void BM_FingerStaticSolve(benchmark::State& state) {
   const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
   const Finger& f = finger(static_cast<int>(state.range(1)));
   auto solver = softik::make_linear_solver(kind);
-  int iterations = 0;
+  softik::StaticResult result;
   for (auto _ : state) {
     std::vector<Real> x = f.mesh.rest_positions();
-    iterations = softik::solve_static(*f.assembler, *solver, f.loads, x, newton_options()).iterations;
+    result = softik::solve_static(*f.assembler, *solver, f.loads, x, newton_options());
   }
   state.SetLabel(solver->name());
   common_counters(state, f);
-  state.counters["newton_iterations"] = iterations;
+  state.counters["newton_iterations"] = result.iterations;
+  state.counters["factorizations"] = result.factorizations;
+}
+
+/// The full solve with Krylov steps of at most range(1) iterations (0: full Newton), CHOLMOD;
+/// counters: Newton iterations, factorisations, conjugate-gradient iterations.
+void BM_FingerStaticSolveKrylov(benchmark::State& state) {
+  const Finger& f = finger(static_cast<int>(state.range(0)));
+  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
+  softik::NewtonOptions options = newton_options();
+  options.krylov_iterations = static_cast<int>(state.range(1));
+  softik::StaticResult result;
+  for (auto _ : state) {
+    std::vector<Real> x = f.mesh.rest_positions();
+    result = softik::solve_static(*f.assembler, *solver, f.loads, x, options);
+  }
+  common_counters(state, f);
+  state.counters["newton_iterations"] = result.iterations;
+  state.counters["factorizations"] = result.factorizations;
+  state.counters["krylov_iterations"] = result.krylov_iterations;
 }
 
 /// The full solve with chord steps (NewtonOptions::chord_contraction = range(1) / 100), CHOLMOD;
@@ -93,6 +114,7 @@ void BM_FingerStaticSolveChord(benchmark::State& state) {
   auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
   softik::NewtonOptions options = newton_options();
   options.chord_contraction = static_cast<Real>(state.range(1)) / 100;
+  options.krylov_iterations = 0;
   softik::StaticResult result;
   for (auto _ : state) {
     std::vector<Real> x = f.mesh.rest_positions();
@@ -163,6 +185,12 @@ void ChordLevels(benchmark::internal::Benchmark* bm) {
     for (int percent : {0, 25, 50}) bm->Args({level, percent});
 }
 BENCHMARK(BM_FingerStaticSolveChord)->Apply(ChordLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+void KrylovLevels(benchmark::internal::Benchmark* bm) {
+  if (!softik::have_cholmod()) return;
+  for (int level : {0, 1, 2})
+    for (int iterations : {0, 15}) bm->Args({level, iterations});
+}
+BENCHMARK(BM_FingerStaticSolveKrylov)->Apply(KrylovLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 

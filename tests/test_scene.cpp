@@ -54,6 +54,8 @@ solver:
   line_search: energy
   pressure_stiffness: false
   chord_contraction: 0.3
+  krylov_iterations: 7
+  krylov_tolerance: 1.0e-8
   linear_solver: eigen
   threads: 1
 outputs:
@@ -118,6 +120,8 @@ TEST(Scene, FullSceneParsesAndBuilds) {
   EXPECT_EQ(built.newton.residual_tolerance, 1e-9);
   EXPECT_FALSE(built.newton.pressure_stiffness);
   EXPECT_EQ(built.newton.chord_contraction, 0.3);
+  EXPECT_EQ(built.newton.krylov_iterations, 7);
+  EXPECT_EQ(built.newton.krylov_tolerance, 1e-8);
   EXPECT_EQ(built.assembler->options().formulation, Formulation::Hyperelastic);
 
   ASSERT_EQ(built.probes.size(), 1u);

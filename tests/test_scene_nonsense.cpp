@@ -103,6 +103,19 @@ TEST(SceneNonsense, ChordContractionIsAResidualRatioBelowOne) {
   EXPECT_EQ(scene_build_error(kBlock + "solver: {chord_contraction: 0.5}\n"), "(no error)");
 }
 
+TEST(SceneNonsense, KrylovStepsNeedACountAndATolerance) {
+  for (const char* bad : {"-1", "1001", "2.5"}) {
+    const std::string e = scene_build_error(kBlock + "solver: {krylov_iterations: " + bad + "}\n");
+    EXPECT_NE(e.find("s.yaml:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("krylov_iterations"), std::string::npos) << bad << ": " << e;
+  }
+  for (const char* bad : {"0", "1", "-1e-6", "nan"}) {
+    const std::string e = scene_build_error(kBlock + "solver: {krylov_tolerance: " + bad + "}\n");
+    EXPECT_NE(e.find("solver.krylov_tolerance"), std::string::npos) << bad << ": " << e;
+  }
+  EXPECT_EQ(scene_build_error(kBlock + "solver: {krylov_iterations: 0, krylov_tolerance: 1e-8}\n"), "(no error)");
+}
+
 TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
   auto material = [](const std::string& law) {
     return parse_scene_string(kBlock.substr(0, kBlock.find("materials:")) + "materials: {" + law +

@@ -3,7 +3,9 @@
 // so inflating a cavity factors only positive-definite tangents (one L L^T each, never the
 // L D L^T fallback), and the equilibrium reached is the same. With chord steps
 // (NewtonOptions::chord_contraction) iterations that keep cutting the residual keep the
-// factorisation: fewer factorisations than iterations, the same converged state.
+// factorisation: fewer factorisations than iterations, the same converged state. Krylov steps
+// (NewtonOptions::krylov_iterations) solve each iteration's own tangent with the kept factor as
+// preconditioner: the iterations of full Newton, residual for residual, at fewer factorisations.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +64,9 @@ struct InflatedFinger {
     NewtonOptions o;
     o.load_steps = load_steps;
     o.chord_contraction = chord;
+    return solve(o, solver, result);
+  }
+  std::vector<Real> solve(const NewtonOptions& o, LinearSolver& solver, StaticResult* result = nullptr) const {
     std::vector<Real> x = mesh.rest_positions();
     const StaticResult r = solve_static(*assembler, solver, loads, x, o);
     if (result) *result = r;
@@ -119,6 +124,70 @@ TEST(StaticPredictor, ChordStepsKeepTheFactorisationAndReachTheSameState) {
     difference = std::max(difference, std::abs(x[k] - xc[k]));
   }
   EXPECT_LT(difference, 1e-6 * largest) << difference / largest;
+}
+
+/// Largest |a - b| over the largest displacement |a - X|.
+Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b, const std::vector<Real>& X) {
+  Real largest = 0, difference = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    largest = std::max(largest, std::abs(a[k] - X[k]));
+    difference = std::max(difference, std::abs(a[k] - b[k]));
+  }
+  return difference / largest;
+}
+
+TEST(StaticPredictor, KrylovStepsFollowFullNewtonAtFewerFactorisations) {
+  if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD (Krylov steps need an L L^T factor)";
+  const InflatedFinger finger;
+  NewtonOptions o;
+  o.load_steps = 4;
+  o.krylov_iterations = 0;
+  StaticResult newton, krylov;
+  auto solver = make_linear_solver(LinearSolverKind::Cholmod);
+  const std::vector<Real> x = finger.solve(o, *solver, &newton);
+  o.krylov_iterations = 15;
+  const std::vector<Real> xk = finger.solve(o, *solver, &krylov);
+  EXPECT_EQ(newton.factorizations, newton.iterations);
+  EXPECT_EQ(newton.krylov_iterations, 0);
+  // The same Newton iterations, residual for residual: each step solved its own tangent.
+  ASSERT_EQ(krylov.iterations, newton.iterations);
+  ASSERT_EQ(krylov.log.size(), newton.log.size());
+  // A step solved to 1e-6 leaves an error of up to 1e-6 of its residual in the next one.
+  std::vector<Real> first(static_cast<size_t>(o.load_steps), 0.0);
+  for (const NewtonIterationLog& e : newton.log)
+    first[static_cast<size_t>(e.load_step)] = std::max(first[static_cast<size_t>(e.load_step)], e.residual);
+  for (size_t k = 0; k < krylov.log.size(); ++k) {
+    ASSERT_EQ(krylov.log[k].load_step, newton.log[k].load_step);
+    const Real slack = 1e-4 * newton.log[k].residual + 1e-5 * first[static_cast<size_t>(newton.log[k].load_step)];
+    EXPECT_NEAR(krylov.log[k].residual, newton.log[k].residual, slack) << "iteration " << k;
+  }
+  // ... with fewer factorisations: every other iteration was a Krylov step.
+  EXPECT_LT(2 * krylov.factorizations, krylov.iterations) << krylov.factorizations << " of " << krylov.iterations;
+  int steps = 0;
+  for (const NewtonIterationLog& e : krylov.log) {
+    EXPECT_FALSE(e.krylov && e.factorized);
+    steps += e.krylov ? 1 : 0;
+  }
+  EXPECT_EQ(steps, krylov.iterations - krylov.factorizations);
+  EXPECT_GT(krylov.krylov_iterations, steps);  // more than one CG iteration per step: a new K each time
+  EXPECT_LT(relative_difference(xk, x, finger.mesh.rest_positions()), 1e-9);
+}
+
+TEST(StaticPredictor, AKrylovStepThatDoesNotConvergeFactorisesAsNewtonDoes) {
+  if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD (Krylov steps need an L L^T factor)";
+  const InflatedFinger finger;
+  NewtonOptions o;
+  o.load_steps = 2;
+  o.krylov_iterations = 0;
+  StaticResult newton, capped;
+  auto solver = make_linear_solver(LinearSolverKind::Cholmod);
+  const std::vector<Real> x = finger.solve(o, *solver, &newton);
+  o.krylov_iterations = 2;  // never enough for a relative residual of 1e-14
+  o.krylov_tolerance = 1e-14;
+  const std::vector<Real> xc = finger.solve(o, *solver, &capped);
+  EXPECT_GT(capped.krylov_iterations, 0);  // tried ...
+  EXPECT_EQ(capped.factorizations, capped.iterations);  // ... and every iteration factorised instead
+  EXPECT_EQ(xc, x);  // the very operations of full Newton
 }
 
 }  // namespace

@@ -536,6 +536,8 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.line_search = s.line_search;
   out.newton.pressure_stiffness = s.pressure_stiffness;
   out.newton.chord_contraction = s.chord_contraction;
+  out.newton.krylov_iterations = s.krylov_iterations;
+  out.newton.krylov_tolerance = s.krylov_tolerance;
   const int free_dofs = static_cast<int>(std::count(out.fixed_dofs.begin(), out.fixed_dofs.end(), 0));
   out.linear_solver = choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs,
                                            s.linear_solver);

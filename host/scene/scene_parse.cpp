@@ -223,7 +223,8 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
 void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
-               "line_search", "pressure_stiffness", "chord_contraction", "linear_solver", "backend", "threads"});
+               "line_search", "pressure_stiffness", "chord_contraction", "krylov_iterations", "krylov_tolerance", "linear_solver",
+               "backend", "threads"});
   // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
   // steps) from running for days and filling the disk with one CSV row per step.
   auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
@@ -252,6 +253,13 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   if (!(s.chord_contraction >= 0 && s.chord_contraction < 1))
     fail(m.where("chord_contraction"), "solver.chord_contraction: a residual ratio in [0, 1) (0: full Newton), got " +
                                            std::to_string(s.chord_contraction));
+  if (m.has("krylov_iterations"))
+    s.krylov_iterations = within("krylov_iterations", m.integer("krylov_iterations", 0), 0, 1000,
+                                 "each iteration costs a solve with the factor: past a few tens a factorisation is cheaper");
+  s.krylov_tolerance = m.number("krylov_tolerance", s.krylov_tolerance);
+  if (!(s.krylov_tolerance > 0 && s.krylov_tolerance < 1))
+    fail(m.where("krylov_tolerance"), "solver.krylov_tolerance: the relative residual a Krylov step solves its tangent "
+                                      "system to, in (0, 1) (1e-6 is typical), got " + std::to_string(s.krylov_tolerance));
   const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
   std::vector<std::string> names;
   for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));

@@ -105,7 +105,9 @@ void refuse_load_control_keys(const Map& root) {
       {"increment_tolerance", "the corrector converges on the residual (continuation.residual_tolerance)"},
       {"max_step_cuts", "a failed step's arc is halved down to continuation.min_arc"},
       {"line_search", "the corrector takes full steps on the arc"},
-      {"chord_contraction", "the corrector factorises the tangent at every iteration"}};
+      {"chord_contraction", "the corrector factorises the tangent at every iteration"},
+      {"krylov_iterations", "the corrector factorises the tangent at every iteration"},
+      {"krylov_tolerance", "the corrector factorises the tangent at every iteration"}};
   for (auto it = solver.begin(); it != solver.end(); ++it) {
     const std::string key = it->first.Scalar();
     for (const auto& [name, instead] : replaced)

@@ -275,6 +275,8 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
   const StaticResult solved = solve_static(*built.assembler, *solver, built.loads, x, newton);
   result.newton_iterations = solved.iterations;
   result.step_cuts = solved.step_cuts;
+  result.factorizations = solved.factorizations;
+  result.krylov_iterations = solved.krylov_iterations;
   result.seconds = since(t0);
   return result;
 }
@@ -286,7 +288,9 @@ void write_forward_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();
   out << std::setprecision(4);
   out << "softik: " << r.name << ": " << r.load_steps << " load steps (load factor " << r.load_factor << "), "
-      << r.newton_iterations << " Newton iterations, " << r.step_cuts << " step cuts, " << std::fixed
+      << r.newton_iterations << " Newton iterations (" << r.factorizations << " factorisations";
+  if (r.krylov_iterations > 0) out << ", " << r.krylov_iterations << " Krylov iterations";
+  out << "), " << r.step_cuts << " step cuts, " << std::fixed
       << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs ("
       << r.num_free_dofs << " free)\n";
   out.flags(flags);

@@ -7,6 +7,7 @@
 
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/solvers/cavity_control.hpp"
+#include "host/solvers/factor_pcg.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
@@ -14,6 +15,12 @@
 namespace softik {
 
 namespace {
+
+/// NewtonOptions::krylov_iterations: a Krylov step is tried on the first iteration of a load
+/// step and after an iteration that cut the residual at least this much (bench/RESULTS.md,
+/// "Krylov steps": 0.1 and 0.25 left 8 of 18 factorisations on the 9.8k-tet finger, 0.5 five, 0.9
+/// four with more conjugate-gradient iterations).
+constexpr Real kKrylovContraction = 0.5;
 
 struct Newton {
   const Assembler& assembler;
@@ -28,6 +35,17 @@ struct Newton {
   std::vector<std::unique_ptr<PressureEvaluator>> pressure;
   /// The volume- and gas-controlled cavities among them (cavity_control.hpp).
   std::unique_ptr<ControlledCavities> cavities;
+
+  /// A Krylov step (NewtonOptions::krylov_iterations): K dx = rhs by conjugate gradients
+  /// preconditioned with the solver's kept L L^T factorisation; false (dx unusable) when CG did
+  /// not reach krylov_tolerance within krylov_iterations, and the caller factorises K.
+  bool krylov_step(const std::vector<Real>& K, const std::vector<Real>& rhs, std::vector<Real>& dx) {
+    const detail::FactorPcgResult pcg =
+        detail::factor_pcg(assembler.pattern(), K, solver, rhs.data(), dx.data(), options.krylov_tolerance,
+                           options.krylov_iterations, assembler.options().num_threads);
+    result.krylov_iterations += pcg.iterations;
+    return pcg.converged;
+  }
 
   /// External load at factor lambda and positions x: lambda f_ext + sum_p P_p J_p(x), P_p the
   /// wall pressures (ControlledCavities::pressures: lambda * pressure for a given pressure).
@@ -166,28 +184,40 @@ struct Newton {
       // A chord step keeps this load step's factorisation while the last step cut the residual
       // enough (assembling K costs a few percent of factorising it, so K is always assembled).
       // In the second half of max_iterations every iteration factorises again (quadratic
-      // convergence), so a slow linear tail cannot use up the iterations.
-      const bool chord = factor_kept && options.chord_contraction > 0 && it >= 1 && 2 * it < options.max_iterations &&
-                         r <= options.chord_contraction * previous_r;
+      // convergence), so a slow linear tail cannot use up the iterations. A Krylov step solves
+      // the current tangent with the kept factor as preconditioner, so any L L^T factor of this
+      // solve serves (the previous load step's too, on the first iteration).
+      const bool late = 2 * it >= options.max_iterations;
+      const bool krylov_chord = options.krylov_iterations > 0 && !late && !d_K && !cavities->any() &&
+                                solver.has_cholesky_factor() && (it == 0 || r <= kKrylovContraction * previous_r);
+      bool chord = krylov_chord || (factor_kept && options.chord_contraction > 0 && it >= 1 && !late &&
+                                    r <= options.chord_contraction * previous_r);
       const Real lambda_K = it == 0 ? lambda_start : lambda;
+      if ((!chord || krylov_chord) && options.pressure_stiffness) {
+        const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
+        for (size_t k = 0; k < loads.pressures.size(); ++k)
+          add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
+      }
+      const bool krylov = krylov_chord && krylov_step(K, rhs, dx);
+      if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
       if (!chord) {
-        if (options.pressure_stiffness) {
-          const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
-          for (size_t k = 0; k < loads.pressures.size(); ++k)
-            add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
-        }
         if (d_K)
           solver.factorize_device(d_K);
         else
           solver.factorize(K);
         factor_kept = !solver.info().indefinite;
+        ++result.factorizations;
       }
       previous_r = r;
       entry.factorized = !chord;
-      if (cavities->any())
+      entry.krylov = krylov;
+      if (krylov) {
+        // dx solves K dx = rhs to krylov_tolerance already
+      } else if (cavities->any()) {
         cavities->solve(solver, x, lambda_K, lambda, rhs, dx, dP, weights);  // the bordered step (B1)-(B2)
-      else
+      } else {
         solver.solve(rhs.data(), dx.data(), 1);
+      }
       Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {
         slope -= rhs[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];

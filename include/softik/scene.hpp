@@ -169,6 +169,8 @@ struct SceneSolver {
   LineSearch line_search = LineSearch::Automatic;
   bool pressure_stiffness = true;
   Real chord_contraction = 0;  ///< NewtonOptions::chord_contraction (static solves)
+  int krylov_iterations = 15;   ///< NewtonOptions::krylov_iterations (static solves)
+  Real krylov_tolerance = 1e-6; ///< NewtonOptions::krylov_tolerance
   /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
   /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
@@ -522,6 +524,8 @@ struct SceneRunResult {
   int load_steps = 0;         ///< converged increments
   int newton_iterations = 0;  ///< over all increments, cut ones included
   int step_cuts = 0;
+  int factorizations = 0;     ///< numeric factorisations of the tangent (static solves)
+  int krylov_iterations = 0;  ///< conjugate-gradient iterations of Krylov steps (solver.krylov_iterations)
   Real load_factor = 0;       ///< of the last converged increment (1 on success)
   double seconds = 0;         ///< wall time of the solve (outputs included)
   std::vector<PressureSummary> pressures;
