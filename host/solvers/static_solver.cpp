@@ -36,6 +36,14 @@ struct Newton {
   /// The volume- and gas-controlled cavities among them (cavity_control.hpp).
   std::unique_ptr<ControlledCavities> cavities;
 
+  /// The last assembly: f, K (as assembled, before the load stiffness is added) and the energy
+  /// (with the energy line search) at x (empty when K was changed since). A load step ends on an
+  /// assembly at its converged state, where the next load step starts.
+  struct LastAssembly {
+    std::vector<Real> f, K, x;
+    Real energy = 0;
+  } assembled;
+
   /// A Krylov step (NewtonOptions::krylov_iterations): K dx = rhs by conjugate gradients
   /// preconditioned with the solver's kept L L^T factorisation; false (dx unusable) when CG did
   /// not reach krylov_tolerance within krylov_iterations, and the caller factorises K.
@@ -156,7 +164,9 @@ struct Newton {
   bool equilibrate(std::vector<Real>& x, std::vector<Real>& multipliers, Real lambda, Real lambda_start, int step,
                    int* iterations, Real* final_residual) {
     const int n = assembler.num_free_dofs();
-    std::vector<Real> f, K, rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP(multipliers.size(), 0.0);
+    std::vector<Real>&f = assembled.f, &K = assembled.K;
+    Real& energy = assembled.energy;
+    std::vector<Real> rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP(multipliers.size(), 0.0);
     std::vector<Real> weights(multipliers.size(), 0.0);
     bool factor_kept = false;  // the solver holds a definite factorisation from this load step
     Real previous_r = 0;
@@ -166,12 +176,15 @@ struct Newton {
                             std::any_of(loads.pressures.begin(), loads.pressures.end(),
                                         [](const PressureLoad& p) { return p.follower; });  // dead: none
     for (int it = 0; it < options.max_iterations; ++it) {
-      Real energy = 0;  // needed by the energy line search only; assembled in the same pass as f and K
       const Real* d_K = nullptr;
-      if (!pressure_K && assembler.keeps_stiffness_on_device(solver))
+      if (!pressure_K && assembler.keeps_stiffness_on_device(solver)) {
+        assembled.x.clear();
         d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
-      else
+      } else if (it > 0 || x != assembled.x) {  // else the last load step ended here: the same f and K
+        assembled.x.clear();                      // until this assembly has succeeded
         assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
+        assembled.x = x;
+      }
       Real scale = 0;
       const Real r = residual(x, lambda, multipliers, f, rhs, &scale);
       *final_residual = r;
@@ -194,6 +207,7 @@ struct Newton {
                                     r <= options.chord_contraction * previous_r);
       const Real lambda_K = it == 0 ? lambda_start : lambda;
       if ((!chord || krylov_chord) && options.pressure_stiffness) {
+        assembled.x.clear();  // K is no longer the assembly's
         const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
         for (size_t k = 0; k < loads.pressures.size(); ++k)
           add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
@@ -291,7 +305,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
                "solve_static: load_steps and max_iterations must be >= 1");
   const LineSearch line_search = resolve_line_search(loads, options.line_search);
   StaticResult result;
-  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}};
+  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}, {}};
   for (const PressureLoad& p : loads.pressures)
     newton.pressure.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
   newton.cavities = std::make_unique<ControlledCavities>(loads, assembler, newton.pressure);
