@@ -123,9 +123,10 @@ class CholmodSolver final : public LinearSolver {
   /// two threads make the finger's static solve, dynamic step and inverse step 35-47% faster,
   /// spinning included; the first guess, 2 GFlop, left them single-threaded.
   static constexpr double kParallelFlops = 2e8;
-  /// Solves from this many flops (2 nnz(L) per column) on all threads: on 2 cores 15-20 % faster
-  /// at nnz(L) = 5M and 18M, no change at 1.5M (one column each).
-  static constexpr double kParallelSolveFlops = 4e6;
+  /// Solves with a factor of this many entries on all threads: on 2 cores one column 15-20 %
+  /// faster at nnz(L) = 5M and 18M, no change at 1.5M (bench/RESULTS.md, "Krylov steps"). Below
+  /// it, a real-time step's solves never pay for starting OpenBLAS's workers.
+  static constexpr double kParallelSolveEntries = 2.5e6;
   static int blas_threads_for(double flops) {
     return flops >= kParallelFlops ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : 1;
   }
@@ -217,9 +218,10 @@ class CholmodSolver final : public LinearSolver {
   cholmod_dense* run(int sys, cholmod_dense* B, cholmod_dense** X, SolveBuffers& buffers) const {
     SOFTIK_CHECK(L_ != nullptr, "LinearSolver::solve before analyze and factorize");
     // A triangular solve streams L (2 nnz(L) flops per column) and is bound by memory bandwidth,
-    // which a second core raises: from kParallelSolveFlops on (bench/RESULTS.md, "Krylov chord steps").
-    const double solve_flops = 2.0 * static_cast<double>(common_.lnz) * static_cast<double>(B->ncol);
-    const detail::ScopedBlasThreads blas(solve_flops >= kParallelSolveFlops ? blas_threads_for(kParallelFlops) : 1);
+    // which a second core raises from kParallelSolveEntries on; many columns are compute-bound.
+    const double lnz = static_cast<double>(common_.lnz);
+    const bool threaded = lnz >= kParallelSolveEntries || 2.0 * lnz * static_cast<double>(B->ncol) >= kParallelFlops;
+    const detail::ScopedBlasThreads blas(threaded ? blas_threads_for(kParallelFlops) : 1);
     const detail::ScopedSerialOpenMP serial_regions;
     const int ok = cholmod_solve2(sys, L_, B, nullptr, X, nullptr, &buffers.Y, &buffers.E, &common_);
     SOFTIK_CHECK(ok && *X != nullptr && common_.status >= CHOLMOD_OK,
