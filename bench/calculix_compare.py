@@ -10,7 +10,7 @@ counts, and how well the answers agree: the tip-face centre's displacement and t
 difference over the mesh relative to the largest displacement.
 
     python3 bench/calculix_compare.py --build build [--sizes 0.0034,0.0015] [--threads 2] [--chord 0.25]
-                                      [--fine 256] [--keep DIR]
+                                      [--krylov 15] [--fine 256] [--keep DIR]
 
 Needs the softik program and Python module of a build (SOFTIK_PYTHON on) and ccx
 (Debian: calculix-ccx; `scripts/setup.sh --calculix` installs it). Prints a Markdown table.
@@ -34,6 +34,7 @@ BULK = YOUNG / (3 * (1 - 2 * POISSON))
 C10, D1 = MU / 2, 2 / BULK  # the CalculiX/Abaqus neo-Hookean: C10 (I1bar - 3) + (J - 1)^2 / D1
 LOAD_STEPS = 4
 CHORD = 0  # softik's solver.chord_contraction (0: full Newton)
+KRYLOV = 15  # softik's solver.krylov_iterations (its default; 0: every iteration factorises)
 
 SCENE = """name: finger_ccx
 mesh:
@@ -44,7 +45,7 @@ materials: [{{law: neo_hookean_decoupled, C10: {c10:.13g}, D1: {d1:.13g}}}]
 fixed: [{{group: xmin}}]
 loads: {{pressure: [{{name: cavity, surface: cavity, value: {p}}}]}}
 solver: {{load_steps: {steps}, max_iterations: 30, residual_tolerance: 1.0e-8, pressure_stiffness: true, threads: {threads},
-          chord_contraction: {chord}}}
+          chord_contraction: {chord}, krylov_iterations: {krylov}}}
 outputs: {{vtu: false, probes: [{{name: tip, point: [0.10, 0.01, 0.01]}}]}}
 """
 
@@ -134,14 +135,15 @@ def compare(build, h, threads, work, fine_increments):
     import softik  # noqa: E402  (the build's module)
 
     scene_path = work / "finger.yaml"
-    scene_path.write_text(SCENE.format(h=h, c10=C10, d1=D1, p=PRESSURE, steps=LOAD_STEPS, threads=threads, chord=CHORD))
+    scene_path.write_text(SCENE.format(h=h, c10=C10, d1=D1, p=PRESSURE, steps=LOAD_STEPS, threads=threads, chord=CHORD,
+                                      krylov=KRYLOV))
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                CCX_NPROC_STIFFNESS=str(threads), CCX_NPROC_EQUATION_SOLVER=str(threads),
                CCX_NPROC_RESULTS=str(threads))
     softik_seconds, softik_mib, summary = run_measured(
         [str(pathlib.Path(build, "softik").resolve()), "run", str(scene_path), "--out", str(work / "softik_out"),
          "--quiet"], str(work), env)
-    newton = re.search(r"(\d+) Newton iterations", summary)
+    newton = re.search(r"(\d+) Newton iterations \((\d+) factorisations(?:, (\d+) Krylov iterations)?\)", summary)
     model = softik.Model(str(scene_path))
     model.solve_static()
     u_softik = model.displacements()
@@ -165,7 +167,8 @@ def compare(build, h, threads, work, fine_increments):
     return {**fine,
         "h": h, "tets": len(cells), "free_dofs": model.num_free_dofs, "cavity_faces": faces,
         "softik_s": softik_seconds, "ccx_s": ccx_seconds, "softik_mib": softik_mib, "ccx_mib": ccx_mib,
-        "softik_newton": newton.group(1) if newton else "?", "ccx_increments": increments, "ccx_iterations": iterations,
+        "softik_newton": f"{newton.group(1)} / {newton.group(2)} / {newton.group(3) or 0}" if newton else "?",
+        "ccx_increments": increments, "ccx_iterations": iterations,
         "tip_softik": u_softik[centre], "tip_ccx": u_ccx[centre],
         "max_diff": np.nanmax(np.abs(u_softik - u_ccx)) / largest,
     }
@@ -180,16 +183,20 @@ def main():
     parser.add_argument("--pressure", type=float, default=PRESSURE, help="cavity pressure in Pa")
     parser.add_argument("--chord", type=float, default=0.0,
                         help="softik's solver.chord_contraction (0: full Newton, every iteration factorises)")
+    parser.add_argument("--krylov", type=int, default=KRYLOV,
+                        help="softik's solver.krylov_iterations (15: its default; 0: full Newton factorises every iteration)")
     parser.add_argument("--fine", type=int, default=256,
                         help="also run CalculiX with this many equal increments on the first size (0: not)")
     args = parser.parse_args()
     globals()["PRESSURE"] = args.pressure
     globals()["CHORD"] = args.chord
+    globals()["KRYLOV"] = args.krylov
     if subprocess.run(["sh", "-c", "command -v ccx"], capture_output=True).returncode != 0:
         sys.exit("ccx (CalculiX) is not installed: run scripts/setup.sh --calculix (Debian: apt-get install calculix-ccx)")
     print(f"Both with {args.threads} threads, {LOAD_STEPS} load steps / increments, pressure {PRESSURE:g} Pa, "
-          f"softik chord_contraction {CHORD:g}; 'fine': CalculiX with {args.fine} equal increments.\n")
-    print("| cell | tets | free DOFs | softik s | ccx s | ratio | softik MiB | ccx MiB | softik Newton | "
+          f"softik chord_contraction {CHORD:g}, krylov_iterations {KRYLOV}; 'fine': CalculiX with {args.fine} equal "
+          "increments.\n")
+    print("| cell | tets | free DOFs | softik s | ccx s | ratio | softik MiB | ccx MiB | softik Newton / factorisations / CG | "
           "ccx increments / iterations | tip u_z softik | tip u_z ccx | max nodal diff / max u | tip u_z ccx fine | "
           "max nodal diff fine |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -170,6 +170,21 @@ TEST(StaticPredictor, KrylovStepsFollowFullNewtonAtFewerFactorisations) {
   }
   EXPECT_EQ(steps, krylov.iterations - krylov.factorizations);
   EXPECT_GT(krylov.krylov_iterations, steps);  // more than one CG iteration per step: a new K each time
+  // A step that needed more than half the cap leaves a stale factor: the next iteration factorises.
+  int cg = 0, refreshed = 0;
+  for (size_t k = 0; k < krylov.log.size(); ++k) {
+    const NewtonIterationLog& e = krylov.log[k];
+    cg += e.cg_iterations;
+    EXPECT_LE(e.cg_iterations, o.krylov_iterations) << k;
+    if (e.krylov) EXPECT_GT(e.cg_iterations, 0) << k;
+    if (!e.krylov || 2 * e.cg_iterations <= o.krylov_iterations || k + 1 == krylov.log.size()) continue;
+    const NewtonIterationLog& next = krylov.log[k + 1];
+    if (next.step_length == 0) continue;  // the entry that ended the load step: no solve
+    EXPECT_TRUE(next.factorized && !next.krylov) << "iteration " << k + 1 << " after " << e.cg_iterations << " CG iterations";
+    ++refreshed;
+  }
+  EXPECT_EQ(cg, krylov.krylov_iterations);
+  EXPECT_GT(refreshed, 0) << "no Krylov step needed more than half the cap: the refresh went untested";
   EXPECT_LT(relative_difference(xk, x, finger.mesh.rest_positions()), 1e-9);
 }
 

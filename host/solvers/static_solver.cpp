@@ -44,14 +44,22 @@ struct Newton {
     Real energy = 0;
   } assembled;
 
+  /// The last Krylov step needed more than half of krylov_iterations: the factor has drifted far
+  /// from the tangent, and the next iteration factorises instead (on the finger at 8k, 16k and 50k
+  /// free DOFs 1.2-1.45x faster than keeping the factor until CG fails; bench/RESULTS.md).
+  bool stale_factor = false;
+
   /// A Krylov step (NewtonOptions::krylov_iterations): K dx = rhs by conjugate gradients
   /// preconditioned with the solver's kept L L^T factorisation; false (dx unusable) when CG did
   /// not reach krylov_tolerance within krylov_iterations, and the caller factorises K.
-  bool krylov_step(const std::vector<Real>& K, const std::vector<Real>& rhs, std::vector<Real>& dx) {
+  bool krylov_step(const std::vector<Real>& K, const std::vector<Real>& rhs, std::vector<Real>& dx,
+                   NewtonIterationLog& entry) {
     const detail::FactorPcgResult pcg =
         detail::factor_pcg(assembler.pattern(), K, solver, rhs.data(), dx.data(), options.krylov_tolerance,
                            options.krylov_iterations, assembler.options().num_threads);
     result.krylov_iterations += pcg.iterations;
+    entry.cg_iterations = pcg.iterations;
+    stale_factor = 2 * pcg.iterations > options.krylov_iterations;
     return pcg.converged;
   }
 
@@ -202,7 +210,8 @@ struct Newton {
       // solve serves (the previous load step's too, on the first iteration).
       const bool late = 2 * it >= options.max_iterations;
       const bool krylov_chord = options.krylov_iterations > 0 && !late && !d_K && !cavities->any() &&
-                                solver.has_cholesky_factor() && (it == 0 || r <= kKrylovContraction * previous_r);
+                                solver.has_cholesky_factor() && !stale_factor &&
+                                (it == 0 || r <= kKrylovContraction * previous_r);
       bool chord = krylov_chord || (factor_kept && options.chord_contraction > 0 && it >= 1 && !late &&
                                     r <= options.chord_contraction * previous_r);
       const Real lambda_K = it == 0 ? lambda_start : lambda;
@@ -212,7 +221,7 @@ struct Newton {
         for (size_t k = 0; k < loads.pressures.size(); ++k)
           add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
       }
-      const bool krylov = krylov_chord && krylov_step(K, rhs, dx);
+      const bool krylov = krylov_chord && krylov_step(K, rhs, dx, entry);
       if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
       if (!chord) {
         if (d_K)
@@ -220,6 +229,7 @@ struct Newton {
         else
           solver.factorize(K);
         factor_kept = !solver.info().indefinite;
+        stale_factor = false;
         ++result.factorizations;
       }
       previous_r = r;

@@ -76,7 +76,10 @@ struct NewtonOptions {
   /// the iteration factorises K as full Newton does. Tried on the first iteration of a load step
   /// and after an iteration that halved the residual. The step is Newton's to within
   /// krylov_tolerance, so the iterations and the converged state are full Newton's (the finger:
-  /// the same iteration counts, tip displacement equal to 10 digits) at fewer factorisations.
+  /// the same iteration counts, tip displacement equal to 10 digits) at a third of the
+  /// factorisations, 1.5-1.7x faster (bench/RESULTS.md, "Krylov steps").
+  /// A Krylov step that needed more than half of krylov_iterations makes the next iteration
+  /// factorise (the factor has drifted from the tangent).
   /// Needs a solver with an L L^T factor (has_cholesky_factor(): CHOLMOD, the GPU Cholesky
   /// solvers) and K on the host; not for volume-controlled cavities (bordered systems). 0: off.
   int krylov_iterations = 15;
@@ -95,6 +98,7 @@ struct NewtonIterationLog {
   Real step_length = 1;  ///< alpha
   bool factorized = true;  ///< false: a chord or Krylov step kept the factorisation
   bool krylov = false;     ///< a Krylov step (NewtonOptions::krylov_iterations) solved the tangent system
+  int cg_iterations = 0;   ///< conjugate-gradient iterations tried by this iteration's Krylov step (0: none)
 };
 
 struct StaticResult {
