@@ -7,8 +7,6 @@
 
 #include <cmath>
 #include <dlfcn.h>
-#include <fstream>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -17,18 +15,10 @@
 #include "softik/exec/thread_pool.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
+#include "tests/process_threads.hpp"
 
 namespace softik {
 namespace {
-
-/// The process's thread count (/proc/self/status).
-int process_threads() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  return -1;
-}
 
 TEST(BlasThreads, AThreadedFactorisationLeavesNoOpenBlasWorkerBehind) {
   if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD";

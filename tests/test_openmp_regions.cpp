@@ -5,8 +5,6 @@
 // without OpenMP, or none).
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <string>
 #include <vector>
 
 #include "host/solvers/blas_threads.hpp"
@@ -15,18 +13,10 @@
 #include "softik/exec/thread_pool.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
+#include "tests/process_threads.hpp"
 
 namespace softik {
 namespace {
-
-/// The process's thread count (/proc/self/status).
-int process_threads() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
-  return -1;
-}
 
 TEST(OpenMPRegions, TheScopeMakesRegionsSerialAndRestoresTheCallersLevels) {
   const int outside = detail::openmp_max_active_levels();

@@ -136,17 +136,28 @@ Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b,
   return difference / largest;
 }
 
+/// The finger solved with CHOLMOD by full Newton (krylov_iterations 0) and with `o`.
+struct AgainstFullNewton {
+  std::vector<Real> x_newton, x;
+  StaticResult newton, result;
+  AgainstFullNewton(const InflatedFinger& finger, NewtonOptions o) {
+    auto solver = make_linear_solver(LinearSolverKind::Cholmod);
+    NewtonOptions full = o;
+    full.krylov_iterations = 0;
+    x_newton = finger.solve(full, *solver, &newton);
+    x = finger.solve(o, *solver, &result);
+  }
+};
+
 TEST(StaticPredictor, KrylovStepsFollowFullNewtonAtFewerFactorisations) {
   if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD (Krylov steps need an L L^T factor)";
   const InflatedFinger finger;
   NewtonOptions o;
   o.load_steps = 4;
-  o.krylov_iterations = 0;
-  StaticResult newton, krylov;
-  auto solver = make_linear_solver(LinearSolverKind::Cholmod);
-  const std::vector<Real> x = finger.solve(o, *solver, &newton);
   o.krylov_iterations = 15;
-  const std::vector<Real> xk = finger.solve(o, *solver, &krylov);
+  const AgainstFullNewton run(finger, o);
+  const StaticResult &newton = run.newton, &krylov = run.result;
+  const std::vector<Real>&x = run.x_newton, &xk = run.x;
   EXPECT_EQ(newton.factorizations, newton.iterations);
   EXPECT_EQ(newton.krylov_iterations, 0);
   // The same Newton iterations, residual for residual: each step solved its own tangent.
@@ -176,7 +187,9 @@ TEST(StaticPredictor, KrylovStepsFollowFullNewtonAtFewerFactorisations) {
     const NewtonIterationLog& e = krylov.log[k];
     cg += e.cg_iterations;
     EXPECT_LE(e.cg_iterations, o.krylov_iterations) << k;
-    if (e.krylov) EXPECT_GT(e.cg_iterations, 0) << k;
+    if (e.krylov) {
+      EXPECT_GT(e.cg_iterations, 0) << k;
+    }
     if (!e.krylov || 2 * e.cg_iterations <= o.krylov_iterations || k + 1 == krylov.log.size()) continue;
     const NewtonIterationLog& next = krylov.log[k + 1];
     if (next.step_length == 0) continue;  // the entry that ended the load step: no solve
@@ -193,13 +206,11 @@ TEST(StaticPredictor, AKrylovStepThatDoesNotConvergeFactorisesAsNewtonDoes) {
   const InflatedFinger finger;
   NewtonOptions o;
   o.load_steps = 2;
-  o.krylov_iterations = 0;
-  StaticResult newton, capped;
-  auto solver = make_linear_solver(LinearSolverKind::Cholmod);
-  const std::vector<Real> x = finger.solve(o, *solver, &newton);
   o.krylov_iterations = 2;  // never enough for a relative residual of 1e-14
   o.krylov_tolerance = 1e-14;
-  const std::vector<Real> xc = finger.solve(o, *solver, &capped);
+  const AgainstFullNewton run(finger, o);
+  const StaticResult& capped = run.result;
+  const std::vector<Real>&x = run.x_newton, &xc = run.x;
   EXPECT_GT(capped.krylov_iterations, 0);  // tried ...
   EXPECT_EQ(capped.factorizations, capped.iterations);  // ... and every iteration factorised instead
   EXPECT_EQ(xc, x);  // the very operations of full Newton

@@ -79,6 +79,8 @@ nb::dict solve_static_scene(Model& m) {
   nb::dict out;
   out["iterations"] = result.iterations;
   out["step_cuts"] = result.step_cuts;
+  out["factorizations"] = result.factorizations;
+  out["krylov_iterations"] = result.krylov_iterations;
   out["history"] = history.to_dict();
   return out;
 }

@@ -24,6 +24,8 @@ def test_load_path_matches_the_cli(softik_module, cli_runs, solved):
     assert {"load_factor", "p_cavity", "volume_growth_cavity", "uz_tip", "residual"} <= set(compared)
     assert report["history"]["load_factor"][-1] == pytest.approx(1.0, abs=1e-12)
     assert report["iterations"] == int(cli["newton_iterations"].sum()) and report["step_cuts"] == 0
+    # Krylov steps (on by default): some iterations kept the factorisation, each of those took CG iterations.
+    assert 1 <= report["factorizations"] < report["iterations"] <= report["krylov_iterations"]
 
 
 def test_final_state_matches_the_cli_vtu(softik_module, cli_runs, solved):
