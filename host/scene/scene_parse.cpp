@@ -223,8 +223,8 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
 void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
-               "line_search", "pressure_stiffness", "chord_contraction", "krylov_iterations", "krylov_tolerance", "linear_solver",
-               "backend", "threads"});
+               "line_search", "pressure_stiffness", "chord_contraction", "krylov_iterations", "krylov_tolerance",
+               "linear_solver", "backend", "threads"});
   // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
   // steps) from running for days and filling the disk with one CSV row per step.
   auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {

@@ -69,8 +69,4 @@ FactorPcgResult factor_pcg(const CsrPattern& pattern, const std::vector<Real>& v
   return out;
 }
 
-double factor_pcg_iteration_flops(const CsrPattern& pattern, long long factor_nnz) {
-  return 4.0 * static_cast<double>(factor_nnz) + 2.0 * static_cast<double>(pattern.nnz()) + 10.0 * pattern.rows;
-}
-
 }  // namespace softik::detail

@@ -2,8 +2,9 @@
 // for a symmetric K given as values in a CSR pattern that holds both triangles, with M^-1 = the
 // LinearSolver's current factorisation (of an earlier, nearby tangent). Where M is close to K,
 // M^-1 K is close to I and a few iterations (each one solve with the factor and one product
-// with K) replace a numeric factorisation. The Newton iteration of a static solve uses it as an
-// inexact Newton step (NewtonOptions::krylov_budget; docs/method.md, "Krylov steps").
+// with K) replace a numeric factorisation. The Newton iteration of a static solve takes it for
+// its step to within the tolerance (NewtonOptions::krylov_iterations; docs/method.md,
+// "Krylov steps").
 #pragma once
 
 #include <vector>
@@ -28,9 +29,5 @@ void csr_multiply(const CsrPattern& pattern, const std::vector<Real>& values, co
 /// `tolerance` |b| or `max_iterations` products were spent; x holds the last iterate.
 FactorPcgResult factor_pcg(const CsrPattern& pattern, const std::vector<Real>& values, const LinearSolver& solver,
                            const Real* b, Real* x, Real tolerance, int max_iterations, int threads);
-
-/// The floating-point operations of one iteration: a solve with a factor of factor_nnz entries
-/// (forward and back, 2 flops per entry each) and the product with K (2 per stored entry).
-double factor_pcg_iteration_flops(const CsrPattern& pattern, long long factor_nnz);
 
 }  // namespace softik::detail
