@@ -3,7 +3,10 @@
 // Cases: {corotational, neo-Hookean} x {Tet4, Hex8, Tet10} x mesh sizes from ~1k to ~1M cells
 // (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads. Counters: cells/s,
 // free DOFs/s (cells/s x free DOFs / cells: what the same time buys in unknowns), free DOFs,
-// nnz.
+// nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
+// once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
+// derivatives and weights read once) as a rate, GB_per_s, to set against BM_StreamTriad's bound
+// on the same threads (issue 20 item 5).
 //
 //   ./build/bench/bench_assembly --benchmark_counters_tabular=true
 //
@@ -16,7 +19,9 @@
 #include <tuple>
 
 #include "bench_box.hpp"
+#include "stream_triad.hpp"
 #include "softik/assembly.hpp"
+#include "softik/fem/element_traits.hpp"
 
 namespace {
 
@@ -45,6 +50,25 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
                                              softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
 }
 
+/// Quadrature points of a cell type's stiffness rule (element_traits.hpp).
+int quadrature_points(softik::CellType type) {
+  switch (type) {
+    case softik::CellType::Tet4: return softik::fem::Tet4::num_quad;
+    case softik::CellType::Hex8: return softik::fem::Hex8::num_quad;
+    case softik::CellType::Tet10: return softik::fem::Tet10::num_quad;
+    default: return 1;
+  }
+}
+
+/// The least bytes one force + stiffness assembly moves per cell (see the header comment).
+double min_bytes_per_cell(const softik::Assembler& assembler, softik::CellType type) {
+  const softik::Mesh& mesh = assembler.mesh();
+  const double cells = mesh.num_cells(), npc = softik::nodes_per_cell(type), dim = mesh.dim;
+  const double per_cell = npc * 4 + npc * npc * 4 + quadrature_points(type) * (npc * dim + 1) * 8;
+  const double global = 8.0 * assembler.pattern().nnz() + 2 * 8.0 * assembler.num_dofs();
+  return per_cell + global / cells;
+}
+
 void BM_Assembly(benchmark::State& state) {
   const auto type = static_cast<softik::CellType>(state.range(0));
   const auto law = static_cast<Law>(state.range(1));
@@ -69,6 +93,9 @@ void BM_Assembly(benchmark::State& state) {
   state.counters["cells_per_s"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["dofs_per_s"] =
       benchmark::Counter(assembler.num_free_dofs(), benchmark::Counter::kIsIterationInvariantRate);
+  const double bytes = min_bytes_per_cell(assembler, type);
+  state.counters["min_bytes_per_cell"] = bytes;
+  state.counters["GB_per_s"] = benchmark::Counter(cells * bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 /// The force alone (no K), as a real-time step with a kept factorisation assembles it: Tet4,
@@ -102,6 +129,7 @@ void Arguments(benchmark::internal::Benchmark* b) {
           if (type != softik::CellType::Tet10 || target <= 100000) b->Args({static_cast<int>(type), law, target, threads});
 }
 
+BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(BM_ForceAssembly)
     ->ArgsProduct({{Corotational, NeoHookean}, {1000, 10000, 100000}, {1, 2}})

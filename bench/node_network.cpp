@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "stream_triad.hpp"
 #include "softik/exec/thread_pool.hpp"
 #include "softik/explicit_dynamics.hpp"
 #include "softik/mesh_generator.hpp"
@@ -123,22 +124,8 @@ void BM_ExplicitStep(benchmark::State& state) {
 }
 BENCHMARK(BM_ExplicitStep)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The memory bound: a[i] = b[i] + s c[i] over arrays far larger than the caches (3 x 64 MB),
-// 24 bytes per element moved (two reads, one write; write-allocate traffic not counted).
-void BM_StreamTriad(benchmark::State& state) {
-  const size_t n = size_t(8) << 20;
-  std::vector<Real> a(n, 0.0), b(n, 1.0), c(n, 2.0);
-  const int threads = static_cast<int>(state.range(0));
-  for (auto _ : state) {
-    softik::exec::parallel(threads, [&](int t, int p) {  // softik's threads, as the gathers use
-      for (size_t i = n * static_cast<size_t>(t) / static_cast<size_t>(p); i < n * static_cast<size_t>(t + 1) / static_cast<size_t>(p); ++i)
-        a[i] = b[i] + 0.5 * c[i];
-    });
-    benchmark::DoNotOptimize(a.data());
-  }
-  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);
-}
-BENCHMARK(BM_StreamTriad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+// The memory bound (bench/stream_triad.hpp).
+BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
