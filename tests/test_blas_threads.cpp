@@ -37,9 +37,8 @@ TEST(BlasThreads, AThreadedFactorisationLeavesNoOpenBlasWorkerBehind) {
   exec::parallel(2, [](int, int) {});  // softik's pool, started
   auto solver = make_linear_solver(LinearSolverKind::Cholmod);
   solver->analyze(assembler.pattern());
-  ASSERT_GE(solver->info().flops, 0.0);
   solver->factorize(K);  // the first: OpenBLAS's workers from its start are stopped after it
-  ASSERT_GT(solver->info().flops, 2e8);
+  ASSERT_GT(solver->info().flops, 2e8);  // threaded (kParallelFlops), or the test proves nothing
   const int after_first = process_threads();
   ASSERT_GT(after_first, 0);
   int inside = 0;
