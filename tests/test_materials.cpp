@@ -34,6 +34,41 @@ LawCase make_case(const std::string& name, Real nu, const M& m, bool objective =
           [m](const Mat3& F) { return m.dPdF(F); }, objective};
 }
 
+/// A decoupled law with every term of decoupled_cc, W12 and W22 included (no shipped law has
+/// them): W = c1 x + c2 y + c11 x^2/2 + c12 x y + c22 y^2/2 with x = Ibar1 - 3, y = Ibar2 - 3,
+/// and U = (J - 1)^2 / D1; written in S(E) like the shipped laws (pk2_and_tangent).
+struct PolynomialInvariants {
+  Real c1, c2, c11, c12, c22, D1;
+  IsochoricDerivatives derivatives(const IsochoricKinematics& k) const {
+    const Real x = k.I1bar - 3, y = k.I2bar - 3;
+    IsochoricDerivatives w;
+    w.W1 = c1 + c11 * x + c12 * y;
+    w.W2 = c2 + c12 * x + c22 * y;
+    w.W11 = c11;
+    w.W12 = c12;
+    w.W22 = c22;
+    return w;
+  }
+  Real psi(const Mat3& F) const {
+    const IsochoricKinematics k = isochoric_kinematics(F);
+    const Real x = k.I1bar - 3, y = k.I2bar - 3;
+    return c1 * x + c2 * y + c11 * x * x / 2 + c12 * x * y + c22 * y * y / 2 +
+           volumetric_term(Volumetric::D1Form, D1, k.J).U;
+  }
+  Mat3 P(const Mat3& F) const {
+    Mat9 CC;
+    return F * pk2_and_tangent(F, CC);
+  }
+  Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
+    const IsochoricKinematics k = isochoric_kinematics(F);
+    const IsochoricDerivatives w = derivatives(k);
+    const VolumetricTerm u = volumetric_term(Volumetric::D1Form, D1, k.J);
+    CC = decoupled_cc(k, w, u);
+    return decoupled_pk2(k, w, u);
+  }
+  Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
+};
+
 std::vector<LawCase> all_laws() {
   const Real nu = 0.3, nu2 = 0.45;
   const Real mu = kE / (2 * (1 + nu)), D1 = 2 / (kE / (3 * (1 - 2 * nu)));
@@ -52,6 +87,8 @@ std::vector<LawCase> all_laws() {
   c.push_back(make_case("YeohLogJ", nu, Yeoh::from_constants(mu / 2, -0.05 * mu, 0.01 * mu, D1, Volumetric::LogSquared)));
   c.push_back(make_case("ArrudaBoyce", nu, ArrudaBoyce::from_young_poisson(kE, nu, 2.5)));
   c.push_back(make_case("ArrudaBoyceD1", nu2, ArrudaBoyce::from_young_poisson(kE, nu2, 4.0, Volumetric::D1Form)));
+  // Small-strain shear modulus 2 (W1 + W2) = 2 (c1 + c2) = mu.
+  c.push_back(make_case("PolynomialInvariants", nu, PolynomialInvariants{0.3 * mu, 0.2 * mu, 0.1 * mu, 0.05 * mu, 0.08 * mu, D1}));
   return c;
 }
 

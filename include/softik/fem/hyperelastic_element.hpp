@@ -7,13 +7,17 @@
 // Tangent stiffness K = d^2 E_e / dx^2 = -df/dx:
 //   K_(a i)(b k) = sum_q w_q detJ_q sum_{J,L} dN_a/dX_J dP_iJ/dF_kL dN_b/dX_L
 // F is embedded in 3D as plane/uniaxial strain for 1D and 2D elements (kinematics.hpp).
+// 3D elements of laws written in S(E) (has_pk2_tangent) take S and CC = dS/dE from one call
+// and K from them directly (pk2_stiffness.hpp), the same K in half the work of dP/dF.
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include "softik/fem/kinematics.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/stable_neo_hookean.hpp"
+#include "softik/fem/pk2_stiffness.hpp"
 
 namespace softik::fem {
 
@@ -25,6 +29,14 @@ template <>
 struct tolerates_inversion<LinearElastic> : std::true_type {};
 template <>
 struct tolerates_inversion<StableNeoHookean> : std::true_type {};
+
+/// Whether a law gives S and CC = dS/dE together: Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC).
+template <class M, class = void>
+struct has_pk2_tangent : std::false_type {};
+template <class M>
+struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_tangent(std::declval<const Mat3&>(),
+                                                                                          std::declval<Mat9&>()))>>
+    : std::true_type {};
 
 /// Outputs of one element evaluation; a null pointer skips that output.
 template <class E>
@@ -51,6 +63,19 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (detF < min_detF) min_detF = detF;
     if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
+    if constexpr (d == 3 && has_pk2_tangent<M>::value) {
+      if (out.stiffness) {
+        Mat9 CC;
+        const Mat3 S = material.pk2_and_tangent(F, CC);
+        if (out.force) {
+          const Eigen::Matrix<Real, n, d> g = dN_dX * (F * S).transpose();  // P = F S
+          for (int a = 0; a < n; ++a)
+            for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
+        }
+        add_pk2_stiffness<n>(F, S, CC, dN_dX, w, *out.stiffness);
+        continue;
+      }
+    }
     if (out.force) {
       const MatD<d> P = restrict_stress<d>(material.P(F));
       const Eigen::Matrix<Real, n, d> g = dN_dX * P.transpose();  // g(a,i) = sum_J P_iJ dN_a/dX_J

@@ -43,6 +43,15 @@ SOFTIK_HD_INLINE Mat9 dPdF_from_pk2(const Mat3& F, const Mat3& S, const Mat9& CC
   return A;
 }
 
+/// dP/dF of a law written in S(E): its pk2_and_tangent (S and CC from one evaluation) through
+/// dPdF_from_pk2.
+template <class Law>
+SOFTIK_HD Mat9 dPdF_from_pk2_law(const Law& law, const Mat3& F) {
+  Mat9 CC;
+  const Mat3 S = law.pk2_and_tangent(F, CC);
+  return dPdF_from_pk2(F, S, CC);
+}
+
 // ---- fourth-order building blocks, stored as 9x9 with the flat(i,j) = i + 3j convention ----
 
 /// (A (x) B)_IJKL = A_IJ B_KL.

@@ -21,6 +21,11 @@ using Vec9 = Eigen::Matrix<Real, 9, 1>;
 /// Index of A(i,j) in vec(A).
 SOFTIK_HD_INLINE constexpr int flat(int i, int j) { return i + 3 * j; }
 
+/// Voigt component alpha's tensor indices (I, J) of a symmetric 3x3 tensor: the normal
+/// components (0,0) (1,1) (2,2), then the shears (0,1) (1,2) (0,2).
+SOFTIK_HD_INLINE constexpr int voigt_row(int alpha) { return alpha < 3 ? alpha : (alpha == 4 ? 1 : 0); }
+SOFTIK_HD_INLINE constexpr int voigt_column(int alpha) { return alpha < 3 ? alpha : (alpha == 3 ? 1 : 2); }
+
 SOFTIK_HD_INLINE Vec9 vec(const Mat3& A) {
   Vec9 v;
   for (int j = 0; j < 3; ++j)

@@ -44,13 +44,15 @@ struct NeoHookean {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const Mat3 C_inv = (F.transpose() * F).inverse();
     const Real logJ = log(F.determinant());
-    const Mat3 S = mu * (Mat3::Identity() - C_inv) + (lambda * logJ) * C_inv;
-    const Mat9 CC = lambda * outer9(C_inv, C_inv) + (2 * (mu - lambda * logJ)) * odot9(C_inv, C_inv);
-    return dPdF_from_pk2(F, S, CC);
+    CC = lambda * outer9(C_inv, C_inv) + (2 * (mu - lambda * logJ)) * odot9(C_inv, C_inv);
+    return mu * (Mat3::Identity() - C_inv) + (lambda * logJ) * C_inv;
   }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
 
   static NeoHookean from_lame(Real lambda, Real mu) {
     detail::check_lame("NeoHookean", lambda, mu);
@@ -81,13 +83,17 @@ struct NeoHookeanD1 {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
     IsochoricDerivatives w;
     w.W1 = C10;
     const VolumetricTerm u = volumetric_term(Volumetric::D1Form, D1, k.J);
-    return dPdF_from_pk2(F, decoupled_pk2(k, w, u), decoupled_cc(k, w, u));
+    CC = decoupled_cc(k, w, u);
+    return decoupled_pk2(k, w, u);
   }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
 
   /// C10 > 0 (shear modulus 2 C10), D1 > 0 (bulk modulus 2 / D1).
   static NeoHookeanD1 from_constants(Real C10, Real D1) {

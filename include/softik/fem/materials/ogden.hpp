@@ -79,7 +79,8 @@ struct Ogden {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     Vec3 c;
     Mat3 V;
     sym_eigen3(F.transpose() * F, c, V);
@@ -117,7 +118,7 @@ struct Ogden {
     }
     Vec9 n[3];
     for (int a = 0; a < 3; ++a) n[a] = vec(V.col(a) * V.col(a).transpose());
-    Mat9 CC = Mat9::Zero();
+    CC.setZero();
     for (int a = 0; a < 3; ++a) {
       for (int b = 0; b < 3; ++b) CC += (K(a, b) + (a == b ? h(a, a) : 0.0)) * (n[a] * n[b].transpose());
       for (int b = a + 1; b < 3; ++b) {
@@ -126,9 +127,10 @@ struct Ogden {
         CC += (2 * h(a, b)) * (s * s.transpose());
       }
     }
-    const Mat3 S = V * principal_pk2(c, J, u).asDiagonal() * V.transpose();
-    return dPdF_from_pk2(F, S, CC);
+    return V * principal_pk2(c, J, u).asDiagonal() * V.transpose();
   }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
 
   /// Principal values s_a of S (S = sum_a s_a N_a N_a^T) from the eigenvalues c_a of C.
   SOFTIK_HD Vec3 principal_pk2(const Vec3& c, Real J, const VolumetricTerm& u) const {

@@ -32,11 +32,14 @@ struct SaintVenantKirchhoff {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const Mat3 I = Mat3::Identity();
-    const Mat9 CC = lambda * outer9(I, I) + 2 * mu * odot9(I, I);
-    return dPdF_from_pk2(F, S(F), CC);
+    CC = lambda * outer9(I, I) + 2 * mu * odot9(I, I);
+    return S(F);
   }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
 
   static SaintVenantKirchhoff from_lame(Real lambda, Real mu) {
     detail::check_lame("SaintVenantKirchhoff", lambda, mu);

@@ -105,28 +105,53 @@ SOFTIK_HD_INLINE Mat3 decoupled_pk2(const IsochoricKinematics& k, const Isochori
   return S;
 }
 
-/// CC = dS/dE of the decoupled law (see the header comment).
+/// CC = dS/dE of the decoupled law (see the header comment), gathered by tensor:
+///   CC = a Cinv x Cinv + b Cinv . Cinv + c (I x Cinv + Cinv x I) + 4 W11 G1 x G1
+///        + 4 W2 Jm43 (I x I - I . I) + q (A x Cinv + Cinv x A) + 4 W12 (G1 x G2 + G2 x G1) + 4 W22 G2 x G2
+/// with A = I1 I - C and
+///   a = J (U' + J U'') + 4/9 W1 Ibar1 + 16/9 W2 Ibar2,   b = -2 J U' + 4/3 W1 Ibar1 + 8/3 W2 Ibar2,
+///   c = -4/3 W1 J^(-2/3),   q = -8/3 W2 J^(-4/3),
+/// each of the 21 independent entries (Voigt pairs, CC's minor and major symmetries) evaluated
+/// once and written to its up to 8 places.
 SOFTIK_HD_INLINE Mat9 decoupled_cc(const IsochoricKinematics& k, const IsochoricDerivatives& w,
                                    const VolumetricTerm& u) {
-  const Mat3 I = Mat3::Identity();
-  const Mat9 CixCi = outer9(k.Cinv, k.Cinv);
-  const Mat9 CioCi = odot9(k.Cinv, k.Cinv);
-  Mat9 CC = (k.J * (u.dU + k.J * u.d2U)) * CixCi - (2 * k.J * u.dU) * CioCi;
-  const Mat3 G1 = detail::dI1bar_dC(k);
+  const Mat3& Ci = k.Cinv;
+  const Real Jm43 = k.Jm23 * k.Jm23;
   const bool second = w.W2 != 0 || w.W12 != 0 || w.W22 != 0;
-  if (w.W1 != 0) {
-    const Mat9 H1 = (-k.Jm23 / 3) * (outer9(I, k.Cinv) + outer9(k.Cinv, I)) + (k.I1bar / 9) * CixCi +
-                    (k.I1bar / 3) * CioCi;
-    CC += 4 * w.W1 * H1;
-  }
-  if (w.W11 != 0) CC += 4 * w.W11 * outer9(G1, G1);
+  Real a = k.J * (u.dU + k.J * u.d2U) + 4 * w.W1 * k.I1bar / 9;
+  Real b = -2 * k.J * u.dU + 4 * w.W1 * k.I1bar / 3;
+  const Real c = -4 * w.W1 * k.Jm23 / 3, e = 4 * w.W11;
+  const Mat3 G1 = w.W11 != 0 || second ? detail::dI1bar_dC(k) : Mat3::Zero();
+  Mat3 G2 = Mat3::Zero(), A = Mat3::Zero();
+  Real p = 0, q = 0;
   if (second) {
-    const Mat3 G2 = detail::dI2bar_dC(k);
-    const Real Jm43 = k.Jm23 * k.Jm23;
-    const Mat3 A = k.I1 * I - k.C;
-    const Mat9 H2 = Jm43 * (outer9(I, I) - odot9(I, I)) - (2 * Jm43 / 3) * (outer9(A, k.Cinv) + outer9(k.Cinv, A)) +
-                    (4 * k.I2bar / 9) * CixCi + (2 * k.I2bar / 3) * CioCi;
-    CC += 4 * (w.W2 * H2 + w.W12 * (outer9(G1, G2) + outer9(G2, G1)) + w.W22 * outer9(G2, G2));
+    G2 = detail::dI2bar_dC(k);
+    A = k.I1 * Mat3::Identity() - k.C;
+    a += 16 * w.W2 * k.I2bar / 9;
+    b += 8 * w.W2 * k.I2bar / 3;
+    p = 4 * w.W2 * Jm43;
+    q = -8 * w.W2 * Jm43 / 3;
+  }
+  Mat9 CC;
+  for (int beta = 0; beta < 6; ++beta) {
+    const int K = voigt_row(beta), L = voigt_column(beta);
+    for (int alpha = 0; alpha <= beta; ++alpha) {
+      const int I = voigt_row(alpha), J = voigt_column(alpha);
+      const Real dIJ = I == J ? 1 : 0, dKL = K == L ? 1 : 0;
+      Real v = a * Ci(I, J) * Ci(K, L) + 0.5 * b * (Ci(I, K) * Ci(J, L) + Ci(I, L) * Ci(J, K)) +
+               c * (dIJ * Ci(K, L) + Ci(I, J) * dKL) + e * G1(I, J) * G1(K, L);
+      if (second) {
+        const Real odotI = 0.5 * ((I == K && J == L ? 1 : 0) + (I == L && J == K ? 1 : 0));
+        v += p * (dIJ * dKL - odotI) + q * (A(I, J) * Ci(K, L) + Ci(I, J) * A(K, L)) +
+             4 * w.W12 * (G1(I, J) * G2(K, L) + G2(I, J) * G1(K, L)) + 4 * w.W22 * G2(I, J) * G2(K, L);
+      }
+      for (int s1 = 0; s1 < 2; ++s1)
+        for (int s2 = 0; s2 < 2; ++s2) {
+          const int r = s1 ? flat(J, I) : flat(I, J), t = s2 ? flat(L, K) : flat(K, L);
+          CC(r, t) = v;
+          CC(t, r) = v;
+        }
+    }
   }
   return CC;
 }

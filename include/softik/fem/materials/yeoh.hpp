@@ -35,12 +35,16 @@ struct Yeoh {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const {
+  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
     const IsochoricDerivatives w = derivatives(k.I1bar);
     const VolumetricTerm u = volumetric_term(volumetric, D1, k.J);
-    return dPdF_from_pk2(F, decoupled_pk2(k, w, u), decoupled_cc(k, w, u));
+    CC = decoupled_cc(k, w, u);
+    return decoupled_pk2(k, w, u);
   }
+
+  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
 
   SOFTIK_HD IsochoricDerivatives derivatives(Real I1bar) const {
     const Real x = I1bar - 3;

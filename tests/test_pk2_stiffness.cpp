@@ -1,0 +1,81 @@
+// The element stiffness from S and CC (fem/pk2_stiffness.hpp, taken by hyperelastic_element for
+// 3D cells of laws with pk2_and_tangent) against the contraction of dP/dF it replaces, for every
+// law written in S(E) and every 3D element; and its exact symmetry.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "softik/fem/element_traits.hpp"
+#include "softik/fem/hyperelastic_element.hpp"
+#include "softik/fem/materials/materials.hpp"
+
+namespace softik::fem {
+namespace {
+
+/// The same law seen only through psi, P and dPdF: hyperelastic_element contracts dP/dF.
+template <class M>
+struct ThroughDPdF {
+  M law;
+  Real psi(const Mat3& F) const { return law.psi(F); }
+  Mat3 P(const Mat3& F) const { return law.P(F); }
+  Mat9 dPdF(const Mat3& F) const { return law.dPdF(F); }
+};
+
+static_assert(has_pk2_tangent<NeoHookeanD1>::value, "NeoHookeanD1 gives S and CC");
+static_assert(!has_pk2_tangent<ThroughDPdF<NeoHookeanD1>>::value, "the wrapper hides them");
+static_assert(!has_pk2_tangent<StableNeoHookean>::value, "StableNeoHookean is written in dP/dF");
+
+/// Reference cell nodes, scaled and sheared so that dN/dX is not the reference one.
+template <class E>
+NodeMatrix<E> rest_cell() {
+  NodeMatrix<E> X;
+  Mat3 A;
+  A << 0.02, 0.004, 0.0, 0.0, 0.017, 0.003, 0.002, 0.0, 0.025;
+  for (int a = 0; a < E::num_nodes; ++a) X.row(a) = (A * E::reference_node(a)).transpose();
+  return X;
+}
+
+template <class E, class M>
+void expect_same_element(const std::string& name, const M& law) {
+  RestData<E> rest;
+  ASSERT_GT(compute_rest_data<E>(rest_cell<E>(), rest), 0);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<Real> u(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    NodeMatrix<E> x = rest_cell<E>();
+    for (int a = 0; a < E::num_nodes; ++a)
+      for (int i = 0; i < 3; ++i) x(a, i) += 0.003 * u(rng);  // up to ~15 % strain
+    ElementVector<E> f_new, f_ref;
+    ElementMatrix<E> K_new, K_ref;
+    Real e_new = 0, e_ref = 0;
+    const Real detF = hyperelastic_element<E>(law, rest, x, {&e_new, &f_new, &K_new});
+    ASSERT_GT(detF, 0) << name;
+    hyperelastic_element<E>(ThroughDPdF<M>{law}, rest, x, {&e_ref, &f_ref, &K_ref});
+    EXPECT_LE((K_new - K_ref).norm(), 1e-13 * K_ref.norm()) << name << " trial " << trial;
+    EXPECT_LE((f_new - f_ref).norm(), 1e-13 * f_ref.norm()) << name << " trial " << trial;
+    EXPECT_EQ(e_new, e_ref) << name;
+    EXPECT_TRUE(K_new == K_new.transpose()) << name << ": K must be exactly symmetric";
+  }
+}
+
+template <class M>
+void expect_same_on_every_3d_element(const std::string& name, const M& law) {
+  expect_same_element<Tet4>(name + " Tet4", law);
+  expect_same_element<Hex8>(name + " Hex8", law);
+  expect_same_element<Tet10>(name + " Tet10", law);
+}
+
+TEST(Pk2Stiffness, EqualsTheContractionOfDPdFForEveryLawAndElement) {
+  const Real E = 2e5, nu = 0.45;
+  expect_same_on_every_3d_element("NeoHookean", NeoHookean::from_young_poisson(E, nu));
+  expect_same_on_every_3d_element("NeoHookeanD1", NeoHookeanD1::from_young_poisson(E, nu));
+  expect_same_on_every_3d_element("SaintVenantKirchhoff", SaintVenantKirchhoff::from_young_poisson(E, nu));
+  expect_same_on_every_3d_element("MooneyRivlin", MooneyRivlin::from_young_poisson(E, nu, Volumetric::D1Form, 0.3));
+  expect_same_on_every_3d_element("Yeoh", Yeoh::from_constants(3e4, -2e3, 500, 3e-6));
+  expect_same_on_every_3d_element("ArrudaBoyce", ArrudaBoyce::from_young_poisson(E, nu, 2.5));
+  expect_same_on_every_3d_element("Ogden3", Ogden<3>::from_young_poisson(E, nu, {1.3, 5.0, -2.0}));
+}
+
+}  // namespace
+}  // namespace softik::fem
