@@ -230,6 +230,41 @@ TEST(Assembly, BitwiseIdenticalForAnyThreadCount) {
   EXPECT_GT(a.num_colors(), 1);
 }
 
+TEST(Assembly, AutomaticBlockSizeDependsOnTheMeshAlone) {
+  EXPECT_EQ(auto_block_size(1000000), kMaxAutoBlockSize);
+  EXPECT_EQ(auto_block_size(70128), 1024);  // >= kAutoBlocks blocks of 1024 cells
+  EXPECT_EQ(auto_block_size(9792), 256);    // 38 blocks of 256 (10 of 1024)
+  EXPECT_EQ(auto_block_size(100), kMinAutoBlockSize);
+  for (int cells : {3000, 5000, 20000, 40000}) {  // the largest power of two giving kAutoBlocks blocks
+    const int size = auto_block_size(cells);
+    EXPECT_TRUE(size == kMaxAutoBlockSize || cells < kAutoBlocks * 2 * size) << cells;
+    EXPECT_TRUE(size == kMinAutoBlockSize || cells >= kAutoBlocks * size) << cells;
+  }
+
+  // The default (0) resolves to it whatever the thread count, so K's sums are formed in the same
+  // order on 1 and 2 threads.
+  BoxSpec spec;
+  spec.cells = {12, 10, 8};  // 4800 Tet4 cells: blocks of 128
+  const Mesh mesh = make_box(3, CellType::Tet4, spec);
+  AssemblyOptions one, two;
+  one.num_threads = 1;
+  two.num_threads = 2;
+  const auto m = fem::LinearElastic::from_young_poisson(10.0, 0.3);
+  const Assembler a(mesh, {m}, {}, one), b(mesh, {m}, {}, two);
+  EXPECT_EQ(a.options().block_size, auto_block_size(mesh.num_cells()));
+  EXPECT_EQ(b.options().block_size, a.options().block_size);
+  const std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.5, 2);
+  std::vector<Real> fa, fb, Ka, Kb;
+  a.assemble(x, nullptr, &fa, &Ka);
+  b.assemble(x, nullptr, &fb, &Kb);
+  EXPECT_EQ(fa, fb);
+  EXPECT_EQ(Ka, Kb);
+
+  AssemblyOptions bad;
+  bad.block_size = -1;
+  EXPECT_THROW(Assembler(mesh, {m}, {}, bad), Error);
+}
+
 // The energy is linear in each cell's Young's modulus (linear law, fixed nu): raising the
 // modulus of one cell by dE adds dE/E times that cell's own energy, which differs from cell to
 // cell under a non-uniform deformation. Checks that cell c really uses material c.

@@ -18,6 +18,12 @@
 
 namespace softik {
 
+int auto_block_size(int num_cells) {
+  int size = kMaxAutoBlockSize;
+  while (size > kMinAutoBlockSize && num_cells < kAutoBlocks * size) size /= 2;
+  return size;
+}
+
 namespace {
 
 constexpr int kMaxColors = 512;
@@ -168,7 +174,9 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
     if ((fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) && referenced[static_cast<size_t>(dof / mesh_.dim)])
       free_index_[static_cast<size_t>(dof)] = next++;
 
-  SOFTIK_CHECK(options_.block_size >= 1, "AssemblyOptions::block_size must be >= 1, got " << options_.block_size);
+  SOFTIK_CHECK(options_.block_size >= 0,
+               "AssemblyOptions::block_size must be >= 1, or 0 for automatic; got " << options_.block_size);
+  if (options_.block_size == 0) options_.block_size = auto_block_size(mesh_.num_cells());
   if (!color_blocks(mesh_, options_.block_size, color_ptr_, color_blocks_)) {
     // The cell numbering is not spatially coherent (blocks touch too many other blocks): colour
     // single cells instead, which needs at most (cells per node) x (nodes per cell) colours.

@@ -59,9 +59,23 @@ struct AssemblyOptions {
   /// Cells per block. Contiguous blocks of cells are coloured so that blocks of one colour
   /// share no node; colours run in sequence, the blocks of a colour in parallel, the cells of a
   /// block in order. Large blocks keep the scatter into K cache-local; small meshes (one block)
-  /// run serially, which is cheaper than a parallel region there.
-  int block_size = 1024;
+  /// run serially, which is cheaper than a parallel region there. 0 (the default): automatic,
+  /// kMaxAutoBlockSize cells, or the largest power of two that makes at least kAutoBlocks
+  /// blocks (at least kMinAutoBlockSize cells). It depends on the mesh alone, so that K's sums
+  /// are formed in the same order for any number of threads. Measured on 2 threads
+  /// (bench/RESULTS.md, "The stiffness from S and CC"): at 9.8k cells 1024-cell blocks (10 blocks
+  /// in 3 colours, one thread idle part of each colour) are 10 % slower than 128-512; at 70k
+  /// cells 1024 is the fastest.
+  int block_size = 0;
 };
+
+/// AssemblyOptions::block_size = 0: the automatic block size's bounds and target.
+constexpr int kMaxAutoBlockSize = 1024;
+constexpr int kMinAutoBlockSize = 64;
+constexpr int kAutoBlocks = 32;
+
+/// The automatic block size for a mesh of num_cells cells (AssemblyOptions::block_size = 0).
+int auto_block_size(int num_cells);
 
 /// Free-DOF sparsity pattern in compressed sparse row form.
 struct CsrPattern {
