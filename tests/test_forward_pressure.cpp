@@ -4,9 +4,12 @@
 // resultant, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "host/assembly/pressure_stiffness.hpp"
+#include "softik/error.hpp"
 #include "softik/loads.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/mesh_selection.hpp"
@@ -133,6 +136,26 @@ TEST(ForwardPressure, LoadStiffnessMatchesFiniteDifferencesOfTheForces) {
   }
   EXPECT_GT(dense.cwiseAbs().maxCoeff(), 0.1);
   EXPECT_LE(err, 1e-7 * dense.cwiseAbs().maxCoeff());
+}
+
+TEST(ForwardPressure, KeptSlotsAddTheSameLoadStiffnessAtEveryPosition) {
+  // detail::PressureStiffness (the static solver's, slots looked up once) against the one-shot
+  // add_pressure_stiffness at three positions, with scale -1 and the cavity's floor clamped (its
+  // entries skipped).
+  const HollowBlock b = hollow_block();
+  const Assembler assembler(b.mesh, {fem::LinearElastic::from_young_poisson(1e3, 0.3)},
+                            fix_nodes(b.mesh, nodes_on_plane(b.mesh, {0, 0, 1}, {0, 0, 1}, 1e-9)));
+  const detail::PressureStiffness kept(b.cavity, b.mesh, assembler.pattern(), assembler.free_dof_index());
+  for (int seed = 1; seed <= 3; ++seed) {
+    const std::vector<Real> x = perturbed(b.mesh, 0.05, seed);
+    std::vector<Real> K_kept(static_cast<size_t>(assembler.pattern().nnz()), 0.0), K_once = K_kept;
+    EXPECT_EQ(kept.add(2.0 * seed, x, -1.0, K_kept), 0);
+    EXPECT_EQ(add_pressure_stiffness(b.cavity, 2.0 * seed, assembler, x, -1.0, K_once), 0);
+    EXPECT_EQ(K_kept, K_once) << "seed " << seed;
+    EXPECT_GT(*std::max_element(K_once.begin(), K_once.end()), 0.0);
+  }
+  std::vector<Real> wrong_K(1, 0.0);
+  EXPECT_THROW(kept.add(1.0, b.mesh.rest_positions(), -1.0, wrong_K), Error);  // K of another pattern
 }
 
 /// The hollow block clamped on its bottom face, inflated with a neo-Hookean law.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "host/assembly/pressure_kernel.hpp"
+#include "host/assembly/pressure_stiffness.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
 
@@ -153,39 +154,70 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Mesh& mesh, 
                             const std::vector<int>& free, const std::vector<Real>& x, Real scale,
                             std::vector<Real>& K_values) {
   if (!load.follower) return 0;  // a dead load: no load stiffness
-  SOFTIK_CHECK(K_values.size() == static_cast<size_t>(pattern.nnz()),
-               "add_pressure_stiffness: K has " << K_values.size() << " values, the pattern " << pattern.nnz());
-  const VertexMap map = checked_map(load, mesh, x);
-  const assembly::TriangleList list = assembly::expand_triangles(load.surface);
-  const assembly::PressureSurface<exec::Space::Host> surface = host_surface(load, list, x);
-  long dropped = 0;
-  // One face's element matrix K (nv vertices, 3 nv rows), symmetrised, through the vertex map.
-  auto scatter = [&](const int* v, int nv, const auto& K) {
-    for (int va = 0; va < nv; ++va)
-      for (int vb = 0; vb < nv; ++vb)
-        for (int ka = 0; ka < map.count(); ++ka)
-          for (int kb = 0; kb < map.count(); ++kb) {
-            const Real w = map.weight(v[va], ka) * map.weight(v[vb], kb);
-            if (w == 0) continue;
-            const int na = map.node(v[va], ka), nb = map.node(v[vb], kb);
-            for (int i = 0; i < 3; ++i) {
-              const int row = free[3 * static_cast<size_t>(na) + i];
-              if (row < 0) continue;
-              for (int j = 0; j < 3; ++j) {
-                const int col = free[3 * static_cast<size_t>(nb) + j];
-                if (col < 0) continue;
-                const Real value =
-                    w * Real(0.5) * scale * (K(3 * va + i, 3 * vb + j) + K(3 * vb + j, 3 * va + i));
-                const int slot = pattern.slot(row, col);
-                if (slot >= 0)
-                  K_values[static_cast<size_t>(slot)] += value;
-                else if (value != 0)
-                  ++dropped;
-              }
+  return detail::PressureStiffness(load, mesh, pattern, free).add(P, x, scale, K_values);
+}
+
+namespace detail {
+
+template <class Fn>
+void PressureStiffness::for_each_entry(const int* v, int nv, Fn&& fn) const {
+  const VertexMap map{load_, mesh_};
+  for (int va = 0; va < nv; ++va)
+    for (int vb = 0; vb < nv; ++vb)
+      for (int ka = 0; ka < map.count(); ++ka)
+        for (int kb = 0; kb < map.count(); ++kb) {
+          const Real w = map.weight(v[va], ka) * map.weight(v[vb], kb);
+          if (w == 0) continue;
+          const int na = map.node(v[va], ka), nb = map.node(v[vb], kb);
+          for (int i = 0; i < 3; ++i) {
+            const int row = free_[3 * static_cast<size_t>(na) + i];
+            if (row < 0) continue;
+            for (int j = 0; j < 3; ++j) {
+              const int col = free_[3 * static_cast<size_t>(nb) + j];
+              if (col >= 0) fn(3 * va + i, 3 * vb + j, w, row, col);
             }
           }
+        }
+}
+
+PressureStiffness::PressureStiffness(const PressureLoad& load, const Mesh& mesh, const CsrPattern& pattern,
+                                     const std::vector<int>& free_dof_index)
+    : load_(load), mesh_(mesh), free_(free_dof_index), nnz_(pattern.nnz()), list_(assembly::expand_triangles(load.surface)) {
+  (void)checked_map(load, mesh, mesh.X);
+  SOFTIK_CHECK(free_.size() == static_cast<size_t>(mesh.num_dofs()),
+               "pressure load '" << load.name << "': free_dof_index has " << free_.size() << " entries, expected "
+                                 << mesh.num_dofs());
+  if (!load.follower) return;  // a dead load: no load stiffness, no slots
+  const assembly::PressureSurface<exec::Space::Host> surface = host_surface(load, list_, mesh.X);
+  for (int t = 0; t < list_.size(); ++t) {
+    int v[6];
+    Vec3 p[6];
+    const int nv = assembly::face_vertices(surface, t, v, p);
+    for_each_entry(v, nv, [&](int, int, Real, int row, int col) { slots_.push_back(pattern.slot(row, col)); });
+  }
+}
+
+long PressureStiffness::add(Real P, const std::vector<Real>& x, Real scale, std::vector<Real>& K_values) const {
+  if (!load_.follower) return 0;  // a dead load: no load stiffness
+  SOFTIK_CHECK(K_values.size() == static_cast<size_t>(nnz_),
+               "add_pressure_stiffness: K has " << K_values.size() << " values, the pattern " << nnz_);
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(mesh_.num_dofs()),
+               "pressure load '" << load_.name << "': x has " << x.size() << " entries, expected " << mesh_.num_dofs());
+  const assembly::PressureSurface<exec::Space::Host> surface = host_surface(load_, list_, x);
+  long dropped = 0;
+  size_t next = 0;
+  // One face's element matrix K (nv vertices, 3 nv rows), symmetrised, through the vertex map.
+  auto scatter = [&](const int* v, int nv, const auto& K) {
+    for_each_entry(v, nv, [&](int r, int c, Real w, int, int) {
+      const Real value = w * Real(0.5) * scale * (K(r, c) + K(c, r));
+      const int slot = slots_[next++];
+      if (slot >= 0)
+        K_values[static_cast<size_t>(slot)] += value;
+      else if (value != 0)
+        ++dropped;
+    });
   };
-  for (int t = 0; t < list.size(); ++t) {
+  for (int t = 0; t < list_.size(); ++t) {
     int v[6];
     Vec3 p[6];
     if (assembly::face_vertices(surface, t, v, p) == 6) {
@@ -194,11 +226,13 @@ long add_pressure_stiffness(const PressureLoad& load, Real P, const Mesh& mesh, 
       scatter(v, 6, K);
     } else {
       Mat9 K;
-      fem::triangle_pressure_stiffness(list.weights[static_cast<size_t>(t)] * P, p[0], p[1], p[2], K);
+      fem::triangle_pressure_stiffness(list_.weights[static_cast<size_t>(t)] * P, p[0], p[1], p[2], K);
       scatter(v, 3, K);
     }
   }
   return dropped;
 }
+
+}  // namespace detail
 
 }  // namespace softik

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "host/assembly/pressure_evaluator.hpp"
+#include "host/assembly/pressure_stiffness.hpp"
 #include "host/solvers/cavity_control.hpp"
 #include "host/solvers/factor_pcg.hpp"
 #include "host/solvers/static_checks.hpp"
@@ -35,6 +36,9 @@ struct Newton {
   std::vector<std::unique_ptr<PressureEvaluator>> pressure;
   /// The volume- and gas-controlled cavities among them (cavity_control.hpp).
   std::unique_ptr<ControlledCavities> cavities;
+  /// One per loads.pressures entry: its load stiffness with the CSR slots looked up once
+  /// (empty without options.pressure_stiffness).
+  std::vector<std::unique_ptr<detail::PressureStiffness>> load_stiffness;
 
   /// The last assembly: f, K (as assembled, before the load stiffness is added) and the energy
   /// (with the energy line search) at x (empty when K was changed since). A load step ends on an
@@ -218,8 +222,7 @@ struct Newton {
       if ((!chord || krylov_chord) && options.pressure_stiffness) {
         assembled.x.clear();  // K is no longer the assembly's
         const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
-        for (size_t k = 0; k < loads.pressures.size(); ++k)
-          add_pressure_stiffness(loads.pressures[k], P_K[k], assembler, x, -1.0, K);
+        for (size_t k = 0; k < loads.pressures.size(); ++k) load_stiffness[k]->add(P_K[k], x, -1.0, K);
       }
       const bool krylov = krylov_chord && krylov_step(K, rhs, dx, entry);
       if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
@@ -315,9 +318,13 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
                "solve_static: load_steps and max_iterations must be >= 1");
   const LineSearch line_search = resolve_line_search(loads, options.line_search);
   StaticResult result;
-  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}, {}};
-  for (const PressureLoad& p : loads.pressures)
+  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}, {}, {}};
+  for (const PressureLoad& p : loads.pressures) {
     newton.pressure.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
+    if (options.pressure_stiffness)
+      newton.load_stiffness.push_back(std::make_unique<detail::PressureStiffness>(
+          p, assembler.mesh(), assembler.pattern(), assembler.free_dof_index()));
+  }
   newton.cavities = std::make_unique<ControlledCavities>(loads, assembler, newton.pressure);
   // The volume-controlled cavities' pressures (Lagrange multipliers), from 0 at the start.
   std::vector<Real> multipliers(loads.pressures.size(), 0.0);
