@@ -322,7 +322,9 @@ TEST(Inverse, ChordStepsKeepTheSolvesOfRowsWhoseJacobianDidNotChange) {
     for (int step = 0; step < kSteps; ++step) {
       const InverseStepReport r = inverse.step(x);
       ASSERT_EQ(r.status, QpStatus::Optimal) << r.message;
-      if (half == 0) EXPECT_FALSE(r.half_solves) << "step " << step;
+      if (half == 0) {
+        EXPECT_FALSE(r.half_solves) << "step " << step;
+      }
       if (!r.refactored) {
         EXPECT_EQ(r.kept_columns, 2) << "step " << step << ": the tip's x and z rows";
         chord += half == 1 && r.half_solves ? 1 : 0;
