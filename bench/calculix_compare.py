@@ -5,12 +5,14 @@ For each cell size, the finger (examples/finger/finger.yaml's geometry, Tet4) is
 softik; the same nodes, tetrahedra, clamped base and cavity faces are written as a CalculiX deck
 (C3D4, *HYPERELASTIC NEO HOOKE with the same C10 and D1, NLGEOM, the cavity pressure as *DLOAD on
 the element faces, a follower load in both codes). Both programs run as whole processes with the
-same threads; the script reports their wall times and ratio, peak memory (max RSS), iteration
+same threads, alternating, each run after a few idle seconds; the script reports their wall times
+(the median of --repeat runs) and ratio, peak memory (max RSS, measured by GNU time), iteration
 counts, and how well the answers agree: the tip-face centre's displacement and the largest nodal
 difference over the mesh relative to the largest displacement.
 
     python3 bench/calculix_compare.py --build build [--sizes 0.0034,0.0015] [--threads 2] [--chord 0.25]
-                                      [--krylov 15] [--fine 256] [--keep DIR]
+                                      [--krylov 15] [--repeat 3] [--pause 3] [--fine 256]
+                                      [--keep DIR]
 
 Needs the softik program and Python module of a build (SOFTIK_PYTHON on) and ccx
 (Debian: calculix-ccx; `scripts/setup.sh --calculix` installs it). Prints a Markdown table.
@@ -35,6 +37,9 @@ C10, D1 = MU / 2, 2 / BULK  # the CalculiX/Abaqus neo-Hookean: C10 (I1bar - 3) +
 LOAD_STEPS = 4
 CHORD = 0  # softik's solver.chord_contraction (0: full Newton)
 KRYLOV = 15  # softik's solver.krylov_iterations (its default; 0: every iteration factorises)
+REPEAT = 3  # runs of each program per size; the median wall time is reported
+PAUSE = 3.0  # idle seconds before each run
+GNU_TIME = "/usr/bin/time"  # GNU time (Debian: time), for each run's peak memory
 
 SCENE = """name: finger_ccx
 mesh:
@@ -53,19 +58,30 @@ outputs: {{vtu: false, probes: [{{name: tip, point: [0.10, 0.01, 0.01]}}]}}
 TET_FACES = {1: (0, 1, 2), 2: (0, 3, 1), 3: (1, 3, 2), 4: (2, 3, 0)}
 
 
-def run_measured(command, cwd, env):
-    """Runs `command`; returns (wall seconds, peak RSS in MiB, stdout, stderr)."""
+def run_once(command, cwd, env):
+    """Runs `command`; returns (wall seconds, peak RSS in MiB, stdout). The peak memory comes from
+    GNU time, which starts the program: a child forked from this Python process would count
+    Python's own memory from before its exec in its peak (Linux's maxrss)."""
+    rss = os.path.join(cwd, "maxrss.txt")
+    time.sleep(PAUSE)
     start = time.perf_counter()
     with open(os.path.join(cwd, "stdout.txt"), "w") as out, open(os.path.join(cwd, "stderr.txt"), "w") as err:
-        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.Popen([GNU_TIME, "-f", "%M", "-o", rss] + command, cwd=cwd, env=env, stdout=out, stderr=err)
+        _, status, _ = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = pathlib.Path(cwd, "stdout.txt").read_text()
     if proc.returncode != 0:
         sys.exit(f"{command[0]} failed ({proc.returncode}) in {cwd}:\n{text[-2000:]}\n"
                  f"{pathlib.Path(cwd, 'stderr.txt').read_text()[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024.0, text
+    return seconds, float(pathlib.Path(rss).read_text().split()[-1]) / 1024.0, text
+
+
+def summarise(runs):
+    """REPEAT runs of one program (the wall time of one run on a shared or virtual machine varies by
+    10-20 %): the median wall seconds, the largest peak RSS in MiB and the last run's stdout."""
+    seconds = sorted(r[0] for r in runs)[len(runs) // 2]
+    return seconds, max(r[1] for r in runs), runs[-1][2]
 
 
 def write_deck(path, X, cells, fixed, cavity, increments):
@@ -140,18 +156,24 @@ def compare(build, h, threads, work, fine_increments):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                CCX_NPROC_STIFFNESS=str(threads), CCX_NPROC_EQUATION_SOLVER=str(threads),
                CCX_NPROC_RESULTS=str(threads))
-    softik_seconds, softik_mib, summary = run_measured(
-        [str(pathlib.Path(build, "softik").resolve()), "run", str(scene_path), "--out", str(work / "softik_out"),
-         "--quiet"], str(work), env)
-    newton = re.search(r"(\d+) Newton iterations \((\d+) factorisations(?:, (\d+) Krylov iterations)?\)", summary)
     model = softik.Model(str(scene_path))
-    model.solve_static()
-    u_softik = model.displacements()
     X = np.asarray(model.rest_positions)
     cells = np.asarray(model.cells)
     faces = write_deck(work / "finger.inp", X, cells, model.node_groups["xmin"], model.surface_groups["cavity"],
                        LOAD_STEPS)
-    ccx_seconds, ccx_mib, _ = run_measured(["ccx", "-i", "finger"], str(work), env)
+    # The two programs alternate, each run after PAUSE idle seconds: a virtual machine under
+    # sustained load runs slower (on the 2-core dev VM softik took 0.27 s right after a CalculiX run
+    # and 0.22 s after a pause, CalculiX 4.25 and 4.23 s), so each program starts from the same
+    # idle machine.
+    softik_runs, ccx_runs = [], []
+    for _ in range(REPEAT):
+        softik_runs.append(run_once([str(pathlib.Path(build, "softik").resolve()), "run", str(scene_path), "--out",
+                                     str(work / "softik_out"), "--quiet"], str(work), env))
+        ccx_runs.append(run_once(["ccx", "-i", "finger"], str(work), env))
+    (softik_seconds, softik_mib, summary), (ccx_seconds, ccx_mib, _) = summarise(softik_runs), summarise(ccx_runs)
+    newton = re.search(r"(\d+) Newton iterations \((\d+) factorisations(?:, (\d+) Krylov iterations)?\)", summary)
+    model.solve_static()
+    u_softik = model.displacements()
     u_ccx = read_ccx_displacements(work / "finger.dat", len(X))
     increments, iterations = ccx_iterations(work / "finger.sta")
     tip = np.where(np.isclose(X[:, 0], X[:, 0].max()))[0]
@@ -161,7 +183,7 @@ def compare(build, h, threads, work, fine_increments):
     if fine_increments:  # CalculiX's answer with many small increments (its follower load lags)
         write_deck(work / "fine.inp", X, cells, model.node_groups["xmin"], model.surface_groups["cavity"],
                    fine_increments)
-        run_measured(["ccx", "-i", "fine"], str(work), env)
+        run_once(["ccx", "-i", "fine"], str(work), env)
         u_fine = read_ccx_displacements(work / "fine.dat", len(X))
         fine = {"tip_fine": u_fine[centre], "max_diff_fine": np.nanmax(np.abs(u_softik - u_fine)) / np.abs(u_fine).max()}
     return {**fine,
@@ -185,17 +207,29 @@ def main():
                         help="softik's solver.chord_contraction (0: full Newton, every iteration factorises)")
     parser.add_argument("--krylov", type=int, default=KRYLOV,
                         help="softik's solver.krylov_iterations (15: its default; 0: full Newton factorises every iteration)")
+    parser.add_argument("--repeat", type=int, default=REPEAT,
+                        help="runs of each program per size, the median wall time reported (default 3)")
+    parser.add_argument("--pause", type=float, default=PAUSE, help="idle seconds before each run (default 3)")
     parser.add_argument("--fine", type=int, default=256,
                         help="also run CalculiX with this many equal increments on the first size (0: not)")
     args = parser.parse_args()
     globals()["PRESSURE"] = args.pressure
     globals()["CHORD"] = args.chord
     globals()["KRYLOV"] = args.krylov
+    if args.repeat < 1:
+        sys.exit(f"--repeat {args.repeat}: give at least 1 run per program")
+    globals()["REPEAT"] = args.repeat
+    if args.pause < 0:
+        sys.exit(f"--pause {args.pause}: give a non-negative number of seconds")
+    globals()["PAUSE"] = args.pause
+    if not os.access(GNU_TIME, os.X_OK):
+        sys.exit(f"{GNU_TIME} (GNU time) is not installed: run scripts/setup.sh --calculix (Debian: apt-get install time)")
     if subprocess.run(["sh", "-c", "command -v ccx"], capture_output=True).returncode != 0:
         sys.exit("ccx (CalculiX) is not installed: run scripts/setup.sh --calculix (Debian: apt-get install calculix-ccx)")
     print(f"Both with {args.threads} threads, {LOAD_STEPS} load steps / increments, pressure {PRESSURE:g} Pa, "
-          f"softik chord_contraction {CHORD:g}, krylov_iterations {KRYLOV}; 'fine': CalculiX with {args.fine} equal "
-          "increments.\n")
+          f"softik chord_contraction {CHORD:g}, krylov_iterations {KRYLOV}; median wall time of {REPEAT} runs each, alternating, "
+          f"each after {PAUSE:g} s idle; "
+          f"'fine': CalculiX with {args.fine} equal increments (one run).\n")
     print("| cell | tets | free DOFs | softik s | ccx s | ratio | softik MiB | ccx MiB | softik Newton / factorisations / CG | "
           "ccx increments / iterations | tip u_z softik | tip u_z ccx | max nodal diff / max u | tip u_z ccx fine | "
           "max nodal diff fine |")

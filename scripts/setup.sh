@@ -4,7 +4,8 @@
 # there.
 # Usage: scripts/setup.sh [--sanitize | --calculix]   (run as root, or with sudo available;
 #        --sanitize: also clang and libomp, for scripts/test.sh --sanitize and scripts/fuzz.sh;
-#        --calculix: also CalculiX, the peer bench/calculix_compare.py runs softik against)
+#        --calculix: also CalculiX, the peer bench/calculix_compare.py runs softik against, and
+#                    GNU time, which measures both programs' peak memory)
 set -euo pipefail
 
 packages=(
@@ -55,7 +56,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   apt_install clang
 fi
 if [ "${1:-}" = "--calculix" ]; then
-  apt_install calculix-ccx
+  apt_install calculix-ccx time  # time: GNU time, the peak memory of each run
 fi
 
 # ---- Python: the module softik's build and tests (scripts/requirements-python.txt) -------------
