@@ -6,7 +6,8 @@
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
 // derivatives and weights read once) as a rate, GB_per_s, to set against BM_StreamTriad's bound
-// on the same threads (issue 20 item 5).
+// on the same threads (issue 20 item 5). BM_AssemblyBlocks: the Tet4 neo-Hookean box on 2 threads
+// with colour blocks of 128-1024 cells and the automatic size (AssemblyOptions::block_size = 0).
 //
 //   ./build/bench/bench_assembly --benchmark_counters_tabular=true
 //
@@ -39,9 +40,10 @@ const softik::bench::Box& problem(softik::CellType type, int target) {
 }
 
 /// The box's assembler for a law and a thread count (clamped at x = 0).
-std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, Law law, int threads) {
+std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, Law law, int threads, int block_size = 0) {
   softik::AssemblyOptions options;
   options.num_threads = threads;
+  options.block_size = block_size;
   options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
   const softik::Material material = law == Corotational
                                         ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
@@ -69,6 +71,17 @@ double min_bytes_per_cell(const softik::Assembler& assembler, softik::CellType t
   return per_cell + global / cells;
 }
 
+/// The timed loop: force + stiffness assemblies at x (one before, to size the outputs).
+void time_assemblies(benchmark::State& state, const softik::Assembler& assembler, const std::vector<Real>& x) {
+  std::vector<Real> force, K;
+  assembler.assemble(x, nullptr, &force, &K);
+  for (auto _ : state) {
+    assembler.assemble(x, nullptr, &force, &K);
+    benchmark::DoNotOptimize(K.data());
+    benchmark::ClobberMemory();
+  }
+}
+
 void BM_Assembly(benchmark::State& state) {
   const auto type = static_cast<softik::CellType>(state.range(0));
   const auto law = static_cast<Law>(state.range(1));
@@ -77,13 +90,7 @@ void BM_Assembly(benchmark::State& state) {
   const softik::bench::Box& p = problem(type, target);
   const auto owned = box_assembler(p, law, threads);
   const softik::Assembler& assembler = *owned;
-  std::vector<Real> force, K;
-  assembler.assemble(p.x, nullptr, &force, &K);
-  for (auto _ : state) {
-    assembler.assemble(p.x, nullptr, &force, &K);
-    benchmark::DoNotOptimize(K.data());
-    benchmark::ClobberMemory();
-  }
+  time_assemblies(state, assembler, p.x);
   const double cells = p.mesh.num_cells();
   state.SetLabel(std::string(softik::cell_type_name(type)) + (law == Corotational ? " corotational" : " neo-Hookean"));
   state.counters["cells"] = cells;
@@ -121,6 +128,22 @@ void BM_ForceAssembly(benchmark::State& state) {
   state.counters["cells_per_s"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// Force + stiffness of the Tet4 neo-Hookean box on 2 threads with colour blocks of a given size
+/// (0: automatic, AssemblyOptions::block_size): few blocks per colour leave a thread idle, small
+/// blocks scatter K less locally.
+void BM_AssemblyBlocks(benchmark::State& state) {
+  const int target = static_cast<int>(state.range(0));
+  const softik::bench::Box& p = problem(softik::CellType::Tet4, target);
+  const auto owned = box_assembler(p, NeoHookean, 2, static_cast<int>(state.range(1)));
+  const softik::Assembler& assembler = *owned;
+  time_assemblies(state, assembler, p.x);
+  state.SetLabel("Tet4 neo-Hookean, 2 threads");
+  state.counters["cells"] = p.mesh.num_cells();
+  state.counters["block_size"] = assembler.options().block_size;
+  state.counters["colours"] = assembler.num_colors();
+  state.counters["cells_per_s"] = benchmark::Counter(p.mesh.num_cells(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void Arguments(benchmark::internal::Benchmark* b) {
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
     for (int law : {Corotational, NeoHookean})
@@ -131,6 +154,11 @@ void Arguments(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_AssemblyBlocks)
+    ->ArgsProduct({{10000, 100000}, {0, 128, 256, 512, 1024}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.5);
 BENCHMARK(BM_ForceAssembly)
     ->ArgsProduct({{Corotational, NeoHookean}, {1000, 10000, 100000}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
