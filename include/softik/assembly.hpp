@@ -63,9 +63,9 @@ struct AssemblyOptions {
   /// kMaxAutoBlockSize cells, or the largest power of two that makes at least kAutoBlocks
   /// blocks (at least kMinAutoBlockSize cells). It depends on the mesh alone, so that K's sums
   /// are formed in the same order for any number of threads. Measured on 2 threads
-  /// (bench/RESULTS.md, "The stiffness from S and CC"): at 9.8k cells 1024-cell blocks (10 blocks
-  /// in 3 colours, one thread idle part of each colour) are 10 % slower than 128-512; at 70k
-  /// cells 1024 is the fastest.
+  /// (bench/RESULTS.md, "The stiffness from S and CC", BM_AssemblyBlocks): at 8.2k Tet4 cells
+  /// 1024-cell blocks (3 colours of a few blocks: one thread idles through part of each) are
+  /// 14-17 % slower than 128-512; at 98k cells smaller blocks are 4-10 % slower than 1024.
   int block_size = 0;
 };
 

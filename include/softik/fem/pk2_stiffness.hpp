@@ -10,9 +10,11 @@
 //                 = F_kI g_a,J + F_kJ g_a,I     for I != J (engineering shears, 2 E_IJ)
 //   D(alpha, beta) = CC_IJKL with alpha = (I, J), beta = (K, L) (CC's minor symmetries).
 // This is the same K as sum_{J,L} g_a,J dP_iJ/dF_kL g_b,L with dP/dF from pk2_to_pk1.hpp (the
-// first term is the material part, the second the geometric one), in about half the operations
-// (6 x 6 instead of 9 x 9 contractions, no F CC F^T), and exactly symmetric: only the blocks
-// b >= a are computed, K_ba = K_ab^T.
+// first term is the material part, the second the geometric one), formed with small fixed-size
+// products (D B_b per node, B_a^T (D B_b) per node pair) instead of dP/dF's nine F G F^T blocks
+// and its contraction: about as many multiply-adds on a Tet4, in fewer passes over fewer
+// temporaries (bench/RESULTS.md, "The stiffness from S and CC"), and exactly symmetric: only the
+// blocks b >= a are computed, K_ba = K_ab^T.
 #pragma once
 
 #include "softik/fem/tensor.hpp"
