@@ -8,12 +8,14 @@
 // derivatives and weights read once) as a rate, GB_per_s, to set against BM_StreamTriad's bound
 // on the same threads (issue 20 item 5). BM_AssemblyBlocks: the Tet4 neo-Hookean box on 2 threads
 // with colour blocks of 128-1024 cells and the automatic size (AssemblyOptions::block_size = 0).
+// BM_Tet4ElementOnly: the element's force and stiffness alone (no gather, no scatter), one thread.
 //
 //   ./build/bench/bench_assembly --benchmark_counters_tabular=true
 //
 // Results: bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -22,7 +24,9 @@
 #include "bench_box.hpp"
 #include "stream_triad.hpp"
 #include "softik/assembly.hpp"
+#include "softik/fem/corotational_element.hpp"
 #include "softik/fem/element_traits.hpp"
+#include "softik/fem/hyperelastic_element.hpp"
 
 namespace {
 
@@ -144,6 +148,44 @@ void BM_AssemblyBlocks(benchmark::State& state) {
   state.counters["cells_per_s"] = benchmark::Counter(p.mesh.num_cells(), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// The Tet4 element's force and stiffness alone, one thread, no gather or scatter: 1024 cells of
+/// the 8.2k-cell box's bent state (its rest data and positions, in cache), evaluated in turn. The
+/// rate BM_Assembly's per-cell work cannot exceed (issue 20 item 5: what bounds the assembly).
+void BM_Tet4ElementOnly(benchmark::State& state) {
+  namespace fem = softik::fem;
+  const auto law = static_cast<Law>(state.range(0));
+  const softik::bench::Box& p = problem(softik::CellType::Tet4, 10000);
+  const int cells = std::min(1024, p.mesh.num_cells());
+  std::vector<fem::RestData<fem::Tet4>> rest(static_cast<size_t>(cells));
+  std::vector<fem::NodeMatrix<fem::Tet4>> x(static_cast<size_t>(cells));
+  for (int c = 0; c < cells; ++c) {
+    fem::NodeMatrix<fem::Tet4> X;
+    for (int a = 0; a < 4; ++a)
+      for (int i = 0; i < 3; ++i) {
+        const size_t dof = 3 * static_cast<size_t>(p.mesh.cell(c)[a]) + static_cast<size_t>(i);
+        X(a, i) = p.mesh.X[dof];
+        x[static_cast<size_t>(c)](a, i) = p.x[dof];
+      }
+    fem::compute_rest_data<fem::Tet4>(X, rest[static_cast<size_t>(c)]);
+  }
+  const auto linear = fem::LinearElastic::from_young_poisson(1e5, 0.45);
+  const auto neo_hookean = fem::NeoHookean::from_young_poisson(1e5, 0.45);
+  fem::ElementVector<fem::Tet4> f;
+  fem::ElementMatrix<fem::Tet4> K;
+  for (auto _ : state)
+    for (int c = 0; c < cells; ++c) {
+      const fem::ElementOutputs<fem::Tet4> out{nullptr, &f, &K};
+      if (law == Corotational)
+        fem::corotational_element<fem::Tet4>(linear, rest[static_cast<size_t>(c)], x[static_cast<size_t>(c)],
+                                             fem::RotationMethod::Polar, fem::CorotationalTangent::Rotated, out);
+      else
+        fem::hyperelastic_element<fem::Tet4>(neo_hookean, rest[static_cast<size_t>(c)], x[static_cast<size_t>(c)], out);
+      benchmark::DoNotOptimize(K.data());
+    }
+  state.SetLabel(law == Corotational ? "Tet4 corotational element, 1 thread" : "Tet4 neo-Hookean element, 1 thread");
+  state.counters["cells_per_s"] = benchmark::Counter(cells, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void Arguments(benchmark::internal::Benchmark* b) {
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
     for (int law : {Corotational, NeoHookean})
@@ -154,6 +196,7 @@ void Arguments(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_Tet4ElementOnly)->Arg(Corotational)->Arg(NeoHookean)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AssemblyBlocks)
     ->ArgsProduct({{10000, 100000}, {0, 128, 256, 512, 1024}})
     ->Unit(benchmark::kMillisecond)
