@@ -18,6 +18,7 @@
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/stable_neo_hookean.hpp"
 #include "softik/fem/pk2_stiffness.hpp"
+#include "softik/fem/pk2_to_pk1.hpp"
 
 namespace softik::fem {
 
@@ -63,24 +64,23 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (detF < min_detF) min_detF = detF;
     if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
-    if constexpr (d == 3 && has_pk2_tangent<M>::value) {
-      if (out.stiffness) {
-        Mat9 CC;
-        const Mat3 S = material.pk2_and_tangent(F, CC);
-        if (out.force) {
-          const Eigen::Matrix<Real, n, d> g = dN_dX * (F * S).transpose();  // P = F S
-          for (int a = 0; a < n; ++a)
-            for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
-        }
-        add_pk2_stiffness<n>(F, S, CC, dN_dX, w, *out.stiffness);
-        continue;
-      }
-    }
+    // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it).
+    constexpr bool from_pk2 = d == 3 && has_pk2_tangent<M>::value;
+    Mat3 S;
+    Mat9 CC;
+    if constexpr (from_pk2)
+      if (out.stiffness) S = material.pk2_and_tangent(F, CC);
     if (out.force) {
-      const MatD<d> P = restrict_stress<d>(material.P(F));
+      const MatD<d> P = restrict_stress<d>(from_pk2 && out.stiffness ? pk1_from_pk2(F, S) : material.P(F));
       const Eigen::Matrix<Real, n, d> g = dN_dX * P.transpose();  // g(a,i) = sum_J P_iJ dN_a/dX_J
       for (int a = 0; a < n; ++a)
         for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
+    }
+    if constexpr (from_pk2) {
+      if (out.stiffness) {
+        add_pk2_stiffness<n>(F, S, CC, dN_dX, w, *out.stiffness);
+        continue;
+      }
     }
     if (out.stiffness) {
       // G_b(iJ, k) = sum_L dP_iJ/dF_kL dN_b/dX_L, then K_ab(i,k) += w sum_J dN_a/dX_J G_b(iJ, k).
