@@ -39,23 +39,42 @@ BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& bl
         const int A = mesh.cell(c)[a];
         entries[static_cast<std::size_t>(next[static_cast<std::size_t>(A)]++)] = {base, (c * npc + a) * npc + b};
       }
-  BlockGatherTable table;
-  table.pairs.reserve(entries.size());
+  // Row nodes in chunks of kGatherChunkNodes: each chunk's diagonal blocks (A = B: every cell
+  // around the node, 24 on an interior node of a Kuhn tet grid), then its other blocks (the cells
+  // around an edge, 4-6), each group in row order. Mixed (plain row order), a GPU warp waits on
+  // its one or two diagonal blocks while its other threads idle; with every diagonal block of
+  // the mesh first, the two groups read each cell's frame far apart, out of cache. Measured on
+  // an H200 (1.03M Tet4, gathered K + force, 13-word frames): row order 0.72 ms, chunks 0.66 ms.
+  BlockGatherTable table, groups[2];
+  auto flush = [&table, &groups] {
+    for (BlockGatherTable& g : groups) {
+      const int offset = static_cast<int>(table.pairs.size());
+      for (int p : g.ptr) table.ptr.push_back(offset + p);
+      table.pairs.insert(table.pairs.end(), g.pairs.begin(), g.pairs.end());
+      table.base.insert(table.base.end(), g.base.begin(), g.base.end());
+      table.row_a.insert(table.row_a.end(), g.row_a.begin(), g.row_a.end());
+      table.row_b.insert(table.row_b.end(), g.row_b.begin(), g.row_b.end());
+      g = BlockGatherTable{};
+    }
+  };
   for (int v = 0; v < num_nodes; ++v) {
     const auto first = entries.begin() + start[static_cast<std::size_t>(v)];
     const auto last = entries.begin() + start[static_cast<std::size_t>(v) + 1];
     std::sort(first, last);
-    for (auto it = first; it != last; ++it) {
-      if (it == first || it->first != (it - 1)->first) {  // a new block (A = v, B = the pair's node b)
-        const int word = it->second, c = word / (npc * npc), b = word % npc;
-        table.ptr.push_back(static_cast<int>(table.pairs.size()));
-        table.base.push_back(it->first);
-        table.row_a.push_back(node_rows[static_cast<std::size_t>(v)]);
-        table.row_b.push_back(node_rows[static_cast<std::size_t>(mesh.cell(c)[b])]);
-      }
-      table.pairs.push_back(it->second);
+    for (auto it = first; it != last;) {
+      auto end = it;
+      while (end != last && end->first == it->first) ++end;
+      const int word = it->second, c = word / (npc * npc), a = (word / npc) % npc, b = word % npc;
+      BlockGatherTable& g = groups[a == b ? 0 : 1];  // a block's pairs are all diagonal or none is
+      g.ptr.push_back(static_cast<int>(g.pairs.size()));
+      g.base.push_back(it->first);
+      g.row_a.push_back(node_rows[static_cast<std::size_t>(v)]);
+      g.row_b.push_back(node_rows[static_cast<std::size_t>(mesh.cell(c)[b])]);
+      for (; it != end; ++it) g.pairs.push_back(it->second);
     }
+    if ((v + 1) % kGatherChunkNodes == 0) flush();
   }
+  flush();
   table.ptr.push_back(static_cast<int>(table.pairs.size()));
   return table;
 }
