@@ -123,7 +123,7 @@ TEST(CavityControl, GasNewtonConvergesQuadraticallyAndMeetsBoylesLaw) {
   const StaticResult result = solve_static(*b.assembler, *solver, b.loads, x, o);
   ASSERT_GE(reports.size(), 2u);
   EXPECT_LE(result.step_cuts, 1);
-  // Quadratic convergence: r_{k+1} / r_0 <= 10 (r_k / r_0)^2 whenever 1e-6 < r_k / r_0 < 2e-2.
+  // Quadratic convergence: r_{k+1} / r_0 <= 10 (r_k / r_0)^2 whenever 1e-5 < r_k / r_0 < 2e-2.
   int quadratic_checks = 0;
   Real worst = 0;
   // Only the converged attempt of each load step (the last one that starts at iteration 0).
@@ -135,9 +135,12 @@ TEST(CavityControl, GasNewtonConvergesQuadraticallyAndMeetsBoylesLaw) {
     const size_t start = last_start[static_cast<size_t>(a.load_step)];
     if (a.load_step != c.load_step || k < start || c.iteration == 0) continue;
     const Real r0 = result.log[start].residual;
-    // Above 1e-6 the next residual is above the round-off floor (~1e-11 r0), below 2e-2 in the
-    // quadratic regime (measured: 4 pairs, ratios 2.6, 0.05, 4e-4, 2.5e-3).
-    if (a.residual / r0 < 2e-2 && a.residual / r0 > 1e-6) {
+    // Above 1e-5 the predicted next residual, (r_k / r0)^2 > 1e-10, is above the round-off floor
+    // (the last residual of a load step is 1.5e-11 to 2.1e-11 r0); below 2e-2 in the quadratic
+    // regime. (From 1e-6 a pair at r_k / r0 = 1.2e-6 compared the floor, 2.1e-11, with a
+    // prediction of 1.5e-12 on an AMD EPYC host: ratio 14.) Measured: 3 pairs, ratios 2.5, 0.05,
+    // 0.96.
+    if (a.residual / r0 < 2e-2 && a.residual / r0 > 1e-5) {
       ++quadratic_checks;
       worst = std::max(worst, (c.residual / r0) / std::pow(a.residual / r0, 2));
     }
