@@ -1,6 +1,7 @@
 // The element stiffness from S and CC (fem/pk2_stiffness.hpp, taken by hyperelastic_element for
-// 3D cells of laws with pk2_and_tangent) against the contraction of dP/dF it replaces, for every
-// law written in S(E) and every 3D element; and its exact symmetry.
+// 3D cells of laws with pk2_and_tangent on the host) against the contraction of dP/dF (the GPU's
+// StiffnessForm::FromDPdF), for every law written in S(E) and every 3D element; and its exact
+// symmetry.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -56,6 +57,12 @@ void expect_same_element(const std::string& name, const M& law) {
     EXPECT_LE((f_new - f_ref).norm(), 1e-13 * f_ref.norm()) << name << " trial " << trial;
     EXPECT_EQ(e_new, e_ref) << name;
     EXPECT_TRUE(K_new == K_new.transpose()) << name << ": K must be exactly symmetric";
+    // The GPU's form (StiffnessForm::FromDPdF) is the contraction of dP/dF itself, bit for bit.
+    ElementVector<E> f_dpdf;
+    ElementMatrix<E> K_dpdf;
+    Real e_dpdf = 0;
+    hyperelastic_element<E, M, StiffnessForm::FromDPdF>(law, rest, x, {&e_dpdf, &f_dpdf, &K_dpdf});
+    EXPECT_TRUE(K_dpdf == K_ref && f_dpdf == f_ref && e_dpdf == e_ref) << name << ": FromDPdF takes the dP/dF path";
   }
 }
 

@@ -8,7 +8,8 @@
 //   K_(a i)(b k) = sum_q w_q detJ_q sum_{J,L} dN_a/dX_J dP_iJ/dF_kL dN_b/dX_L
 // F is embedded in 3D as plane/uniaxial strain for 1D and 2D elements (kinematics.hpp).
 // 3D elements of laws written in S(E) (has_pk2_tangent) take S and CC = dS/dE from one call
-// and K from them directly (pk2_stiffness.hpp): the same K, faster, and exactly symmetric.
+// and K from them directly (pk2_stiffness.hpp): the same K, faster on the CPU, and exactly
+// symmetric (StiffnessForm).
 #pragma once
 
 #include <type_traits>
@@ -39,6 +40,16 @@ struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_
                                                                                           std::declval<Mat9&>()))>>
     : std::true_type {};
 
+/// How the element builds K for a law written in S(E) (has_pk2_tangent; other laws always take
+/// dP/dF). The two give the same K to round-off; which is faster depends on the processor:
+///   FromPk2:  B^T CC B plus the geometric term from S and CC (pk2_stiffness.hpp): fewer passes
+///             over fewer temporaries; 1.13-1.24x faster assembly on the CPU (bench/RESULTS.md,
+///             "The stiffness from S and CC ...");
+///   FromDPdF: the contraction of dP/dF (pk2_to_pk1.hpp) with the shape gradients: fewer live
+///             values per thread; on an H200 the FromPk2 form was 23-30 % slower (neo-Hookean
+///             Tet4, Tet10, Hex8; "GPU on an H200: a shorter cell frame ..."), so the GPU takes this.
+enum class StiffnessForm { FromPk2, FromDPdF };
+
 /// Outputs of one element evaluation; a null pointer skips that output.
 template <class E>
 struct ElementOutputs {
@@ -49,7 +60,7 @@ struct ElementOutputs {
 
 /// Returns the smallest det F over the quadrature points (<= 0: the cell is inverted in x; the
 /// caller decides whether the law tolerates that, see tolerates_inversion).
-template <class E, class M>
+template <class E, class M, StiffnessForm form = StiffnessForm::FromPk2>
 SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, const NodeMatrix<E>& x,
                                     ElementOutputs<E> out) {
   constexpr int d = E::dim, n = E::num_nodes;
@@ -65,7 +76,7 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
     // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it).
-    constexpr bool from_pk2 = d == 3 && has_pk2_tangent<M>::value;
+    constexpr bool from_pk2 = form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
     Mat3 S;
     Mat9 CC;
     if constexpr (from_pk2)
