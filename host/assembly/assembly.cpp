@@ -281,16 +281,16 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
                          std::vector<Real>* K_values) const {
   SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
-  for (size_t k = 0; k < x.size(); ++k)
-    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
-                                                          << " is " << x[k] << ": the state diverged or was not initialised");
-  if (device_) {
+  if (device_) {  // the device assembler checks x as below, with the same message
     if (!energy && !force && !K_values) return;
     const std::lock_guard<std::mutex> lock(*device_mutex_);
     device_assemble(x, energy, force, K_values != nullptr);
     if (K_values) device_->download_K_values(*K_values);
     return;
   }
+  for (size_t k = 0; k < x.size(); ++k)
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
+                                                          << " is " << x[k] << ": the state diverged or was not initialised");
   const CellLoop loop = cell_loop();
   std::vector<Real> cell_energy;
   if (energy) cell_energy.assign(static_cast<size_t>(mesh_.num_cells()), 0.0);

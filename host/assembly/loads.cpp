@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "host/assembly/pressure_kernel.hpp"
+#include "host/assembly/pressure_rows.hpp"
 #include "host/assembly/pressure_stiffness.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
@@ -80,6 +81,58 @@ assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& lo
 }
 
 }  // namespace
+
+namespace detail {
+
+PressureRows::PressureRows(const PressureLoad& load, const Mesh& mesh)
+    : load_(load), num_dofs_(mesh.num_dofs()), X_(load.follower ? std::vector<Real>{} : mesh.X),
+      list_(assembly::expand_triangles(load.surface)) {
+  const VertexMap map = checked_map(load_, mesh, mesh.X);
+  std::vector<char> reached(static_cast<size_t>(mesh.num_nodes()), 0);
+  auto reach = [&](int v) {
+    for (int k = 0; k < map.count(); ++k) reached[static_cast<size_t>(map.node(v, k))] = 1;
+  };
+  for (int v : list_.vertices) reach(v);
+  for (int v : list_.quadratic) reach(v);
+  for (size_t n = 0; n < reached.size(); ++n)
+    if (reached[n])
+      for (int i = 0; i < 3; ++i) dofs_.push_back(3 * static_cast<int>(n) + i);
+  dense_.assign(static_cast<size_t>(num_dofs_), 0.0);
+  face_volume_.resize(static_cast<size_t>(list_.size()));
+}
+
+void PressureRows::check_size(const std::vector<Real>& x) const {
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
+               "pressure load '" << load_.name << "': x has " << x.size() << " entries, expected " << num_dofs_);
+}
+
+Real PressureRows::volume(const std::vector<Real>& x) const {
+  check_size(x);
+  forall(exec::Serial{}, list_.size(),
+         assembly::TriangleVolume<exec::Space::Host>{host_surface(load_, list_, x),
+                                                     {face_volume_.data(), face_volume_.size()}});
+  Real V = 0;
+  for (Real v : face_volume_) V += v;  // fixed order, as surface_volume
+  return V;
+}
+
+Real PressureRows::volume_and_jacobian(const std::vector<Real>& x, std::vector<std::pair<int, Real>>& J) const {
+  const Real V = volume(x);
+  // dV/dx = the forces per unit pressure, at the rest positions for a dead load (pressure_jacobian).
+  const std::vector<Real>& at = load_.follower ? x : X_;
+  forall(exec::Serial{}, list_.size(),
+         assembly::TrianglePressureForces<assembly::Scatter::Coloured, exec::Space::Host>{
+             host_surface(load_, list_, at), 1.0, {dense_.data(), dense_.size()}});
+  J.clear();
+  for (int dof : dofs_) {
+    Real& v = dense_[static_cast<size_t>(dof)];
+    if (v != 0) J.emplace_back(dof, v);
+    v = 0;
+  }
+  return V;
+}
+
+}  // namespace detail
 
 const char* cavity_control_name(CavityControl control) {
   switch (control) {

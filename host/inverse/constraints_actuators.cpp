@@ -1,7 +1,7 @@
 // Actuators of the inverse problem: cavity pressure, cable, point force (constraints.hpp).
 #include <cmath>
 
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/assembly/pressure_rows.hpp"
 #include "softik/constraints.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/tensor.hpp"
@@ -41,7 +41,8 @@ void check_point(const std::string& who, const Mesh& mesh, const AttachedPoint& 
 class SurfacePressureActuator : public Constraint {
  public:
   SurfacePressureActuator(const Mesh& mesh, SurfacePressureActuatorSpec spec)
-      : Constraint(spec.name, spec.sensor ? ConstraintRole::Sensor : ConstraintRole::Actuator), spec_(std::move(spec)) {
+      : Constraint(spec.name, spec.sensor ? ConstraintRole::Sensor : ConstraintRole::Actuator), spec_(std::move(spec)),
+        cavity_(spec_.cavity, mesh) {
     check_interval(name(), "pressure", spec_.pressure);
     check_interval(name(), "volume growth", spec_.volume_growth);
     SOFTIK_CHECK(spec_.max_volume_growth_variation > 0,
@@ -52,10 +53,9 @@ class SurfacePressureActuator : public Constraint {
     V_ = V0_;
   }
   int num_rows() const override { return 1; }
-  void rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const override {
+  void rows(const Mesh&, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const override {
     ConstraintRow r;
-    r.J = sparse(cavity_ ? cavity_->jacobian(x) : pressure_jacobian(spec_.cavity, mesh, x));
-    r.delta = (cavity_ ? cavity_->volume(x) : surface_volume(spec_.cavity, mesh, x)) - V0_;
+    r.delta = cavity_.volume_and_jacobian(x, r.J) - V0_;
     r.lambda_bounds = spec_.pressure;
     r.delta_bounds = spec_.volume_growth;
     r.delta_window = rate_window(V_ - V0_, spec_.max_volume_growth_variation);
@@ -66,13 +66,13 @@ class SurfacePressureActuator : public Constraint {
     // The pressure forces P J(x) = P dV/dx depend on x: K -= P d2V/dx2 (loads.hpp).
     if (lambda[0] != 0) add_pressure_stiffness(spec_.cavity, lambda[0], assembler, x, -1.0, K);
   }
-  void accept(const Mesh& mesh, const std::vector<Real>& x, const Real* lambda) override {
-    V_ = cavity_ ? cavity_->volume(x) : surface_volume(spec_.cavity, mesh, x);
+  void accept(const Mesh&, const std::vector<Real>& x, const Real* lambda) override {
+    V_ = cavity_.volume(x);
     P_ = lambda ? lambda[0] : 0;
   }
-  void use_backend(const Mesh& mesh, Backend backend) override {
-    cavity_ = make_pressure_evaluator(spec_.cavity, mesh, backend);
-  }
+  /// The rows of any backend are evaluated on the host (pressure_rows.hpp); this rebinds them to
+  /// the solver's mesh.
+  void use_backend(const Mesh& mesh, Backend) override { cavity_ = detail::PressureRows(spec_.cavity, mesh); }
   std::vector<std::pair<std::string, Real>> outputs() const override {
     return {{"pressure", P_}, {"volume_growth", V_ - V0_}, {"cavity_volume", V_}, {"initial_cavity_volume", V0_}};
   }
@@ -80,7 +80,7 @@ class SurfacePressureActuator : public Constraint {
  private:
   SurfacePressureActuatorSpec spec_;
   Real V0_ = 0, V_ = 0, P_ = 0;
-  std::unique_ptr<PressureEvaluator> cavity_;  ///< set by use_backend; null: the CPU functions
+  detail::PressureRows cavity_;  ///< the rows on the host whatever the backend (pressure_rows.hpp)
 };
 
 class CableActuator : public Constraint {

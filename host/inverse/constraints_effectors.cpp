@@ -1,7 +1,7 @@
 // Effectors of the inverse problem (constraints.hpp) and attached points.
 #include <cmath>
 
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/assembly/pressure_rows.hpp"
 #include "softik/constraints.hpp"
 #include "softik/error.hpp"
 
@@ -96,6 +96,7 @@ VolumeEffector::VolumeEffector(const Mesh& mesh, VolumeEffectorSpec spec)
   V0_ = V_ = surface_volume(spec_.cavity, mesh, mesh.rest_positions());
   SOFTIK_CHECK(V_ > 0, name() << ": the cavity's rest volume is " << V_
                               << "; the surface must be closed and wound out of the cavity");
+  cavity_ = std::make_shared<const detail::PressureRows>(spec_.cavity, mesh);
 }
 
 void VolumeEffector::set_target(Real volume) {
@@ -104,21 +105,18 @@ void VolumeEffector::set_target(Real volume) {
   spec_.target = volume;
 }
 
-void VolumeEffector::rows(const Mesh& mesh, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const {
+void VolumeEffector::rows(const Mesh&, const std::vector<Real>& x, std::vector<ConstraintRow>& out) const {
   ConstraintRow r;
-  const std::vector<Real> J = cavity_ ? cavity_->jacobian(x) : pressure_jacobian(spec_.cavity, mesh, x);
-  for (size_t k = 0; k < J.size(); ++k)
-    if (J[k] != 0) r.J.emplace_back(static_cast<int>(k), J[k]);
-  r.delta = (cavity_ ? cavity_->volume(x) : surface_volume(spec_.cavity, mesh, x)) - spec_.target;
+  r.delta = cavity_->volume_and_jacobian(x, r.J) - spec_.target;
   out.push_back(std::move(r));
 }
 
-void VolumeEffector::accept(const Mesh& mesh, const std::vector<Real>& x, const Real*) {
-  V_ = cavity_ ? cavity_->volume(x) : surface_volume(spec_.cavity, mesh, x);
-}
+void VolumeEffector::accept(const Mesh&, const std::vector<Real>& x, const Real*) { V_ = cavity_->volume(x); }
 
-void VolumeEffector::use_backend(const Mesh& mesh, Backend backend) {
-  cavity_ = make_pressure_evaluator(spec_.cavity, mesh, backend);
+/// The rows of any backend are evaluated on the host (pressure_rows.hpp); this rebinds them to the
+/// solver's mesh.
+void VolumeEffector::use_backend(const Mesh& mesh, Backend) {
+  cavity_ = std::make_shared<const detail::PressureRows>(spec_.cavity, mesh);
 }
 
 std::vector<std::pair<std::string, Real>> VolumeEffector::outputs() const {

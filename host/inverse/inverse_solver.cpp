@@ -180,12 +180,6 @@ class InverseStep {
                                                        s_.contact_lambda_, s_.contact_state_, rows_);
     }
     m_ = static_cast<Eigen::Index>(rows_.size());
-    Jt_ = Eigen::MatrixXd::Zero(nf_, m_);
-    for (Eigen::Index r = 0; r < m_; ++r)
-      for (const auto& [dof, v] : rows_[static_cast<size_t>(r)].J) {
-        const int row = free_[static_cast<size_t>(dof)];
-        if (row >= 0) Jt_(row, r) += v;
-      }
     for (int r : actuators_) actuator_names_.push_back(constraint_of(static_cast<size_t>(r)).name());
   }
 
@@ -193,27 +187,56 @@ class InverseStep {
   /// (what solve() drives to zero) against its force scale.
   void equilibrium() {
     rhs_.resize(nf_);
-    for (size_t k = 0; k < ndof_; ++k)
-      if (free_[k] >= 0) rhs_(free_[k]) = f_[k] + f_ext_[k];
-    Eigen::VectorXd eq = rhs_;
-    Real applied = 0;
-    for (size_t a = 0; a < actuators_.size(); ++a) {
-      eq += Jt_.col(actuators_[a]) * s_.lambda_[a];
-      applied += (Jt_.col(actuators_[a]) * s_.lambda_[a]).squaredNorm();
-    }
-    for (Eigen::Index r = 0; r < contacts_.lambda_previous.size(); ++r) {
-      eq += Jt_.col(first_contact_ + r) * contacts_.lambda_previous(r);
-      applied += (Jt_.col(first_contact_ + r) * contacts_.lambda_previous(r)).squaredNorm();
-    }
     Real ext = 0, reaction = 0;
     for (size_t k = 0; k < ndof_; ++k) {
-      if (free_[k] >= 0)
+      const int row = free_[k];
+      if (row >= 0) {
+        rhs_(row) = f_[k] + f_ext_[k];
         ext += f_ext_[k] * f_ext_[k];
-      else
+      } else {
         reaction += f_[k] * f_[k];
+      }
     }
+    // eq = rhs + J_a^T lambda_a + J_c^T lambda_c: the rows touch few DOFs.
+    Eigen::VectorXd eq = rhs_;
+    Real applied = 0;
+    auto apply = [&](Eigen::Index r, Real lambda) {
+      add_row(r, lambda, eq);
+      applied += lambda * lambda * row_squared_norm(r);
+    };
+    for (size_t a = 0; a < actuators_.size(); ++a) apply(actuators_[a], s_.lambda_[a]);
+    for (Eigen::Index r = 0; r < contacts_.lambda_previous.size(); ++r)
+      apply(first_contact_ + r, contacts_.lambda_previous(r));
     rep_.equilibrium_residual = eq.norm();
     rep_.force_scale = std::max({std::sqrt(applied), std::sqrt(ext), std::sqrt(reaction)});
+  }
+
+  /// v += scale * (column r of J^T on the free DOFs), from the row's sparse J.
+  template <class Vector>
+  void add_row(Eigen::Index r, Real scale, Vector&& v) const {
+    for (const auto& [dof, value] : rows_[static_cast<size_t>(r)].J) {
+      const int row = free_[static_cast<size_t>(dof)];
+      if (row >= 0) v(row) += scale * value;
+    }
+  }
+
+  /// |column r of J^T on the free DOFs|^2 (entries of one DOF summed first, as in the column).
+  Real row_squared_norm(Eigen::Index r) const {
+    std::vector<std::pair<int, Real>> column;
+    for (const auto& [dof, value] : rows_[static_cast<size_t>(r)].J) {
+      const int row = free_[static_cast<size_t>(dof)];
+      if (row >= 0) column.emplace_back(row, value);
+    }
+    auto by_row = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(column.begin(), column.end(), by_row)) std::sort(column.begin(), column.end(), by_row);
+    Real sum = 0;
+    for (size_t i = 0; i < column.size();) {
+      Real entry = 0;
+      const int row = column[i].first;
+      for (; i < column.size() && column[i].first == row; ++i) entry += column[i].second;
+      sum += entry * entry;
+    }
+    return sum;
   }
 
   /// Whether this step factorises K (else an earlier factor is reused: a chord step), K's second
@@ -280,7 +303,7 @@ class InverseStep {
     B_ = Eigen::MatrixXd::Zero(nf_, nb_);
     Z_.resize(nf_, half_ ? 0 : nb_);
     B_.col(0) = rhs_;
-    B_.middleCols(1, m_) = Jt_;
+    for (Eigen::Index r = 0; r < m_; ++r) add_row(r, 1.0, B_.col(1 + r));  // J^T
     for (Eigen::Index k = 0; k < nr_; ++k)
       for (const auto& [dof, v] : low_rank_.columns[static_cast<size_t>(k)]) {
         const int row = free_[static_cast<size_t>(dof)];
@@ -309,7 +332,14 @@ class InverseStep {
   ///   a^T K_t^-1 b = a^T K^-1 b - (a^T K^-1 U) M (U^T K^-1 b),  M = (I + C U^T K^-1 U)^-1 C,
   /// so W = J K_t^-1 J^T and J dx_free = J K_t^-1 rhs are blocks of G_t = G - G_:U M G_U: .
   void constraint_space() {
-    if (!half_) G_ = B_.transpose() * Z_;
+    if (!half_) {  // G = B^T Z over blocks of rows: B and Z are read once (nb columns of n_free rows each)
+      constexpr Eigen::Index kRows = 256;
+      G_.setZero();
+      for (Eigen::Index r0 = 0; r0 < nf_; r0 += kRows) {
+        const Eigen::Index rows = std::min(kRows, nf_ - r0);
+        G_.noalias() += B_.middleRows(r0, rows).transpose() * Z_.middleRows(r0, rows);
+      }
+    }
     if (nr_ > 0) {
       M_ = detail::woodbury_middle(detail::low_rank_blocks(low_rank_), G_.bottomRightCorner(nr_, nr_), ErrorKind::Input,
                                    "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular",
@@ -375,12 +405,12 @@ class InverseStep {
       s_.solver_.backward_combination(c.data(), dx.data());  // P^T L^-T (Z c)
     else
       dx = Z_ * c;
-    std::vector<size_t> dof_of_free(static_cast<size_t>(nf_));
-    for (size_t k = 0; k < ndof_; ++k)
-      if (free_[k] >= 0) dof_of_free[static_cast<size_t>(free_[k])] = k;
     inverse_detail::require_finite(
         dx.data(), static_cast<size_t>(nf_), "the displacement update dx",
-        [&](size_t i) { return "DOF " + std::to_string(dof_of_free[i]) + " (node " + std::to_string(dof_of_free[i] / 3) + ")"; },
+        [&](size_t i) {  // the DOF of free row i (looked up on failure only)
+          const size_t dof = static_cast<size_t>(std::find(free_.begin(), free_.end(), static_cast<int>(i)) - free_.begin());
+          return "DOF " + std::to_string(dof) + " (node " + std::to_string(dof / 3) + ")";
+        },
         kSolveHint);
     std::vector<Real> x_new = x;
     for (size_t k = 0; k < ndof_; ++k)
@@ -457,7 +487,6 @@ class InverseStep {
   std::vector<int> owner_;                  ///< constraint of each row
   std::vector<std::string> actuator_names_;  ///< per actuator row
   Eigen::Index m_ = 0;
-  Eigen::MatrixXd Jt_;  ///< n_free x m
   Eigen::VectorXd rhs_;
   bool refactor_ = true;
   int first_contact_ = 0;                   ///< the first contact row (rows after it are contacts')

@@ -31,7 +31,9 @@
 
 namespace softik {
 
-class PressureEvaluator;  // host/assembly/pressure_evaluator.hpp
+namespace detail {
+class PressureRows;  // host/assembly/pressure_rows.hpp
+}
 
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
 
@@ -202,7 +204,7 @@ class VolumeEffector : public Constraint {
  private:
   VolumeEffectorSpec spec_;
   Real V0_ = 0, V_ = 0;
-  std::shared_ptr<PressureEvaluator> cavity_;  ///< set by use_backend; null: the CPU functions
+  std::shared_ptr<const detail::PressureRows> cavity_;  ///< the volume and dV/dx on the host (rebound by use_backend)
 };
 
 }  // namespace softik

@@ -73,6 +73,8 @@
 
 namespace softik {
 
+class PressureEvaluator;  // host/assembly/pressure_evaluator.hpp
+
 enum class InverseMethod { QP, GaussSeidel };
 
 struct InverseOptions {
