@@ -18,6 +18,7 @@
 #include "cuda/assembly/device_nodal_dilatation.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
+#include "cuda/exec/pinned_buffer.hpp"
 #include "host/assembly/cell_status.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/backend.hpp"
@@ -84,6 +85,7 @@ struct DeviceAssembler::Impl {
   int material_stride = 0;
   DeviceArray<int> cells, block_slots, node_rows;
   DeviceArray<Real> rest, x, force, K, cell_energy;
+  PinnedBuffer<Real> staging;  ///< x up and the force down (one caller at a time: the Assembler's mutex)
   DeviceArray<unsigned char> materials;
   DeviceArray<CellStatus> status;
   Real energy = 0;
@@ -298,7 +300,7 @@ void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest reque
   for (std::size_t k = 0; k < x.size(); ++k)
     SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
                                                           << ": the state diverged or was not initialised");
-  SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  p.staging.to_device(p.x.get(), x.data(), x.size());
   assemble(p.x.get(), request);
 }
 
@@ -487,7 +489,7 @@ void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request,
 
 void DeviceAssembler::download_force(std::vector<Real>& force) const {
   force.resize(static_cast<std::size_t>(impl_->num_dofs));
-  SOFTIK_CUDA_CHECK(cudaMemcpy(force.data(), impl_->force.get(), impl_->force.bytes(), cudaMemcpyDeviceToHost));
+  impl_->staging.to_host(force.data(), impl_->force.get(), force.size());
 }
 
 void DeviceAssembler::download_K_values(std::vector<Real>& K_values) const {

@@ -27,6 +27,7 @@
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/solvers/cudss_library.hpp"
 #include "cuda/exec/device_array.hpp"
+#include "cuda/exec/pinned_buffer.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"
 #endif
 
@@ -169,6 +170,7 @@ struct CudssSolver::Impl {
   DeviceArray<Real> diag;               ///< CUDSS_DATA_DIAG
   DeviceArray<PivotStats> stats;
   DeviceArray<Real> b_buffer, x_buffer;  ///< n x rhs_columns staging for host solves
+  PinnedBuffer<Real> staging;           ///< host solves' right-hand sides up and solutions down
   int rhs_columns = 0;
 
   Impl() = default;
@@ -504,9 +506,9 @@ void CudssSolver::solve(const Real* b, Real* x, int nrhs) const {
   if (p.n == 0 || nrhs == 0) return;
   p.prepare_rhs(nrhs);
   const std::size_t count = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nrhs);
-  upload(p.b_buffer.get(), b, count);
+  p.staging.to_device(p.b_buffer.get(), b, count);
   p.run_solve(p.b_buffer.get(), p.x_buffer.get());
-  download(x, p.x_buffer.get(), count);  // synchronises with the solve
+  p.staging.to_host(x, p.x_buffer.get(), count);  // synchronises with the solve
 }
 
 void CudssSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {

@@ -1,0 +1,73 @@
+// PinnedBuffer<T>: page-locked host memory (cudaMallocHost), grown on demand, through which the
+// per-step host <-> device copies of vectors go (the Assembler's x and force, a solver's right-hand
+// sides and solutions). A cudaMemcpy from or to pageable memory goes through the driver's own
+// staging buffer piece by piece: on an H200's host the force vector of a 100.6k-tet model
+// (0.5 MB) came down in 0.16 ms that way (bench/RESULTS.md, "the inverse step's host work").
+// One caller at a time (the Assembler holds its device mutex; a solver is not shared between
+// threads). Movable, not copyable. Private to cuda/.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+#include "cuda/exec/cuda_check.hpp"
+
+namespace softik::cuda {
+
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept : ptr_(other.ptr_), capacity_(other.capacity_) {
+    other.ptr_ = nullptr;
+    other.capacity_ = 0;
+  }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      ptr_ = other.ptr_;
+      capacity_ = other.capacity_;
+      other.ptr_ = nullptr;
+      other.capacity_ = 0;
+    }
+    return *this;
+  }
+  ~PinnedBuffer() { release(); }
+
+  /// device[0, count) = host[0, count), through the page-locked buffer; returns when the copy is done.
+  void to_device(T* device, const T* host, std::size_t count) {
+    if (count == 0) return;
+    T* stage = reserve(count);
+    std::memcpy(stage, host, count * sizeof(T));
+    SOFTIK_CUDA_CHECK(cudaMemcpy(device, stage, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  /// host[0, count) = device[0, count), through the page-locked buffer (waits for the stream's work).
+  void to_host(T* host, const T* device, std::size_t count) {
+    if (count == 0) return;
+    T* stage = reserve(count);
+    SOFTIK_CUDA_CHECK(cudaMemcpy(stage, device, count * sizeof(T), cudaMemcpyDeviceToHost));
+    std::memcpy(host, stage, count * sizeof(T));
+  }
+
+ private:
+  T* reserve(std::size_t count) {
+    if (count > capacity_) {
+      release();
+      SOFTIK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+      capacity_ = count;
+    }
+    return ptr_;
+  }
+  void release() noexcept {
+    if (ptr_) cudaFreeHost(ptr_);  // a destructor cannot throw; a failed free leaks at worst
+    ptr_ = nullptr;
+    capacity_ = 0;
+  }
+
+  T* ptr_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace softik::cuda
