@@ -1,10 +1,15 @@
 // Cables in the inverse problem: the Jacobian row and the geometric stiffness (kept out of the CSR
 // pattern as U C U^T and applied by the Woodbury identity) against finite differences, quadratic
-// convergence of the converged solve under a large tension, and a cable-driven finger reaching
-// the target a known tension produces.
+// convergence of the converged solve under a large tension, a cable-driven finger reaching
+// the target a known tension produces, and an attached point spelled with repeated nodes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "inverse_test_support.hpp"
 
@@ -235,6 +240,73 @@ TEST(InverseCable, StepSolvesTheTangentWithTheLowRankStiffnessExactly) {
     }
     EXPECT_GT(low_rank_part, 0);
     EXPECT_LE(err, 1e-9 * scale) << (half ? "half" : "full") << " path";
+  }
+}
+
+// An attached point that lists each of its nodes twice with half the weights is the same point:
+// an actuator's Jacobian row then holds two entries per DOF, which the step must sum before it
+// squares them (the applied-force scale of the equilibrium residual: an axial push on the tip
+// makes it the largest of the scales) and add into one column of J^T. Three real-time steps with
+// either spelling give the same actuation, residuals and positions, for a cable and a point force.
+AttachedPoint doubled(AttachedPoint p) {
+  const size_t n = p.nodes.size();
+  for (size_t k = 0; k < n; ++k) {
+    p.weights[k] *= 0.5;
+    p.nodes.push_back(p.nodes[k]);
+    p.weights.push_back(p.weights[k]);
+  }
+  return p;
+}
+
+TEST(Inverse, AnAttachedPointWithRepeatedNodesActsAsItsSingleSpelling) {
+  const Finger f;
+  auto cable = [&](bool repeated) {
+    CableActuatorSpec s;
+    s.name = "cable";
+    s.pull_point = {-0.01, 0.01, 0.002};
+    for (Real xi : {0.0, 0.03, 0.06, 0.1}) {
+      const AttachedPoint p = AttachedPoint::at(f.mesh, {xi, 0.01, 0.002}, 1e-9);
+      s.points.push_back(repeated ? doubled(p) : p);
+    }
+    s.force = {0, 50};
+    return make_cable_actuator(f.mesh, s);
+  };
+  auto push = [&](bool repeated) {  // an axial push on the tip: the base's reaction spreads over its face
+    ForcePointActuatorSpec s;
+    s.name = "push";
+    s.point = repeated ? doubled(f.tip()) : f.tip();
+    s.direction = {-1, 0, 0};
+    s.force = {0, 50};
+    return make_force_point_actuator(f.mesh, s);
+  };
+  const std::array<Real, 3> tip = f.tip().position(f.mesh.rest_positions());
+  for (int kind = 0; kind < 2; ++kind) {
+    SCOPED_TRACE(kind == 0 ? "cable" : "point force");
+    std::vector<InverseStepReport> reports[2];
+    std::vector<Real> x[2];
+    for (int repeated = 0; repeated < 2; ++repeated) {
+      auto solver = make_linear_solver();
+      InverseSolver inverse(f.assembler, *solver);
+      inverse.add(kind == 0 ? cable(repeated == 1) : push(repeated == 1));
+      // The cable bends the finger 2 mm down, the push shortens it by 0.2 mm.
+      inverse.add(f.effector(kind == 0 ? std::array<Real, 3>{tip[0], tip[1], tip[2] - 0.002}
+                                       : std::array<Real, 3>{tip[0] - 0.0002, tip[1], tip[2]}));
+      x[repeated] = f.mesh.rest_positions();
+      for (int step = 0; step < 3; ++step) reports[repeated].push_back(inverse.step(x[repeated]));
+    }
+    for (size_t step = 0; step < reports[0].size(); ++step) {
+      SCOPED_TRACE("step " + std::to_string(step));
+      const InverseStepReport &a = reports[0][step], &b = reports[1][step];
+      ASSERT_EQ(a.lambda.size(), 1u);
+      ASSERT_EQ(b.lambda.size(), 1u);
+      EXPECT_NEAR(b.lambda[0], a.lambda[0], 1e-10 * std::abs(a.lambda[0]));
+      EXPECT_NEAR(b.force_scale, a.force_scale, 1e-10 * a.force_scale);
+      EXPECT_NEAR(b.equilibrium_residual, a.equilibrium_residual, 1e-10 * a.force_scale);
+    }
+    EXPECT_GT(reports[0].back().lambda[0], 0);  // the actuator acts: its row is in the scale
+    Real dx = 0;
+    for (size_t k = 0; k < x[0].size(); ++k) dx = std::max(dx, std::abs(x[1][k] - x[0][k]));
+    EXPECT_LE(dx, 1e-12 * kSize);
   }
 }
 
