@@ -6,7 +6,7 @@
 // The rows are evaluated here whatever the Assembler's backend: the positions x of the inverse
 // step are host data, and on the GPU the two copies of all DOFs that a device evaluation needs
 // cost more than the faces (the cavity actuator's rows at 100.6k tets on an H200's host: 0.60 ms
-// per step on the device, 0.27 ms here; bench/RESULTS.md, "The GPU inverse step's host work").
+// per step on the device, 0.27 ms here; bench/RESULTS.md, "GPU on an H200: the inverse step's host work").
 #pragma once
 
 #include <utility>
