@@ -1,7 +1,8 @@
 // Force + tangent stiffness assembly throughput (cells/s) on the CPU, and the force alone
 // (BM_ForceAssembly: what a real-time step with a kept factorisation assembles).
 // Cases: {corotational, neo-Hookean} x {Tet4, Hex8, Tet10} x mesh sizes from ~1k to ~1M cells
-// (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads. Counters: cells/s,
+// (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads, and the corotational
+// element with its consistent tangent (law 2) on Tet4 and Hex8 at ~10k and ~100k cells. Counters: cells/s,
 // free DOFs/s (cells/s x free DOFs / cells: what the same time buys in unknowns), free DOFs,
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
@@ -32,7 +33,15 @@ namespace {
 
 using softik::Real;
 
-enum Law { Corotational = 0, NeoHookean = 1 };
+enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2 };
+
+const char* law_label(Law law) {
+  switch (law) {
+    case Corotational: return " corotational";
+    case NeoHookean: return " neo-Hookean";
+    default: return " corotational, consistent tangent";
+  }
+}
 
 /// The box of bench_box.hpp, clamped at x = 0 below; built once per (type, size) and reused
 /// across benchmark repetitions.
@@ -48,8 +57,9 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
   softik::AssemblyOptions options;
   options.num_threads = threads;
   options.block_size = block_size;
-  options.formulation = law == Corotational ? softik::Formulation::Corotational : softik::Formulation::Hyperelastic;
-  const softik::Material material = law == Corotational
+  options.formulation = law == NeoHookean ? softik::Formulation::Hyperelastic : softik::Formulation::Corotational;
+  if (law == ConsistentCorotational) options.corotational_tangent = softik::fem::CorotationalTangent::Consistent;
+  const softik::Material material = law != NeoHookean
                                         ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
                                         : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
   return std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
@@ -96,7 +106,7 @@ void BM_Assembly(benchmark::State& state) {
   const softik::Assembler& assembler = *owned;
   time_assemblies(state, assembler, p.x);
   const double cells = p.mesh.num_cells();
-  state.SetLabel(std::string(softik::cell_type_name(type)) + (law == Corotational ? " corotational" : " neo-Hookean"));
+  state.SetLabel(std::string(softik::cell_type_name(type)) + law_label(law));
   state.counters["cells"] = cells;
   state.counters["threads"] = threads;
   state.counters["free_dofs"] = assembler.num_free_dofs();
@@ -192,6 +202,9 @@ void Arguments(benchmark::internal::Benchmark* b) {
       for (int target : {1000, 10000, 100000, 1000000})
         for (int threads : {1, 2})
           if (type != softik::CellType::Tet10 || target <= 100000) b->Args({static_cast<int>(type), law, target, threads});
+  for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8})
+    for (int target : {10000, 100000})
+      for (int threads : {1, 2}) b->Args({static_cast<int>(type), ConsistentCorotational, target, threads});
 }
 
 BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);

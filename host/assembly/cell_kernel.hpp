@@ -224,7 +224,7 @@ SOFTIK_HD_INLINE void write_cell_outputs(const CellPass<S>& p, int design, int c
 
 /// assemble_cell: iteration i of a pass (cell i % num_cells of design i / num_cells).
 template <class E, class M, class Form, Scatter mode, exec::Space S>
-SOFTIK_HD void assemble_cell(const CellPass<S>& p, int i) {
+SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
   constexpr int d = E::dim, n = E::num_nodes, nd = n * d;
   const int design = i / p.num_cells, c = i - design * p.num_cells;
   CellStatus* status = p.status.data + design;

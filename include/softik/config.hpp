@@ -13,13 +13,28 @@
 
 #define SOFTIK_HD_INLINE SOFTIK_HD inline
 
-// SOFTIK_HD_COLD marks a rarely taken host/device function (a fallback) that the device
-// compiler must keep out of line, so that its work arrays do not weigh on the registers and the
-// stack frame of the kernel that may call it. Inline on the host.
+// SOFTIK_HD_COLD marks a rarely taken host/device function (a fallback) that the compilers must
+// keep out of line: on the device so that its work arrays do not weigh on the registers and the
+// stack frame of the kernel that may call it, on the host so that SOFTIK_HOST_FLATTEN does not
+// pull it into the hot loop.
 #if defined(__CUDA_ARCH__)
 #define SOFTIK_HD_COLD SOFTIK_HD __noinline__
+#elif defined(__GNUC__)
+#define SOFTIK_HD_COLD SOFTIK_HD inline __attribute__((noinline, cold))
 #else
 #define SOFTIK_HD_COLD SOFTIK_HD inline
+#endif
+
+// SOFTIK_HOST_FLATTEN asks the host compiler to inline every call made in the function it marks,
+// recursively (functions marked noinline, such as SOFTIK_HD_COLD ones, excepted). The cell
+// kernels carry it: inside them g++ -O3 left Eigen's fixed-size products, determinants and block
+// copies out of line (a call each, no scheduling across them), which made the corotational Tet4
+// force 25 % and its rotated stiffness 50 % slower (bench/RESULTS.md, "Flattened cell kernels").
+// Nothing on the device, where nvcc inlines the kernels' calls anyway.
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__)
+#define SOFTIK_HOST_FLATTEN __attribute__((flatten))
+#else
+#define SOFTIK_HOST_FLATTEN
 #endif
 
 // SOFTIK_UNROLL_BY(count) asks the device compiler to unroll the next loop `count` times (an

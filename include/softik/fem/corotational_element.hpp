@@ -119,6 +119,13 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   // One quadrature point (the linear simplices): g_a = R dN_a/dX once per node, not per block.
   Eigen::Matrix<Real, n, d> g;
   if constexpr (E::num_quad == 1) g = rest.dN_dX[0] * R.transpose();
+  // The consistent tangent's rotation variations, their factor formed once per cell.
+  [[maybe_unused]] const auto variation = [&] {
+    if constexpr (consistent)
+      return RotationVariation<d>(frame, method);
+    else
+      return 0;
+  }();
   [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // the node loops of the linear simplices only
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
@@ -131,7 +138,7 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
       for (int k = 0; k < d; ++k) {
         MatD<d> dF = MatD<d>::Zero();
         dF.row(k) = rest.dN_dX_center.row(b);
-        Omega[k] = rotation_variation<d>(frame, dF, method);
+        Omega[k] = variation(dF);
         if constexpr (E::num_quad == 1)
           sigma_b[k] = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[0])));
       }

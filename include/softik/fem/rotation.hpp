@@ -61,35 +61,60 @@ SOFTIK_HD RotationFrame<d> extract_rotation(const MatD<d>& F, RotationMethod met
   }
 }
 
-/// Omega such that dR = R Omega for the variation dF (see the header comment).
+/// Omega such that dR = R Omega for a variation dF of F (see the header comment), with the frame's
+/// factor formed once: (tr(S) I - S)^-1 for the 3D polar rotation, U^-1 for QR. The consistent
+/// tangent asks for d x n variations per cell, one inverse instead of one each.
 template <int d>
-SOFTIK_HD MatD<d> rotation_variation(const RotationFrame<d>& fr, const MatD<d>& dF, RotationMethod method) {
-  MatD<d> Omega = MatD<d>::Zero();
-  if constexpr (d == 1) {
-    return Omega;
-  } else {
-    if (method == RotationMethod::QR) {
-      const MatD<d> A = fr.R.transpose() * dF * fr.U.inverse();
-      for (int i = 0; i < d; ++i)
-        for (int j = 0; j < i; ++j) {
-          Omega(i, j) = A(i, j);
-          Omega(j, i) = -A(i, j);
-        }
+class RotationVariation {
+ public:
+  SOFTIK_HD RotationVariation(const RotationFrame<d>& fr, RotationMethod method) : fr_(fr), method_(method) {
+    if constexpr (d == 2) {
+      trace_ = fr.U.trace();
+      if (method == RotationMethod::QR) factor_ = fr.U.inverse();
+    } else if constexpr (d == 3) {
+      factor_ = method == RotationMethod::QR ? MatD<d>(fr.U.inverse())
+                                             : MatD<d>((fr.U.trace() * Mat3::Identity() - fr.U).inverse());
+    }
+  }
+
+  SOFTIK_HD MatD<d> operator()(const MatD<d>& dF) const {
+    MatD<d> Omega = MatD<d>::Zero();
+    if constexpr (d == 1) {
+      return Omega;
+    } else {
+      if (method_ == RotationMethod::QR) {
+        const MatD<d> A = fr_.R.transpose() * dF * factor_;
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < i; ++j) {
+            Omega(i, j) = A(i, j);
+            Omega(j, i) = -A(i, j);
+          }
+        return Omega;
+      }
+      const MatD<d> A = fr_.R.transpose() * dF;
+      if constexpr (d == 2) {
+        const Real theta = (A(1, 0) - A(0, 1)) / trace_;
+        Omega(1, 0) = theta;
+        Omega(0, 1) = -theta;
+      } else {
+        const Vec3 b(A(2, 1) - A(1, 2), A(0, 2) - A(2, 0), A(1, 0) - A(0, 1));
+        Omega = skew(factor_ * b);  // w = (tr(S) I - S)^-1 axial(A - A^T)
+      }
       return Omega;
     }
-    const MatD<d> A = fr.R.transpose() * dF;
-    if constexpr (d == 2) {
-      const Real theta = (A(1, 0) - A(0, 1)) / fr.U.trace();
-      Omega(1, 0) = theta;
-      Omega(0, 1) = -theta;
-    } else {
-      const Vec3 b(A(2, 1) - A(1, 2), A(0, 2) - A(2, 0), A(1, 0) - A(0, 1));
-      const Mat3 G = fr.U.trace() * Mat3::Identity() - fr.U;
-      const Vec3 w = G.inverse() * b;
-      Omega = skew(w);
-    }
-    return Omega;
   }
+
+ private:
+  const RotationFrame<d>& fr_;
+  RotationMethod method_;
+  MatD<d> factor_;
+  Real trace_ = 0;
+};
+
+/// One variation: RotationVariation for a single dF.
+template <int d>
+SOFTIK_HD MatD<d> rotation_variation(const RotationFrame<d>& fr, const MatD<d>& dF, RotationMethod method) {
+  return RotationVariation<d>(fr, method)(dF);
 }
 
 }  // namespace softik::fem

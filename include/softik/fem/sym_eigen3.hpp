@@ -128,11 +128,19 @@ SOFTIK_HD_INLINE void project_spd(Eigen::Matrix<Real, N, N>& A, Real eps = 0) {
 }
 
 /// Cofactor matrix cof(F) = det(F) F^{-T} (columns are cross products of F's columns).
+/// Written entry by entry: Eigen's cross() on column blocks was left out of line by g++ inside
+/// the polar iteration (a call per column, 2-3 % of a corotational force pass).
 SOFTIK_HD_INLINE Mat3 cofactor(const Mat3& F) {
   Mat3 G;
-  G.col(0) = F.col(1).cross(F.col(2));
-  G.col(1) = F.col(2).cross(F.col(0));
-  G.col(2) = F.col(0).cross(F.col(1));
+  G(0, 0) = F(1, 1) * F(2, 2) - F(2, 1) * F(1, 2);
+  G(1, 0) = F(2, 1) * F(0, 2) - F(0, 1) * F(2, 2);
+  G(2, 0) = F(0, 1) * F(1, 2) - F(1, 1) * F(0, 2);
+  G(0, 1) = F(1, 2) * F(2, 0) - F(2, 2) * F(1, 0);
+  G(1, 1) = F(2, 2) * F(0, 0) - F(0, 2) * F(2, 0);
+  G(2, 1) = F(0, 2) * F(1, 0) - F(1, 2) * F(0, 0);
+  G(0, 2) = F(1, 0) * F(2, 1) - F(2, 0) * F(1, 1);
+  G(1, 2) = F(2, 0) * F(0, 1) - F(0, 0) * F(2, 1);
+  G(2, 2) = F(0, 0) * F(1, 1) - F(1, 0) * F(0, 1);
   return G;
 }
 
