@@ -1,6 +1,9 @@
 // Status checks and RAII owners for the CUDA math libraries (every CUDA,
-// cuBLAS, cuSOLVER and cuSPARSE call is wrapped). Like SOFTIK_CUDA_CHECK, a failure becomes a
-// softik::Error naming the call, the file/line and the library's status:
+// cuBLAS, cuSOLVER and cuSPARSE call is wrapped). The three library macros call through the
+// run-time loaded API (cuda_math_library.hpp: SOFTIK_CUBLAS_CHECK(cublasDtrsm(...)) calls
+// cuda_math().cublasDtrsm(...)), so every library call is written inside one of them. Like
+// SOFTIK_CUDA_CHECK, a failure becomes a softik::Error naming the call, the file/line and the
+// library's status:
 //
 //   SOFTIK_CUBLAS_CHECK(cublasDtrsm(...));        // cublasStatus_t
 //   SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf(...)); // cusolverStatus_t
@@ -17,11 +20,8 @@
 // macro next to their code and may reuse LibraryHandle).
 #pragma once
 
-#include <cublas_v2.h>
-#include <cusolverDn.h>
-#include <cusparse.h>
-
 #include "cuda/exec/cuda_check.hpp"
+#include "cuda/solvers/cuda_math_library.hpp"
 
 namespace softik::cuda {
 
@@ -49,15 +49,15 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 
 #define SOFTIK_CUBLAS_CHECK(call)                                                                        \
   do {                                                                                                   \
-    const cublasStatus_t softik_cublas_status_ = (call);                                                 \
+    const cublasStatus_t softik_cublas_status_ = (::softik::cuda::cuda_math().call);                                                 \
     SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                         \
-                 "cuBLAS call " #call " failed: " << cublasGetStatusName(softik_cublas_status_) << " ("   \
-                                                  << cublasGetStatusString(softik_cublas_status_) << ")"); \
+                 "cuBLAS call " #call " failed: " << ::softik::cuda::cuda_math().cublasGetStatusName(softik_cublas_status_) << " ("   \
+                                                  << ::softik::cuda::cuda_math().cublasGetStatusString(softik_cublas_status_) << ")"); \
   } while (0)
 
 #define SOFTIK_CUSOLVER_CHECK(call)                                                                  \
   do {                                                                                               \
-    const cusolverStatus_t softik_cusolver_status_ = (call);                                         \
+    const cusolverStatus_t softik_cusolver_status_ = (::softik::cuda::cuda_math().call);                                         \
     SOFTIK_CHECK_KIND(softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                 \
                  "cuSOLVER call " #call " failed: "                                                  \
                      << ::softik::cuda::cusolver_status_name(softik_cusolver_status_) << " (status " \
@@ -66,10 +66,10 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 
 #define SOFTIK_CUSPARSE_CHECK(call)                                                                           \
   do {                                                                                                        \
-    const cusparseStatus_t softik_cusparse_status_ = (call);                                                  \
+    const cusparseStatus_t softik_cusparse_status_ = (::softik::cuda::cuda_math().call);                                                  \
     SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                          \
-                 "cuSPARSE call " #call " failed: " << cusparseGetErrorName(softik_cusparse_status_) << " ("   \
-                                                    << cusparseGetErrorString(softik_cusparse_status_) << ")"); \
+                 "cuSPARSE call " #call " failed: " << ::softik::cuda::cuda_math().cusparseGetErrorName(softik_cusparse_status_) << " ("   \
+                                                    << ::softik::cuda::cuda_math().cusparseGetErrorString(softik_cusparse_status_) << ")"); \
   } while (0)
 
 namespace softik::cuda {
@@ -110,11 +110,29 @@ class LibraryHandle {
   Handle handle_{};
 };
 
-using CublasHandle = LibraryHandle<cublasHandle_t, &cublasDestroy_v2>;
-using CusolverDnHandle = LibraryHandle<cusolverDnHandle_t, &cusolverDnDestroy>;
-using CusolverDnParams = LibraryHandle<cusolverDnParams_t, &cusolverDnDestroyParams>;
-using CusparseHandle = LibraryHandle<cusparseHandle_t, &cusparseDestroy>;
-using CusparseSpMat = LibraryHandle<cusparseSpMatDescr_t, &cusparseDestroySpMat>;
-using CusparseDnMat = LibraryHandle<cusparseDnMatDescr_t, &cusparseDestroyDnMat>;
+// The destroy functions of the owners, through the loaded API (only a created object, which the
+// loaded API made, is ever destroyed).
+#define SOFTIK_CUDA_MATH_DESTROYER(name, fn, Handle) \
+  inline auto name(Handle handle) { return cuda_math().fn(handle); }
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cublas, cublasDestroy_v2, cublasHandle_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusolver_dn, cusolverDnDestroy, cusolverDnHandle_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusolver_dn_params, cusolverDnDestroyParams, cusolverDnParams_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusparse, cusparseDestroy, cusparseHandle_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusparse_spmat, cusparseDestroySpMat, cusparseSpMatDescr_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusparse_dnmat, cusparseDestroyDnMat, cusparseDnMatDescr_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusparse_mat_descr, cusparseDestroyMatDescr, cusparseMatDescr_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_cusolver_sp, cusolverSpDestroy, cusolverSpHandle_t)
+SOFTIK_CUDA_MATH_DESTROYER(destroy_csrchol_info, cusolverSpDestroyCsrcholInfo, csrcholInfo_t)
+#undef SOFTIK_CUDA_MATH_DESTROYER
+
+using CublasHandle = LibraryHandle<cublasHandle_t, &destroy_cublas>;
+using CusolverDnHandle = LibraryHandle<cusolverDnHandle_t, &destroy_cusolver_dn>;
+using CusolverDnParams = LibraryHandle<cusolverDnParams_t, &destroy_cusolver_dn_params>;
+using CusparseHandle = LibraryHandle<cusparseHandle_t, &destroy_cusparse>;
+using CusparseSpMat = LibraryHandle<cusparseSpMatDescr_t, &destroy_cusparse_spmat>;
+using CusparseDnMat = LibraryHandle<cusparseDnMatDescr_t, &destroy_cusparse_dnmat>;
+using CusparseMatDescr = LibraryHandle<cusparseMatDescr_t, &destroy_cusparse_mat_descr>;
+using CusolverSpHandle = LibraryHandle<cusolverSpHandle_t, &destroy_cusolver_sp>;
+using CsrcholInfo = LibraryHandle<csrcholInfo_t, &destroy_csrchol_info>;
 
 }  // namespace softik::cuda

@@ -147,15 +147,15 @@ void CudaPcgSolver::Impl::choose_product(int nrhs) {
     cusparseStatus_t query = CUSPARSE_STATUS_SUCCESS;
     for (const Product& op : products) {
       std::size_t size = 0;
-      query = cusparseSpMM_bufferSize(sparse.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      &op.alpha, K.get(), op.in->get(), &op.beta, op.out->get(),
-                                      CUDA_R_64F, alg, &size);
+      query = cuda_math().cusparseSpMM_bufferSize(sparse.get(), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                  CUSPARSE_OPERATION_NON_TRANSPOSE, &op.alpha, K.get(), op.in->get(),
+                                                  &op.beta, op.out->get(), CUDA_R_64F, alg, &size);
       if (query != CUSPARSE_STATUS_SUCCESS) break;
       bytes = std::max(bytes, size);
     }
     if (query != CUSPARSE_STATUS_SUCCESS) {
       refused << (refused.tellp() > 0 ? ", " : "") << (alg == CUSPARSE_SPMM_BSR_ALG1 ? "BSR_ALG1: " : "ALG_DEFAULT: ")
-              << cusparseGetErrorName(query);
+              << cuda_math().cusparseGetErrorName(query);
       continue;
     }
     if (bytes > spmm_buffer_bytes || !spmm_buffer.get()) {

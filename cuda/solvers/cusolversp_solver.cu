@@ -39,10 +39,6 @@ namespace softik::cuda {
 
 namespace {
 
-using CusolverSpHandle = LibraryHandle<cusolverSpHandle_t, &cusolverSpDestroy>;
-using CsrcholInfo = LibraryHandle<csrcholInfo_t, &cusolverSpDestroyCsrcholInfo>;
-using CusparseMatDescr = LibraryHandle<cusparseMatDescr_t, &cusparseDestroyMatDescr>;
-
 class CusolverSpSolver final : public LinearSolver {
  public:
   const char* name() const override { return "cusolverSp csrchol (deprecated, benchmark only)"; }
@@ -101,8 +97,8 @@ class CusolverSpSolver final : public LinearSolver {
       factored_ = true;
       return;
     }
-    const cusolverStatus_t status = cusolverSpDcsrcholFactor(handle_.get(), n_, nnz_, descr_.get(), d_values,
-                                                             row_ptr_.get(), col_.get(), chol_.get(), workspace_.get());
+    const cusolverStatus_t status = cuda_math().cusolverSpDcsrcholFactor(handle_.get(), n_, nnz_, descr_.get(), d_values,
+                                                                         row_ptr_.get(), col_.get(), chol_.get(), workspace_.get());
     SOFTIK_CHECK(status == CUSOLVER_STATUS_SUCCESS,
                  "cusolverSpDcsrcholFactor failed: " << cusolver_status_name(status)
                                                      << ". The stiffness matrix K may be singular or not positive "
@@ -119,7 +115,7 @@ class CusolverSpSolver final : public LinearSolver {
     for (Real d : host_diag_) largest = d > largest ? d : largest;
     int position = -1;
     const cusolverStatus_t pivot_status =
-        cusolverSpDcsrcholZeroPivot(handle_.get(), chol_.get(), std::sqrt(singular_threshold) * largest, &position);
+        cuda_math().cusolverSpDcsrcholZeroPivot(handle_.get(), chol_.get(), std::sqrt(singular_threshold) * largest, &position);
     SOFTIK_CHECK(pivot_status == CUSOLVER_STATUS_SUCCESS || pivot_status == CUSOLVER_STATUS_ZERO_PIVOT,
                  "cusolverSpDcsrcholZeroPivot failed: " << cusolver_status_name(pivot_status));
     // The position is in cusolverSp's internal ordering, not a free DOF row (see the top).
