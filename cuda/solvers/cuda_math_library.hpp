@@ -1,8 +1,8 @@
 // cuBLAS, cuSOLVER and cuSPARSE, opened at run time (private to cuda/). Linked at build time,
 // these libraries made every process of a CUDA-enabled softik pay for them at start-up, GPU
 // solver or not: the loader's relocations and cuBLASLt's start-up took 0.10 s and 260 MiB of
-// resident memory before main() (bench/RESULTS.md, "The CUDA math libraries opened on first
-// use"). They are now loaded with dlopen by the first GPU solver that needs them, like cuDSS
+// resident memory before main() (bench/RESULTS.md, "Flattened cell kernels, and the CUDA math
+// libraries opened on first use"). They are now loaded with dlopen by the first GPU solver that needs them, like cuDSS
 // (cudss_library.hpp). Every call goes through CudaMathApi, whose pointer types are taken from
 // the headers with decltype, so the compiler checks each call against its declaration; the
 // SOFTIK_CUBLAS/CUSOLVER/CUSPARSE_CHECK macros (cuda_library_check.hpp) route the calls they

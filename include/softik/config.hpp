@@ -28,8 +28,9 @@
 // SOFTIK_HOST_FLATTEN asks the host compiler to inline every call made in the function it marks,
 // recursively (functions marked noinline, such as SOFTIK_HD_COLD ones, excepted). The cell
 // kernels carry it: inside them g++ -O3 left Eigen's fixed-size products, determinants and block
-// copies out of line (a call each, no scheduling across them), which made the corotational Tet4
-// force 25 % and its rotated stiffness 50 % slower (bench/RESULTS.md, "Flattened cell kernels").
+// copies out of line (a call each, no scheduling across them): flattened, the corotational Tet4
+// force pass is 1.5x and its force + stiffness pass 1.4-1.8x faster (bench/RESULTS.md,
+// "Flattened cell kernels, and the CUDA math libraries opened on first use").
 // Nothing on the device, where nvcc inlines the kernels' calls anyway.
 #if !defined(__CUDA_ARCH__) && defined(__GNUC__)
 #define SOFTIK_HOST_FLATTEN __attribute__((flatten))
