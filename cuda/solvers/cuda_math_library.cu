@@ -5,10 +5,10 @@
 #include <dlfcn.h>
 
 #include <exception>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cuda/solvers/runtime_library.hpp"
 #include "softik/error.hpp"
 
 #define SOFTIK_CUDA_MATH_STRING2(x) #x
@@ -32,18 +32,7 @@ void* open_library(const std::string& soname, std::string& path, std::string& er
 #ifdef SOFTIK_CUDA_MATH_LIBRARY_DIR
   candidates.push_back(std::string(SOFTIK_CUDA_MATH_LIBRARY_DIR) + "/" + soname);
 #endif
-  std::ostringstream tried;
-  for (const std::string& candidate : candidates) {
-    // Never closed: the library stays for the life of the process (handles may outlive any owner).
-    if (void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      path = candidate;
-      return handle;
-    }
-    const char* why = dlerror();
-    tried << "\n  " << candidate << ": " << (why ? why : "not loadable");
-  }
-  error = soname + " could not be loaded; tried:" + tried.str();
-  return nullptr;
+  return open_first_library(candidates, soname, path, error);
 }
 
 CudaMathLibrary load_cuda_math() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/solvers/cudss_solver.hpp"
+#include "cuda/solvers/runtime_library.hpp"
 
 namespace softik::cuda {
 
@@ -49,22 +50,8 @@ CudssLibrary load_cudss_library() {
 #ifdef SOFTIK_CUDSS_LIBRARY_PATH
   candidates.emplace_back(SOFTIK_CUDSS_LIBRARY_PATH);  // found by CMake at configure time
 #endif
-  std::ostringstream tried;
-  void* handle = nullptr;
-  for (const std::string& candidate : candidates) {
-    handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) {
-      lib.path = candidate;
-      break;
-    }
-    const char* why = dlerror();
-    tried << "\n  " << candidate << ": " << (why ? why : "not loadable");
-  }
-  if (handle == nullptr) {
-    lib.error = "libcudss.so.1 could not be loaded; tried:" + tried.str();
-    return lib;
-  }
-  // Never closed: the library stays for the life of the process (solvers may outlive any owner).
+  void* handle = open_first_library(candidates, "libcudss.so.1", lib.path, lib.error);
+  if (handle == nullptr) return lib;
 #define SOFTIK_CUDSS_RESOLVE(fn)                                                                       \
   lib.api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn));                                \
   if (lib.api.fn == nullptr) {                                                                         \

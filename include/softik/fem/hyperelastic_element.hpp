@@ -77,7 +77,7 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (out.energy) *out.energy += w * material.psi(F);
     // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it).
     constexpr bool from_pk2 = form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
-    Mat3 S;
+    Mat3 S = Mat3::Zero();  // set below where used (zeroed: g++ cannot see that in flattened kernels)
     Mat9 CC;
     if constexpr (from_pk2)
       if (out.stiffness) S = material.pk2_and_tangent(F, CC);
