@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #include "softik/mesh_generator.hpp"
 #include "softik/static_solver.hpp"
@@ -106,6 +107,78 @@ TEST(StaticSolver, NothingFixedIsASingularStiffness) {
     ADD_FAILURE() << "a free-floating body must be reported";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+  }
+}
+
+/// A solver that reports its `singular_at`-th factorisation (counted from 1) singular, the way
+/// the real ones do (detail::throw_singular), and otherwise is the default solver.
+class SingularOnce final : public LinearSolver {
+ public:
+  explicit SingularOnce(int singular_at) : inner_(make_linear_solver()), singular_at_(singular_at) {}
+  const char* name() const override { return inner_->name(); }
+  void analyze(const CsrPattern& pattern) override { inner_->analyze(pattern); }
+  void factorize(const std::vector<Real>& values) override {
+    if (++count_ == singular_at_) detail::throw_singular(name(), 1e-14, -1);
+    inner_->factorize(values);
+  }
+  void solve(const Real* b, Real* x, int nrhs) const override { inner_->solve(b, x, nrhs); }
+  const FactorizationInfo& info() const override { return inner_->info(); }
+  bool has_cholesky_factor() const override { return inner_->has_cholesky_factor(); }
+  void solve_forward(const Real* b, Real* z, int nrhs) const override { inner_->solve_forward(b, z, nrhs); }
+  void solve_backward(const Real* z, Real* x, int nrhs) const override { inner_->solve_backward(z, x, nrhs); }
+  int count() const { return count_; }
+
+ private:
+  std::unique_ptr<LinearSolver> inner_;
+  int singular_at_, count_ = 0;
+};
+
+// A tangent that turns singular on the way (a limit point, or a Newton iterate that strayed onto
+// one) is a failed load step, cut and retried; a singular tangent at the first factorisation is
+// still the body held too little (ErrorKind::Input).
+TEST(StaticSolver, ASingularTangentOnTheWayCutsTheLoadStep) {
+  const Cantilever c = cantilever(CellType::Hex8, 3.0);
+  const Assembler assembler = clamped(c, Formulation::Hyperelastic, fem::NeoHookean::from_young_poisson(1e3, 0.3));
+  NewtonOptions newton;
+  newton.residual_tolerance = 1e-11;
+  newton.load_steps = 2;
+  std::vector<Real> reference = c.mesh.rest_positions();
+  auto plain = make_linear_solver();
+  const StaticResult plain_result = solve_static(assembler, *plain, c.f_ext, reference, newton);
+  ASSERT_EQ(plain_result.step_cuts, 0);
+  ASSERT_GE(plain_result.factorizations, 3);
+
+  SingularOnce midway(2);
+  std::vector<Real> x = c.mesh.rest_positions();
+  const StaticResult r = solve_static(assembler, midway, c.f_ext, x, newton);
+  EXPECT_EQ(r.step_cuts, 1);
+  EXPECT_GT(midway.count(), plain_result.factorizations);
+  Real diff = 0;
+  for (size_t k = 0; k < x.size(); ++k) diff = std::max(diff, std::abs(x[k] - reference[k]));
+  EXPECT_LE(diff, 1e-8) << "the same equilibrium after the cut";
+
+  // Without step cuts the failure says what happened and what to do.
+  SingularOnce uncut(2);
+  NewtonOptions no_cuts = newton;
+  no_cuts.max_step_cuts = 0;
+  x = c.mesh.rest_positions();
+  try {
+    solve_static(assembler, uncut, c.f_ext, x, no_cuts);
+    ADD_FAILURE() << "the singular tangent must fail the load step";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Numerical) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tangent became singular"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("arc-length"), std::string::npos) << e.what();
+  }
+
+  SingularOnce first(1);
+  x = c.mesh.rest_positions();
+  try {
+    solve_static(assembler, first, c.f_ext, x, newton);
+    ADD_FAILURE() << "a singular first tangent must be reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Input) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not held against rigid motion"), std::string::npos) << e.what();
   }
 }
 

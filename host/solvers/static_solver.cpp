@@ -53,6 +53,30 @@ struct Newton {
   /// free DOFs 1.2-1.45x faster than keeping the factor until CG fails; bench/RESULTS.md).
   bool stale_factor = false;
 
+  /// Factorises the tangent (K on the host, or d_K on the device). A singular tangent after this
+  /// solve has factorised a regular one is a state of the path, not a body held too little: a
+  /// limit or bifurcation point, or a Newton iterate that strayed onto one (measured on the
+  /// balloon at 0.95 p_max, where load control's iterates pass hundreds of negative pivots and one
+  /// met a pivot ratio of 6.6e-13). It is a numerical failure, and the load step is cut. At the
+  /// first factorisation a singular K stays bad input (nothing fixed).
+  void factorize(const std::vector<Real>& K, const Real* d_K, Real lambda) {
+    try {
+      if (d_K)
+        solver.factorize_device(d_K);
+      else
+        solver.factorize(K);
+    } catch (const Error& e) {
+      if (result.factorizations == 0 || e.kind() != ErrorKind::Input) throw;
+      std::ostringstream s;
+      s << "the tangent became singular at load factor " << lambda << " after " << result.factorizations
+        << " regular factorisations in this solve (" << solver.name()
+        << " found a zero or tiny pivot): a limit or bifurcation point of the path, or a Newton iterate that "
+           "strayed onto one. Take smaller load steps, or pass a limit point with arc-length continuation "
+           "(solve_arc_length)";
+      throw Error(s.str(), ErrorKind::Numerical);
+    }
+  }
+
   /// A Krylov step (NewtonOptions::krylov_iterations): K dx = rhs by conjugate gradients
   /// preconditioned with the solver's kept L L^T factorisation; false (dx unusable) when CG did
   /// not reach krylov_tolerance within krylov_iterations, and the caller factorises K.
@@ -227,10 +251,7 @@ struct Newton {
       const bool krylov = krylov_chord && krylov_step(K, rhs, dx, entry);
       if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
       if (!chord) {
-        if (d_K)
-          solver.factorize_device(d_K);
-        else
-          solver.factorize(K);
+        factorize(K, d_K, lambda_K);
         factor_kept = !solver.info().indefinite;
         stale_factor = false;
         ++result.factorizations;
