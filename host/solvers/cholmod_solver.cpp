@@ -10,7 +10,10 @@
 //   solve_forward   z = L^-1 P b     (CHOLMOD_P, then CHOLMOD_L)
 //   solve_backward  x = P^T L^-T z   (CHOLMOD_Lt, then CHOLMOD_Pt)
 // Every solve keeps its cholmod_solve2 result and workspace, so repeated solves with the same
-// number of columns allocate nothing.
+// number of columns allocate nothing. With the supernodal L L^T of a solve that would run on one
+// BLAS thread (threaded_solve), the sweeps over L run on two threads where its elimination tree
+// splits into two halves of about equal work (supernodal_sweeps.hpp): the same solves, to
+// round-off, in 0.6-0.8x the time (bench/RESULTS.md, "Two-thread triangular sweeps").
 #ifdef SOFTIK_HAVE_CHOLMOD
 #include <cholmod.h>
 
@@ -18,11 +21,13 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <thread>
 
 #include "host/solvers/blas_threads.hpp"
 #include "host/solvers/openmp_regions.hpp"
 #include "host/solvers/linear_solvers.hpp"
+#include "host/solvers/supernodal_sweeps.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
@@ -93,6 +98,14 @@ class CholmodSolver final : public LinearSolver {
   }
 
   void solve(const Real* b, Real* x, int nrhs) const override {
+    if (const detail::SupernodalSweeps* sweeps = split_sweeps(nrhs)) {  // x = P^T L^-T L^-1 P b
+      const SweepScope scope;
+      swept_.resize(static_cast<size_t>(n_) * static_cast<size_t>(nrhs));
+      permute(b, swept_.data(), nrhs);
+      sweeps->forward(factor_values(), swept_.data(), nrhs);
+      sweeps->backward(factor_values(), swept_.data(), nrhs);
+      return permute_back(swept_, x, nrhs);
+    }
     cholmod_dense B = wrap(b, nrhs);
     copy_out(run(CHOLMOD_A, &B, &full_.X, full_), x);  // x = P^T L^-T D^-1 L^-1 P b
   }
@@ -102,6 +115,11 @@ class CholmodSolver final : public LinearSolver {
 
   void solve_forward(const Real* b, Real* z, int nrhs) const override {
     require_cholesky_factor("solve_forward");
+    if (const detail::SupernodalSweeps* sweeps = split_sweeps(nrhs)) {
+      const SweepScope scope;
+      permute(b, z, nrhs);
+      return sweeps->forward(factor_values(), z, nrhs);
+    }
     cholmod_dense B = wrap(b, nrhs);
     cholmod_dense* Pb = run(CHOLMOD_P, &B, &forward_.mid, forward_);  // P b
     copy_out(run(CHOLMOD_L, Pb, &forward_.X, forward_), z);           // z = L^-1 (P b)
@@ -109,6 +127,12 @@ class CholmodSolver final : public LinearSolver {
 
   void solve_backward(const Real* z, Real* x, int nrhs) const override {
     require_cholesky_factor("solve_backward");
+    if (const detail::SupernodalSweeps* sweeps = split_sweeps(nrhs)) {
+      const SweepScope scope;
+      swept_.assign(z, z + static_cast<size_t>(n_) * static_cast<size_t>(nrhs));
+      sweeps->backward(factor_values(), swept_.data(), nrhs);
+      return permute_back(swept_, x, nrhs);
+    }
     cholmod_dense Z = wrap(z, nrhs);
     cholmod_dense* LtZ = run(CHOLMOD_Lt, &Z, &backward_.mid, backward_);  // L^-T z
     copy_out(run(CHOLMOD_Pt, LtZ, &backward_.X, backward_), x);           // x = P^T (L^-T z)
@@ -173,6 +197,16 @@ class CholmodSolver final : public LinearSolver {
   }
 
   void finish() {
+    if (L_ == super_ && !sweeps_ && super_->itype == CHOLMOD_INT) {  // the layout's arrays are int
+      detail::SupernodalLayout layout;
+      layout.n = n_;
+      layout.nsuper = static_cast<int>(super_->nsuper);
+      layout.super = static_cast<const int*>(super_->super);
+      layout.pi = static_cast<const int*>(super_->pi);
+      layout.px = static_cast<const int*>(super_->px);
+      layout.s = static_cast<const int*>(super_->s);
+      sweeps_ = std::make_unique<detail::SupernodalSweeps>(layout);
+    }
     info_.pivot_ratio = cholmod_rcond(L_, &common_);
     info_.flops = flops_;
     info_.factor_nnz = static_cast<long long>(L_->is_super ? common_.lnz : cholmod_nnz_factor());
@@ -228,6 +262,39 @@ class CholmodSolver final : public LinearSolver {
                  "cholmod_solve2 failed (system " << sys << ", status " << common_.status << ")");
     return *X;
   }
+  /// The sweeps' BLAS calls run on one OpenBLAS thread each (the two groups side by side): a
+  /// threaded dgemv may split its sums differently with the count, so the same solve would give
+  /// other round-off in a batch worker (capped count) than alone; and OpenBLAS's threads are not
+  /// for concurrent callers (blas_threads.hpp).
+  struct SweepScope {
+    detail::ScopedBlasThreads blas{1};
+    detail::ScopedSerialOpenMP serial_regions;
+  };
+  /// Whether a solve with ncol columns runs BLAS on all threads: a large factor, or many columns.
+  bool threaded_solve(int ncol) const {
+    const double lnz = static_cast<double>(common_.lnz);
+    return lnz >= kParallelSolveEntries || 2.0 * lnz * static_cast<double>(ncol) >= kParallelFlops;
+  }
+  /// The two-thread sweeps for the last factorisation: the supernodal L L^T whose tree splits
+  /// well, for a solve that CHOLMOD would run on one BLAS thread; null otherwise (CHOLMOD's own
+  /// solves, threaded BLAS included).
+  const detail::SupernodalSweeps* split_sweeps(int ncol) const {
+    const bool supernodal = factored_ && L_ == super_ && L_->is_super && L_->is_ll;
+    return supernodal && sweeps_ && sweeps_->worthwhile() && !threaded_solve(ncol) ? sweeps_.get() : nullptr;
+  }
+  const double* factor_values() const { return static_cast<const double*>(L_->x); }
+  /// out = P b (n x nrhs): row k of P b is row Perm[k] of b.
+  void permute(const Real* b, Real* out, int nrhs) const {
+    const int* perm = static_cast<const int*>(L_->Perm);
+    for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
+      for (int k = 0; k < n_; ++k) out[off + static_cast<size_t>(k)] = b[off + static_cast<size_t>(perm[k])];
+  }
+  /// x = P^T y.
+  void permute_back(const std::vector<Real>& y, Real* x, int nrhs) const {
+    const int* perm = static_cast<const int*>(L_->Perm);
+    for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
+      for (int k = 0; k < n_; ++k) x[off + static_cast<size_t>(perm[k])] = y[off + static_cast<size_t>(k)];
+  }
   static void copy_out(const cholmod_dense* X, Real* out) {
     std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol);
   }
@@ -244,6 +311,7 @@ class CholmodSolver final : public LinearSolver {
     if (super_) cholmod_free_factor(&super_, &common_);
     if (simplicial_) cholmod_free_factor(&simplicial_, &common_);
     L_ = nullptr;
+    sweeps_.reset();
     if (A_) cholmod_free_sparse(&A_, &common_);
   }
 
@@ -259,6 +327,8 @@ class CholmodSolver final : public LinearSolver {
   bool factored_ = false;  ///< the last factorize() succeeded
   FactorizationInfo info_;
   mutable SolveBuffers full_, forward_, backward_;
+  std::unique_ptr<detail::SupernodalSweeps> sweeps_;  ///< planned once per analysed pattern (finish())
+  mutable std::vector<Real> swept_;                   ///< the permuted columns the sweeps work on
 };
 
 }  // namespace
