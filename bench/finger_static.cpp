@@ -8,6 +8,9 @@
 // (NewtonOptions::chord_contraction = percent / 100; 0: full Newton), Krylov steps off.
 // BM_FingerStaticSolveKrylov/<level>/<iterations>: with Krylov steps
 // (NewtonOptions::krylov_iterations; 0: full Newton, 15: the default).
+// BM_FingerStaticSolvePredictor/<level>/<extrapolate>: the default solve (Krylov steps) with the
+// second-order load-step predictor off (0) or on (1, the default; NewtonOptions::extrapolate).
+// Paired: --benchmark_repetitions=8 --benchmark_enable_random_interleaving=true.
 //
 //   ./build/bench/bench_finger_static --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -107,6 +110,23 @@ void BM_FingerStaticSolveKrylov(benchmark::State& state) {
   state.counters["krylov_iterations"] = result.krylov_iterations;
 }
 
+/// The default solve with NewtonOptions::extrapolate = range(1), CHOLMOD; counters as above.
+void BM_FingerStaticSolvePredictor(benchmark::State& state) {
+  const Finger& f = finger(static_cast<int>(state.range(0)));
+  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
+  softik::NewtonOptions options = newton_options();
+  options.extrapolate = state.range(1) != 0;
+  softik::StaticResult result;
+  for (auto _ : state) {
+    std::vector<Real> x = f.mesh.rest_positions();
+    result = softik::solve_static(*f.assembler, *solver, f.loads, x, options);
+  }
+  common_counters(state, f);
+  state.counters["newton_iterations"] = result.iterations;
+  state.counters["factorizations"] = result.factorizations;
+  state.counters["krylov_iterations"] = result.krylov_iterations;
+}
+
 /// The full solve with chord steps (NewtonOptions::chord_contraction = range(1) / 100), CHOLMOD;
 /// counters: Newton iterations and factorisations (the iterations that did not keep one).
 void BM_FingerStaticSolveChord(benchmark::State& state) {
@@ -191,6 +211,12 @@ void KrylovLevels(benchmark::internal::Benchmark* bm) {
     for (int iterations : {0, 15}) bm->Args({level, iterations});
 }
 BENCHMARK(BM_FingerStaticSolveKrylov)->Apply(KrylovLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+void PredictorLevels(benchmark::internal::Benchmark* bm) {
+  if (!softik::have_cholmod()) return;
+  for (int level : {0, 1, 2})
+    for (int extrapolate : {0, 1}) bm->Args({level, extrapolate});
+}
+BENCHMARK(BM_FingerStaticSolvePredictor)->Apply(PredictorLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 

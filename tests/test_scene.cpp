@@ -56,6 +56,7 @@ solver:
   chord_contraction: 0.3
   krylov_iterations: 7
   krylov_tolerance: 1.0e-8
+  extrapolate: false
   linear_solver: eigen
   threads: 1
 outputs:
@@ -122,6 +123,7 @@ TEST(Scene, FullSceneParsesAndBuilds) {
   EXPECT_EQ(built.newton.chord_contraction, 0.3);
   EXPECT_EQ(built.newton.krylov_iterations, 7);
   EXPECT_EQ(built.newton.krylov_tolerance, 1e-8);
+  EXPECT_FALSE(built.newton.extrapolate);
   EXPECT_EQ(built.assembler->options().formulation, Formulation::Hyperelastic);
 
   ASSERT_EQ(built.probes.size(), 1u);

@@ -285,6 +285,7 @@ TEST(SceneContinuation, BadValuesAreErrorsNamingTheirKeys) {
                "solver.load_steps: applies to the load ramp, which continuation: replaces");
   expect_error(c + "solver: {line_search: energy}\n", "line_search", "solver.line_search: applies to the load ramp");
   expect_error(c + "solver: {krylov_iterations: 5}\n", "krylov_iterations", "solver.krylov_iterations: applies to the load ramp");
+  expect_error(c + "solver: {extrapolate: false}\n", "extrapolate", "solver.extrapolate: applies to the load ramp");
   expect_error(c + "solver: {pressure_stiffness: false}\n", "pressure_stiffness",
                "solver.pressure_stiffness: false is not available with continuation:");
   const std::string unloaded = R"(mesh: {generator: {type: box}}

@@ -116,6 +116,15 @@ TEST(SceneNonsense, KrylovStepsNeedACountAndATolerance) {
   EXPECT_EQ(scene_build_error(kBlock + "solver: {krylov_iterations: 0, krylov_tolerance: 1e-8}\n"), "(no error)");
 }
 
+TEST(SceneNonsense, ExtrapolateIsABoolean) {
+  for (const char* bad : {"2", "maybe", "[true]"}) {
+    const std::string e = scene_build_error(kBlock + "solver: {extrapolate: " + bad + "}\n");
+    EXPECT_NE(e.find("s.yaml:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("extrapolate"), std::string::npos) << bad << ": " << e;
+  }
+  EXPECT_EQ(scene_build_error(kBlock + "solver: {extrapolate: false}\n"), "(no error)");
+}
+
 TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
   auto material = [](const std::string& law) {
     return parse_scene_string(kBlock.substr(0, kBlock.find("materials:")) + "materials: {" + law +

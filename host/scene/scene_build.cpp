@@ -538,6 +538,7 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.chord_contraction = s.chord_contraction;
   out.newton.krylov_iterations = s.krylov_iterations;
   out.newton.krylov_tolerance = s.krylov_tolerance;
+  out.newton.extrapolate = s.extrapolate;
   const int free_dofs = static_cast<int>(std::count(out.fixed_dofs.begin(), out.fixed_dofs.end(), 0));
   out.linear_solver = choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs,
                                            s.linear_solver);

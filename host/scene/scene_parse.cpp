@@ -224,7 +224,7 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   const Map m(node, path, "solver",
               {"load_steps", "max_iterations", "residual_tolerance", "increment_tolerance", "max_step_cuts",
                "line_search", "pressure_stiffness", "chord_contraction", "krylov_iterations", "krylov_tolerance",
-               "linear_solver", "backend", "threads"});
+               "extrapolate", "linear_solver", "backend", "threads"});
   // Counts within [lo, hi]: the caps are far beyond any useful value and stop a typo (1e9 load
   // steps) from running for days and filling the disk with one CSV row per step.
   auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
@@ -260,6 +260,7 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   if (!(s.krylov_tolerance > 0 && s.krylov_tolerance < 1))
     fail(m.where("krylov_tolerance"), "solver.krylov_tolerance: the relative residual a Krylov step solves its tangent "
                                       "system to, in (0, 1) (1e-6 is typical), got " + std::to_string(s.krylov_tolerance));
+  s.extrapolate = m.boolean("extrapolate", s.extrapolate);
   const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
   std::vector<std::string> names;
   for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));

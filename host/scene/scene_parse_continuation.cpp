@@ -107,7 +107,8 @@ void refuse_load_control_keys(const Map& root) {
       {"line_search", "the corrector takes full steps on the arc"},
       {"chord_contraction", "the corrector factorises the tangent at every iteration"},
       {"krylov_iterations", "the corrector factorises the tangent at every iteration"},
-      {"krylov_tolerance", "the corrector factorises the tangent at every iteration"}};
+      {"krylov_tolerance", "the corrector factorises the tangent at every iteration"},
+      {"extrapolate", "continuation predicts each step along the path's tangent"}};
   for (auto it = solver.begin(); it != solver.end(); ++it) {
     const std::string key = it->first.Scalar();
     for (const auto& [name, instead] : replaced)

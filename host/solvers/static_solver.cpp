@@ -9,6 +9,7 @@
 #include "host/assembly/pressure_stiffness.hpp"
 #include "host/solvers/cavity_control.hpp"
 #include "host/solvers/factor_pcg.hpp"
+#include "host/solvers/load_predictor.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
@@ -52,6 +53,11 @@ struct Newton {
   /// from the tangent, and the next iteration factorises instead (on the finger at 8k, 16k and 50k
   /// free DOFs 1.2-1.45x faster than keeping the factor until CG fails; bench/RESULTS.md).
   bool stale_factor = false;
+
+  /// The last converged load step, for NewtonOptions::extrapolate: its free-DOF increment
+  /// x_k - x_{k-1} and its load-factor step (0: no step converged yet).
+  std::vector<Real> last_increment{};
+  Real last_step = 0;
 
   /// Factorises the tangent (K on the host, or d_K on the device). A singular tangent after this
   /// solve has factorised a regular one is a state of the path, not a body held too little: a
@@ -191,14 +197,45 @@ struct Newton {
     return alpha;
   }
 
+  /// NewtonOptions::extrapolate: replaces the first iteration's tangent step dx by the
+  /// second-order predictor (load_predictor.hpp; rho: this load step over the last one) and moves
+  /// x there when that point is usable: its energy lower than at x as Armijo's test asks, or
+  /// always without a line search. False (x and dx unchanged): the tangent step's line search
+  /// follows. Not for the residual merit (no potential to compare) or volume-controlled cavities
+  /// (their pressures are unknowns too).
+  bool extrapolate(std::vector<Real>& x, std::vector<Real>& dx, const std::vector<Real>& rhs,
+                   const std::vector<Real>& multipliers, Real lambda, Real merit0, Real rho) const {
+    if (rho <= 0 || cavities->any() || line_search == LineSearch::Residual || last_increment.size() != dx.size())
+      return false;
+    std::vector<Real> q;
+    detail::extrapolated_step(dx, last_increment, rho, q);
+    Real slope = 0;
+    for (size_t k = 0; k < q.size(); ++k) slope -= rhs[k] * q[k];
+    const std::vector<int>& free = assembler.free_dof_index();
+    std::vector<Real> trial = x;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (free[k] >= 0) trial[k] = x[k] + q[static_cast<size_t>(free[k])];
+    if (line_search == LineSearch::Energy) {
+      Real value = 0;
+      const std::vector<Real> no_weights(multipliers.size(), 0.0);
+      if (!(slope < 0) || !merit(trial, multipliers, lambda, no_weights, &value) || value > merit0 + 1e-4 * slope)
+        return false;
+    }
+    x.swap(trial);
+    dx.swap(q);
+    return true;
+  }
+
   /// Newton iterations at load factor lambda from x (with the volume cavities' pressures
   /// `multipliers`), the equilibrium at load factor `lambda_start`; true when converged. The
   /// first iteration's pressure load stiffness is that of lambda_start: the tangent of the
   /// converged state (positive definite on a stable path), the consistent predictor dx/dlambda;
   /// the new load's stiffness on the old geometry is often indefinite, which costs an L D L^T
   /// instead of an L L^T factorisation.
+  /// `rho` > 0: the first iteration tries the second-order predictor (NewtonOptions::extrapolate)
+  /// with this step rho times the last converged one.
   bool equilibrate(std::vector<Real>& x, std::vector<Real>& multipliers, Real lambda, Real lambda_start, int step,
-                   int* iterations, Real* final_residual) {
+                   int* iterations, Real* final_residual, Real rho) {
     const int n = assembler.num_free_dofs();
     std::vector<Real>&f = assembled.f, &K = assembled.K;
     Real& energy = assembled.energy;
@@ -266,19 +303,18 @@ struct Newton {
       } else {
         solver.solve(rhs.data(), dx.data(), 1);
       }
+      Real merit0 = 0;
+      if (line_search == LineSearch::Energy) merit0 = potential(energy, x, lambda);
+      if (line_search == LineSearch::Residual) merit0 = residual_merit(r, x, lambda, weights);
+      const bool extrapolated = it == 0 && extrapolate(x, dx, rhs, multipliers, lambda, merit0, rho);
       Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
       for (int k = 0; k < n; ++k) {
         slope -= rhs[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
         dx_norm += dx[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
       }
       dx_norm = std::sqrt(dx_norm);
-      Real merit0 = 0;
-      if (line_search == LineSearch::Energy) merit0 = potential(energy, x, lambda);
-      if (line_search == LineSearch::Residual) {
-        merit0 = residual_merit(r, x, lambda, weights);
-        slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
-      }
-      const Real alpha = search(x, multipliers, dx, dP, lambda, merit0, slope, weights);
+      if (line_search == LineSearch::Residual) slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
+      const Real alpha = extrapolated ? 1 : search(x, multipliers, dx, dP, lambda, merit0, slope, weights);
       ++result.iterations;
       ++*iterations;
       entry.increment = alpha * dx_norm;
@@ -354,7 +390,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
   std::vector<Real> start(loads.prescribed.size());
   for (size_t k = 0; k < loads.prescribed.size(); ++k) start[k] = x[static_cast<size_t>(loads.prescribed[k].dof)];
   Real lambda = 0, step = 1.0 / options.load_steps;
-  int step_index = 0, cuts = 0;
+  int step_index = 0, cuts = 0, cuts_here = 0;  // cuts_here: of the step being tried
   while (lambda < 1 - 1e-14) {
     const Real target = std::min(1.0, lambda + step);
     std::vector<Real> trial = x, trial_P = multipliers;
@@ -363,9 +399,11 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     bool ok = false;
     int iterations = 0;
     Real r = 0;
+    // The second-order predictor on a step's first try only: a cut step starts from the tangent.
+    const Real rho = options.extrapolate && cuts_here == 0 && newton.last_step > 0 ? (target - lambda) / newton.last_step : 0;
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
-      ok = newton.equilibrate(trial, trial_P, target, lambda, step_index, &iterations, &r);
+      ok = newton.equilibrate(trial, trial_P, target, lambda, step_index, &iterations, &r, rho);
       // A converged state is finite, or it is not converged (no NaN leaves softik as a result).
       if (ok && !std::all_of(trial.begin(), trial.end(), [](Real v) { return std::isfinite(v); })) {
         ok = false;
@@ -378,6 +416,12 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       if (e.kind() != ErrorKind::Numerical) throw;
     }
     if (ok) {
+      const std::vector<int>& free = assembler.free_dof_index();
+      newton.last_increment.assign(static_cast<size_t>(assembler.num_free_dofs()), 0.0);
+      for (size_t k = 0; k < x.size(); ++k)
+        if (free[k] >= 0) newton.last_increment[static_cast<size_t>(free[k])] = trial[k] - x[k];
+      newton.last_step = target - lambda;
+      cuts_here = 0;
       x.swap(trial);
       multipliers.swap(trial_P);
       lambda = target;
@@ -386,6 +430,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
       continue;
     }
     ++cuts;
+    ++cuts_here;
     ++result.step_cuts;
     if (cuts > options.max_step_cuts) {
       std::ostringstream s;

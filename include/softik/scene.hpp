@@ -171,6 +171,7 @@ struct SceneSolver {
   Real chord_contraction = 0;  ///< NewtonOptions::chord_contraction (static solves)
   int krylov_iterations = 15;   ///< NewtonOptions::krylov_iterations (static solves)
   Real krylov_tolerance = 1e-6; ///< NewtonOptions::krylov_tolerance
+  bool extrapolate = true;      ///< NewtonOptions::extrapolate (static solves)
   /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
   /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
