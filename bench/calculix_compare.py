@@ -11,7 +11,7 @@ counts, and how well the answers agree: the tip-face centre's displacement and t
 difference over the mesh relative to the largest displacement.
 
     python3 bench/calculix_compare.py --build build [--sizes 0.0034,0.0015] [--threads 2] [--chord 0.25]
-                                      [--krylov 15] [--repeat 3] [--pause 3] [--fine 256]
+                                      [--krylov 15] [--extrapolate 1] [--repeat 3] [--pause 3] [--fine 256]
                                       [--keep DIR]
 
 Needs the softik program and Python module of a build (SOFTIK_PYTHON on) and ccx
@@ -37,6 +37,7 @@ C10, D1 = MU / 2, 2 / BULK  # the CalculiX/Abaqus neo-Hookean: C10 (I1bar - 3) +
 LOAD_STEPS = 4
 CHORD = 0  # softik's solver.chord_contraction (0: full Newton)
 KRYLOV = 15  # softik's solver.krylov_iterations (its default; 0: every iteration factorises)
+EXTRAPOLATE = 1  # softik's solver.extrapolate (1: its default, the second-order load-step predictor)
 REPEAT = 3  # runs of each program per size; the median wall time is reported
 PAUSE = 3.0  # idle seconds before each run
 GNU_TIME = "/usr/bin/time"  # GNU time (Debian: time), for each run's peak memory
@@ -50,7 +51,7 @@ materials: [{{law: neo_hookean_decoupled, C10: {c10:.13g}, D1: {d1:.13g}}}]
 fixed: [{{group: xmin}}]
 loads: {{pressure: [{{name: cavity, surface: cavity, value: {p}}}]}}
 solver: {{load_steps: {steps}, max_iterations: 30, residual_tolerance: 1.0e-8, pressure_stiffness: true, threads: {threads},
-          chord_contraction: {chord}, krylov_iterations: {krylov}}}
+          chord_contraction: {chord}, krylov_iterations: {krylov}, extrapolate: {extrapolate}}}
 outputs: {{vtu: false, probes: [{{name: tip, point: [0.10, 0.01, 0.01]}}]}}
 """
 
@@ -152,7 +153,7 @@ def compare(build, h, threads, work, fine_increments):
 
     scene_path = work / "finger.yaml"
     scene_path.write_text(SCENE.format(h=h, c10=C10, d1=D1, p=PRESSURE, steps=LOAD_STEPS, threads=threads, chord=CHORD,
-                                      krylov=KRYLOV))
+                                      krylov=KRYLOV, extrapolate="true" if EXTRAPOLATE else "false"))
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                CCX_NPROC_STIFFNESS=str(threads), CCX_NPROC_EQUATION_SOLVER=str(threads),
                CCX_NPROC_RESULTS=str(threads))
@@ -205,6 +206,8 @@ def main():
     parser.add_argument("--pressure", type=float, default=PRESSURE, help="cavity pressure in Pa")
     parser.add_argument("--chord", type=float, default=0.0,
                         help="softik's solver.chord_contraction (0: full Newton, every iteration factorises)")
+    parser.add_argument("--extrapolate", type=int, choices=(0, 1), default=EXTRAPOLATE,
+                        help="softik's solver.extrapolate (1: its default, the second-order load-step predictor; 0: off)")
     parser.add_argument("--krylov", type=int, default=KRYLOV,
                         help="softik's solver.krylov_iterations (15: its default; 0: full Newton factorises every iteration)")
     parser.add_argument("--repeat", type=int, default=REPEAT,
@@ -216,6 +219,7 @@ def main():
     globals()["PRESSURE"] = args.pressure
     globals()["CHORD"] = args.chord
     globals()["KRYLOV"] = args.krylov
+    globals()["EXTRAPOLATE"] = args.extrapolate
     if args.repeat < 1:
         sys.exit(f"--repeat {args.repeat}: give at least 1 run per program")
     globals()["REPEAT"] = args.repeat
@@ -227,7 +231,7 @@ def main():
     if subprocess.run(["sh", "-c", "command -v ccx"], capture_output=True).returncode != 0:
         sys.exit("ccx (CalculiX) is not installed: run scripts/setup.sh --calculix (Debian: apt-get install calculix-ccx)")
     print(f"Both with {args.threads} threads, {LOAD_STEPS} load steps / increments, pressure {PRESSURE:g} Pa, "
-          f"softik chord_contraction {CHORD:g}, krylov_iterations {KRYLOV}; median wall time of {REPEAT} runs each, alternating, "
+          f"softik chord_contraction {CHORD:g}, krylov_iterations {KRYLOV}, extrapolate {EXTRAPOLATE}; median wall time of {REPEAT} runs each, alternating, "
           f"each after {PAUSE:g} s idle; "
           f"'fine': CalculiX with {args.fine} equal increments (one run).\n")
     print("| cell | tets | free DOFs | softik s | ccx s | ratio | softik MiB | ccx MiB | softik Newton / factorisations / CG | "
