@@ -92,13 +92,11 @@ void BM_FingerStaticSolve(benchmark::State& state) {
   state.counters["factorizations"] = result.factorizations;
 }
 
-/// The full solve with Krylov steps of at most range(1) iterations (0: full Newton), CHOLMOD;
-/// counters: Newton iterations, factorisations, conjugate-gradient iterations.
-void BM_FingerStaticSolveKrylov(benchmark::State& state) {
+/// The full solve of finger range(0) with `options`, CHOLMOD; counters: Newton iterations,
+/// factorisations, conjugate-gradient iterations.
+void solve_with(benchmark::State& state, const softik::NewtonOptions& options) {
   const Finger& f = finger(static_cast<int>(state.range(0)));
   auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
-  softik::NewtonOptions options = newton_options();
-  options.krylov_iterations = static_cast<int>(state.range(1));
   softik::StaticResult result;
   for (auto _ : state) {
     std::vector<Real> x = f.mesh.rest_positions();
@@ -110,21 +108,18 @@ void BM_FingerStaticSolveKrylov(benchmark::State& state) {
   state.counters["krylov_iterations"] = result.krylov_iterations;
 }
 
-/// The default solve with NewtonOptions::extrapolate = range(1), CHOLMOD; counters as above.
+/// With Krylov steps of at most range(1) iterations (0: full Newton).
+void BM_FingerStaticSolveKrylov(benchmark::State& state) {
+  softik::NewtonOptions options = newton_options();
+  options.krylov_iterations = static_cast<int>(state.range(1));
+  solve_with(state, options);
+}
+
+/// The default solve with NewtonOptions::extrapolate = range(1).
 void BM_FingerStaticSolvePredictor(benchmark::State& state) {
-  const Finger& f = finger(static_cast<int>(state.range(0)));
-  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
   softik::NewtonOptions options = newton_options();
   options.extrapolate = state.range(1) != 0;
-  softik::StaticResult result;
-  for (auto _ : state) {
-    std::vector<Real> x = f.mesh.rest_positions();
-    result = softik::solve_static(*f.assembler, *solver, f.loads, x, options);
-  }
-  common_counters(state, f);
-  state.counters["newton_iterations"] = result.iterations;
-  state.counters["factorizations"] = result.factorizations;
-  state.counters["krylov_iterations"] = result.krylov_iterations;
+  solve_with(state, options);
 }
 
 /// The full solve with chord steps (NewtonOptions::chord_contraction = range(1) / 100), CHOLMOD;
