@@ -1,11 +1,14 @@
 // The two-thread sweeps over a supernodal factor (host/solvers/supernodal_sweeps.hpp) against a
-// dense triangular solve with the same L, and CHOLMOD's solves that use them against K.
+// dense triangular solve with the same L, in double and in single precision, and CHOLMOD's solves
+// and preconditioner that use them against K.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "host/solvers/factor_pcg.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "host/solvers/supernodal_sweeps.hpp"
 #include "linear_solver_test_support.hpp"
@@ -81,6 +84,27 @@ TEST(SupernodalSweeps, AgreeWithDenseTriangularSolvesForAnyThreadCount) {
   }
 }
 
+TEST(SupernodalSweeps, SinglePrecisionSweepsAgreeToFloatRoundOff) {
+  const ToyFactor f(100, 100, 8, 16, 7);
+  const SupernodalSweeps sweeps(f.layout);
+  ASSERT_TRUE(sweeps.worthwhile());
+  const std::vector<float> x(f.x.begin(), f.x.end());
+  const int n = f.layout.n;
+  const Eigen::VectorXd b = solver_test::random_columns(n, 1, 13);
+  const Eigen::VectorXd z = f.dense.triangularView<Eigen::Lower>().solve(b);
+  const Eigen::VectorXd w = f.dense.transpose().triangularView<Eigen::Upper>().solve(b);
+  for (int threads : {1, 2}) {
+    Eigen::VectorXf Z = b.cast<float>(), W = b.cast<float>();
+    sweeps.forward(x.data(), Z.data(), 1, threads);
+    sweeps.backward(x.data(), W.data(), 1, threads);
+    // float's unit round-off is 6e-8; this L's diagonal dominates, so errors barely grow.
+    const Real ez = (Z.cast<double>() - z).norm() / z.norm(), ew = (W.cast<double>() - w).norm() / w.norm();
+    EXPECT_LT(ez, 1e-5) << threads;
+    EXPECT_LT(ew, 1e-5) << threads;
+    EXPECT_GT(ez, 1e-12) << "no single-precision round-off: the double sweeps ran";
+  }
+}
+
 TEST(SupernodalSweeps, SmallOrUnsplittableFactorsAreLeftToCholmod) {
   const ToyFactor small(4, 4, 3, 4, 1);  // a few hundred entries: the second thread would not pay
   EXPECT_FALSE(SupernodalSweeps(small.layout).worthwhile());
@@ -95,21 +119,33 @@ TEST(SupernodalSweeps, SmallOrUnsplittableFactorsAreLeftToCholmod) {
 }
 
 #ifdef SOFTIK_HAVE_CHOLMOD
-// A Tet4 box whose factor splits (its nested-dissection-like AMD tree has two large halves):
+/// A Tet4 box whose factor splits (its nested-dissection-like AMD tree has two large halves), its
+/// stiffness, and CHOLMOD with K factorised.
+struct SplitBox {
+  Mesh mesh;
+  std::unique_ptr<Assembler> assembler;
+  std::vector<Real> K;
+  std::unique_ptr<LinearSolver> solver = make_cholmod_solver();
+  SplitBox() {
+    BoxSpec spec;
+    spec.size = {8.0, 1.0, 1.0};
+    spec.cells = {40, 5, 5};
+    mesh = make_box(3, CellType::Tet4, spec);
+    assembler = std::make_unique<Assembler>(mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)},
+                                            fix_nodes(mesh, mesh.node_groups.at("xmin")), AssemblyOptions{});
+    assembler->assemble(mesh.rest_positions(), nullptr, nullptr, &K);
+    solver->analyze(assembler->pattern());
+    solver->factorize(K);
+  }
+};
+
 // CHOLMOD's solves through the sweeps solve K x = b, and the half solves compose to the full one.
 TEST(SupernodalSweeps, CholmodSolvesWithTheSplitSweepsSolveK) {
-  BoxSpec spec;
-  spec.size = {8.0, 1.0, 1.0};
-  spec.cells = {40, 5, 5};
-  const Mesh mesh = make_box(3, CellType::Tet4, spec);
-  const Assembler assembler(mesh, {Material(fem::LinearElastic::from_young_poisson(100.0, 0.3))},
-                            fix_nodes(mesh, mesh.node_groups.at("xmin")), AssemblyOptions{});
-  std::vector<Real> K;
-  assembler.assemble(mesh.rest_positions(), nullptr, nullptr, &K);
+  SplitBox box;
+  const Assembler& assembler = *box.assembler;
+  const std::vector<Real>& K = box.K;
   const int n = assembler.num_free_dofs();
-  auto solver = make_cholmod_solver();
-  solver->analyze(assembler.pattern());
-  solver->factorize(K);
+  const std::unique_ptr<LinearSolver>& solver = box.solver;
   ASSERT_GT(solver->info().factor_nnz, 4e4);
   const Eigen::MatrixXd B = solver_test::random_columns(n, 2, 5);
   Eigen::MatrixXd X(n, 2), Z(n, 2), Y(n, 2);
@@ -126,6 +162,42 @@ TEST(SupernodalSweeps, CholmodSolvesWithTheSplitSweepsSolveK) {
   EXPECT_LT((Y - X).norm(), 1e-12 * X.norm());
   // z = L^-1 P b: |z|^2 = b^T K^-1 b.
   EXPECT_NEAR(Z.col(0).squaredNorm(), B.col(0).dot(X.col(0)), 1e-10 * B.col(0).dot(X.col(0)));
+}
+
+// The preconditioner applies a single-precision copy of the factor (LinearSolver::precondition):
+// K^-1 b to float round-off, the copy renewed with every factorisation, and conjugate gradients
+// around it still solve K x = b to a double-precision tolerance.
+TEST(SupernodalSweeps, CholmodPreconditionsWithASinglePrecisionFactor) {
+  SplitBox box;
+  const Assembler& assembler = *box.assembler;
+  const std::vector<Real>& K = box.K;
+  const int n = assembler.num_free_dofs();
+  const std::unique_ptr<LinearSolver>& solver = box.solver;
+  const Eigen::VectorXd b = solver_test::random_columns(n, 1, 9);
+  Eigen::VectorXd x(n), p(n);
+  solver->solve(b.data(), x.data(), 1);
+  solver->precondition(b.data(), p.data());
+  const Real difference = (p - x).norm() / x.norm();
+  EXPECT_LT(difference, 1e-4);
+  EXPECT_GT(difference, 1e-12) << "no single-precision round-off: precondition() did not use the float copy";
+  // A new factorisation (2 K) replaces the copy: the preconditioner halves.
+  std::vector<Real> K2 = K;
+  for (Real& v : K2) v *= 2;
+  solver->factorize(K2);
+  Eigen::VectorXd p2(n);
+  solver->precondition(b.data(), p2.data());
+  EXPECT_LT((p2 - 0.5 * x).norm(), 1e-4 * (0.5 * x).norm());
+  // CG with K2's own factor as preconditioner reaches 1e-12 of K2's true residual in a few iterations.
+  Eigen::VectorXd y(n);
+  const detail::FactorPcgResult r = detail::factor_pcg(assembler.pattern(), K2, *solver, b.data(), y.data(), 1e-12, 10, 2);
+  ASSERT_TRUE(r.converged);
+  EXPECT_LE(r.iterations, 4);
+  const CsrPattern& pattern = assembler.pattern();
+  Eigen::VectorXd residual = -b;
+  for (int i = 0; i < n; ++i)
+    for (int q = pattern.row_ptr[static_cast<size_t>(i)]; q < pattern.row_ptr[static_cast<size_t>(i) + 1]; ++q)
+      residual[i] += K2[static_cast<size_t>(q)] * y[pattern.col[static_cast<size_t>(q)]];
+  EXPECT_LT(residual.norm(), 1e-11 * b.norm());
 }
 #endif
 

@@ -39,7 +39,7 @@ FactorPcgResult factor_pcg(const CsrPattern& pattern, const std::vector<Real>& v
     out.converged = b_norm == 0;
     return out;
   }
-  solver.solve(r.data(), z.data(), 1);
+  solver.precondition(r.data(), z.data());
   p = z;
   Real rz = dot(r, z);
   while (out.iterations < max_iterations) {
@@ -60,7 +60,7 @@ FactorPcgResult factor_pcg(const CsrPattern& pattern, const std::vector<Real>& v
       out.converged = true;
       break;
     }
-    solver.solve(r.data(), z.data(), 1);
+    solver.precondition(r.data(), z.data());
     const Real rz_next = dot(r, z);
     const Real beta = rz_next / rz;
     rz = rz_next;

@@ -1,6 +1,8 @@
 // Conjugate gradients preconditioned by a kept factorisation (issue 20 item 7): solves K x = b
 // for a symmetric K given as values in a CSR pattern that holds both triangles, with M^-1 = the
-// LinearSolver's current factorisation (of an earlier, nearby tangent). Where M is close to K,
+// LinearSolver's current factorisation (of an earlier, nearby tangent), applied through
+// LinearSolver::precondition (CHOLMOD's split sweeps apply it in single precision: half the memory
+// traffic; the iterates, residuals and products with K stay double). Where M is close to K,
 // M^-1 K is close to I and a few iterations (each one solve with the factor and one product
 // with K) replace a numeric factorisation. The Newton iteration of a static solve takes it for
 // its step to within the tolerance (NewtonOptions::krylov_iterations; docs/method.md,
@@ -24,7 +26,7 @@ struct FactorPcgResult {
 /// y = K x over the free DOFs; K's pattern holds both triangles. `threads` as AssemblyOptions.
 void csr_multiply(const CsrPattern& pattern, const std::vector<Real>& values, const Real* x, Real* y, int threads);
 
-/// Solves K x = b from x = 0 by conjugate gradients preconditioned with solver.solve (its
+/// Solves K x = b from x = 0 by conjugate gradients preconditioned with solver.precondition (its
 /// current factorisation, which must be positive definite) until the residual is at most
 /// `tolerance` |b| or `max_iterations` products were spent; x holds the last iterate.
 FactorPcgResult factor_pcg(const CsrPattern& pattern, const std::vector<Real>& values, const LinearSolver& solver,

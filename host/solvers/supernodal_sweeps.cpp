@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
 #include "host/solvers/runtime_symbol.hpp"
 #include "softik/exec/thread_pool.hpp"
@@ -18,33 +19,46 @@ constexpr double kSupernodeOverhead = 32;
 constexpr int kMaxExpansions = 256;
 
 /// The BLAS the process loaded with CHOLMOD (runtime_symbol.hpp): the kernels CHOLMOD's own
-/// sweeps call, so that each half is as fast as CHOLMOD's solve. Without them (no BLAS loaded),
-/// Eigen's products do the same work, ~1.2x slower on one thread (measured with a 1M-entry L).
+/// sweeps call (d*), or their single-precision twins (s*), so that each half is as fast as
+/// CHOLMOD's solve. Without them (no BLAS loaded), Eigen's products do the same work, ~1.2x
+/// slower on one thread (measured with a 1M-entry L).
+template <class T>
 struct Blas {
-  using Gemv = void(const char*, const int*, const int*, const double*, const double*, const int*, const double*,
-                    const int*, const double*, double*, const int*);
-  using Trsv = void(const char*, const char*, const char*, const int*, const double*, const int*, double*, const int*);
-  using Gemm = void(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-                    const int*, const double*, const int*, const double*, double*, const int*);
-  using Trsm = void(const char*, const char*, const char*, const char*, const int*, const int*, const double*,
-                    const double*, const int*, double*, const int*);
-  Gemv* gemv = runtime_symbol<Gemv>("dgemv_", "libblas.so.3");
-  Trsv* trsv = runtime_symbol<Trsv>("dtrsv_", "libblas.so.3");
-  Gemm* gemm = runtime_symbol<Gemm>("dgemm_", "libblas.so.3");
-  Trsm* trsm = runtime_symbol<Trsm>("dtrsm_", "libblas.so.3");
+  using Gemv = void(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*, const T*,
+                    T*, const int*);
+  using Trsv = void(const char*, const char*, const char*, const int*, const T*, const int*, T*, const int*);
+  using Gemm = void(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,
+                    const T*, const int*, const T*, T*, const int*);
+  using Trsm = void(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,
+                    const int*, T*, const int*);
+  static constexpr bool kDouble = std::is_same_v<T, double>;
+  Gemv* gemv = runtime_symbol<Gemv>(kDouble ? "dgemv_" : "sgemv_", "libblas.so.3");
+  Trsv* trsv = runtime_symbol<Trsv>(kDouble ? "dtrsv_" : "strsv_", "libblas.so.3");
+  Gemm* gemm = runtime_symbol<Gemm>(kDouble ? "dgemm_" : "sgemm_", "libblas.so.3");
+  Trsm* trsm = runtime_symbol<Trsm>(kDouble ? "dtrsm_" : "strsm_", "libblas.so.3");
   bool available() const { return gemv && trsv && gemm && trsm; }
 };
 
-const Blas& blas() {
-  static const Blas b;
+template <class T>
+const Blas<T>& blas() {
+  static const Blas<T> b;
   return b;
 }
 
-constexpr double kOne = 1, kZero = 0, kMinusOne = -1;
+template <class T>
+struct Scalars {
+  static constexpr T kOne = 1, kZero = 0, kMinusOne = -1;
+};
 constexpr int kIncrement = 1;
 
-using ConstBlock = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
-using Block = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+template <class T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <class T>
+using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <class T>
+using ConstBlock = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
+template <class T>
+using Block = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
 
 }  // namespace
 
@@ -132,14 +146,16 @@ SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) 
 // Forward, supernode k with columns k1 .. k1 + nscol - 1 (its diagonal block D, the block below
 // it A, the rows below r_i):  X_k <- D^-1 X_k,  then  X(r_i) -= (A X_k)_i,  where group 1 collects
 // its updates of top rows in `buffer` (top rows x nrhs) instead.
-void SupernodalSweeps::forward_supernode(const double* Lx, double* X, int nrhs, int k, double* E, double* buffer) const {
+template <class T>
+void SupernodalSweeps::forward_supernode(const T* Lx, T* X, int nrhs, int k, T* E, T* buffer) const {
+  constexpr T kOne = Scalars<T>::kOne, kZero = Scalars<T>::kZero;
   const int k1 = L_.super[k], nscol = L_.super[k + 1] - k1, psi = L_.pi[k], nsrow = L_.pi[k + 1] - psi;
   const int below = nsrow - nscol;
-  const double* D = Lx + L_.px[k];
-  const ConstBlock L(D, nsrow, nscol, Eigen::OuterStride<>(nsrow));
-  Block Xk(X + k1, nscol, nrhs, Eigen::OuterStride<>(L_.n));
-  if (blas().available()) {
-    const Blas& b = blas();
+  const T* D = Lx + L_.px[k];
+  const ConstBlock<T> L(D, nsrow, nscol, Eigen::OuterStride<>(nsrow));
+  Block<T> Xk(X + k1, nscol, nrhs, Eigen::OuterStride<>(L_.n));
+  if (blas<T>().available()) {
+    const Blas<T>& b = blas<T>();
     if (nrhs == 1) {
       b.trsv("L", "N", "N", &nscol, D, &nsrow, X + k1, &kIncrement);
       if (below == 0) return;
@@ -150,21 +166,21 @@ void SupernodalSweeps::forward_supernode(const double* Lx, double* X, int nrhs, 
       b.gemm("N", "N", &below, &nrhs, &nscol, &kOne, D + nscol, &nsrow, X + k1, &L_.n, &kZero, E, &below);
     }
   } else if (nrhs == 1) {
-    Eigen::Map<Eigen::VectorXd> x(X + k1, nscol);
-    L.topRows(nscol).triangularView<Eigen::Lower>().solveInPlace(x);
+    Eigen::Map<Vector<T>> x(X + k1, nscol);
+    L.topRows(nscol).template triangularView<Eigen::Lower>().solveInPlace(x);
     if (below == 0) return;
-    Eigen::Map<Eigen::VectorXd>(E, below).noalias() = L.bottomRows(below) * x;
+    Eigen::Map<Vector<T>>(E, below).noalias() = L.bottomRows(below) * x;
   } else {
-    L.topRows(nscol).triangularView<Eigen::Lower>().solveInPlace(Xk);
+    L.topRows(nscol).template triangularView<Eigen::Lower>().solveInPlace(Xk);
     if (below == 0) return;
-    Eigen::Map<Eigen::MatrixXd>(E, below, nrhs).noalias() = L.bottomRows(below) * Xk;
+    Eigen::Map<Matrix<T>>(E, below, nrhs).noalias() = L.bottomRows(below) * Xk;
   }
   const int* rows = L_.s + psi + nscol;
   for (int j = 0; j < nrhs; ++j) {
-    double* x = X + static_cast<size_t>(j) * L_.n;
-    const double* e = E + static_cast<size_t>(j) * below;
+    T* x = X + static_cast<size_t>(j) * L_.n;
+    const T* e = E + static_cast<size_t>(j) * below;
     if (buffer) {
-      double* b = buffer + static_cast<size_t>(j) * top_rows_;
+      T* b = buffer + static_cast<size_t>(j) * top_rows_;
       for (int i = 0; i < below; ++i) {
         const int slot = slot_[static_cast<size_t>(rows[i])];
         if (slot >= 0)
@@ -179,19 +195,21 @@ void SupernodalSweeps::forward_supernode(const double* Lx, double* X, int nrhs, 
 }
 
 // Backward, supernode k:  X_k <- D^-T (X_k - A^T X(r)),  the rows below final by then.
-void SupernodalSweeps::backward_supernode(const double* Lx, double* X, int nrhs, int k, double* E) const {
+template <class T>
+void SupernodalSweeps::backward_supernode(const T* Lx, T* X, int nrhs, int k, T* E) const {
+  constexpr T kOne = Scalars<T>::kOne, kMinusOne = Scalars<T>::kMinusOne;
   const int k1 = L_.super[k], nscol = L_.super[k + 1] - k1, psi = L_.pi[k], nsrow = L_.pi[k + 1] - psi;
   const int below = nsrow - nscol;
-  const double* D = Lx + L_.px[k];
-  const ConstBlock L(D, nsrow, nscol, Eigen::OuterStride<>(nsrow));
+  const T* D = Lx + L_.px[k];
+  const ConstBlock<T> L(D, nsrow, nscol, Eigen::OuterStride<>(nsrow));
   const int* rows = L_.s + psi + nscol;
   for (int j = 0; j < nrhs; ++j) {
-    const double* x = X + static_cast<size_t>(j) * L_.n;
-    double* e = E + static_cast<size_t>(j) * below;
+    const T* x = X + static_cast<size_t>(j) * L_.n;
+    T* e = E + static_cast<size_t>(j) * below;
     for (int i = 0; i < below; ++i) e[i] = x[rows[i]];
   }
-  if (blas().available()) {
-    const Blas& b = blas();
+  if (blas<T>().available()) {
+    const Blas<T>& b = blas<T>();
     if (nrhs == 1) {
       if (below > 0)
         b.gemv("T", &below, &nscol, &kMinusOne, D + nscol, &nsrow, E, &kIncrement, &kOne, X + k1, &kIncrement);
@@ -202,42 +220,51 @@ void SupernodalSweeps::backward_supernode(const double* Lx, double* X, int nrhs,
       b.trsm("L", "L", "T", "N", &nscol, &nrhs, &kOne, D, &nsrow, X + k1, &L_.n);
     }
   } else if (nrhs == 1) {
-    Eigen::Map<Eigen::VectorXd> x(X + k1, nscol);
-    if (below > 0) x.noalias() -= L.bottomRows(below).transpose() * Eigen::Map<const Eigen::VectorXd>(E, below);
-    L.topRows(nscol).triangularView<Eigen::Lower>().transpose().solveInPlace(x);
+    Eigen::Map<Vector<T>> x(X + k1, nscol);
+    if (below > 0) x.noalias() -= L.bottomRows(below).transpose() * Eigen::Map<const Vector<T>>(E, below);
+    L.topRows(nscol).template triangularView<Eigen::Lower>().transpose().solveInPlace(x);
   } else {
-    Block Xk(X + k1, nscol, nrhs, Eigen::OuterStride<>(L_.n));
-    if (below > 0) Xk.noalias() -= L.bottomRows(below).transpose() * Eigen::Map<const Eigen::MatrixXd>(E, below, nrhs);
-    L.topRows(nscol).triangularView<Eigen::Lower>().transpose().solveInPlace(Xk);
+    Block<T> Xk(X + k1, nscol, nrhs, Eigen::OuterStride<>(L_.n));
+    if (below > 0) Xk.noalias() -= L.bottomRows(below).transpose() * Eigen::Map<const Matrix<T>>(E, below, nrhs);
+    L.topRows(nscol).template triangularView<Eigen::Lower>().transpose().solveInPlace(Xk);
   }
 }
 
-void SupernodalSweeps::forward(const double* Lx, double* X, int nrhs, int threads) const {
-  for (auto& w : work_) w.resize(static_cast<size_t>(max_below_) * static_cast<size_t>(nrhs));
-  buffer_.assign(static_cast<size_t>(top_rows_) * static_cast<size_t>(nrhs), 0.0);
+template <class T>
+void SupernodalSweeps::forward(const T* Lx, T* X, int nrhs, int threads) const {
+  Workspace<T>& w = workspace<T>();
+  for (auto& part : w.work) part.resize(static_cast<size_t>(max_below_) * static_cast<size_t>(nrhs));
+  w.buffer.assign(static_cast<size_t>(top_rows_) * static_cast<size_t>(nrhs), T(0));
   exec::parallel(std::min(threads, kGroups), [&](int t, int p) {
     for (int g = t; g < kGroups; g += p)
       for (const Range& r : groups_[g])
         for (int k = r.first; k <= r.last; ++k)
-          forward_supernode(Lx, X, nrhs, k, work_[g].data(), g == 0 ? nullptr : buffer_.data());
+          forward_supernode(Lx, X, nrhs, k, w.work[g].data(), g == 0 ? nullptr : w.buffer.data());
   });
   for (int j = 0; j < nrhs; ++j) {
-    double* x = X + static_cast<size_t>(j) * L_.n;
-    const double* b = buffer_.data() + static_cast<size_t>(j) * top_rows_;
+    T* x = X + static_cast<size_t>(j) * L_.n;
+    const T* b = w.buffer.data() + static_cast<size_t>(j) * top_rows_;
     for (int k : top_)
       for (int c = L_.super[k]; c < L_.super[k + 1]; ++c) x[c] -= b[slot_[static_cast<size_t>(c)]];
   }
-  for (int k : top_) forward_supernode(Lx, X, nrhs, k, work_[0].data(), nullptr);
+  for (int k : top_) forward_supernode(Lx, X, nrhs, k, w.work[0].data(), static_cast<T*>(nullptr));
 }
 
-void SupernodalSweeps::backward(const double* Lx, double* X, int nrhs, int threads) const {
-  for (auto& w : work_) w.resize(static_cast<size_t>(max_below_) * static_cast<size_t>(nrhs));
-  for (auto k = top_.rbegin(); k != top_.rend(); ++k) backward_supernode(Lx, X, nrhs, *k, work_[0].data());
+template <class T>
+void SupernodalSweeps::backward(const T* Lx, T* X, int nrhs, int threads) const {
+  Workspace<T>& w = workspace<T>();
+  for (auto& part : w.work) part.resize(static_cast<size_t>(max_below_) * static_cast<size_t>(nrhs));
+  for (auto k = top_.rbegin(); k != top_.rend(); ++k) backward_supernode(Lx, X, nrhs, *k, w.work[0].data());
   exec::parallel(std::min(threads, kGroups), [&](int t, int p) {
     for (int g = t; g < kGroups; g += p)
       for (const Range& r : groups_[g])
-        for (int k = r.last; k >= r.first; --k) backward_supernode(Lx, X, nrhs, k, work_[g].data());
+        for (int k = r.last; k >= r.first; --k) backward_supernode(Lx, X, nrhs, k, w.work[g].data());
   });
 }
+
+template void SupernodalSweeps::forward<double>(const double*, double*, int, int) const;
+template void SupernodalSweeps::forward<float>(const float*, float*, int, int) const;
+template void SupernodalSweeps::backward<double>(const double*, double*, int, int) const;
+template void SupernodalSweeps::backward<float>(const float*, float*, int, int) const;
 
 }  // namespace softik::detail

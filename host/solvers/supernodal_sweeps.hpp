@@ -22,6 +22,7 @@
 //   values x[px[k] ..] are the dense (pi[k+1]-pi[k]) x (super[k+1]-super[k]) block, column-major.
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 namespace softik::detail {
@@ -56,17 +57,34 @@ class SupernodalSweeps {
 
   /// X <- L^-1 X for nrhs columns (X: n x nrhs, column-major, leading dimension n); Lx: the
   /// factor's values in the layout. The groups run on up to `threads` of softik's pool; the
-  /// result does not depend on it. Only with worthwhile().
-  void forward(const double* Lx, double* X, int nrhs, int threads = kGroups) const;
+  /// result does not depend on it. Only with worthwhile(). T: double, or float for a copy of
+  /// the factor in single precision (half the memory traffic: a preconditioner's sweeps).
+  template <class T>
+  void forward(const T* Lx, T* X, int nrhs, int threads = kGroups) const;
   /// X <- L^-T X (as forward).
-  void backward(const double* Lx, double* X, int nrhs, int threads = kGroups) const;
+  template <class T>
+  void backward(const T* Lx, T* X, int nrhs, int threads = kGroups) const;
 
  private:
   struct Range {
     int first, last;  ///< a subtree: supernodes first .. last (its root)
   };
-  void forward_supernode(const double* Lx, double* X, int nrhs, int k, double* E, double* buffer) const;
-  void backward_supernode(const double* Lx, double* X, int nrhs, int k, double* E) const;
+  template <class T>
+  void forward_supernode(const T* Lx, T* X, int nrhs, int k, T* E, T* buffer) const;
+  template <class T>
+  void backward_supernode(const T* Lx, T* X, int nrhs, int k, T* E) const;
+  /// Each group's rows below a supernode, and group 1's updates of the top rows.
+  template <class T>
+  struct Workspace {
+    std::vector<T> work[kGroups], buffer;
+  };
+  template <class T>
+  Workspace<T>& workspace() const {
+    if constexpr (std::is_same_v<T, float>)
+      return single_;
+    else
+      return double_;
+  }
 
   SupernodalLayout L_;
   bool worthwhile_ = false;
@@ -76,7 +94,8 @@ class SupernodalSweeps {
   std::vector<int> slot_;               ///< per row of L: its place among the top rows, or -1
   int top_rows_ = 0;
   int max_below_ = 0;  ///< the most rows below a supernode's own
-  mutable std::vector<double> work_[kGroups], buffer_;
+  mutable Workspace<double> double_;
+  mutable Workspace<float> single_;
 };
 
 }  // namespace softik::detail

@@ -71,6 +71,12 @@ class LinearSolver {
   virtual void factorize(const std::vector<Real>& values) = 0;
   /// Solves K x = b for nrhs right-hand sides stored column-major (n x nrhs).
   virtual void solve(const Real* b, Real* x, int nrhs = 1) const = 0;
+  /// x ~ K^-1 b (one column) as a preconditioner applies it, never as a result: solve() by
+  /// default. CHOLMOD's supernodal L L^T may apply a single-precision copy of its factor here
+  /// (half the memory traffic), so x can differ from solve()'s by ~1e-7 relative times the
+  /// factor's conditioning; an iterative method around it (CG in double) still reaches its
+  /// tolerance.
+  virtual void precondition(const Real* b, Real* x) const { solve(b, x, 1); }
   virtual const FactorizationInfo& info() const = 0;
 
   /// Whether the last factorisation is K = P^T L L^T P with L lower triangular and a positive
