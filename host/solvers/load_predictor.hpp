@@ -1,4 +1,4 @@
-// The second-order predictor of a load step (NewtonOptions::extrapolate; docs/method.md section 6).
+// The second-order predictor of a load step (NewtonOptions::extrapolate; docs/method.md section 7).
 #pragma once
 
 #include <cstddef>
