@@ -125,12 +125,11 @@ class CholmodSolver final : public LinearSolver {
       single_factor_.resize(L_->xsize);
       for (size_t k = 0; k < L_->xsize; ++k) single_factor_[k] = static_cast<float>(values[k]);
     }
-    const int* perm = static_cast<const int*>(L_->Perm);
     single_rhs_.resize(static_cast<size_t>(n_));
-    for (int k = 0; k < n_; ++k) single_rhs_[static_cast<size_t>(k)] = static_cast<float>(b[perm[k]]);
+    permute(b, single_rhs_.data(), 1);
     sweeps->forward(single_factor_.data(), single_rhs_.data(), 1);
     sweeps->backward(single_factor_.data(), single_rhs_.data(), 1);
-    for (int k = 0; k < n_; ++k) x[perm[k]] = static_cast<Real>(single_rhs_[static_cast<size_t>(k)]);
+    permute_back(single_rhs_, x, 1);
   }
 
   void solve_forward(const Real* b, Real* z, int nrhs) const override {
@@ -303,17 +302,19 @@ class CholmodSolver final : public LinearSolver {
     return supernodal && sweeps_ && sweeps_->worthwhile() && !threaded_solve(ncol) ? sweeps_.get() : nullptr;
   }
   const double* factor_values() const { return static_cast<const double*>(L_->x); }
-  /// out = P b (n x nrhs): row k of P b is row Perm[k] of b.
-  void permute(const Real* b, Real* out, int nrhs) const {
+  /// out = P b (n x nrhs): row k of P b is row Perm[k] of b (T: Real, or float for precondition()).
+  template <class T>
+  void permute(const Real* b, T* out, int nrhs) const {
     const int* perm = static_cast<const int*>(L_->Perm);
     for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
-      for (int k = 0; k < n_; ++k) out[off + static_cast<size_t>(k)] = b[off + static_cast<size_t>(perm[k])];
+      for (int k = 0; k < n_; ++k) out[off + static_cast<size_t>(k)] = static_cast<T>(b[off + static_cast<size_t>(perm[k])]);
   }
   /// x = P^T y.
-  void permute_back(const std::vector<Real>& y, Real* x, int nrhs) const {
+  template <class T>
+  void permute_back(const std::vector<T>& y, Real* x, int nrhs) const {
     const int* perm = static_cast<const int*>(L_->Perm);
     for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
-      for (int k = 0; k < n_; ++k) x[off + static_cast<size_t>(perm[k])] = y[off + static_cast<size_t>(k)];
+      for (int k = 0; k < n_; ++k) x[off + static_cast<size_t>(perm[k])] = static_cast<Real>(y[off + static_cast<size_t>(k)]);
   }
   static void copy_out(const cholmod_dense* X, Real* out) {
     std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol);

@@ -45,10 +45,6 @@ const Blas<T>& blas() {
   return b;
 }
 
-template <class T>
-struct Scalars {
-  static constexpr T kOne = 1, kZero = 0, kMinusOne = -1;
-};
 constexpr int kIncrement = 1;
 
 template <class T>
@@ -148,7 +144,7 @@ SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) 
 // its updates of top rows in `buffer` (top rows x nrhs) instead.
 template <class T>
 void SupernodalSweeps::forward_supernode(const T* Lx, T* X, int nrhs, int k, T* E, T* buffer) const {
-  constexpr T kOne = Scalars<T>::kOne, kZero = Scalars<T>::kZero;
+  constexpr T kOne = 1, kZero = 0;
   const int k1 = L_.super[k], nscol = L_.super[k + 1] - k1, psi = L_.pi[k], nsrow = L_.pi[k + 1] - psi;
   const int below = nsrow - nscol;
   const T* D = Lx + L_.px[k];
@@ -197,7 +193,7 @@ void SupernodalSweeps::forward_supernode(const T* Lx, T* X, int nrhs, int k, T* 
 // Backward, supernode k:  X_k <- D^-T (X_k - A^T X(r)),  the rows below final by then.
 template <class T>
 void SupernodalSweeps::backward_supernode(const T* Lx, T* X, int nrhs, int k, T* E) const {
-  constexpr T kOne = Scalars<T>::kOne, kMinusOne = Scalars<T>::kMinusOne;
+  constexpr T kOne = 1, kMinusOne = -1;
   const int k1 = L_.super[k], nscol = L_.super[k + 1] - k1, psi = L_.pi[k], nsrow = L_.pi[k + 1] - psi;
   const int below = nsrow - nscol;
   const T* D = Lx + L_.px[k];
