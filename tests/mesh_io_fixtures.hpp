@@ -28,6 +28,13 @@ namespace softik::mesh_io_test {
 
 namespace fs = std::filesystem;
 
+/// The low `bytes` bytes of v, least significant first (the byte order of binary Gmsh and VTU files).
+inline std::string le_bytes(std::uint64_t v, int bytes) {
+  std::string s;
+  for (int k = 0; k < bytes; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
+  return s;
+}
+
 /// A folder of this process's own: ctest runs the tests in parallel processes, and two of them
 /// writing one file name (nan.msh) into a shared folder read each other's half-written files.
 inline fs::path temp_dir() {

@@ -60,6 +60,13 @@ inline std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
   return rows;
 }
 
+/// The index of the column `name` in a CSV header row (a failure, and past the end, without it).
+inline size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  EXPECT_NE(it, header.end()) << name;
+  return static_cast<size_t>(it - header.begin());
+}
+
 /// What reading and building the scene `yaml` says ("s.yaml" names it in messages): the error's
 /// message, or "(no error)".
 inline std::string scene_build_error(const std::string& yaml) {

@@ -22,7 +22,7 @@ sweep:
   loads.pressure.value: [1000, 2000, 3000, 4000]
 )";
 
-size_t column(const Table& table, const std::string& name) {
+size_t table_column(const Table& table, const std::string& name) {
   for (size_t c = 0; c < table[0].size(); ++c)
     if (table[0][c] == name) return c;
   ADD_FAILURE() << "no column " << name;
@@ -50,7 +50,7 @@ TEST(BatchResume, FinishedDesignsKeepTheirRowsAndTheOthersRun) {
   EXPECT_EQ(whole.resumed, 0u);
   const Table full = cells(dir / "b.csv");
   ASSERT_EQ(full.size(), 5u);
-  const size_t uz = column(full, "uz_tip"), seconds = column(full, "seconds");
+  const size_t uz = table_column(full, "uz_tip"), seconds = table_column(full, "seconds");
 
   // An interrupted run: only sweep1 and sweep3 finished; sweep1's row holds a sentinel.
   Table cut = {full[0], full[2], full[4]};
@@ -111,7 +111,7 @@ TEST(BatchResume, RowsWithStatusErrorRunAgain) {
   (void)run(spec, dir, false);
   const Table full = cells(dir / "b.csv");
   ASSERT_EQ(full.size(), 5u);
-  const size_t uz = column(full, "uz_tip");
+  const size_t uz = table_column(full, "uz_tip");
   Table failed = full;
   failed[3][1] = "error";  // sweep2 failed before
   failed[3][2] = "it failed, once";
@@ -208,7 +208,7 @@ TEST(BatchResume, CommandLineResumesTheTableInOut) {
   ASSERT_EQ(run_cli(batch, se, so), 0) << read_file(se);
   const Table full = cells(table);
   ASSERT_EQ(full.size(), 4u);
-  const size_t uz = column(full, "uz_tip");
+  const size_t uz = table_column(full, "uz_tip");
   Table cut = {full[0], full[1], full[3]};  // sweep1's row lost; sweep0's marked
   cut[1][uz] = "12345";
   write_file(table, csv_text(cut));

@@ -13,11 +13,11 @@
 namespace softik {
 namespace {
 
-constexpr Real kLength = 1.0, kHeight = 0.1, kYoung = 1e4, kLoad = 1e-3;
+constexpr Real kLength = 1.0, kHeight = 0.1, kBeamYoung = 1e4, kLoad = 1e-3;
 
 Real beam_theory_deflection() {
-  const Real I = kHeight * kHeight * kHeight * kHeight / 12.0, A = kHeight * kHeight, G = kYoung / 2.0;
-  return kLoad * kLength * kLength * kLength / (3 * kYoung * I) + kLoad * kLength / (5.0 / 6.0 * G * A);
+  const Real I = kHeight * kHeight * kHeight * kHeight / 12.0, A = kHeight * kHeight, G = kBeamYoung / 2.0;
+  return kLoad * kLength * kLength * kLength / (3 * kBeamYoung * I) + kLoad * kLength / (5.0 / 6.0 * G * A);
 }
 
 /// Tip deflection (mean z displacement of the loaded end) of a clamped beam with n cells
@@ -29,7 +29,7 @@ Real tip_deflection(CellType type, int n) {
   const Mesh mesh = make_box(3, type, spec);
   AssemblyOptions options;
   options.formulation = Formulation::LinearSmallStrain;
-  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kYoung, 0.0)},
+  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kBeamYoung, 0.0)},
                             fix_nodes(mesh, mesh.node_groups.at("xmin")), options);
   // Consistent load on the end face: each face node gets area / nodes-per-face of each face.
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(assembler.num_free_dofs());

@@ -22,13 +22,12 @@
 #include "softik/error.hpp"
 #include "softik/static_solver.hpp"
 #include "tests/balloon.hpp"
+#include "tests/math_constants.hpp"
 
 namespace softik {
 namespace {
 
 using namespace balloon_test;  // balloon_pressure, golden_max, Balloon, balloon()
-
-constexpr Real kPi = 3.14159265358979323846;
 
 /// Turns the balloon's pressure load into a gas cavity: ambient P_atm, amount N at load factor 1.
 void make_gas(PressureLoad& p, Real ambient, Real amount) {

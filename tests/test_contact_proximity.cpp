@@ -14,6 +14,7 @@
 
 #include "softik/contact.hpp"
 #include "softik/error.hpp"
+#include "tests/node_coordinates.hpp"
 
 namespace softik {
 namespace {
@@ -45,8 +46,6 @@ void add_sphere(std::vector<Real>& x, std::vector<Tri>& tris, Vec3r c, Real r, i
   }
 }
 
-Vec3r at(const std::vector<Real>& x, int n) { return Vec3r(x[3 * size_t(n)], x[3 * size_t(n) + 1], x[3 * size_t(n) + 2]); }
-
 // Closest point on a triangle by brute force: the face projection when inside, else the
 // nearest point of the three edges (each clamped).
 Vec3r closest_reference(const Vec3r& p, const Vec3r& a, const Vec3r& b, const Vec3r& c) {
@@ -73,7 +72,7 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
     for (int k = 0; k < 3; ++k) ring[size_t(t[size_t(k)])].push_back(t[size_t((k + 1) % 3)]), ring[size_t(t[size_t((k + 1) % 3)])].push_back(t[size_t(k)]);
   std::vector<ContactPoint> out;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const Vec3r p = at(x, nodes[i]);
+    const Vec3r p = node_at(x, nodes[i]);
     const Real limit = (dc + da) * (dc + da);
     Real best = limit, best_align = 0;
     int best_t = -1;
@@ -85,8 +84,8 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
       for (int v : tri)
         for (int r : ring[size_t(nodes[i])]) near_ring = near_ring || v == r;
       if (own || (tri_surface[t] == node_surface[i] && (!self || near_ring))) continue;
-      const Vec3r c = closest_reference(p, at(x, tri[0]), at(x, tri[1]), at(x, tri[2]));
-      const Vec3r n = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0])).normalized();
+      const Vec3r c = closest_reference(p, node_at(x, tri[0]), node_at(x, tri[1]), node_at(x, tri[2]));
+      const Vec3r n = (node_at(x, tri[1]) - node_at(x, tri[0])).cross(node_at(x, tri[2]) - node_at(x, tri[0])).normalized();
       const Real d2 = (p - c).squaredNorm(), align = std::abs((p - c).normalized().dot(n));
       if (d2 >= limit) continue;
       // Ties (a shared edge or vertex): the triangle facing p most directly.
@@ -99,7 +98,7 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
     ContactPoint cp;
     cp.node = nodes[i];
     cp.triangle = tri;
-    cp.normal = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0])).normalized();
+    cp.normal = (node_at(x, tri[1]) - node_at(x, tri[0])).cross(node_at(x, tri[2]) - node_at(x, tri[0])).normalized();
     cp.gap = (p - best_c).dot(cp.normal) - dc;
     out.push_back(cp);
   }
@@ -114,8 +113,8 @@ void expect_same(const std::vector<ContactPoint>& got, const std::vector<Contact
     EXPECT_NEAR(got[k].gap, want[k].gap, 1e-12);
     EXPECT_LT((got[k].normal - want[k].normal).norm(), 1e-12);
     Vec3r c = Vec3r::Zero();
-    for (int j = 0; j < 3; ++j) c += got[k].barycentric[size_t(j)] * at(x, got[k].triangle[size_t(j)]);
-    EXPECT_NEAR((at(x, got[k].node) - c).dot(got[k].normal), got[k].gap + 0.01, 1e-12);
+    for (int j = 0; j < 3; ++j) c += got[k].barycentric[size_t(j)] * node_at(x, got[k].triangle[size_t(j)]);
+    EXPECT_NEAR((node_at(x, got[k].node) - c).dot(got[k].normal), got[k].gap + 0.01, 1e-12);
     EXPECT_EQ(got[k].obstacle, -1);
     EXPECT_EQ(got[k].friction, 0.3);
   }

@@ -308,7 +308,7 @@ TEST(Dilatation, LockingFreeElementsConvergeToTheSameCantileverDeflection) {
   EXPECT_GT(std::abs(plain - reference), 4 * std::abs(sequences[0].tips.back() - reference));
 }
 
-const std::string kScene = R"(mesh:
+const std::string kDilatationScene = R"(mesh:
   generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1], cell_type: tet4}
 materials:
   - {law: neo_hookean, young: 1.0e5, poisson: 0.49}
@@ -317,16 +317,16 @@ fixed:
 )";
 
 TEST(Dilatation, SceneKeyReachesTheAssemblerAndBadValuesNameTheLine) {
-  const Scene scene = parse_scene_string(kScene + "dilatation: nodal_mean\n", "scene.yaml");
+  const Scene scene = parse_scene_string(kDilatationScene + "dilatation: nodal_mean\n", "scene.yaml");
   EXPECT_EQ(scene.dilatation, fem::Dilatation::NodalMean);
   const BuiltScene built = build_scene(scene);
   EXPECT_EQ(built.assembler->options().dilatation, fem::Dilatation::NodalMean);
-  EXPECT_EQ(parse_scene_string(kScene, "scene.yaml").dilatation, fem::Dilatation::Pointwise);
+  EXPECT_EQ(parse_scene_string(kDilatationScene, "scene.yaml").dilatation, fem::Dilatation::Pointwise);
   struct Bad {
     std::string text, token, words;
   };
   std::vector<Bad> bad = {
-      {kScene + "dilatation: nodal\n", "nodal", "dilatation: expected one of: pointwise, cell_mean, nodal_mean"},
+      {kDilatationScene + "dilatation: nodal\n", "nodal", "dilatation: expected one of: pointwise, cell_mean, nodal_mean"},
       {"mesh: {generator: {type: box, cell_type: hex8}}\nformulation: corotational\nmaterials: [{law: linear, lambda: "
        "1, mu: 1}]\ndilatation: cell_mean\n",
        "cell_mean", "needs formulation: hyperelastic or linear, not corotational"},

@@ -11,11 +11,10 @@
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/static_solver.hpp"
+#include "tests/math_constants.hpp"
 
 namespace softik {
 namespace {
-
-constexpr Real kPi = 3.14159265358979323846;
 
 struct Beam {
   Mesh mesh;

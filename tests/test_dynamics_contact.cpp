@@ -14,17 +14,17 @@
 namespace softik {
 namespace {
 
-constexpr Real kG = 9.81, kRho = 1000, kSide = 0.1;
+constexpr Real kG = 9.81, kBlockRho = 1000, kSide = 0.1;
 
-struct Block {
+struct RestingBlock {
   Mesh mesh;
   std::unique_ptr<Assembler> assembler;
   std::unique_ptr<LinearSolver> solver;
 };
 
 /// A free cube of side kSide on [0, kSide]^2 x [0, kSide] (its bottom face on z = 0).
-Block make_block(CellType type, Real young) {
-  Block b;
+RestingBlock make_block(CellType type, Real young) {
+  RestingBlock b;
   BoxSpec spec;
   spec.size = {kSide, kSide, kSide};
   spec.cells = {3, 3, 3};
@@ -70,11 +70,11 @@ void expect_contact_laws(const DynamicSolver& dyn, Real force_tol, Real length_t
 
 TEST(DynamicsContact, ABlockAtRestOnTheFloorCarriesItsWeight) {
   for (CellType type : {CellType::Hex8, CellType::Tet4}) {
-    Block b = make_block(type, 1e5);
+    RestingBlock b = make_block(type, 1e5);
     DynamicLoads loads;
-    loads.nodal = {{gravity_load(*b.assembler, kRho, {0, 0, -kG}), {}}};
+    loads.nodal = {{gravity_load(*b.assembler, kBlockRho, {0, 0, -kG}), {}}};
     DynamicsOptions options;
-    options.density = kRho;
+    options.density = kBlockRho;
     options.dt = 0.05;
     options.contact.obstacles = {floor_plane(0.5)};
     options.contact.tolerance = 1e-15;
@@ -86,7 +86,7 @@ TEST(DynamicsContact, ABlockAtRestOnTheFloorCarriesItsWeight) {
       r = dyn.step();
       expect_contact_laws(dyn, 1e-7, 1e-10);
     }
-    const Real weight = kRho * kSide * kSide * kSide * kG;
+    const Real weight = kBlockRho * kSide * kSide * kSide * kG;
     EXPECT_TRUE(r.contact_solve.converged) << r.contact_solve.residual;
     EXPECT_NEAR(r.normal_force, weight, 1e-8 * weight) << cell_type_name(type);
     EXPECT_NEAR(r.contact_force.z(), weight, 1e-8 * weight);
@@ -100,7 +100,7 @@ TEST(DynamicsContact, SymmetryPlanesOnTheFloorAreNotContactRows) {
   // A quarter model: the xmin face held in x and the ymin face in y (symmetry planes). Their
   // bottom nodes touch the floor with a fixed tangential component: those rows move no free DOF
   // and must carry no force, while the normal rows carry the quarter's weight.
-  Block b = make_block(CellType::Hex8, 1e5);
+  RestingBlock b = make_block(CellType::Hex8, 1e5);
   std::vector<char> fixed(static_cast<size_t>(b.mesh.num_dofs()), 0);
   for (int n : b.mesh.node_groups.at("xmin")) fixed[3 * static_cast<size_t>(n)] = 1;
   for (int n : b.mesh.node_groups.at("ymin")) fixed[3 * static_cast<size_t>(n) + 1] = 1;
@@ -108,9 +108,9 @@ TEST(DynamicsContact, SymmetryPlanesOnTheFloorAreNotContactRows) {
   ao.formulation = Formulation::LinearSmallStrain;
   const Assembler assembler(b.mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, fixed, ao);
   DynamicLoads loads;
-  loads.nodal = {{gravity_load(assembler, kRho, {0, 0, -kG}), {}}};
+  loads.nodal = {{gravity_load(assembler, kBlockRho, {0, 0, -kG}), {}}};
   DynamicsOptions options;
-  options.density = kRho;
+  options.density = kBlockRho;
   options.dt = 0.05;
   options.contact.obstacles = {floor_plane(0.5)};
   options.contact.tolerance = 1e-15;
@@ -122,7 +122,7 @@ TEST(DynamicsContact, SymmetryPlanesOnTheFloorAreNotContactRows) {
     expect_contact_laws(dyn, 1e-7, 1e-10);
   }
   ASSERT_TRUE(r.contact_solve.converged);
-  const Real weight = kRho * kSide * kSide * kSide * kG;
+  const Real weight = kBlockRho * kSide * kSide * kSide * kG;
   EXPECT_NEAR(r.contact_force.z(), weight, 1e-8 * weight);
   for (size_t k = 0; k < dyn.contacts().size(); ++k) {
     const ContactPoint& c = dyn.contacts()[k];
@@ -140,11 +140,11 @@ TEST(DynamicsContact, SymmetryPlanesOnTheFloorAreNotContactRows) {
 /// Mean x velocity of the nodes after `steps` steps on a floor with friction mu under gravity
 /// tilted by theta (the incline seen from its own frame); also the velocity `span` steps before.
 void slide(Real theta, Real mu, int steps, int span, Real* v_end, Real* v_before, Real dt) {
-  Block b = make_block(CellType::Hex8, 1e7);
+  RestingBlock b = make_block(CellType::Hex8, 1e7);
   DynamicLoads loads;
-  loads.nodal = {{gravity_load(*b.assembler, kRho, {kG * std::sin(theta), 0, -kG * std::cos(theta)}), {}}};
+  loads.nodal = {{gravity_load(*b.assembler, kBlockRho, {kG * std::sin(theta), 0, -kG * std::cos(theta)}), {}}};
   DynamicsOptions options;
-  options.density = kRho;
+  options.density = kBlockRho;
   options.dt = dt;
   options.contact.obstacles = {floor_plane(mu)};
   DynamicSolver dyn(*b.assembler, *b.solver, loads, options);
@@ -182,7 +182,7 @@ TEST(DynamicsContact, ABlockOnAnInclineSticksBelowTheFrictionAngle) {
 TEST(DynamicsContact, AMovingWallPushesTheBlock) {
   // A frictionless wall at x = -0.01 moving in +x at 0.1 m/s from t = 0.1 pushes a free block
   // (no gravity) ahead of it: the block ends up moving with the wall, never through it.
-  Block b = make_block(CellType::Hex8, 1e6);
+  RestingBlock b = make_block(CellType::Hex8, 1e6);
   Obstacle wall;
   wall.name = "wall";
   wall.shape = ObstacleShape::Plane;
@@ -191,7 +191,7 @@ TEST(DynamicsContact, AMovingWallPushesTheBlock) {
   wall.path_times = {0.0, 0.1, 1.1};
   wall.path_offsets = {Vec3r::Zero(), Vec3r::Zero(), Vec3r(0.1, 0, 0)};
   DynamicsOptions options;
-  options.density = kRho;
+  options.density = kBlockRho;
   options.dt = 0.01;
   options.contact.obstacles = {wall};
   DynamicSolver dyn(*b.assembler, *b.solver, {}, options);
@@ -208,7 +208,7 @@ TEST(DynamicsContact, AMovingWallPushesTheBlock) {
 }
 
 TEST(DynamicsContact, RefusesBadContactInputAndWarnsOfInterpenetration) {
-  Block b = make_block(CellType::Tet4, 1e5);
+  RestingBlock b = make_block(CellType::Tet4, 1e5);
   auto error_of = [&](const DynamicsOptions& o) -> std::string {
     try {
       DynamicSolver dyn(*b.assembler, *b.solver, {}, o);
@@ -255,9 +255,9 @@ TEST(DynamicsContact, ABlockStackedOnAnotherRestsOnItBetweenParts) {
   const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, {}, ao);
   auto solver = make_linear_solver();
   DynamicLoads loads;
-  loads.nodal = {{gravity_load(assembler, kRho, {0, 0, -kG}), {}}};
+  loads.nodal = {{gravity_load(assembler, kBlockRho, {0, 0, -kG}), {}}};
   DynamicsOptions options;
-  options.density = kRho;
+  options.density = kBlockRho;
   options.dt = 0.02;
   options.contact.obstacles = {floor_plane(0.5)};
   options.contact.between_parts = true;
@@ -270,7 +270,7 @@ TEST(DynamicsContact, ABlockStackedOnAnotherRestsOnItBetweenParts) {
     expect_contact_laws(dyn, 1e-7, 1e-9);
     ASSERT_TRUE(r.contact_solve.converged) << "step " << s << ": residual " << r.contact_solve.residual;
   }
-  const Real cube_weight = kRho * 0.05 * 0.05 * 0.05 * kG;
+  const Real cube_weight = kBlockRho * 0.05 * 0.05 * 0.05 * kG;
   // The vertical resultant of the contact forces (normal and friction: the deformed faces tilt).
   Real on_floor = 0, between = 0;
   for (size_t k = 0; k < dyn.contacts().size(); ++k) {

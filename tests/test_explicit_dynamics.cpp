@@ -13,11 +13,10 @@
 #include "softik/explicit_dynamics.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/static_solver.hpp"
+#include "tests/math_constants.hpp"
 
 namespace softik {
 namespace {
-
-constexpr Real kPi = 3.14159265358979323846;
 
 // N masses m along x at spacing h joined by springs k, node 0 (at x = 0) fixed; only x moves.
 struct Chain {

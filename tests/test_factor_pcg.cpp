@@ -18,13 +18,13 @@
 namespace softik {
 namespace {
 
-struct Block {
+struct LoadedBox {
   Mesh mesh;
   std::unique_ptr<Assembler> assembler;
   std::vector<Real> K;  ///< at rest, E = 1e5
   std::vector<Real> b;
 
-  Block() {
+  LoadedBox() {
     BoxSpec spec;
     spec.cells = {6, 3, 3};
     spec.size = {0.06, 0.03, 0.03};
@@ -63,7 +63,7 @@ struct Block {
   }
 };
 
-std::unique_ptr<LinearSolver> factored(const Block& block, const std::vector<Real>& values) {
+std::unique_ptr<LinearSolver> factored(const LoadedBox& block, const std::vector<Real>& values) {
   auto solver = make_linear_solver();
   solver->analyze(block.pattern());
   solver->factorize(values);
@@ -71,7 +71,7 @@ std::unique_ptr<LinearSolver> factored(const Block& block, const std::vector<Rea
 }
 
 TEST(FactorPcg, TheProductWithKEqualsTheDenseProduct) {
-  const Block block;
+  const LoadedBox block;
   const int n = block.n();
   std::vector<Real> dense(static_cast<size_t>(n) * n, 0.0), x(static_cast<size_t>(n)), y(x.size());
   const CsrPattern& p = block.pattern();
@@ -94,7 +94,7 @@ TEST(FactorPcg, TheProductWithKEqualsTheDenseProduct) {
 }
 
 TEST(FactorPcg, KsOwnFactorSolvesInOneIteration) {
-  const Block block;
+  const LoadedBox block;
   const auto solver = factored(block, block.K);
   std::vector<Real> x(block.b.size()), direct(block.b.size());
   const detail::FactorPcgResult r =
@@ -106,7 +106,7 @@ TEST(FactorPcg, KsOwnFactorSolvesInOneIteration) {
 }
 
 TEST(FactorPcg, ANearbyFactorConvergesToTheToleranceOfTheNewK) {
-  const Block block;
+  const LoadedBox block;
   const auto solver = factored(block, block.K);
   const std::vector<Real> K2 = block.nearby(0.3);
   for (Real tolerance : {1e-3, 1e-6, 1e-10}) {
@@ -124,7 +124,7 @@ TEST(FactorPcg, ANearbyFactorConvergesToTheToleranceOfTheNewK) {
 }
 
 TEST(FactorPcg, StopsAtTheIterationCapWithoutClaimingConvergence) {
-  const Block block;
+  const LoadedBox block;
   const auto solver = factored(block, block.K);
   const std::vector<Real> K2 = block.nearby(3.0);
   std::vector<Real> x(block.b.size());
@@ -136,7 +136,7 @@ TEST(FactorPcg, StopsAtTheIterationCapWithoutClaimingConvergence) {
 }
 
 TEST(FactorPcg, AZeroRightHandSideGivesZero) {
-  const Block block;
+  const LoadedBox block;
   const auto solver = factored(block, block.K);
   std::vector<Real> zero(block.b.size(), 0.0), x(block.b.size(), 1.0);
   const detail::FactorPcgResult r = detail::factor_pcg(block.pattern(), block.K, *solver, zero.data(), x.data(), 1e-8, 10, 1);
@@ -146,7 +146,7 @@ TEST(FactorPcg, AZeroRightHandSideGivesZero) {
 }
 
 TEST(FactorPcg, AnIndefiniteKBreaksDownInsteadOfConverging) {
-  const Block block;
+  const LoadedBox block;
   const auto solver = factored(block, block.K);
   std::vector<Real> minus = block.K;
   for (Real& v : minus) v = -v;

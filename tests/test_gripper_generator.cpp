@@ -9,11 +9,10 @@
 #include "softik/actuator_generator.hpp"
 #include "softik/error.hpp"
 #include "softik/surface.hpp"
+#include "tests/math_constants.hpp"
 
 namespace softik {
 namespace {
-
-constexpr Real kPi = 3.14159265358979323846;
 
 Real distance_to(const Mesh& m, int n, const std::array<Real, 3>& c) {
   Real d = 0;

@@ -21,7 +21,7 @@
 namespace softik {
 namespace {
 
-constexpr Real kR = 1, kDeltaMax = 0.01, kYoung = 1e6, kNu = 0.3;
+constexpr Real kR = 1, kDeltaMax = 0.01, kSphereYoung = 1e6, kSphereNu = 0.3;
 
 /// Node coordinates of a line graded from 0: `uniform` cells of size h0, then `graded` cells
 /// growing by `ratio` each.
@@ -64,7 +64,7 @@ TEST(HertzContact, SphereOnHalfSpaceFollowsHertzForceAndContactRadius) {
   for (int v : mesh.node_groups.at("ymin")) fixed[3 * static_cast<size_t>(v) + 1] = 1;
   AssemblyOptions ao;
   ao.formulation = Formulation::LinearSmallStrain;
-  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kYoung, kNu)}, fixed, ao);
+  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kSphereYoung, kSphereNu)}, fixed, ao);
   auto solver = make_linear_solver();
 
   Obstacle sphere;
@@ -77,7 +77,7 @@ TEST(HertzContact, SphereOnHalfSpaceFollowsHertzForceAndContactRadius) {
   const int steps = 4;
   DynamicsOptions options;
   options.dt = 1.0 / steps;
-  options.density = 1e-12 * kYoung;
+  options.density = 1e-12 * kSphereYoung;
   options.contact.obstacles = {sphere};
   for (int v : mesh.node_groups.at("zmax")) {  // the top face near the indenter
     const Real x = mesh.X[3 * static_cast<size_t>(v)], y = mesh.X[3 * static_cast<size_t>(v) + 1];
@@ -85,7 +85,7 @@ TEST(HertzContact, SphereOnHalfSpaceFollowsHertzForceAndContactRadius) {
   }
   options.contact.solver.max_iterations = 20000;
   DynamicSolver dyn(assembler, *solver, DynamicLoads{}, options);
-  const Real estar = kYoung / (1 - kNu * kNu);
+  const Real estar = kSphereYoung / (1 - kSphereNu * kSphereNu);
   std::vector<Real> delta, force;
   for (int s = 0; s < steps; ++s) {
     const DynamicStepReport r = dyn.step();

@@ -16,11 +16,10 @@
 #include "softik/mesh_selection.hpp"
 #include "softik/shell_generator.hpp"
 #include "softik/static_solver.hpp"
+#include "tests/math_constants.hpp"
 
 namespace softik {
 namespace {
-
-constexpr Real kPi = 3.14159265358979323846;
 
 std::array<Real, 3> point(const Mesh& m, int n) {
   const Real* p = &m.X[3 * static_cast<size_t>(n)];
@@ -178,14 +177,14 @@ TEST(ShellGenerator, BadInputIsAnError) {
 // 1.4-2.0, rising toward 2 with refinement (the worst node sits where patches or symmetry
 // planes meet). Asserted: finest max error <= 1%, RMS order > 1.5 on both refinements, max-error
 // order > 1.5 on the finer refinement.
-constexpr Real kE = 1.0, kNu = 0.3, kP = 1e-6;
+constexpr Real kCylinderE = 1.0, kCylinderNu = 0.3, kCylinderP = 1e-6;
 
-Real lame_cylinder(Real a, Real b, Real r, Real nu = kNu) {
-  return (1 + nu) * kP * a * a / (kE * (b * b - a * a)) * ((1 - 2 * nu) * r + b * b / r);
+Real lame_cylinder(Real a, Real b, Real r, Real nu = kCylinderNu) {
+  return (1 + nu) * kCylinderP * a * a / (kCylinderE * (b * b - a * a)) * ((1 - 2 * nu) * r + b * b / r);
 }
 
 Real lame_sphere(Real a, Real b, Real r) {
-  return kP * a * a * a / (kE * (b * b * b - a * a * a)) * ((1 - 2 * kNu) * r + (1 + kNu) * b * b * b / (2 * r * r));
+  return kCylinderP * a * a * a / (kCylinderE * (b * b * b - a * a * a)) * ((1 - 2 * kCylinderNu) * r + (1 + kCylinderNu) * b * b * b / (2 * r * r));
 }
 
 /// The pressure p on the "inner" surface (open: a symmetry sector). Tet4: its triangles (P A/3
@@ -195,7 +194,7 @@ Real lame_sphere(Real a, Real b, Real r) {
 /// rim of this open patch: measured max nodal errors were then cylinder 8.0e-2, 3.7e-2, 1.8e-2
 /// (order 1.10, 1.06) and sphere 1.25e-1, 6.0e-2, 3.2e-2 (order 1.05, 0.92) on the meshes below.
 std::vector<PressureLoad> inner_pressure(const Mesh& mesh) {
-  return {PressureLoad{"inner", mesh.surface_groups.at("inner"), {}, kP, /*closed*/ false}};
+  return {PressureLoad{"inner", mesh.surface_groups.at("inner"), {}, kCylinderP, /*closed*/ false}};
 }
 
 struct LameResult {
@@ -208,12 +207,12 @@ struct LameResult {
 /// Pressure on the mesh's inner wall, linear small strain, the given fixed DOFs; solved by
 /// solve_static with CHOLMOD (make_linear_solver()).
 LameResult solve_lame(const Mesh& mesh, const std::vector<char>& fixed, bool sphere,
-                      const std::function<Real(Real)>& exact, Real nu = kNu,
+                      const std::function<Real(Real)>& exact, Real nu = kCylinderNu,
                       fem::Dilatation dilatation = fem::Dilatation::Pointwise) {
   AssemblyOptions options;
   options.formulation = Formulation::LinearSmallStrain;
   options.dilatation = dilatation;
-  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kE, nu)}, fixed, options);
+  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(kCylinderE, nu)}, fixed, options);
   auto solver = make_linear_solver();
   Loads loads;
   loads.pressures = inner_pressure(mesh);
@@ -303,7 +302,7 @@ void cylinder_case(CellType type, int nr0, int nt0, Real min_order = 1.5, Real m
   const std::string name = std::string("cylinder ") + cell_type_name(type);
   const LameResult finest =
       convergence(name.c_str(), mesh_of, bcs, false, [&](Real r) { return lame_cylinder(a, b, r); }, min_order, max_error);
-  const Real resultant = kP * a * thickness(2);
+  const Real resultant = kCylinderP * a * thickness(2);
   std::printf("%s reactions %.7e %.7e %.1e (-p a t = %.7e)\n", name.c_str(), finest.reaction[0], finest.reaction[1],
               finest.reaction[2], -resultant);
   EXPECT_NEAR(finest.reaction[0], -resultant, 1e-5 * resultant);
@@ -349,9 +348,9 @@ void sphere_case(CellType type, int nr0, int n0, Real min_order = 1.5, Real max_
   } else {
     for (size_t k = 0; k + 1 < arc.size(); ++k) projected += triangle({0, 0}, arc[k], arc[k + 1]);
   }
-  const Real resultant = kP * projected;
+  const Real resultant = kCylinderP * projected;
   std::printf("%s reactions %.7e %.7e %.7e (-p * projected area %.7e; -p pi a^2 / 4 = %.7e)\n", name.c_str(),
-              finest.reaction[0], finest.reaction[1], finest.reaction[2], -resultant, -kP * kPi * a * a / 4);
+              finest.reaction[0], finest.reaction[1], finest.reaction[2], -resultant, -kCylinderP * kPi * a * a / 4);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(finest.reaction[i], -resultant, 1e-5 * resultant) << "component " << i;
 }
 

@@ -3,10 +3,8 @@
 // write_vtu -> read_mesh_data round trips. Malformed input: test_mesh_io_malformed.cpp.
 #include "mesh_io_fixtures.hpp"
 
-namespace softik {
+namespace softik::mesh_io_test {
 namespace {
-
-using namespace mesh_io_test;
 
 void expect_two_tets(const Mesh& m) {
   ASSERT_EQ(m.dim, 3);
@@ -238,4 +236,4 @@ TEST(MeshIo, StlAsciiWithTwoSolidsAndBinaryMergeSharedVertices) {
 
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::mesh_io_test

@@ -6,16 +6,8 @@
 
 #include "mesh_io_fixtures.hpp"
 
-namespace softik {
+namespace softik::mesh_io_test {
 namespace {
-
-using namespace mesh_io_test;
-
-std::string le_bytes(std::uint64_t v, int bytes) {
-  std::string s;
-  for (int k = 0; k < bytes; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
-  return s;
-}
 
 std::string binary_double(double v) {
   std::uint64_t bits = 0;
@@ -334,4 +326,4 @@ TEST(MeshIoGmshBinary, TruncatedAndMutatedBinaryFilesReadOrThrowError) {
 }
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::mesh_io_test

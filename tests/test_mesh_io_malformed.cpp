@@ -2,10 +2,8 @@
 // truncated/mutated copies of every fixture, which must read or throw softik::Error.
 #include "mesh_io_fixtures.hpp"
 
-namespace softik {
+namespace softik::mesh_io_test {
 namespace {
-
-using namespace mesh_io_test;
 
 struct BadFile {
   std::string name;     // file name: the extension picks the reader
@@ -236,4 +234,4 @@ TEST(MeshIo, TruncatedAndMutatedFilesReadOrThrowError) {
 
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::mesh_io_test

@@ -6,10 +6,8 @@
 // the file and the DataArray. (Reading our files with meshio: tests/python/test_vtu_meshio.py.)
 #include "mesh_io_fixtures.hpp"
 
-namespace softik {
+namespace softik::mesh_io_test {
 namespace {
-
-using namespace mesh_io_test;
 
 const VtuEncoding kEncodings[] = {VtuEncoding::Compressed, VtuEncoding::Binary, VtuEncoding::Ascii};
 
@@ -95,24 +93,18 @@ std::uint64_t le(const std::string& s, size_t at, int bytes) {
   return v;
 }
 
-std::string le_bytes(std::uint64_t v, int bytes) {
-  std::string s;
-  for (int k = 0; k < bytes; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
-  return s;
-}
-
 // One appended DataArray of a file write_vtu wrote: its offset attribute and block.
-struct Block {
+struct AppendedBlock {
   size_t offset;       // its offset attribute
   std::string bytes;   // the block, header included
 };
 
 // The start of the appended data (after '_') and its blocks, in file order.
-std::vector<Block> blocks_of(const std::string& file, bool compressed, size_t* data_start) {
+std::vector<AppendedBlock> blocks_of(const std::string& file, bool compressed, size_t* data_start) {
   *data_start = file.find("<AppendedData encoding=\"raw\">\n   _") + std::strlen("<AppendedData encoding=\"raw\">\n   _");
-  std::vector<Block> blocks;
+  std::vector<AppendedBlock> blocks;
   for (size_t p = file.find("offset=\""); p < *data_start; p = file.find("offset=\"", p + 1)) {
-    Block b;
+    AppendedBlock b;
     b.offset = std::stoul(file.substr(p + 8, file.find('"', p + 8) - p - 8));
     const size_t at = *data_start + b.offset;
     size_t size = 8 + le(file, at, 8);
@@ -137,7 +129,7 @@ TEST(MeshIoVtu, CompressedBlocksFollowVtkLayoutAndAreSmallerThanRaw) {
   expect_read_back(w, zip_path);
   const std::string raw = read_text(raw_path), zip = read_text(zip_path);
   size_t raw_start = 0, zip_start = 0;
-  const std::vector<Block> raw_blocks = blocks_of(raw, false, &raw_start), zip_blocks = blocks_of(zip, true, &zip_start);
+  const std::vector<AppendedBlock> raw_blocks = blocks_of(raw, false, &raw_start), zip_blocks = blocks_of(zip, true, &zip_start);
   ASSERT_EQ(raw_blocks.size(), 6u);  // points, connectivity, offsets, types, displacement, von Mises
   ASSERT_EQ(zip_blocks.size(), 6u);
   size_t raw_next = 0, zip_next = 0;
@@ -197,10 +189,10 @@ enum class Layout { InlineBase64, AppendedBase64, AppendedRaw };
 // VTK does, base64 encodes the header and the data as two runs (each padded).
 std::string convert(const std::string& file, bool compressed, Layout layout, int header_bytes) {
   size_t start = 0;
-  const std::vector<Block> blocks = blocks_of(file, compressed, &start);
+  const std::vector<AppendedBlock> blocks = blocks_of(file, compressed, &start);
   std::string out, appended;
   size_t copied = 0;
-  for (const Block& b : blocks) {
+  for (const AppendedBlock& b : blocks) {
     const std::string block = header_bytes == 4 ? to_uint32_header(b.bytes, compressed) : b.bytes;
     const size_t header = static_cast<size_t>(header_bytes) * (compressed ? 3 + le(block, 0, header_bytes) : 1);
     const std::string text = base64(block.substr(0, header)) + base64(block.substr(header));
@@ -286,7 +278,7 @@ TEST(MeshIoVtu, DamagedBinaryDataNamesTheFileAndTheArray) {
   const std::string zip = read_text(write(w, "damage_zip.vtu", VtuEncoding::Compressed));
   const std::string raw = read_text(write(w, "damage_raw.vtu", VtuEncoding::Binary));
   size_t zs = 0, rs = 0;
-  const std::vector<Block> zb = blocks_of(zip, true, &zs), rb = blocks_of(raw, false, &rs);
+  const std::vector<AppendedBlock> zb = blocks_of(zip, true, &zs), rb = blocks_of(raw, false, &rs);
   const std::string damaged = ": the binary data is damaged";
   // Truncated inside the points' first zlib block, inside a header, and just before the end tags.
   expect_damaged("cut_points.vtu", zip.substr(0, zs + 40), {"DataArray 'Points'", "zlib block 1 of 1 declares", damaged});
@@ -368,4 +360,4 @@ TEST(MeshIoVtu, TruncatedAndMutatedBinaryFilesReadOrThrowError) {
 }
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::mesh_io_test

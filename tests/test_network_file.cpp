@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kStarDome =
+const fs::path kStarDomeNetwork =
     fs::path(__FILE__).parent_path().parent_path() / "examples" / "star_dome" / "star_dome.network.yaml";
 
 /// A folder of this process's own (ctest runs tests in parallel processes).
@@ -430,8 +430,8 @@ TEST(NetworkFile, MissingEmptyAndUnwritableFilesAreErrorsNamingThePath) {
 }
 
 TEST(NetworkFile, TheStarDomeExampleIsAShallowTrussOfThreeLinks) {
-  ASSERT_TRUE(fs::exists(kStarDome)) << kStarDome;
-  const NodeNetwork net = read_node_network(kStarDome.string());
+  ASSERT_TRUE(fs::exists(kStarDomeNetwork)) << kStarDomeNetwork;
+  const NodeNetwork net = read_node_network(kStarDomeNetwork.string());
   ASSERT_EQ(net.num_nodes(), 4);
   ASSERT_EQ(net.num_links(), 3);
   const Real pi = std::acos(-1.0);

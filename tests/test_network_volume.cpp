@@ -20,14 +20,13 @@
 #include "softik/fem/element_traits.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/node_network.hpp"
+#include "tests/node_coordinates.hpp"
 
 namespace softik {
 namespace {
 
 using fem::Mat3;
 using fem::Vec3;
-
-Vec3 at(const std::vector<Real>& x, int n) { return Vec3(x[3 * n], x[3 * n + 1], x[3 * n + 2]); }
 
 // A cell of edge ~h in VTK order, every node moved by up to `distortion` h (a Hex8's faces are
 // then not planar).
@@ -126,7 +125,7 @@ std::vector<Real> rigidly_moved(const std::vector<Real>& X, const Vec3& t) {
   const Mat3 R = Eigen::AngleAxis<Real>(0.7, Vec3(1, -2, 0.5).normalized()).toRotationMatrix();
   std::vector<Real> x(X.size());
   for (size_t n = 0; n < X.size() / 3; ++n) {
-    const Vec3 p = R * at(X, static_cast<int>(n)) + t;
+    const Vec3 p = R * node_at(X, static_cast<int>(n)) + t;
     for (int k = 0; k < 3; ++k) x[3 * n + k] = p[k];
   }
   return x;
@@ -147,7 +146,7 @@ TEST(NetworkVolume, ARigidMotionStoresNothingAndGivesNoForce) {
     std::vector<Real> f(x.size(), 0.0);
     forces.add_forces(x.data(), nullptr, f.data());
     Real largest = 0, V = 0;
-    for (int n = 0; n < net.num_nodes(); ++n) largest = std::max(largest, at(f, n).norm());
+    for (int n = 0; n < net.num_nodes(); ++n) largest = std::max(largest, node_at(f, n).norm());
     for (Real V0 : net.rest_volume) V += V0;
     std::printf("%s rigid motion: largest force %.2e E h^2, energy %.2e E V\n", cell_type_name(type), largest / (E * h * h),
                 forces.energy(x.data()) / (E * V));
@@ -163,7 +162,7 @@ TEST(NetworkVolume, ARigidMotionStoresNothingAndGivesNoForce) {
 std::vector<Real> linear_forces(const NodeNetwork& net, const Mat3& G) {
   std::vector<Real> plus = net.X, minus = net.X;
   for (int i = 0; i < net.num_nodes(); ++i) {
-    const Vec3 u = G * at(net.X, i);
+    const Vec3 u = G * node_at(net.X, i);
     for (int k = 0; k < 3; ++k) plus[3 * i + k] += u[k], minus[3 * i + k] -= u[k];
   }
   std::vector<Real> f(plus.size(), 0.0), g(plus.size(), 0.0);
@@ -193,9 +192,9 @@ TEST(NetworkVolume, ACubeLatticeWithVolumeTermsPassesThePatchTestOfAnIsotropicSo
       std::vector<Real> f = linear_forces(net, G);
       Real pull = 0, lateral = 0, largest_elsewhere = 0;
       for (int i = 0; i < net.num_nodes(); ++i) {
-        const Vec3 X = at(net.X, i);
+        const Vec3 X = node_at(net.X, i);
         if (std::abs(X[0] - side) < 1e-12) pull += f[3 * i];
-        else if (std::abs(X[0]) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, at(f, i).norm());
+        else if (std::abs(X[0]) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
         if (std::abs(X[1] - side) < 1e-12) lateral += f[3 * i + 1];
       }
       // The end carries -sigma A = -E eps A; the sides and the interior are free of force.
@@ -303,8 +302,8 @@ TEST(NetworkVolume, BadRatiosAndBadVolumeCellsAreRefusedWithTheReason) {
   const NetworkForces forces(good, 1);
   std::vector<Real> x = good.X;
   const int* cell = good.volume_cells.data() + 4 * 3;
-  const Vec3 centroid = (at(x, cell[1]) + at(x, cell[2]) + at(x, cell[3])) / 3;
-  const Vec3 through = centroid + (centroid - at(x, cell[0]));  // node 0 mirrored through its opposite face
+  const Vec3 centroid = (node_at(x, cell[1]) + node_at(x, cell[2]) + node_at(x, cell[3])) / 3;
+  const Vec3 through = centroid + (centroid - node_at(x, cell[0]));  // node 0 mirrored through its opposite face
   for (int k = 0; k < 3; ++k) x[3 * cell[0] + k] = through[k];
   try {
     forces.check_state(x.data());

@@ -17,13 +17,12 @@
 #include "softik/explicit_dynamics.hpp"
 #include "softik/fem/cell_volume.hpp"
 #include "softik/mesh_generator.hpp"
+#include "tests/node_coordinates.hpp"
 
 namespace softik {
 namespace {
 
 using fem::Vec3;
-
-Vec3 at(const std::vector<Real>& x, int n) { return Vec3(x[3 * n], x[3 * n + 1], x[3 * n + 2]); }
 
 NodeNetwork block(CellType type, int cells, Real nu) {
   BoxSpec spec;
@@ -49,7 +48,7 @@ Eigen::MatrixXd assembled_hessian(const NodeNetwork& net, const std::vector<Real
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
   for (int l = 0; l < net.num_links(); ++l) {
     const auto [a, b] = net.links[l];
-    const fem::Mat3 H = fem::link_stiffness_block(net.parameters[l], at(x, a), at(x, b));
+    const fem::Mat3 H = fem::link_stiffness_block(net.parameters[l], node_at(x, a), node_at(x, b));
     K.block<3, 3>(3 * a, 3 * a) += H, K.block<3, 3>(3 * b, 3 * b) += H;
     K.block<3, 3>(3 * a, 3 * b) -= H, K.block<3, 3>(3 * b, 3 * a) -= H;
   }
@@ -57,7 +56,7 @@ Eigen::MatrixXd assembled_hessian(const NodeNetwork& net, const std::vector<Real
   for (int c = 0; c < net.num_volume_cells(); ++c) {
     const int* nodes = net.volume_cells.data() + m * c;
     Vec3 xc[m];
-    for (int a = 0; a < m; ++a) xc[a] = at(x, nodes[a]);
+    for (int a = 0; a < m; ++a) xc[a] = node_at(x, nodes[a]);
     Eigen::Matrix<Real, 3 * m, 3 * m> H;
     fem::volume_term_hessian<Cell>(net.volume_stiffness[c], net.rest_volume[c], xc, H);
     for (int a = 0; a < m; ++a)
@@ -110,9 +109,9 @@ Momenta momenta(const ExplicitModel& model, const std::vector<Real>& x, const st
   Momenta p;
   for (int n = 0; n < model.num_dofs() / 3; ++n) {
     const Real m = model.mass()[3 * n];
-    p.linear += m * at(v, n);
-    p.angular += m * at(x, n).cross(at(v, n));
-    p.scale += m * at(v, n).norm();
+    p.linear += m * node_at(v, n);
+    p.angular += m * node_at(x, n).cross(node_at(v, n));
+    p.scale += m * node_at(v, n).norm();
   }
   return p;
 }
@@ -125,13 +124,13 @@ TEST(NetworkVolumeDynamics, AFreeNetworkKeepsItsMomentaAndItsEnergy) {
     std::uniform_real_distribution<Real> u(-0.2, 0.2);
     std::vector<Real> v(net.X.size());
     for (int n = 0; n < net.num_nodes(); ++n) {
-      const Vec3 r = at(net.X, n) - Vec3(0.015, 0.015, 0.015);
+      const Vec3 r = node_at(net.X, n) - Vec3(0.015, 0.015, 0.015);
       const Vec3 vn = Vec3(3, -1, 2).cross(r) + 20 * r + Vec3(u(rng), u(rng), u(rng));
       for (int k = 0; k < 3; ++k) v[3 * n + k] = vn[k];
     }
     Vec3 mean = Vec3::Zero();
     Real M = 0;
-    for (int n = 0; n < net.num_nodes(); ++n) mean += net.mass[n] * at(v, n), M += net.mass[n];
+    for (int n = 0; n < net.num_nodes(); ++n) mean += net.mass[n] * node_at(v, n), M += net.mass[n];
     for (int n = 0; n < net.num_nodes(); ++n)
       for (int k = 0; k < 3; ++k) v[3 * n + k] -= mean[k] / M;
     const NodeNetworkModel model(net, {}, {}, 1);
@@ -199,8 +198,8 @@ TEST(NetworkVolumeDynamics, ACellThatInvertsDuringARunIsAnErrorNamingIt) {
   // Node 0 of cell 2 mirrored through its opposite face, at rest.
   std::vector<Real> x = net.X;
   const int* cell = net.volume_cells.data() + 4 * 2;
-  const Vec3 centroid = (at(x, cell[1]) + at(x, cell[2]) + at(x, cell[3])) / 3;
-  const Vec3 through = 2 * centroid - at(x, cell[0]);
+  const Vec3 centroid = (node_at(x, cell[1]) + node_at(x, cell[2]) + node_at(x, cell[3])) / 3;
+  const Vec3 through = 2 * centroid - node_at(x, cell[0]);
   for (int k = 0; k < 3; ++k) x[3 * cell[0] + k] = through[k];
   solver.set_state(x, std::vector<Real>(x.size(), 0.0));
   try {

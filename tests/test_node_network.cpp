@@ -13,14 +13,13 @@
 #include "tests/expect_refused.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/node_network.hpp"
+#include "tests/node_coordinates.hpp"
 
 namespace softik {
 namespace {
 
 using fem::Mat3;
 using fem::Vec3;
-
-Vec3 at(const std::vector<Real>& x, int n) { return Vec3(x[3 * n], x[3 * n + 1], x[3 * n + 2]); }
 
 TEST(NodeNetwork, LinkForceIsMinusTheEnergyGradientAndItsStiffnessTheForceDerivative) {
   const fem::LinkParameters p{250.0, 4e6, 0.013, 0.0};
@@ -72,7 +71,7 @@ NodeNetwork box_network(CellType type, int n, Real h, bool body_diagonals, Real 
 std::vector<Real> forces_under(const NodeNetwork& net, const Mat3& G) {
   std::vector<Real> x = net.X;
   for (int i = 0; i < net.num_nodes(); ++i) {
-    const Vec3 u = G * at(net.X, i);
+    const Vec3 u = G * node_at(net.X, i);
     for (int k = 0; k < 3; ++k) x[3 * i + k] += u[k];
   }
   std::vector<Real> f(x.size(), 0.0);
@@ -94,7 +93,7 @@ TEST(NodeNetwork, CubicLatticePassesThePatchTestOfAnIsotropicSolidWithPoissonRat
     for (int i = 0; i < net.num_nodes(); ++i) {
       const Real X = net.X[3 * i];
       if (std::abs(X - side) < 1e-12) pull += f[3 * i];
-      else if (std::abs(X) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, at(f, i).norm());
+      else if (std::abs(X) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
     }
     // Traction-free sides and a balanced interior; the end carries -sigma A = -E eps A.
     EXPECT_NEAR(pull, -E * eps * A, 1e-6 * E * eps * A) << "body diagonals " << body;

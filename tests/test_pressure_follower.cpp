@@ -18,14 +18,14 @@
 namespace softik {
 namespace {
 
-constexpr Real kE = 1e6, kNu = 0.3, kP = 2e5;  // 20% of E: the two loads differ by ~12%
+constexpr Real kFollowerE = 1e6, kFollowerNu = 0.3, kFollowerP = 2e5;  // 20% of E: the two loads differ by ~12%
 
 std::string cube(const std::string& law, const std::string& formulation, const std::string& follower) {
   return "mesh: {generator: {type: box, size: [1, 1, 1], cells: [2, 2, 2], cell_type: hex8}}\n"
          "formulation: " + formulation + "\n"
-         "materials: {law: " + law + ", young: " + std::to_string(kE) + ", poisson: " + std::to_string(kNu) + "}\n"
+         "materials: {law: " + law + ", young: " + std::to_string(kFollowerE) + ", poisson: " + std::to_string(kFollowerNu) + "}\n"
          "fixed: [{group: xmin, components: [x]}, {group: ymin, components: [y]}, {group: zmin, components: [z]}]\n"
-         "loads: {pressure: {surface: xmax, value: " + std::to_string(kP) + ", closed: false" + follower + "}}\n"
+         "loads: {pressure: {surface: xmax, value: " + std::to_string(kFollowerP) + ", closed: false" + follower + "}}\n"
          "solver: {load_steps: 8, residual_tolerance: 1.0e-12}\n"
          "outputs: {vtu: false, probes: [{name: corner, point: [1, 1, 1]}]}\n";
 }
@@ -40,15 +40,15 @@ std::array<Real, 3> corner_displacement(const std::string& yaml, const std::stri
 
 /// The homogeneous stretches (a, b) of the closed form, by Newton on (P11 - t(b), P22) = 0.
 std::array<Real, 2> stretches(bool follower) {
-  const Real mu = kE / (2 * (1 + kNu)), lambda = kE * kNu / ((1 + kNu) * (1 - 2 * kNu));
+  const Real mu = kFollowerE / (2 * (1 + kFollowerNu)), lambda = kFollowerE * kFollowerNu / ((1 + kFollowerNu) * (1 - 2 * kFollowerNu));
   Real a = 1, b = 1;
   for (int it = 0; it < 50; ++it) {
     const Real L = std::log(a * b * b);
-    const Real r1 = mu * (a - 1 / a) + lambda * L / a - (follower ? kP * b * b : kP);
+    const Real r1 = mu * (a - 1 / a) + lambda * L / a - (follower ? kFollowerP * b * b : kFollowerP);
     const Real r2 = mu * (b - 1 / b) + lambda * L / b;
     // Jacobian of (r1, r2) with respect to (a, b).
     const Real j11 = mu * (1 + 1 / (a * a)) + lambda * (1 - L) / (a * a);
-    const Real j12 = 2 * lambda / (a * b) - (follower ? 2 * kP * b : 0);
+    const Real j12 = 2 * lambda / (a * b) - (follower ? 2 * kFollowerP * b : 0);
     const Real j21 = lambda / (a * b);
     const Real j22 = mu * (1 + 1 / (b * b)) + lambda * (2 - L) / (b * b);
     const Real det = j11 * j22 - j12 * j21;
@@ -74,9 +74,9 @@ TEST(PressureFollower, DeadAndFollowerLoadsMatchTheirClosedForms) {
 
 TEST(PressureFollower, ALinearAnalysisTakesADeadLoadByDefault) {
   const auto u = corner_displacement(cube("linear", "linear", ""), "pressure_linear_default");
-  EXPECT_NEAR(u[0], kP / kE, 1e-10 * kP / kE);
-  EXPECT_NEAR(u[1], -kNu * kP / kE, 1e-10 * kP / kE);
-  EXPECT_NEAR(u[2], -kNu * kP / kE, 1e-10 * kP / kE);
+  EXPECT_NEAR(u[0], kFollowerP / kFollowerE, 1e-10 * kFollowerP / kFollowerE);
+  EXPECT_NEAR(u[1], -kFollowerNu * kFollowerP / kFollowerE, 1e-10 * kFollowerP / kFollowerE);
+  EXPECT_NEAR(u[2], -kFollowerNu * kFollowerP / kFollowerE, 1e-10 * kFollowerP / kFollowerE);
   // A follower load asked for explicitly is honoured: the face's lateral shrinkage lowers the force.
   const auto f = corner_displacement(cube("linear", "linear", ", follower: true"), "pressure_linear_follower");
   EXPECT_LT(f[0], u[0] * (1 - 1e-3));

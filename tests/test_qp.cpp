@@ -4,10 +4,8 @@
 // test_qp_infeasible.cpp.
 #include "qp_test_support.hpp"
 
-namespace softik {
+namespace softik::qp_test {
 namespace {
-
-using namespace qp_test;
 
 TEST(Qp, RandomProblemsMeetTheKktConditions) {
   std::mt19937 rng(7);
@@ -394,4 +392,4 @@ TEST(Qp, BadInputIsAnError) {
 }
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::qp_test

@@ -2,10 +2,8 @@
 // answers and a certificate, conflicting constraints named, empty row ranges.
 #include "qp_test_support.hpp"
 
-namespace softik {
+namespace softik::qp_test {
 namespace {
-
-using namespace qp_test;
 
 TEST(Qp, InfeasibleRowsAgainstBoundsGiveTheLeastViolationAndAreNamed) {
   // A cavity pressure in [0, 10] whose volume growth 1 * x must lie in [20, 30]: the least
@@ -289,4 +287,4 @@ TEST(Qp, LargeInfeasibleProblemMeetsTheCertificate) {
 }
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::qp_test

@@ -4,10 +4,8 @@
 // bound and a finite x; bounded ones are solved and meet the KKT conditions.
 #include "qp_test_support.hpp"
 
-namespace softik {
+namespace softik::qp_test {
 namespace {
-
-using namespace qp_test;
 
 /// H = w w^T for one effector row w = (1, 1) and two actuators, epsilon = 0.
 QpProblem one_row_two_actuators(Real g0, Real g1) {
@@ -187,4 +185,4 @@ TEST(QpSemidefinite, InfeasibleConstraintsGiveTheLeastViolation) {
 }
 
 }  // namespace
-}  // namespace softik
+}  // namespace softik::qp_test

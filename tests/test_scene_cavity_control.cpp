@@ -18,12 +18,6 @@ namespace {
 const fs::path kExample =
     fs::path(__FILE__).parent_path().parent_path() / "examples" / "balloon" / "balloon_volume.yaml";
 
-size_t column(const std::vector<std::string>& header, const std::string& name) {
-  const auto it = std::find(header.begin(), header.end(), name);
-  EXPECT_NE(it, header.end()) << name;
-  return static_cast<size_t>(it - header.begin());
-}
-
 TEST(SceneCavityControl, TheBalloonInflatedByVolumePassesItsPressureMaximumOnTheAnalyticCurve) {
   ASSERT_TRUE(fs::exists(kExample)) << kExample;
   const fs::path out = fresh_dir("cavity_volume_balloon");

@@ -23,10 +23,6 @@ using balloon_test::balloon_pressure;  // the incompressible closed form (balloo
 /// The example scene, found from this file's path (tests/ next to examples/).
 const fs::path kBalloon = fs::path(__FILE__).parent_path().parent_path() / "examples" / "balloon" / "balloon.yaml";
 
-size_t column(const std::vector<std::string>& header, const std::string& name) {
-  return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-}
-
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -232,16 +228,16 @@ TEST(SvgPlot, ALineSeriesWithoutMarkersIsOnePolylineAndNoCircles) {
 
 // ---- bad values name their keys ------------------------------------------------------------
 
-const std::string kScene = R"(mesh: {generator: {type: box, cells: [2, 1, 1]}}
+const std::string kContinuationScene = R"(mesh: {generator: {type: box, cells: [2, 1, 1]}}
 materials: {law: neo_hookean, young: 1.0e5, poisson: 0.3}
 fixed: [{group: xmin}]
 loads: {forces: [{group: xmax, force: [0, 0, -1]}]}
 outputs: {probes: [{name: tip, point: [1, 0.5, 0.5]}]}
 )";
 
-/// The error of kScene + `extra`, which must start at the position of `token` in the scene text.
+/// The error of kContinuationScene + `extra`, which must start at the position of `token` in the scene text.
 void expect_error(const std::string& extra, const std::string& token, const std::string& message) {
-  const std::string yaml = kScene + extra;
+  const std::string yaml = kContinuationScene + extra;
   const std::string e = scene_build_error(yaml);
   EXPECT_NE(e.find("s.yaml:" + position_of(yaml, token) + ": "), std::string::npos) << extra << "\n -> " << e;
   EXPECT_NE(e.find(message), std::string::npos) << extra << "\n -> " << e;
@@ -296,7 +292,7 @@ continuation: {initial_arc: 0.01}
   EXPECT_NE(scene_build_error(unloaded).find("s.yaml:4:15: continuation: the scene has no load to follow"), std::string::npos)
       << scene_build_error(unloaded);
   // The solver keys that still apply are accepted.
-  EXPECT_EQ(scene_build_error(kScene + c + "solver: {linear_solver: eigen, threads: 1}\n"), "(no error)");
+  EXPECT_EQ(scene_build_error(kContinuationScene + c + "solver: {linear_solver: eigen, threads: 1}\n"), "(no error)");
 }
 
 TEST(SceneContinuation, BadSphereShellValuesAreErrorsNamingTheirKeys) {

@@ -17,12 +17,6 @@
 namespace softik {
 namespace {
 
-size_t column(const std::vector<std::string>& header, const std::string& name) {
-  const auto it = std::find(header.begin(), header.end(), name);
-  EXPECT_NE(it, header.end()) << name;
-  return static_cast<size_t>(it - header.begin());
-}
-
 const std::string kActuator =
     "  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 40000}]\n";
 

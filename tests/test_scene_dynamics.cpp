@@ -12,7 +12,7 @@
 namespace softik {
 namespace {
 
-const char* kBlock = R"(name: drop
+const char* kDropScene = R"(name: drop
 mesh: {generator: {type: box, size: [0.05, 0.05, 0.05], origin: [0, 0, 0.002], cells: [2, 2, 2], cell_type: hex8}}
 formulation: linear
 materials: {law: linear, young: 1.0e5, poisson: 0.3}
@@ -21,7 +21,7 @@ loads:
 )";
 
 TEST(SceneDynamics, ABlockDroppedOnATableComesToRestOnIt) {
-  const std::string yaml = std::string(kBlock) + R"(dynamics:
+  const std::string yaml = std::string(kDropScene) + R"(dynamics:
   dt: 0.01
   duration: 0.5
 contact:
@@ -62,7 +62,7 @@ outputs:
 }
 
 TEST(SceneDynamics, BadValuesNameTheirKey) {
-  const std::string base = kBlock;
+  const std::string base = kDropScene;
   const std::string dyn = "dynamics: {dt: 0.01, duration: 0.1}\n";
   const SceneErrorCase cases[] = {
       {base + "contact: {obstacles: [{type: plane}]}\n", "add a dynamics: section"},
@@ -84,7 +84,7 @@ TEST(SceneDynamics, BadValuesNameTheirKey) {
       {base + dyn + "contact: {between_parts: false}\n", "nothing can touch"},
       {base + dyn + "contact: {obstacles: [{type: plane}], friction: 0.3}\n", "between_parts: true"},
       {base + dyn + "contact: {obstacles: [{type: plane}], distance: -1}\n", "contact distance must be >= 0"},
-      {std::string(kBlock) + "  pressure: []\n" + "dynamics: {dt: 0.01, duration: 1}\ninverse: {}\n", "inverse"},
+      {std::string(kDropScene) + "  pressure: []\n" + "dynamics: {dt: 0.01, duration: 1}\ninverse: {}\n", "inverse"},
   };
   expect_scene_build_errors(cases);
   // A gravity table over time without dynamics.
@@ -97,7 +97,7 @@ loads: {gravity: {density: 1000, over_time: [[0, 0], [1, 1]]}}
 }
 
 TEST(SceneDynamics, AContactDistanceAboveTheSmallestElementIsRefusedAtRun) {
-  const std::string yaml = std::string(kBlock) + R"(dynamics: {dt: 0.01, duration: 0.02}
+  const std::string yaml = std::string(kDropScene) + R"(dynamics: {dt: 0.01, duration: 0.02}
 contact:
   obstacles: [{name: table, type: plane}]
   distance: 0.1

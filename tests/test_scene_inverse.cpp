@@ -34,12 +34,6 @@ Real output(const SceneRunResult& r, const std::string& actuator, const std::str
   return NAN;
 }
 
-size_t column(const std::vector<std::string>& header, const std::string& name) {
-  const auto it = std::find(header.begin(), header.end(), name);
-  EXPECT_NE(it, header.end()) << name;
-  return static_cast<size_t>(it - header.begin());
-}
-
 TEST(SceneInverse, ForwardModeThenInverseRoundTripsToTheImposedPressure) {
   const fs::path dir = fresh_dir("inverse_roundtrip");
   // Forward mode: the pressure imposed (equal bounds), no effector; a probe reads the end face.
