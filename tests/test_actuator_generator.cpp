@@ -143,7 +143,6 @@ void check_generated(const Mesh& m, const std::array<Real, 3>& size, const std::
   EXPECT_EQ(m.surface_groups.size(), 6 + cavity_volumes.size());
 }
 
-// Runs f, expects a softik::Error whose message contains every piece.
 TEST(ActuatorGenerator, FingerDefaults) {
   for (CellType type : kTypes) {
     FingerSpec s;

@@ -23,7 +23,6 @@ namespace {
 
 using Mat3 = Eigen::Matrix<Real, 3, 3>;
 
-// Runs f and expects a softik::Error whose message holds every piece.
 Obstacle make_box(const Mat3& R = Mat3::Identity()) {
   Obstacle o;
   o.name = "crate";

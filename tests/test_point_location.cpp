@@ -129,7 +129,6 @@ TEST(PointLocation, RandomPointsHex8) { check_random_points<fem::Hex8>(CellType:
 TEST(PointLocation, RandomPointsTri3) { check_random_points<fem::Tri3>(CellType::Tri3, 6, 0.15); }
 TEST(PointLocation, RandomPointsQuad4) { check_random_points<fem::Quad4>(CellType::Quad4, 6, 0.2); }
 
-// Runs f, expects a softik::Error whose message contains every piece.
 TEST(PointLocation, OutsidePointsClampOrThrow) {
   for (CellType type : {CellType::Tet4, CellType::Hex8}) {
     SCOPED_TRACE(cell_type_name(type));

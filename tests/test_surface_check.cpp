@@ -48,7 +48,6 @@ SurfaceGroup reversed(SurfaceGroup s) {
   return s;
 }
 
-// Runs f, expects a softik::Error whose message contains the surface name and every piece.
 // Every refusal names the surface it checked ('cavity') besides `pieces`.
 void expect_cavity_error(const std::function<void()>& f, std::vector<std::string> pieces) {
   pieces.push_back("'cavity'");
