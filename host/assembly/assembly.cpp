@@ -257,6 +257,8 @@ CellLoop Assembler::cell_loop() const {
   loop.colours.num_threads = options_.num_threads;
   loop.block_slots = block_slots_.data();
   loop.node_rows = node_rows_.data();
+  const double K_bytes = static_cast<double>(pattern_.nnz()) * sizeof(Real);
+  loop.prefetch_cells = K_bytes > assembly::kPrefetchMinBytes ? assembly::kPrefetchCells : 0;
   return loop;
 }
 

@@ -19,6 +19,7 @@ struct CellLoop {
   exec::HostColours colours;    ///< its num_threads also serves the per-cell loops
   const int* block_slots = nullptr;  ///< per cell, npc^2 node-block bases (records layout; slot_map.hpp)
   const int* node_rows = nullptr;    ///< per node, its row word (slot_map.hpp)
+  int prefetch_cells = 0;            ///< assembly::CellPass::prefetch_cells
 };
 
 /// What Dilatation::NodalMean adds to a pass (host/assembly/nodal_dilatation.hpp).

@@ -121,6 +121,7 @@ class ElementKernelsImpl final : public ElementKernels {
     pass.dilatation = options_.dilatation;
     pass.x = {x, static_cast<size_t>(mesh.num_dofs())};
     pass.status = {&status, 1};
+    pass.prefetch_cells = loop.prefetch_cells;
     return pass;
   }
 

@@ -103,4 +103,14 @@ SOFTIK_HD_INLINE void atomic_min(int* target, int value) {
 #endif
 }
 
+/// A hint that *target will soon be written: the host asks its caches for the line (GCC and
+/// Clang's __builtin_prefetch); the device ignores it (its scatters are atomics at L2).
+SOFTIK_HD_INLINE void prefetch_for_write(const void* target) {
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__)
+  __builtin_prefetch(target, 1);
+#else
+  (void)target;
+#endif
+}
+
 }  // namespace softik::exec

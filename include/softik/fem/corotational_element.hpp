@@ -57,6 +57,35 @@ SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Re
   return isotropic_stiffness_block<d>(linear, w * (ga.transpose() * gb));
 }
 
+/// Every block of R K0 R^T of a one-point cell (the linear simplices), handed to emit(a, b, K_ab).
+/// With g_a = R dN_a/dX, w = w_0 det J_0, p_a = lambda w g_a and q_a = mu w g_a, the block of
+/// isotropic_stiffness_block is
+///   K_ab = p_a g_b^T + g_b q_a^T + (q_a . g_b) I,   and K_ba = K_ab^T,
+/// so a cell forms its n (n + 1) / 2 blocks a <= b (10 of 16 on Tet4) at 2 products per entry.
+template <class E, class Emit>
+SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, const RestData<E>& rest,
+                                               const MatD<E::dim>& R, Emit&& emit) {
+  constexpr int d = E::dim, n = E::num_nodes;
+  static_assert(E::num_quad == 1, "one quadrature point");
+  const Eigen::Matrix<Real, n, d> g = rest.dN_dX[0] * R.transpose();
+  const Eigen::Matrix<Real, n, d> p = (linear.lambda * rest.w_detJ[0]) * g;
+  const Eigen::Matrix<Real, n, d> q = (linear.mu * rest.w_detJ[0]) * g;
+  constexpr int unroll = n <= 4 ? n : 1;
+  SOFTIK_UNROLL_BY(unroll)
+  for (int b = 0; b < n; ++b) {
+    SOFTIK_UNROLL_BY(unroll)
+    for (int a = 0; a <= b; ++a) {
+      MatD<d> block;
+      for (int i = 0; i < d; ++i)
+        for (int k = 0; k < d; ++k) block(i, k) = p(a, i) * g(b, k) + g(b, i) * q(a, k);
+      const Real shear = q.row(a).dot(g.row(b));
+      for (int i = 0; i < d; ++i) block(i, i) += shear;
+      emit(a, b, block);
+      if (a != b) emit(b, a, block.transpose());
+    }
+  }
+}
+
 /// F^_q = R^T F_q, the gradients at the points in the rotated frame: from the rotated nodes x R,
 /// or for an affine element with one point (the linear simplices), whose F_q is the centre's F,
 /// as R^T F_center (one 3x3 product instead of rotating the nodes and differentiating again).
@@ -114,9 +143,14 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, gradients, energy, force);
   if (!stiffness) return detF_center;
   const MatD<d>& R = frame.R;
+  if constexpr (!consistent && E::num_quad == 1) {  // the rotated tangent of the linear simplices
+    rotated_blocks_one_point<E>(linear, rest, R, emit);
+    return detF_center;
+  }
   MatD<d> F_hat[consistent ? E::num_quad : 1];
   if constexpr (consistent) rotated_gradients<E>(x, rest, R, deformation_gradient<E>(x, rest.dN_dX_center), F_hat);
-  // One quadrature point (the linear simplices): g_a = R dN_a/dX once per node, not per block.
+  // One quadrature point (the consistent tangent of the linear simplices here): g_a = R dN_a/dX
+  // once per node, not per block.
   Eigen::Matrix<Real, n, d> g;
   if constexpr (E::num_quad == 1) g = rest.dN_dX[0] * R.transpose();
   // The consistent tangent's rotation variations, their factor formed once per cell.
