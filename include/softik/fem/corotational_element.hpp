@@ -37,18 +37,16 @@ SOFTIK_HD_INLINE MatD<d> isotropic_stiffness_block(const LinearElastic& linear, 
   return block;
 }
 
-/// The block (a, b) of any element, O_ab summed over its points.
+/// The block (a, b) of any element: O_ab = R G_ab R^T with the rest-frame sum
+///   G_ab = sum_q w_q detJ_q dN_a/dX|_q (dN_b/dX|_q)^T
+/// (two 3 x 3 products per block instead of rotating both gradients at every point).
 template <class E>
 SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, const RestData<E>& rest,
                                                const MatD<E::dim>& R, int a, int b) {
   constexpr int d = E::dim;
-  MatD<d> O = MatD<d>::Zero();
-  for (int q = 0; q < E::num_quad; ++q) {
-    const VecD<d> ga = R * rest.dN_dX[q].row(a).transpose();
-    const VecD<d> gb = R * rest.dN_dX[q].row(b).transpose();
-    O += rest.w_detJ[q] * (ga * gb.transpose());
-  }
-  return isotropic_stiffness_block<d>(linear, O);
+  MatD<d> G = MatD<d>::Zero();
+  for (int q = 0; q < E::num_quad; ++q) G += rest.w_detJ[q] * (rest.dN_dX[q].row(a).transpose() * rest.dN_dX[q].row(b));
+  return isotropic_stiffness_block<d>(linear, R * G * R.transpose());
 }
 
 /// The same block from one point's weight w = w_q detJ_q and gradients g_a, g_b (rows).
@@ -70,7 +68,7 @@ SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, cons
   const Eigen::Matrix<Real, n, d> g = rest.dN_dX[0] * R.transpose();
   const Eigen::Matrix<Real, n, d> p = (linear.lambda * rest.w_detJ[0]) * g;
   const Eigen::Matrix<Real, n, d> q = (linear.mu * rest.w_detJ[0]) * g;
-  constexpr int unroll = n <= 4 ? n : 1;
+  [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // read by the device compiler only
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
     SOFTIK_UNROLL_BY(unroll)
@@ -84,6 +82,21 @@ SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, cons
       if (a != b) emit(b, a, block.transpose());
     }
   }
+}
+
+/// Every block of R K0 R^T of a cell with several points (Hex8, Quad4, the quadratic cells),
+/// handed to emit(a, b, K_ab). G_ba = G_ab^T (rotated_stiffness_block), so K_ba = K_ab^T: a cell
+/// forms its n (n + 1) / 2 blocks a <= b (36 of 64 on Hex8).
+template <class E, class Emit>
+SOFTIK_HD_INLINE void rotated_blocks_points(const LinearElastic& linear, const RestData<E>& rest, const MatD<E::dim>& R,
+                                            Emit&& emit) {
+  constexpr int n = E::num_nodes;
+  for (int b = 0; b < n; ++b)
+    for (int a = 0; a <= b; ++a) {
+      const MatD<E::dim> block = rotated_stiffness_block<E>(linear, rest, R, a, b);
+      emit(a, b, block);
+      if (a != b) emit(b, a, block.transpose());
+    }
 }
 
 /// F^_q = R^T F_q, the gradients at the points in the rotated frame: from the rotated nodes x R,
@@ -143,8 +156,11 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
   const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, gradients, energy, force);
   if (!stiffness) return detF_center;
   const MatD<d>& R = frame.R;
-  if constexpr (!consistent && E::num_quad == 1) {  // the rotated tangent of the linear simplices
-    rotated_blocks_one_point<E>(linear, rest, R, emit);
+  if constexpr (!consistent) {  // the rotated tangent
+    if constexpr (E::num_quad == 1)
+      rotated_blocks_one_point<E>(linear, rest, R, emit);
+    else
+      rotated_blocks_points<E>(linear, rest, R, emit);
     return detF_center;
   }
   MatD<d> F_hat[consistent ? E::num_quad : 1];
