@@ -200,7 +200,7 @@ constexpr double kPrefetchMinBytes = 4.0 * (1 << 20);
 /// blocks add to in K (one segment of d values per row of each node pair), p.prefetch_cells
 /// cells before it is assembled. A cell's segments lie in d n different rows of K; without the
 /// hint the first touch of each line waits for memory, one after the other (bench/RESULTS.md,
-/// "Prefetched K rows": 1.2-1.4x on Tet4 and Hex8 boxes of 98k-1M cells; at 8.2k cells, K 1.6 MiB,
+/// "Prefetched K rows": 1.1-1.5x on Tet4 and Tet10 boxes of 98k-1M cells; at 8.2k cells, K 1.6 MiB,
 /// 0-4 % slower, hence kPrefetchMinBytes). The device skips it (atomics at L2).
 template <class E, exec::Space S>
 SOFTIK_HD_INLINE void prefetch_cell_slots(const CellPass<S>& p, const Real* K, int c) {
