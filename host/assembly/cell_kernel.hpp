@@ -271,7 +271,7 @@ SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
     prefetch_cell_slots<E>(p, K, c + p.prefetch_cells);
     const Real detF = fem::corotational_blocks<E, streamed_tangent<Form>::consistent>(
         cell.material, cell.rest, cell.xe, p.rotation, p.cell_energy ? &energy : nullptr, p.force ? &fe : nullptr,
-        K != nullptr, [&](int a, int b, const fem::MatD<d>& block) { scatter_block<mode, E>(p, K, c, rows.rows, a, b, block); });
+        K != nullptr, [&](int a, int b, const auto& block) { scatter_block<mode, E>(p, K, c, rows.rows, a, b, block); });
     if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
     write_cell_outputs<E, mode>(p, design, c, cell.nodes, energy, fe);
     return;

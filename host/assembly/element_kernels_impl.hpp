@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "host/assembly/cell_batch.hpp"
 #include "host/assembly/cell_dispatch.hpp"
 #include "host/assembly/element_kernels.hpp"
 #include "host/assembly/nodal_kernel.hpp"
@@ -40,7 +41,7 @@ class ElementKernelsImpl final : public ElementKernels {
     }
     assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
       using Form = typename decltype(tag)::type;
-      assembly::assemble_cells<E, M, Form, assembly::Scatter::Coloured>(loop.colours, pass);
+      assembly::assemble_cell_blocks<E, M, Form>(loop.colours, pass);
     });
   }
 

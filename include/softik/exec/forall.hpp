@@ -62,9 +62,11 @@ void forall(const HostCells& policy, int n, const Body& body) {
 }
 
 /// n is the number of cells the colouring covers. The blocks of a colour are handed out one at
-/// a time (a shared counter), like a dynamic schedule.
-template <class Body>
-void forall(const HostColours& policy, int n, const Body& body) {
+/// a time (a shared counter), like a dynamic schedule; body(first, last) runs the cells
+/// [first, last) of one block in order (a body may take several at once:
+/// host/assembly/cell_batch.hpp).
+template <class RangeBody>
+void forall_blocks(const HostColours& policy, int n, const RangeBody& body) {
   for (int k = 0; k < policy.num_colors; ++k) {
     const int end = policy.color_ptr[k + 1];
     std::atomic<int> next{policy.color_ptr[k]};
@@ -72,11 +74,17 @@ void forall(const HostColours& policy, int n, const Body& body) {
     parallel(threads, [&](int, int) {
       for (int idx = next.fetch_add(1, std::memory_order_relaxed); idx < end; idx = next.fetch_add(1, std::memory_order_relaxed)) {
         const int first = policy.color_blocks[idx] * policy.block_size;
-        const int last = std::min(n, first + policy.block_size);
-        for (int i = first; i < last; ++i) body(i);
+        body(first, std::min(n, first + policy.block_size));
       }
     });
   }
+}
+
+template <class Body>
+void forall(const HostColours& policy, int n, const Body& body) {
+  forall_blocks(policy, n, [&](int first, int last) {
+    for (int i = first; i < last; ++i) body(i);
+  });
 }
 
 /// *target += value, safe against concurrent adds.

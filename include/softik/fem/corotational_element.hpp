@@ -20,6 +20,7 @@
 #pragma once
 
 #include "softik/fem/hyperelastic_element.hpp"
+#include "softik/fem/lane_ops.hpp"
 #include "softik/fem/rotation.hpp"
 
 namespace softik::fem {
@@ -55,33 +56,85 @@ SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Re
   return isotropic_stiffness_block<d>(linear, w * (ga.transpose() * gb));
 }
 
-/// Every block of R K0 R^T of a one-point cell (the linear simplices), handed to emit(a, b, K_ab).
-/// With g_a = R dN_a/dX, w = w_0 det J_0, p_a = lambda w g_a and q_a = mu w g_a, the block of
+/// Every block of R K0 R^T of a one-point cell (the linear simplices: n nodes in d dimensions),
+/// handed to emit(a, b, K_ab) as a TMat, for a scalar or lanes T (lane_ops.hpp). With
+/// g_a = R dN_a/dX (dN row a), w = w_0 det J_0, p_a = lambda w g_a and q_a = mu w g_a, the block of
 /// isotropic_stiffness_block is
 ///   K_ab = p_a g_b^T + g_b q_a^T + (q_a . g_b) I,   and K_ba = K_ab^T,
 /// so a cell forms its n (n + 1) / 2 blocks a <= b (10 of 16 on Tet4) at 2 products per entry.
-template <class E, class Emit>
-SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, const RestData<E>& rest,
-                                               const MatD<E::dim>& R, Emit&& emit) {
-  constexpr int d = E::dim, n = E::num_nodes;
-  static_assert(E::num_quad == 1, "one quadrature point");
-  const Eigen::Matrix<Real, n, d> g = rest.dN_dX[0] * R.transpose();
-  const Eigen::Matrix<Real, n, d> p = (linear.lambda * rest.w_detJ[0]) * g;
-  const Eigen::Matrix<Real, n, d> q = (linear.mu * rest.w_detJ[0]) * g;
+template <int n, int d, class T, class DN, class MR, class Emit>
+SOFTIK_HD_INLINE void rotated_blocks_simplex(const T& lambda, const T& mu, const T& w, const DN& dN, const MR& R,
+                                             Emit&& emit) {
+  T g[n][d], p[n][d], q[n][d];
+  const T lw = lambda * w, mw = mu * w;
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < d; ++i) {
+      T s = dN(a, 0) * R(i, 0);
+      for (int k = 1; k < d; ++k) s = s + dN(a, k) * R(i, k);
+      g[a][i] = s;
+      p[a][i] = lw * s;
+      q[a][i] = mw * s;
+    }
   [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // read by the device compiler only
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
     SOFTIK_UNROLL_BY(unroll)
     for (int a = 0; a <= b; ++a) {
-      MatD<d> block;
+      TMat<T, d, d> block;
       for (int i = 0; i < d; ++i)
-        for (int k = 0; k < d; ++k) block(i, k) = p(a, i) * g(b, k) + g(b, i) * q(a, k);
-      const Real shear = q.row(a).dot(g.row(b));
-      for (int i = 0; i < d; ++i) block(i, i) += shear;
+        for (int k = 0; k < d; ++k) block(i, k) = p[a][i] * g[b][k] + g[b][i] * q[a][k];
+      T shear = q[a][0] * g[b][0];
+      for (int i = 1; i < d; ++i) shear = shear + q[a][i] * g[b][i];
+      for (int i = 0; i < d; ++i) block(i, i) = block(i, i) + shear;
       emit(a, b, block);
-      if (a != b) emit(b, a, block.transpose());
+      if (a != b) {
+        TMat<T, d, d> transposed;
+        for (int i = 0; i < d; ++i)
+          for (int k = 0; k < d; ++k) transposed(i, k) = block(k, i);
+        emit(b, a, transposed);
+      }
     }
   }
+}
+
+/// rotated_blocks_simplex for a one-point cell of trait E.
+template <class E, class Emit>
+SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, const RestData<E>& rest,
+                                               const MatD<E::dim>& R, Emit&& emit) {
+  static_assert(E::num_quad == 1, "one quadrature point");
+  rotated_blocks_simplex<E::num_nodes, E::dim>(linear.lambda, linear.mu, rest.w_detJ[0], rest.dN_dX[0], R, emit);
+}
+
+/// The stresses of a one-point 3D cell (Tet4) in its rotated frame, for a scalar or lanes T:
+/// F^ = R^T F, P^ = P_lin(F^) (LinearElastic::stress), the energy w psi_lin(F^) added to *energy
+/// (when given) and, when `gradients`, g^_a = w P^ dN_a (row a of g_hat); the elastic force is
+/// f_a = -R g^_a (rotated_force).
+template <int n, class T, class DN, class MR, class MF, class GH>
+SOFTIK_HD_INLINE void rotated_stress_simplex(const T& lambda, const T& mu, const T& w, const DN& dN, const MR& R,
+                                             const MF& F, T* energy, bool gradients, GH& g_hat) {
+  TMat<T, 3, 3> F_hat, P;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) F_hat(i, j) = R(0, i) * F(0, j) + R(1, i) * F(1, j) + R(2, i) * F(2, j);
+  T psi;
+  LinearElastic::stress(lambda, mu, F_hat, P, energy ? &psi : nullptr);
+  if (energy) *energy = *energy + w * psi;
+  if (!gradients) return;
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < 3; ++i) {
+      const T wdN0 = w * dN(a, 0), wdN1 = w * dN(a, 1), wdN2 = w * dN(a, 2);
+      g_hat(a, i) = wdN0 * P(i, 0) + wdN1 * P(i, 1) + wdN2 * P(i, 2);
+    }
+}
+
+/// f_a = -R g^_a for every node a (row a of force), for a scalar or lanes T.
+template <int n, int d, class T, class MR, class GH, class MO>
+SOFTIK_HD_INLINE void rotated_force(const MR& R, const GH& g_hat, MO& force) {
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < d; ++i) {
+      T s = R(i, 0) * g_hat(a, 0);
+      for (int k = 1; k < d; ++k) s = s + R(i, k) * g_hat(a, k);
+      force(a, i) = -s;
+    }
 }
 
 /// Every block of R K0 R^T of a cell with several points (Hex8, Quad4, the quadratic cells),
@@ -126,16 +179,25 @@ SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>
   const MatD<d> F_center = deformation_gradient<E>(x, rest.dN_dX_center);
   const Real detF_center = F_center.determinant();
   frame = extract_rotation<d>(F_center, method);
-  MatD<d> F_hat[E::num_quad];
-  rotated_gradients<E>(x, rest, frame.R, F_center, F_hat);
-  g_hat.setZero();
-  for (int q = 0; q < E::num_quad; ++q) {
-    const Mat3 F3 = embed<d>(F_hat[q]);
-    if (energy) *energy += rest.w_detJ[q] * linear.psi(F3);
-    if (gradients) g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
+  if constexpr (E::affine && E::num_quad == 1 && d == 3) {  // Tet4: the code the host's cell batches run
+    rotated_stress_simplex<n>(linear.lambda, linear.mu, rest.w_detJ[0], rest.dN_dX[0], frame.R, F_center, energy,
+                              gradients, g_hat);
+  } else {
+    MatD<d> F_hat[E::num_quad];
+    rotated_gradients<E>(x, rest, frame.R, F_center, F_hat);
+    g_hat.setZero();
+    for (int q = 0; q < E::num_quad; ++q) {
+      const Mat3 F3 = embed<d>(F_hat[q]);
+      if (energy) *energy += rest.w_detJ[q] * linear.psi(F3);
+      if (gradients) g_hat += rest.w_detJ[q] * rest.dN_dX[q] * restrict_stress<d>(linear.P(F3)).transpose();
+    }
   }
-  if (force)
-    for (int a = 0; a < n; ++a) force->template segment<d>(a * d) = -(frame.R * g_hat.row(a).transpose());
+  if (force) {
+    TMat<Real, n, d> f;
+    rotated_force<n, d, Real>(frame.R, g_hat, f);
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) (*force)[a * d + i] = f(a, i);
+  }
   return detF_center;
 }
 
@@ -230,7 +292,10 @@ SOFTIK_HD Real corotational_element(const M& linear, const RestData<E>& rest, co
   static_assert(std::is_same<M, LinearElastic>::value, "the corotational element is isotropic linear elasticity");
   constexpr int d = E::dim;
   ElementMatrix<E>* K = out.stiffness;
-  const auto store = [K](int a, int b, const MatD<d>& block) { K->template block<d, d>(a * d, b * d) = block; };
+  const auto store = [K](int a, int b, const auto& block) {
+    for (int i = 0; i < d; ++i)
+      for (int k = 0; k < d; ++k) (*K)(a * d + i, b * d + k) = block(i, k);
+  };
   if (tangent == CorotationalTangent::Consistent)
     return corotational_blocks<E, true>(linear, rest, x, method, out.energy, out.force, K != nullptr, store);
   return corotational_blocks<E, false>(linear, rest, x, method, out.energy, out.force, K != nullptr, store);

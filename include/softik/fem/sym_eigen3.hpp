@@ -22,11 +22,13 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>  // cross()
 #include <Eigen/LU>        // fixed-size determinant()
 
+#include "softik/fem/lane_ops.hpp"
 #include "softik/fem/tensor.hpp"
 
 namespace softik::fem {
@@ -127,11 +129,13 @@ SOFTIK_HD_INLINE void project_spd(Eigen::Matrix<Real, N, N>& A, Real eps = 0) {
   A = 0.5 * (A + A.transpose()).eval();
 }
 
-/// Cofactor matrix cof(F) = det(F) F^{-T} (columns are cross products of F's columns).
-/// Written entry by entry: Eigen's cross() on column blocks was left out of line by g++ inside
-/// the polar iteration (a call per column, 2-3 % of a corotational force pass).
-SOFTIK_HD_INLINE Mat3 cofactor(const Mat3& F) {
-  Mat3 G;
+/// Cofactor matrix cof(F) = det(F) F^{-T} (columns are cross products of F's columns), for a
+/// matrix of Reals or of lanes (lane_ops.hpp). Written entry by entry: Eigen's cross() on column
+/// blocks was left out of line by g++ inside the polar iteration (a call per column, 2-3 % of a
+/// corotational force pass).
+template <class M>
+SOFTIK_HD_INLINE M cofactor(const M& F) {
+  M G;
   G(0, 0) = F(1, 1) * F(2, 2) - F(2, 1) * F(1, 2);
   G(1, 0) = F(2, 1) * F(0, 2) - F(0, 1) * F(2, 2);
   G(2, 0) = F(0, 1) * F(1, 2) - F(1, 1) * F(0, 2);
@@ -171,9 +175,12 @@ SOFTIK_HD_COLD Mat3 rotation_from_svd(const Mat3& F) {
 }
 }  // namespace detail
 
-/// Polar decomposition F = R S, R a proper rotation, S symmetric (positive for det F > 0).
+/// The rotation of F = R S by Newton's iteration, in place (X: F in, R out), for a matrix of
+/// Reals or of lanes (lane_ops.hpp; each lane iterates as it would alone and stops changing when
+/// it has converged). Returns the mask of the lanes it applies to, det F > 1e-12 |F|^3; the
+/// others hold the identity and need polar_decomposition's SVD route.
 ///
-/// det F > 0: Newton's iteration X <- (X + X^-T)/2 from X = F keeps the polar factor (X_k = R S_k,
+/// Newton's iteration X <- (X + X^-T)/2 from X = F keeps the polar factor (X_k = R S_k,
 /// S_{k+1} = (S_k + S_k^-1)/2), so each stretch s of S_k goes to (s + 1/s)/2: with s = 1 + e the
 /// error becomes e^2 / (2 (1 + e)). The step's size |X_{k+1} - X_k| = |X_k - X_k^-T| / 2 bounds the
 /// error e of X_k, so a step smaller than 1e-8 leaves X_{k+1} within 5e-17 of R: the iteration
@@ -182,29 +189,65 @@ SOFTIK_HD_COLD Mat3 rotation_from_svd(const Mat3& F) {
 /// the step is scaled by g = (|X^-T| / |X|)^(1/2) (Higham's Frobenius scaling); nearer, the plain
 /// step converges as fast without the scaling's square roots (15-30% faster for strains of
 /// 2-25%, bench/RESULTS.md). A large stretch s alone is not scaled (about log2(s) more steps). X^-T = cof(X) / det X, with det X = X_0 . cof(X)_0 from the same cofactors.
-SOFTIK_HD_INLINE void polar_decomposition(const Mat3& F, Mat3& R, Mat3& S) {
-  Mat3 C = cofactor(F);
-  Real detX = F.col(0).dot(C.col(0));
-  const Real scale = F.norm();
-  if (detX > 1e-12 * scale * scale * scale) {
-    Mat3 X = F;
-    for (int it = 0; it < 40; ++it) {
-      const Mat3 XinvT = C * (1 / detX);
-      const Real nx2 = X.squaredNorm(), d2 = (X - XinvT).squaredNorm();
-      if (d2 > nx2) {  // far from R: the scaled step
-        const Real g = sqrt(sqrt(XinvT.squaredNorm() / nx2));
-        X = 0.5 * (g * X + XinvT / g);
-      } else {
-        X = 0.5 * (X + XinvT);
-        if (d2 <= 4e-16) break;  // the step was <= 1e-8: X is R to round-off
+template <class M>
+SOFTIK_HD_INLINE auto polar_rotation_newton(M& X) {
+  using T = typename std::decay<decltype(X(0, 0))>::type;
+  M C = cofactor(X);
+  T detX = X(0, 0) * C(0, 0) + X(1, 0) * C(1, 0) + X(2, 0) * C(2, 0);
+  T nf2 = X(0, 0) * X(0, 0);
+  for (int k = 1; k < 9; ++k) nf2 = nf2 + X(k % 3, k / 3) * X(k % 3, k / 3);
+  const T scale = sqrt(nf2);
+  const auto ok = detX > 1e-12 * scale * scale * scale;
+  if (!lanes_any(ok)) return ok;
+  if (!lanes_all(ok)) {  // the lanes left to the SVD start (and stay) at the identity
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        X(i, j) = lane_select(ok, X(i, j), T(i == j ? 1.0 : 0.0));
+        C(i, j) = lane_select(ok, C(i, j), T(i == j ? 1.0 : 0.0));
       }
-      C = cofactor(X);
-      detX = X.col(0).dot(C.col(0));
-    }
-    R = X;
-  } else {
-    R = detail::rotation_from_svd(F);
+    detX = lane_select(ok, detX, T(1.0));
   }
+  auto done = lanes_and(ok, !ok);  // false in every lane
+  for (int it = 0; it < 40; ++it) {
+    const T inv = 1.0 / detX;
+    M Y;  // X^-T
+    T nx2 = T(0.0), d2 = T(0.0);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        Y(i, j) = C(i, j) * inv;
+        const T e = X(i, j) - Y(i, j);
+        nx2 = nx2 + X(i, j) * X(i, j);
+        d2 = d2 + e * e;
+      }
+    const auto far = d2 > nx2;  // far from R: the scaled step
+    if (lanes_any(far)) {
+      T ny2 = T(0.0);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) ny2 = ny2 + Y(i, j) * Y(i, j);
+      const T g = lane_select(far, sqrt(sqrt(ny2 / nx2)), T(1.0));  // 1: the plain step, exactly
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) X(i, j) = lane_select(done, X(i, j), 0.5 * (g * X(i, j) + Y(i, j) / g));
+    } else {
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) X(i, j) = lane_select(done, X(i, j), 0.5 * (X(i, j) + Y(i, j)));
+    }
+    // A plain step of <= 1e-8 leaves X at R to round-off (d2 <= nx2 is !far, NaN aside).
+    done = lanes_or(done, lanes_and(d2 <= nx2, d2 <= 4e-16));
+    if (lanes_all(done)) break;
+    C = cofactor(X);
+    detX = X(0, 0) * C(0, 0) + X(1, 0) * C(1, 0) + X(2, 0) * C(2, 0);
+  }
+  return ok;
+}
+
+/// Polar decomposition F = R S, R a proper rotation, S symmetric (positive for det F > 0):
+/// polar_rotation_newton for det F > 0, the SVD route otherwise.
+SOFTIK_HD_INLINE void polar_decomposition(const Mat3& F, Mat3& R, Mat3& S) {
+  Mat3 X = F;
+  if (polar_rotation_newton(X))
+    R = X;
+  else
+    R = detail::rotation_from_svd(F);
   const Mat3 RtF = R.transpose() * F;
   S = 0.5 * (RtF + RtF.transpose());
 }

@@ -78,15 +78,35 @@ struct LinearElastic {
   Real lambda = 0;  ///< first Lame parameter
   Real mu = 0;      ///< shear modulus
 
+  /// The law for any scalar or lanes type T (fem/lane_ops.hpp), with eps = sym(F) - I:
+  ///   P = 2 mu eps + lambda tr(eps) I,   psi = mu eps : eps + lambda/2 tr(eps)^2 (into *psi when given).
+  template <class T, class MF, class MP>
+  SOFTIK_HD_INLINE static void stress(const T& lambda, const T& mu, const MF& F, MP& P, T* psi = nullptr) {
+    T eps[3][3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) eps[i][j] = 0.5 * (F(i, j) + F(j, i)) - (i == j ? 1.0 : 0.0);
+    const T tr = eps[0][0] + eps[1][1] + eps[2][2];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P(i, j) = 2.0 * mu * eps[i][j];
+    for (int i = 0; i < 3; ++i) P(i, i) = P(i, i) + lambda * tr;
+    if (psi) {
+      T ee = eps[0][0] * eps[0][0];
+      for (int k = 1; k < 9; ++k) ee = ee + eps[k / 3][k % 3] * eps[k / 3][k % 3];
+      *psi = mu * ee + 0.5 * lambda * tr * tr;
+    }
+  }
+
   SOFTIK_HD Real psi(const Mat3& F) const {
-    const Mat3 eps = 0.5 * (F + F.transpose()) - Mat3::Identity();
-    const Real tr = eps.trace();
-    return mu * eps.squaredNorm() + 0.5 * lambda * tr * tr;
+    Mat3 P;
+    Real energy;
+    stress(lambda, mu, F, P, &energy);
+    return energy;
   }
 
   SOFTIK_HD Mat3 P(const Mat3& F) const {
-    const Mat3 eps = 0.5 * (F + F.transpose()) - Mat3::Identity();
-    return 2 * mu * eps + (lambda * eps.trace()) * Mat3::Identity();
+    Mat3 P;
+    stress(lambda, mu, F, P);
+    return P;
   }
 
   SOFTIK_HD Mat9 dPdF(const Mat3& /*F*/) const { return elasticity_tensor(); }

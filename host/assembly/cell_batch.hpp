@@ -1,0 +1,126 @@
+// Host passes that evaluate several cells at once: the cells of a colour block go through the
+// element in batches of kCellLanes cells (host/assembly/lanes.hpp), each lane one cell, through the
+// same templated element math as one cell (include/softik/fem/lane_ops.hpp) and the same gather
+// and scatter as assemble_cell (cell_kernel.hpp); the block's last cells, and every formulation
+// without a batched form, run assemble_cell one by one.
+//
+// Batched today: the rotated corotational Tet4 with the polar rotation (the real-time method's
+// element), where one cell at a time left the element's arithmetic the bound of the assembly
+// (bench/RESULTS.md, "Tet4 cells two at a time"). A batch's lanes add to K block by block, lane
+// after lane, so K differs from the one-cell order by round-off only, and is the same bit for bit
+// for any number of threads (the batches follow the colour blocks, which follow the mesh).
+#pragma once
+
+#include <type_traits>
+
+#include "host/assembly/cell_kernel.hpp"
+#include "host/assembly/lanes.hpp"
+#include "softik/exec/forall.hpp"
+
+namespace softik::assembly {
+
+/// Cells per batch: two doubles fill an SSE2 register, the x86-64 baseline every build targets
+/// (four or eight lanes on it were slower: bench/RESULTS.md).
+constexpr int kCellLanes = 2;
+
+template <class E, class M, class Form>
+constexpr bool has_cell_batch = std::is_same<E, fem::Tet4>::value && std::is_same<M, fem::LinearElastic>::value &&
+                                std::is_same<Form, RotatedCorotational>::value;
+
+/// Lane l of a block of lanes, read as a block of Reals (scatter_block's argument).
+template <class Tile>
+struct LaneOf {
+  const Tile& tile;
+  int lane;
+  Real operator()(int i, int k) const { return tile(i, k)[lane]; }
+};
+
+/// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design): the rotated corotational
+/// Tet4 of assemble_cell's streamed path, W cells at once.
+template <int W, Scatter mode>
+void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
+  using E = fem::Tet4;
+  using T = Lanes<W>;
+  using Form = RotatedCorotational;
+  constexpr int n = E::num_nodes, d = E::dim;
+  CellStatus* status = p.status.data;
+  int nodes[W][n];
+  fem::TMat<T, n, d> x, dN, dN_center;
+  T w, lambda, mu;
+  for (int l = 0; l < W; ++l) {
+    const GatheredCell<E, fem::LinearElastic, Form, exec::Space::Host> cell(p, 0, c0 + l, p.x.data, status);
+    for (int a = 0; a < n; ++a) {
+      nodes[l][a] = cell.nodes[a];
+      for (int i = 0; i < d; ++i) {
+        x(a, i).set(l, cell.xe(a, i));
+        dN(a, i).set(l, cell.rest.dN_dX[0](a, i));
+        dN_center(a, i).set(l, cell.rest.dN_dX_center(a, i));
+      }
+    }
+    w.set(l, cell.rest.w_detJ[0]);
+    lambda.set(l, cell.material.lambda);
+    mu.set(l, cell.material.mu);
+  }
+  // F = x^T dN_dX at the centre (fem::deformation_gradient), and its polar rotation.
+  fem::TMat<T, d, d> F;
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < d; ++j)
+      F(i, j) = x(0, i) * dN_center(0, j) + x(1, i) * dN_center(1, j) + x(2, i) * dN_center(2, j) + x(3, i) * dN_center(3, j);
+  fem::TMat<T, d, d> R = F;
+  const auto newton = fem::polar_rotation_newton(R);
+  if (!lanes_all(newton))
+    for (int l = 0; l < W; ++l) {
+      if (newton[l]) continue;
+      fem::Mat3 Fl;  // det F <= 0 (or not finite): the SVD route of fem::polar_decomposition
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) Fl(i, j) = F(i, j)[l];
+      const fem::Mat3 Rl = fem::detail::rotation_from_svd(Fl);
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) R(i, j).set(l, Rl(i, j));
+    }
+  T energy = 0.0;
+  fem::TMat<T, n, d> g_hat, f;
+  fem::rotated_stress_simplex<n>(lambda, mu, w, dN, R, F, p.cell_energy ? &energy : nullptr, bool(p.force), g_hat);
+  if (p.force) fem::rotated_force<n, d, T>(R, g_hat, f);
+  for (int l = 0; l < W; ++l) {  // the polar rotation is defined for every det F: always admissible
+    fem::ElementVector<E> fe;
+    if (p.force)
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) fe[a * d + i] = f(a, i)[l];
+    write_cell_outputs<E, mode>(p, 0, c0 + l, nodes[l], energy[l], fe);
+  }
+  if (!p.K) return;
+  Real* K = p.K.data;
+  int rows[W][n];
+  for (int l = 0; l < W; ++l) {
+    const CellRows<E, exec::Space::Host> cell_rows(p, nodes[l]);
+    for (int a = 0; a < n; ++a) rows[l][a] = cell_rows.rows[a];
+    prefetch_cell_slots<E>(p, K, c0 + l + p.prefetch_cells);
+  }
+  fem::rotated_blocks_simplex<n, d>(lambda, mu, w, dN, R, [&](int a, int b, const fem::TMat<T, d, d>& block) {
+    for (int l = 0; l < W; ++l)
+      scatter_block<mode, E>(p, K, c0 + l, rows[l], a, b, LaneOf<fem::TMat<T, d, d>>{block, l});
+  });
+}
+
+/// The cells [first, last) of one colour block, in batches where the formulation has them.
+template <class E, class M, class Form, Scatter mode>
+struct AssembleCellRange {
+  CellPass<exec::Space::Host> pass;
+  void operator()(int first, int last) const {
+    int i = first;
+    if constexpr (has_cell_batch<E, M, Form>) {
+      if (pass.rotation == fem::RotationMethod::Polar && pass.num_designs == 1)
+        for (; i + kCellLanes <= last; i += kCellLanes) assemble_tet4_batch<kCellLanes, mode>(pass, i);
+    }
+    for (; i < last; ++i) assemble_cell<E, M, Form, mode>(pass, i);
+  }
+};
+
+/// One host pass over every cell of `pass`, block by block of `colours`.
+template <class E, class M, class Form>
+void assemble_cell_blocks(const exec::HostColours& colours, const CellPass<exec::Space::Host>& pass) {
+  exec::forall_blocks(colours, pass.num_cells * pass.num_designs, AssembleCellRange<E, M, Form, Scatter::Coloured>{pass});
+}
+
+}  // namespace softik::assembly

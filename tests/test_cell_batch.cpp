@@ -1,0 +1,220 @@
+// Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4, kCellLanes
+// cells per SIMD register, must give the one-cell kernel's numbers (assemble_cell) to round-off
+// on every output, including the lanes the polar iteration cannot take (inverted cells: the SVD
+// route, lane by lane), lanes far from their rotation (the scaled Newton step beside plain ones),
+// a different material per cell, blocks whose length is not a multiple of the lanes, and a
+// non-finite position (recorded, as one cell at a time records it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "assembly_cases.hpp"
+#include "host/assembly/cell_batch.hpp"
+#include "softik/assembly.hpp"
+#include "softik/fem/sym_eigen3.hpp"
+
+namespace softik {
+namespace {
+
+using assembly::CellPass;
+using assembly::CellStatus;
+using exec::Space;
+using Law = fem::LinearElastic;
+
+Real batch_relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  Real diff = 0, scale = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+struct BatchCase {
+  Mesh mesh;
+  Assembler assembler;
+  std::vector<Real> rest;
+  std::vector<Law> laws;
+  std::vector<int> color_ptr, color_blocks;
+  exec::HostColours colours;
+
+  explicit BatchCase(int block_size)
+      : mesh(make_box(3, CellType::Tet4, [] {
+          BoxSpec spec;
+          spec.size = {1.0, 0.8, 0.6};
+          spec.cells = {4, 3, 3};
+          return spec;
+        }())),
+        assembler(mesh, {Material(Law::from_young_poisson(1e3, 0.3))}, fix_nodes(mesh, mesh.node_groups.at("xmin")),
+                  [] {
+                    AssemblyOptions o;
+                    o.formulation = Formulation::Corotational;
+                    return o;
+                  }()) {
+    const size_t words = static_cast<size_t>(assembly::rest_words<fem::Tet4>());
+    rest.resize(static_cast<size_t>(mesh.num_cells()) * words);
+    for (int c = 0; c < mesh.num_cells(); ++c) assembly::pack_rest<fem::Tet4>(mesh, c, rest.data() + c * words, 1);
+    for (int c = 0; c < mesh.num_cells(); ++c)  // a law per cell: the lanes carry their own lambda and mu
+      laws.push_back(Law::from_young_poisson(1e3 * (1 + 0.1 * (c % 7)), 0.2 + 0.04 * (c % 5)));
+    // One block per colour, run on one thread: any block size, no two blocks at once.
+    const int blocks = (mesh.num_cells() + block_size - 1) / block_size;
+    color_blocks.resize(static_cast<size_t>(blocks));
+    std::iota(color_blocks.begin(), color_blocks.end(), 0);
+    color_ptr.resize(static_cast<size_t>(blocks) + 1);
+    std::iota(color_ptr.begin(), color_ptr.end(), 0);
+    colours = {color_ptr.data(), color_blocks.data(), blocks, block_size, 1};
+  }
+
+  CellPass<Space::Host> pass() const {
+    CellPass<Space::Host> p;
+    p.num_cells = mesh.num_cells();
+    p.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(4)};
+    p.rest = {{rest.data(), rest.size()}, exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
+    p.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(16)};
+    p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
+    p.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(Law)};
+    p.material_stride = 1;
+    return p;
+  }
+};
+
+struct BatchOutputs {
+  std::vector<Real> cell_energy, force, K;
+  CellStatus status;
+};
+
+/// One pass with the outputs `which` asks for ("e", "f", "K" in any combination), in batches
+/// (`batched`) or one cell at a time.
+BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which, bool batched) {
+  BatchOutputs out;
+  CellPass<Space::Host> p = bc.pass();
+  p.x = {x.data(), x.size()};
+  p.status = {&out.status, 1};
+  if (which.find('e') != std::string::npos) {
+    out.cell_energy.assign(static_cast<size_t>(p.num_cells), 0.0);
+    p.cell_energy = {out.cell_energy.data(), out.cell_energy.size()};
+  }
+  if (which.find('f') != std::string::npos) {
+    out.force.assign(x.size(), 0.0);
+    p.force = {out.force.data(), out.force.size()};
+  }
+  if (which.find('K') != std::string::npos) {
+    out.K.assign(static_cast<size_t>(bc.assembler.pattern().nnz()), 0.0);
+    p.K = {out.K.data(), out.K.size()};
+  }
+  if (batched)
+    assembly::assemble_cell_blocks<fem::Tet4, Law, assembly::RotatedCorotational>(bc.colours, p);
+  else
+    assembly::assemble_cells<fem::Tet4, Law, assembly::RotatedCorotational, assembly::Scatter::Coloured>(exec::Serial{}, p);
+  return out;
+}
+
+/// The deformed box: rotated and strained, squeezed to 0.25 of its height beyond x = 0.6 (cells far
+/// from their rotation: the scaled Newton step), with the first node of cell 20 and of cell 57
+/// pushed through its opposite face (inverted cells and their neighbours: the SVD route).
+std::vector<Real> hard_state(const Mesh& mesh) {
+  std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.7, 11);
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    if (mesh.X[3 * static_cast<size_t>(n)] > 0.6) x[3 * static_cast<size_t>(n) + 2] *= 0.25;
+  for (int c : {20, 57}) {
+    const int* v = mesh.cell(c);
+    Eigen::Vector3d p[4];
+    for (int a = 0; a < 4; ++a) p[a] = Eigen::Map<const Eigen::Vector3d>(&x[3 * static_cast<size_t>(v[a])]);
+    const Eigen::Vector3d normal = (p[2] - p[1]).cross(p[3] - p[1]).normalized();
+    const Eigen::Vector3d mirrored = p[0] - 2 * normal.dot(p[0] - p[1]) * normal;
+    for (int i = 0; i < 3; ++i) x[3 * static_cast<size_t>(v[0]) + i] = mirrored[i];
+  }
+  return x;
+}
+
+TEST(CellBatch, Tet4BatchesGiveTheOneCellNumbers) {
+  for (int block_size : {2, 7, 64}) {
+    SCOPED_TRACE("block size " + std::to_string(block_size));
+    const BatchCase bc(block_size);
+    const std::vector<Real> x = hard_state(bc.mesh);
+    // The state holds what the lanes must handle: inverted cells next to upright ones in a
+    // batch, and cells whose stretch sends the polar iteration to its scaled step.
+    int inverted = 0, mixed_batches = 0, far = 0;
+    for (int c = 0; c + 1 < bc.mesh.num_cells(); c += 2) {
+      bool up[2];
+      for (int l = 0; l < 2; ++l) {
+        const int* v = bc.mesh.cell(c + l);
+        Eigen::Matrix3d E, E0;  // edge matrices now and at rest: F = E E0^-1
+        for (int a = 1; a < 4; ++a)
+          for (int i = 0; i < 3; ++i) {
+            E(i, a - 1) = x[3 * static_cast<size_t>(v[a]) + i] - x[3 * static_cast<size_t>(v[0]) + i];
+            E0(i, a - 1) = bc.mesh.X[3 * static_cast<size_t>(v[a]) + i] - bc.mesh.X[3 * static_cast<size_t>(v[0]) + i];
+          }
+        const fem::Mat3 F = E * E0.inverse();
+        up[l] = F.determinant() > 0;
+        inverted += up[l] ? 0 : 1;
+        fem::Vec3 w;  // squared singular values, ascending
+        fem::Mat3 V;
+        fem::sym_eigen3(F.transpose() * F, w, V);
+        far += w[0] < 0.5 * 0.5 ? 1 : 0;  // a stretch below 0.5: |X - X^-T| > |X|, the scaled step
+      }
+      mixed_batches += up[0] != up[1] ? 1 : 0;
+    }
+    EXPECT_GT(inverted, 0);
+    EXPECT_GT(mixed_batches, 0);
+    EXPECT_GT(far, 0);
+
+    const BatchOutputs one = run_tet4_pass(bc, x, "efK", false);
+    const BatchOutputs lanes = run_tet4_pass(bc, x, "efK", true);
+    EXPECT_LE(batch_relative_difference(lanes.K, one.K), 1e-13);
+    EXPECT_LE(batch_relative_difference(lanes.force, one.force), 1e-13);
+    EXPECT_LE(batch_relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
+    EXPECT_GT(*std::max_element(one.K.begin(), one.K.end()), 0.0);
+    EXPECT_EQ(lanes.status.first_invalid_cell, assembly::kNoIndex);  // the polar rotation takes any cell
+    EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
+    // Each output alone is the same as with the others.
+    EXPECT_EQ(run_tet4_pass(bc, x, "e", true).cell_energy, lanes.cell_energy);
+    EXPECT_EQ(run_tet4_pass(bc, x, "f", true).force, lanes.force);
+    EXPECT_EQ(run_tet4_pass(bc, x, "K", true).K, lanes.K);
+  }
+}
+
+TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
+  const BatchCase bc(7);
+  std::vector<Real> x = testing::deformed_state(bc.mesh, 0.1, 0.3, 4);
+  x[3 * static_cast<size_t>(bc.mesh.cell(9)[2]) + 1] = std::nan("");
+  x[3 * static_cast<size_t>(bc.mesh.cell(30)[0])] = INFINITY;
+  const BatchOutputs one = run_tet4_pass(bc, x, "fK", false);
+  const BatchOutputs lanes = run_tet4_pass(bc, x, "fK", true);
+  EXPECT_NE(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
+  EXPECT_EQ(lanes.status.first_nonfinite_dof, one.status.first_nonfinite_dof);
+}
+
+TEST(CellBatch, ThePolarIterationOnLanesIsTheOneCellIteration) {
+  // Two lanes through fem::polar_rotation_newton give, lane by lane, the rotation that one cell
+  // gets from fem::polar_decomposition: a mild stretch next to a severe one (the lanes stop
+  // at different steps) and an upright cell next to an inverted one (the SVD's lane).
+  const fem::Mat3 mild = (fem::Mat3() << 1.05, 0.02, 0.0, -0.01, 0.97, 0.03, 0.0, 0.01, 1.02).finished();
+  const fem::Mat3 severe = (fem::Mat3() << 3.0, 0.5, 0.1, 0.0, 0.08, 0.2, 0.3, 0.0, 0.9).finished();
+  const fem::Mat3 inverted = (fem::Mat3() << -1.0, 0.1, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0).finished();
+  for (const auto& pair : {std::make_pair(mild, severe), std::make_pair(severe, inverted)}) {
+    fem::TMat<assembly::Lanes<2>, 3, 3> X;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        X(i, j).set(0, pair.first(i, j));
+        X(i, j).set(1, pair.second(i, j));
+      }
+    const auto newton = fem::polar_rotation_newton(X);
+    const fem::Mat3 F[2] = {pair.first, pair.second};
+    for (int l = 0; l < 2; ++l) {
+      EXPECT_EQ(newton[l], F[l].determinant() > 0);
+      if (!newton[l]) continue;
+      fem::Mat3 R, S;
+      fem::polar_decomposition(F[l], R, S);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) EXPECT_NEAR(X(i, j)[l], R(i, j), 1e-15) << "lane " << l;
+      EXPECT_NEAR((R.transpose() * R - fem::Mat3::Identity()).norm(), 0.0, 1e-14);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace softik
