@@ -11,7 +11,9 @@
 // for any number of threads (the batches follow the colour blocks, which follow the mesh).
 #pragma once
 
+#include <array>
 #include <type_traits>
+#include <utility>
 
 #include "host/assembly/cell_kernel.hpp"
 #include "host/assembly/lanes.hpp"
@@ -35,32 +37,38 @@ struct LaneOf {
   Real operator()(int i, int k) const { return tile(i, k)[lane]; }
 };
 
+/// The gathers of cells c0 + l of design 0, l < W.
+template <class Cell, int... l>
+std::array<Cell, sizeof...(l)> gather_cells(const CellPass<exec::Space::Host>& p, int c0, CellStatus* status,
+                                            std::integer_sequence<int, l...>) {
+  return {Cell(p, 0, c0 + l, p.x.data, status)...};
+}
+
 /// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design): the rotated corotational
-/// Tet4 of assemble_cell's streamed path, W cells at once.
+/// Tet4 of assemble_cell's streamed path, W cells at once. Flattened as assemble_cell is: left out
+/// of line, prefetch_cell_slots (nothing but prefetches) was taken for a function without effects
+/// and its calls deleted by g++ (K's rows then waited for memory: 0.75x at 1M cells).
 template <int W, Scatter mode>
-void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
+SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
   using E = fem::Tet4;
   using T = Lanes<W>;
   using Form = RotatedCorotational;
   constexpr int n = E::num_nodes, d = E::dim;
   CellStatus* status = p.status.data;
-  int nodes[W][n];
+  Real* K = p.K ? p.K.data : nullptr;
+  for (int l = 0; l < W; ++l) prefetch_cell_slots<E>(p, K, c0 + l + p.prefetch_cells);
+  using Cell = GatheredCell<E, fem::LinearElastic, Form, exec::Space::Host>;
+  const std::array<Cell, W> cells = gather_cells<Cell>(p, c0, status, std::make_integer_sequence<int, W>());
   fem::TMat<T, n, d> x, dN, dN_center;
-  T w, lambda, mu;
-  for (int l = 0; l < W; ++l) {
-    const GatheredCell<E, fem::LinearElastic, Form, exec::Space::Host> cell(p, 0, c0 + l, p.x.data, status);
-    for (int a = 0; a < n; ++a) {
-      nodes[l][a] = cell.nodes[a];
-      for (int i = 0; i < d; ++i) {
-        x(a, i).set(l, cell.xe(a, i));
-        dN(a, i).set(l, cell.rest.dN_dX[0](a, i));
-        dN_center(a, i).set(l, cell.rest.dN_dX_center(a, i));
-      }
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < d; ++i) {
+      x(a, i) = T::from([&](int l) { return cells[l].xe(a, i); });
+      dN(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX[0](a, i); });
+      dN_center(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX_center(a, i); });
     }
-    w.set(l, cell.rest.w_detJ[0]);
-    lambda.set(l, cell.material.lambda);
-    mu.set(l, cell.material.mu);
-  }
+  const T w = T::from([&](int l) { return cells[l].rest.w_detJ[0]; });
+  const T lambda = T::from([&](int l) { return cells[l].material.lambda; });
+  const T mu = T::from([&](int l) { return cells[l].material.mu; });
   // F = x^T dN_dX at the centre (fem::deformation_gradient), and its polar rotation.
   fem::TMat<T, d, d> F;
   for (int i = 0; i < d; ++i)
@@ -87,15 +95,13 @@ void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
     if (p.force)
       for (int a = 0; a < n; ++a)
         for (int i = 0; i < d; ++i) fe[a * d + i] = f(a, i)[l];
-    write_cell_outputs<E, mode>(p, 0, c0 + l, nodes[l], energy[l], fe);
+    write_cell_outputs<E, mode>(p, 0, c0 + l, cells[l].nodes, energy[l], fe);
   }
-  if (!p.K) return;
-  Real* K = p.K.data;
+  if (!K) return;
   int rows[W][n];
   for (int l = 0; l < W; ++l) {
-    const CellRows<E, exec::Space::Host> cell_rows(p, nodes[l]);
+    const CellRows<E, exec::Space::Host> cell_rows(p, cells[l].nodes);
     for (int a = 0; a < n; ++a) rows[l][a] = cell_rows.rows[a];
-    prefetch_cell_slots<E>(p, K, c0 + l + p.prefetch_cells);
   }
   fem::rotated_blocks_simplex<n, d>(lambda, mu, w, dN, R, [&](int a, int b, const fem::TMat<T, d, d>& block) {
     for (int l = 0; l < W; ++l)

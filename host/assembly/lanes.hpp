@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace softik::assembly {
 
@@ -48,6 +49,16 @@ struct Lanes {
     Lanes r;
     r.v = x;
     return r;
+  }
+  /// Lane l = f(l), built in registers: writing lanes one by one into memory and then reading the
+  /// vector stalls store-to-load forwarding at every value of a gather.
+  template <class F>
+  static Lanes from(F&& f) {
+    return from(f, std::make_integer_sequence<int, W>());
+  }
+  template <class F, int... l>
+  static Lanes from(F&& f, std::integer_sequence<int, l...>) {
+    return of(Vec{f(l)...});
   }
   double operator[](int l) const { return v[l]; }
   void set(int l, double a) { v[l] = a; }
