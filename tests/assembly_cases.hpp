@@ -3,6 +3,8 @@
 #pragma once
 
 #include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -144,6 +146,17 @@ inline Eigen::Matrix3d test_rotation(int dim, Real angle) {
   if (dim == 1) return Eigen::Matrix3d::Identity();
   if (dim == 2) return Eigen::AngleAxisd(angle, Eigen::Vector3d::UnitZ()).toRotationMatrix();
   return Eigen::AngleAxisd(angle, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+}
+
+/// max |a - b| over max |b| (max |a - b| where b is all zeros): the entrywise distance of two
+/// assemblies relative to the reference's size.
+inline Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  Real diff = 0, scale = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return scale > 0 ? diff / scale : diff;
 }
 
 /// x = Q (X + u) + t with a random displacement u of size `strain` (relative to the box).

@@ -24,14 +24,7 @@ using assembly::CellStatus;
 using exec::Space;
 using Law = fem::LinearElastic;
 
-Real batch_relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  Real diff = 0, scale = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-    scale = std::max(scale, std::abs(b[k]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
+using testing::relative_difference;
 
 struct BatchCase {
   Mesh mesh;
@@ -164,9 +157,9 @@ TEST(CellBatch, Tet4BatchesGiveTheOneCellNumbers) {
 
     const BatchOutputs one = run_tet4_pass(bc, x, "efK", false);
     const BatchOutputs lanes = run_tet4_pass(bc, x, "efK", true);
-    EXPECT_LE(batch_relative_difference(lanes.K, one.K), 1e-13);
-    EXPECT_LE(batch_relative_difference(lanes.force, one.force), 1e-13);
-    EXPECT_LE(batch_relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
+    EXPECT_LE(relative_difference(lanes.K, one.K), 1e-13);
+    EXPECT_LE(relative_difference(lanes.force, one.force), 1e-13);
+    EXPECT_LE(relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
     EXPECT_GT(*std::max_element(one.K.begin(), one.K.end()), 0.0);
     EXPECT_EQ(lanes.status.first_invalid_cell, assembly::kNoIndex);  // the polar rotation takes any cell
     EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);

@@ -24,14 +24,7 @@ using assembly::CellPass;
 using assembly::CellStatus;
 using exec::Space;
 
-Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  Real diff = 0, scale = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    diff = std::max(diff, std::abs(a[k] - b[k]));
-    scale = std::max(scale, std::abs(b[k]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
+using testing::relative_difference;
 
 TEST(Forall, EveryPolicyVisitsEveryIterationOnce) {
   const int n = 5000;
