@@ -1,5 +1,5 @@
-// Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4, kCellLanes
-// cells per SIMD register, must give the one-cell kernel's numbers (assemble_cell) to round-off
+// Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4, two cells per
+// SSE2 register or four per AVX2 register (where the CPU has it), must give the one-cell kernel's numbers (assemble_cell) to round-off
 // on every output, including the lanes the polar iteration cannot take (inverted cells: the SVD
 // route, lane by lane), lanes far from their rotation (the scaled Newton step beside plain ones),
 // a different material per cell, blocks whose length is not a multiple of the lanes, and a
@@ -74,14 +74,25 @@ struct BatchCase {
   }
 };
 
+bool cpu_avx2_fma() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return assembly::cpu_has_avx2_fma();
+#else
+  return false;
+#endif
+}
+
 struct BatchOutputs {
   std::vector<Real> cell_energy, force, K;
   CellStatus status;
 };
 
-/// One pass with the outputs `which` asks for ("e", "f", "K" in any combination), in batches
-/// (`batched`) or one cell at a time.
-BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which, bool batched) {
+/// How run_tet4_pass goes through the cells: one at a time, in the assembler's batches (the
+/// widest the CPU has first), or in batches of one width only (the leftover cells one at a time).
+enum class BatchWidth { One, Dispatched, Two, FourAvx2 };
+
+/// One pass with the outputs `which` asks for ("e", "f", "K" in any combination).
+BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which, BatchWidth lanes) {
   BatchOutputs out;
   CellPass<Space::Host> p = bc.pass();
   p.x = {x.data(), x.size()};
@@ -98,10 +109,22 @@ BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, cons
     out.K.assign(static_cast<size_t>(bc.assembler.pattern().nnz()), 0.0);
     p.K = {out.K.data(), out.K.size()};
   }
-  if (batched)
-    assembly::assemble_cell_blocks<fem::Tet4, Law, assembly::RotatedCorotational>(bc.colours, p);
-  else
-    assembly::assemble_cells<fem::Tet4, Law, assembly::RotatedCorotational, assembly::Scatter::Coloured>(exec::Serial{}, p);
+  constexpr auto coloured = assembly::Scatter::Coloured;
+  using Form = assembly::RotatedCorotational;
+  int c = 0;
+  switch (lanes) {
+    case BatchWidth::One: break;
+    case BatchWidth::Dispatched: assembly::assemble_cell_blocks<fem::Tet4, Law, Form>(bc.colours, p); return out;
+    case BatchWidth::Two:
+      for (; c + 2 <= p.num_cells; c += 2) assembly::assemble_tet4_batch<2, coloured>(p, c);
+      break;
+    case BatchWidth::FourAvx2:
+#if defined(__x86_64__) && defined(__GNUC__)
+      c = assembly::assemble_tet4_batches_avx2<coloured>(p, 0, p.num_cells);
+#endif
+      break;
+  }
+  for (; c < p.num_cells; ++c) assembly::assemble_cell<fem::Tet4, Law, Form, coloured>(p, c);
   return out;
 }
 
@@ -155,18 +178,23 @@ TEST(CellBatch, Tet4BatchesGiveTheOneCellNumbers) {
     EXPECT_GT(mixed_batches, 0);
     EXPECT_GT(far, 0);
 
-    const BatchOutputs one = run_tet4_pass(bc, x, "efK", false);
-    const BatchOutputs lanes = run_tet4_pass(bc, x, "efK", true);
-    EXPECT_LE(relative_difference(lanes.K, one.K), 1e-13);
-    EXPECT_LE(relative_difference(lanes.force, one.force), 1e-13);
-    EXPECT_LE(relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
+    const BatchOutputs one = run_tet4_pass(bc, x, "efK", BatchWidth::One);
     EXPECT_GT(*std::max_element(one.K.begin(), one.K.end()), 0.0);
-    EXPECT_EQ(lanes.status.first_invalid_cell, assembly::kNoIndex);  // the polar rotation takes any cell
-    EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
-    // Each output alone is the same as with the others.
-    EXPECT_EQ(run_tet4_pass(bc, x, "e", true).cell_energy, lanes.cell_energy);
-    EXPECT_EQ(run_tet4_pass(bc, x, "f", true).force, lanes.force);
-    EXPECT_EQ(run_tet4_pass(bc, x, "K", true).K, lanes.K);
+    std::vector<BatchWidth> widths = {BatchWidth::Dispatched, BatchWidth::Two};
+    if (cpu_avx2_fma()) widths.push_back(BatchWidth::FourAvx2);
+    for (BatchWidth width : widths) {
+      SCOPED_TRACE("lanes " + std::to_string(static_cast<int>(width)));
+      const BatchOutputs lanes = run_tet4_pass(bc, x, "efK", width);
+      EXPECT_LE(relative_difference(lanes.K, one.K), 1e-13);
+      EXPECT_LE(relative_difference(lanes.force, one.force), 1e-13);
+      EXPECT_LE(relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
+      EXPECT_EQ(lanes.status.first_invalid_cell, assembly::kNoIndex);  // the polar rotation takes any cell
+      EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
+      // Each output alone is the same as with the others.
+      EXPECT_EQ(run_tet4_pass(bc, x, "e", width).cell_energy, lanes.cell_energy);
+      EXPECT_EQ(run_tet4_pass(bc, x, "f", width).force, lanes.force);
+      EXPECT_EQ(run_tet4_pass(bc, x, "K", width).K, lanes.K);
+    }
   }
 }
 
@@ -175,10 +203,12 @@ TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
   std::vector<Real> x = testing::deformed_state(bc.mesh, 0.1, 0.3, 4);
   x[3 * static_cast<size_t>(bc.mesh.cell(9)[2]) + 1] = std::nan("");
   x[3 * static_cast<size_t>(bc.mesh.cell(30)[0])] = INFINITY;
-  const BatchOutputs one = run_tet4_pass(bc, x, "fK", false);
-  const BatchOutputs lanes = run_tet4_pass(bc, x, "fK", true);
-  EXPECT_NE(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
-  EXPECT_EQ(lanes.status.first_nonfinite_dof, one.status.first_nonfinite_dof);
+  const BatchOutputs one = run_tet4_pass(bc, x, "fK", BatchWidth::One);
+  EXPECT_NE(one.status.first_nonfinite_dof, assembly::kNoIndex);
+  std::vector<BatchWidth> widths = {BatchWidth::Dispatched, BatchWidth::Two};
+  if (cpu_avx2_fma()) widths.push_back(BatchWidth::FourAvx2);
+  for (BatchWidth width : widths)
+    EXPECT_EQ(run_tet4_pass(bc, x, "fK", width).status.first_nonfinite_dof, one.status.first_nonfinite_dof);
 }
 
 TEST(CellBatch, ThePolarIterationOnLanesIsTheOneCellIteration) {

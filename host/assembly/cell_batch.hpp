@@ -1,14 +1,16 @@
 // Host passes that evaluate several cells at once: the cells of a colour block go through the
-// element in batches of kCellLanes cells (host/assembly/lanes.hpp), each lane one cell, through the
-// same templated element math as one cell (include/softik/fem/lane_ops.hpp) and the same gather
-// and scatter as assemble_cell (cell_kernel.hpp); the block's last cells, and every formulation
-// without a batched form, run assemble_cell one by one.
+// element in batches, four cells per AVX2 register where the CPU has AVX2 and FMA, then two per
+// SSE2 register (host/assembly/lanes.hpp), each lane one cell, through the same templated element
+// math as one cell (include/softik/fem/lane_ops.hpp) and the same gather and scatter as
+// assemble_cell (cell_kernel.hpp); the block's last cells, and every formulation without a batched
+// form, run assemble_cell one by one.
 //
 // Batched today: the rotated corotational Tet4 with the polar rotation (the real-time method's
 // element), where one cell at a time left the element's arithmetic the bound of the assembly
 // (bench/RESULTS.md, "Tet4 cells two at a time"). A batch's lanes add to K block by block, lane
-// after lane, so K differs from the one-cell order by round-off only, and is the same bit for bit
-// for any number of threads (the batches follow the colour blocks, which follow the mesh).
+// after lane, so K differs from the one-cell order by round-off only, and on one CPU is the same
+// bit for bit for any number of threads (the batches follow the colour blocks, which follow the
+// mesh; a CPU without AVX2 batches differently, and FMA rounds differently).
 #pragma once
 
 #include <array>
@@ -22,7 +24,8 @@
 namespace softik::assembly {
 
 /// Cells per batch: two doubles fill an SSE2 register, the x86-64 baseline every build targets
-/// (four or eight lanes on it were slower: bench/RESULTS.md).
+/// (four lanes on it were slower: bench/RESULTS.md). Where the CPU has AVX2 and FMA, batches of
+/// four go first (assemble_tet4_batches_avx2); eight with AVX-512 were no faster on Zen 5.
 constexpr int kCellLanes = 2;
 
 template <class E, class M, class Form>
@@ -109,6 +112,23 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
   });
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/// The batches of four cells of [first, last), compiled for AVX2 + FMA (everything inlined into
+/// this one function, so no code shared with the rest of the library is built for those
+/// instructions); returns the first cell left. Called only where the CPU has both (cpu_has_avx2_fma).
+template <Scatter mode>
+__attribute__((target("avx2,fma"), flatten)) int assemble_tet4_batches_avx2(const CellPass<exec::Space::Host>& p,
+                                                                            int first, int last) {
+  for (; first + 4 <= last; first += 4) assemble_tet4_batch<4, mode>(p, first);
+  return first;
+}
+
+inline bool cpu_has_avx2_fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+#endif
+
 /// The cells [first, last) of one colour block, in batches where the formulation has them.
 template <class E, class M, class Form, Scatter mode>
 struct AssembleCellRange {
@@ -116,8 +136,12 @@ struct AssembleCellRange {
   void operator()(int first, int last) const {
     int i = first;
     if constexpr (has_cell_batch<E, M, Form>) {
-      if (pass.rotation == fem::RotationMethod::Polar && pass.num_designs == 1)
+      if (pass.rotation == fem::RotationMethod::Polar && pass.num_designs == 1) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (cpu_has_avx2_fma()) i = assemble_tet4_batches_avx2<mode>(pass, i, last);
+#endif
         for (; i + kCellLanes <= last; i += kCellLanes) assemble_tet4_batch<kCellLanes, mode>(pass, i);
+      }
     }
     for (; i < last; ++i) assemble_cell<E, M, Form, mode>(pass, i);
   }

@@ -1,13 +1,25 @@
-// Lanes<W>: W doubles in one SIMD register (GCC/Clang vector extension), the scalar type with
-// which the templated element math of include/softik/fem/ (lane_ops.hpp) computes W cells at
-// once: every arithmetic operation acts lane by lane, a comparison gives a LaneMask<W>, and
-// lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt are found here by
+// Lanes<W>: W doubles worked on as one SIMD register (GCC/Clang vector extension), the scalar
+// type with which the templated element math of include/softik/fem/ (lane_ops.hpp) computes W
+// cells at once: every arithmetic operation acts lane by lane, a comparison gives a LaneMask<W>,
+// and lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt are found here by
 // argument-dependent lookup. Host only: the device runs one cell per thread.
+//
+// Every operation is always inlined, so that the AVX2 batch (cell_batch.hpp), built with AVX2
+// enabled in that one function, never calls one of them built for the baseline: a 32-byte vector
+// is passed in a ymm register by code built for AVX and in memory by code that is not (g++'s and
+// clang's -Wpsabi, silenced here for that reason). LaneMask, which fem::polar_rotation_newton
+// returns and which may stay out of line, stores a plain array, passed the same way by both.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <utility>
+
+#define SOFTIK_LANE_INLINE inline __attribute__((always_inline))
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace softik::assembly {
 
@@ -31,9 +43,20 @@ struct LaneTypes<4> {
 template <int W>
 struct LaneMask {
   using Bits = typename detail::LaneTypes<W>::Bits;
-  Bits m;  ///< all ones where the mask holds, zero elsewhere
-  bool operator[](int l) const { return m[l] != 0; }
-  LaneMask operator!() const { return {~m}; }
+  alignas(sizeof(Bits)) std::int64_t m[W];  ///< all ones where the mask holds, zero elsewhere
+
+  SOFTIK_LANE_INLINE Bits bits() const {
+    Bits b;
+    std::memcpy(&b, m, sizeof b);
+    return b;
+  }
+  static SOFTIK_LANE_INLINE LaneMask of(Bits b) {
+    LaneMask r;
+    std::memcpy(r.m, &b, sizeof b);
+    return r;
+  }
+  SOFTIK_LANE_INLINE bool operator[](int l) const { return m[l] != 0; }
+  SOFTIK_LANE_INLINE LaneMask operator!() const { return of(~bits()); }
 };
 
 template <int W>
@@ -42,10 +65,11 @@ struct Lanes {
   Vec v;
 
   Lanes() = default;
-  Lanes(double a) {  // NOLINT(google-explicit-constructor): a constant in every lane
-    for (int l = 0; l < W; ++l) v[l] = a;
+  SOFTIK_LANE_INLINE Lanes(double c) {  // NOLINT(google-explicit-constructor): a constant in every lane
+    for (int l = 0; l < W; ++l) v[l] = c;
   }
-  static Lanes of(Vec x) {
+  SOFTIK_LANE_INLINE Vec vec() const { return v; }
+  static SOFTIK_LANE_INLINE Lanes of(Vec x) {
     Lanes r;
     r.v = x;
     return r;
@@ -53,72 +77,79 @@ struct Lanes {
   /// Lane l = f(l), built in registers: writing lanes one by one into memory and then reading the
   /// vector stalls store-to-load forwarding at every value of a gather.
   template <class F>
-  static Lanes from(F&& f) {
+  static SOFTIK_LANE_INLINE Lanes from(F&& f) {
     return from(f, std::make_integer_sequence<int, W>());
   }
   template <class F, int... l>
-  static Lanes from(F&& f, std::integer_sequence<int, l...>) {
+  static SOFTIK_LANE_INLINE Lanes from(F&& f, std::integer_sequence<int, l...>) {
     return of(Vec{f(l)...});
   }
-  double operator[](int l) const { return v[l]; }
-  void set(int l, double a) { v[l] = a; }
+  SOFTIK_LANE_INLINE double operator[](int l) const { return v[l]; }
+  SOFTIK_LANE_INLINE void set(int l, double c) { v[l] = c; }
 };
 
 template <int W>
-inline Lanes<W> operator+(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.v + b.v); }
+SOFTIK_LANE_INLINE Lanes<W> operator+(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() + b.vec()); }
 template <int W>
-inline Lanes<W> operator-(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.v - b.v); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() - b.vec()); }
 template <int W>
-inline Lanes<W> operator*(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.v * b.v); }
+SOFTIK_LANE_INLINE Lanes<W> operator*(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() * b.vec()); }
 template <int W>
-inline Lanes<W> operator/(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.v / b.v); }
+SOFTIK_LANE_INLINE Lanes<W> operator/(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() / b.vec()); }
 template <int W>
-inline Lanes<W> operator-(const Lanes<W>& a) { return Lanes<W>::of(-a.v); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a) { return Lanes<W>::of(-a.vec()); }
 template <int W>
-inline Lanes<W> operator+(const Lanes<W>& a, double b) { return a + Lanes<W>(b); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, double b) { return a - Lanes<W>(b); }
 template <int W>
-inline Lanes<W> operator-(const Lanes<W>& a, double b) { return a - Lanes<W>(b); }
+SOFTIK_LANE_INLINE Lanes<W> operator*(double a, const Lanes<W>& b) { return Lanes<W>(a) * b; }
 template <int W>
-inline Lanes<W> operator*(double a, const Lanes<W>& b) { return Lanes<W>(a) * b; }
-template <int W>
-inline Lanes<W> operator/(double a, const Lanes<W>& b) { return Lanes<W>(a) / b; }
+SOFTIK_LANE_INLINE Lanes<W> operator/(double a, const Lanes<W>& b) { return Lanes<W>(a) / b; }
 
 template <int W>
-inline LaneMask<W> operator>(const Lanes<W>& a, const Lanes<W>& b) { return {a.v > b.v}; }
-template <int W>
-inline LaneMask<W> operator<=(const Lanes<W>& a, const Lanes<W>& b) { return {a.v <= b.v}; }
-template <int W>
-inline LaneMask<W> operator<=(const Lanes<W>& a, double b) { return a <= Lanes<W>(b); }
-template <int W>
-inline LaneMask<W> operator==(const Lanes<W>& a, const Lanes<W>& b) { return {a.v == b.v}; }
-
-template <int W>
-inline Lanes<W> lane_select(const LaneMask<W>& m, const Lanes<W>& a, const Lanes<W>& b) {
-  using Bits = typename LaneMask<W>::Bits;
-  using Vec = typename Lanes<W>::Vec;
-  return Lanes<W>::of(reinterpret_cast<Vec>((reinterpret_cast<Bits>(a.v) & m.m) | (reinterpret_cast<Bits>(b.v) & ~m.m)));
+SOFTIK_LANE_INLINE LaneMask<W> operator>(const Lanes<W>& a, const Lanes<W>& b) {
+  return LaneMask<W>::of(a.vec() > b.vec());
 }
 template <int W>
-inline bool lanes_any(const LaneMask<W>& m) {
+SOFTIK_LANE_INLINE LaneMask<W> operator<=(const Lanes<W>& a, const Lanes<W>& b) {
+  return LaneMask<W>::of(a.vec() <= b.vec());
+}
+template <int W>
+SOFTIK_LANE_INLINE LaneMask<W> operator<=(const Lanes<W>& a, double b) { return a <= Lanes<W>(b); }
+
+template <int W>
+SOFTIK_LANE_INLINE Lanes<W> lane_select(const LaneMask<W>& m, const Lanes<W>& a, const Lanes<W>& b) {
+  using Bits = typename LaneMask<W>::Bits;
+  using Vec = typename Lanes<W>::Vec;
+  const Bits mask = m.bits();
+  return Lanes<W>::of(reinterpret_cast<Vec>((reinterpret_cast<Bits>(a.vec()) & mask) | (reinterpret_cast<Bits>(b.vec()) & ~mask)));
+}
+template <int W>
+SOFTIK_LANE_INLINE bool lanes_any(const LaneMask<W>& m) {
   bool any = false;
   for (int l = 0; l < W; ++l) any = any || m[l];
   return any;
 }
 template <int W>
-inline bool lanes_all(const LaneMask<W>& m) {
+SOFTIK_LANE_INLINE bool lanes_all(const LaneMask<W>& m) {
   bool all = true;
   for (int l = 0; l < W; ++l) all = all && m[l];
   return all;
 }
 template <int W>
-inline LaneMask<W> lanes_and(const LaneMask<W>& a, const LaneMask<W>& b) { return {a.m & b.m}; }
+SOFTIK_LANE_INLINE LaneMask<W> lanes_and(const LaneMask<W>& a, const LaneMask<W>& b) {
+  return LaneMask<W>::of(a.bits() & b.bits());
+}
 template <int W>
-inline LaneMask<W> lanes_or(const LaneMask<W>& a, const LaneMask<W>& b) { return {a.m | b.m}; }
+SOFTIK_LANE_INLINE LaneMask<W> lanes_or(const LaneMask<W>& a, const LaneMask<W>& b) {
+  return LaneMask<W>::of(a.bits() | b.bits());
+}
 template <int W>
-inline Lanes<W> sqrt(const Lanes<W>& a) {
+SOFTIK_LANE_INLINE Lanes<W> sqrt(const Lanes<W>& a) {
   Lanes<W> r;
   for (int l = 0; l < W; ++l) r.v[l] = std::sqrt(a.v[l]);
   return r;
 }
 
 }  // namespace softik::assembly
+
+#pragma GCC diagnostic pop
