@@ -1,9 +1,9 @@
 // Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4, two cells per
-// SSE2 register or four per AVX2 register (where the CPU has it), must give the one-cell kernel's numbers (assemble_cell) to round-off
-// on every output, including the lanes the polar iteration cannot take (inverted cells: the SVD
-// route, lane by lane), lanes far from their rotation (the scaled Newton step beside plain ones),
-// a different material per cell, blocks whose length is not a multiple of the lanes, and a
-// non-finite position (recorded, as one cell at a time records it).
+// SSE2 register or four per AVX2 register (where the CPU has it), must give the one-cell kernel's
+// numbers (assemble_cell) to round-off on every output, including the lanes the polar iteration
+// cannot take (inverted cells: the SVD route, lane by lane), lanes far from their rotation (the
+// scaled Newton step beside plain ones), a different material per cell, blocks whose length is not
+// a multiple of the lanes, and a non-finite position (recorded, as one cell at a time records it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
