@@ -1,9 +1,10 @@
-// Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4, two cells per
-// SSE2 register or four per AVX2 register (where the CPU has it), must give the one-cell kernel's
-// numbers (assemble_cell) to round-off on every output, including the lanes the polar iteration
-// cannot take (inverted cells: the SVD route, lane by lane), lanes far from their rotation (the
-// scaled Newton step beside plain ones), a different material per cell, blocks whose length is not
-// a multiple of the lanes, and a non-finite position (recorded, as one cell at a time records it).
+// Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4 and the neo-Hookean
+// Tet4, two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
+// one-cell kernel's numbers (assemble_cell) to round-off on every output, including the lanes the
+// polar iteration cannot take (inverted cells: the SVD route, lane by lane), lanes far from their
+// rotation (the scaled Newton step beside plain ones), inverted neo-Hookean cells (recorded, adding
+// nothing, next to upright ones), a different material per cell, blocks whose length is not a
+// multiple of the lanes, and a non-finite position (recorded, as one cell at a time records it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ using assembly::CellPass;
 using assembly::CellStatus;
 using exec::Space;
 using Law = fem::LinearElastic;
+using NeoHookean = fem::NeoHookean;
 
 using testing::relative_difference;
 
@@ -31,6 +33,7 @@ struct BatchCase {
   Assembler assembler;
   std::vector<Real> rest;
   std::vector<Law> laws;
+  std::vector<NeoHookean> neo_hookean_laws;
   std::vector<int> color_ptr, color_blocks;
   exec::HostColours colours;
 
@@ -51,7 +54,10 @@ struct BatchCase {
     rest.resize(static_cast<size_t>(mesh.num_cells()) * words);
     for (int c = 0; c < mesh.num_cells(); ++c) assembly::pack_rest<fem::Tet4>(mesh, c, rest.data() + c * words, 1);
     for (int c = 0; c < mesh.num_cells(); ++c)  // a law per cell: the lanes carry their own lambda and mu
+    {
       laws.push_back(Law::from_young_poisson(1e3 * (1 + 0.1 * (c % 7)), 0.2 + 0.04 * (c % 5)));
+      neo_hookean_laws.push_back(NeoHookean::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.2 + 0.04 * (c % 7)));
+    }
     // One block per colour, run on one thread: any block size, no two blocks at once.
     const int blocks = (mesh.num_cells() + block_size - 1) / block_size;
     color_blocks.resize(static_cast<size_t>(blocks));
@@ -61,6 +67,8 @@ struct BatchCase {
     colours = {color_ptr.data(), color_blocks.data(), blocks, block_size, 1};
   }
 
+  /// The pass of law M (the slot map and pattern do not depend on the law).
+  template <class M>
   CellPass<Space::Host> pass() const {
     CellPass<Space::Host> p;
     p.num_cells = mesh.num_cells();
@@ -68,7 +76,10 @@ struct BatchCase {
     p.rest = {{rest.data(), rest.size()}, exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
     p.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(16)};
     p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
-    p.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(Law)};
+    if constexpr (std::is_same<M, NeoHookean>::value)
+      p.materials = {reinterpret_cast<const unsigned char*>(neo_hookean_laws.data()), neo_hookean_laws.size() * sizeof(M)};
+    else
+      p.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(M)};
     p.material_stride = 1;
     return p;
   }
@@ -91,10 +102,12 @@ struct BatchOutputs {
 /// widest the CPU has first), or in batches of one width only (the leftover cells one at a time).
 enum class BatchWidth { One, Dispatched, Two, FourAvx2 };
 
-/// One pass with the outputs `which` asks for ("e", "f", "K" in any combination).
+/// One pass of law M in formulation Form with the outputs `which` asks for ("e", "f", "K" in any
+/// combination).
+template <class M = Law, class Form = assembly::RotatedCorotational>
 BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which, BatchWidth lanes) {
   BatchOutputs out;
-  CellPass<Space::Host> p = bc.pass();
+  CellPass<Space::Host> p = bc.pass<M>();
   p.x = {x.data(), x.size()};
   p.status = {&out.status, 1};
   if (which.find('e') != std::string::npos) {
@@ -110,21 +123,20 @@ BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, cons
     p.K = {out.K.data(), out.K.size()};
   }
   constexpr auto coloured = assembly::Scatter::Coloured;
-  using Form = assembly::RotatedCorotational;
   int c = 0;
   switch (lanes) {
     case BatchWidth::One: break;
-    case BatchWidth::Dispatched: assembly::assemble_cell_blocks<fem::Tet4, Law, Form>(bc.colours, p); return out;
+    case BatchWidth::Dispatched: assembly::assemble_cell_blocks<fem::Tet4, M, Form>(bc.colours, p); return out;
     case BatchWidth::Two:
-      for (; c + 2 <= p.num_cells; c += 2) assembly::assemble_tet4_batch<2, coloured>(p, c);
+      for (; c + 2 <= p.num_cells; c += 2) assembly::assemble_tet4_batch<2, M, Form, coloured>(p, c);
       break;
     case BatchWidth::FourAvx2:
 #if defined(__x86_64__) && defined(__GNUC__)
-      c = assembly::assemble_tet4_batches_avx2<coloured>(p, 0, p.num_cells);
+      c = assembly::assemble_tet4_batches_avx2<M, Form, coloured>(p, 0, p.num_cells);
 #endif
       break;
   }
-  for (; c < p.num_cells; ++c) assembly::assemble_cell<fem::Tet4, Law, Form, coloured>(p, c);
+  for (; c < p.num_cells; ++c) assembly::assemble_cell<fem::Tet4, M, Form, coloured>(p, c);
   return out;
 }
 
@@ -198,6 +210,44 @@ TEST(CellBatch, Tet4BatchesGiveTheOneCellNumbers) {
   }
 }
 
+TEST(CellBatch, NeoHookeanTet4BatchesGiveTheOneCellNumbers) {
+  using Form = assembly::TotalLagrangian;
+  for (int block_size : {2, 7, 64}) {
+    SCOPED_TRACE("block size " + std::to_string(block_size));
+    const BatchCase bc(block_size);
+    const auto neo_hookean = [&](const std::vector<Real>& x, const std::string& which, BatchWidth width) {
+      return run_tet4_pass<NeoHookean, Form>(bc, x, which, width);
+    };
+    const std::vector<Real> x = hard_state(bc.mesh);  // cells 20 and 57 inverted: log J undefined
+    const BatchOutputs one = run_tet4_pass<NeoHookean, Form>(bc, x, "efK", BatchWidth::One);
+    ASSERT_NE(one.status.first_invalid_cell, assembly::kNoIndex);
+    EXPECT_GT(*std::max_element(one.K.begin(), one.K.end()), 0.0);
+    std::vector<BatchWidth> widths = {BatchWidth::Dispatched, BatchWidth::Two};
+    if (cpu_avx2_fma()) widths.push_back(BatchWidth::FourAvx2);
+    for (BatchWidth width : widths) {
+      SCOPED_TRACE("lanes " + std::to_string(static_cast<int>(width)));
+      const BatchOutputs lanes = run_tet4_pass<NeoHookean, Form>(bc, x, "efK", width);
+      EXPECT_LE(relative_difference(lanes.K, one.K), 1e-13);
+      EXPECT_LE(relative_difference(lanes.force, one.force), 1e-13);
+      EXPECT_LE(relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
+      EXPECT_EQ(lanes.cell_energy[20], 0.0);  // the inverted cells add nothing
+      EXPECT_EQ(lanes.cell_energy[57], 0.0);
+      EXPECT_EQ(lanes.status.first_invalid_cell, one.status.first_invalid_cell);
+      EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
+      EXPECT_EQ(neo_hookean(x, "e", width).cell_energy, lanes.cell_energy);
+      EXPECT_EQ(neo_hookean(x, "f", width).force, lanes.force);
+      EXPECT_EQ(neo_hookean(x, "K", width).K, lanes.K);
+    }
+    // Upright everywhere, the same numbers, nothing recorded.
+    const std::vector<Real> upright = testing::deformed_state(bc.mesh, 0.1, 0.7, 5);
+    const BatchOutputs one_upright = run_tet4_pass<NeoHookean, Form>(bc, upright, "efK", BatchWidth::One);
+    const BatchOutputs lanes_upright = run_tet4_pass<NeoHookean, Form>(bc, upright, "efK", BatchWidth::Dispatched);
+    EXPECT_EQ(lanes_upright.status.first_invalid_cell, assembly::kNoIndex);
+    EXPECT_LE(relative_difference(lanes_upright.K, one_upright.K), 1e-13);
+    EXPECT_LE(relative_difference(lanes_upright.force, one_upright.force), 1e-13);
+  }
+}
+
 TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
   const BatchCase bc(7);
   std::vector<Real> x = testing::deformed_state(bc.mesh, 0.1, 0.3, 4);
@@ -205,10 +255,17 @@ TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
   x[3 * static_cast<size_t>(bc.mesh.cell(30)[0])] = INFINITY;
   const BatchOutputs one = run_tet4_pass(bc, x, "fK", BatchWidth::One);
   EXPECT_NE(one.status.first_nonfinite_dof, assembly::kNoIndex);
+  const BatchOutputs nh_one = run_tet4_pass<NeoHookean, assembly::TotalLagrangian>(bc, x, "fK", BatchWidth::One);
+  EXPECT_EQ(nh_one.status.first_nonfinite_dof, one.status.first_nonfinite_dof);
+  EXPECT_EQ(nh_one.status.first_invalid_cell, assembly::kNoIndex);  // a NaN det F is no inversion
   std::vector<BatchWidth> widths = {BatchWidth::Dispatched, BatchWidth::Two};
   if (cpu_avx2_fma()) widths.push_back(BatchWidth::FourAvx2);
-  for (BatchWidth width : widths)
+  for (BatchWidth width : widths) {
     EXPECT_EQ(run_tet4_pass(bc, x, "fK", width).status.first_nonfinite_dof, one.status.first_nonfinite_dof);
+    const CellStatus nh = run_tet4_pass<NeoHookean, assembly::TotalLagrangian>(bc, x, "fK", width).status;
+    EXPECT_EQ(nh.first_nonfinite_dof, nh_one.status.first_nonfinite_dof);
+    EXPECT_EQ(nh.first_invalid_cell, nh_one.status.first_invalid_cell);
+  }
 }
 
 TEST(CellBatch, ThePolarIterationOnLanesIsTheOneCellIteration) {

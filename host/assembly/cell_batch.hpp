@@ -5,12 +5,16 @@
 // assemble_cell (cell_kernel.hpp); the block's last cells, and every formulation without a batched
 // form, run assemble_cell one by one.
 //
-// Batched today: the rotated corotational Tet4 with the polar rotation (the real-time method's
-// element), where one cell at a time left the element's arithmetic the bound of the assembly
-// (bench/RESULTS.md, "Tet4 cells two at a time"). A batch's lanes add to K block by block, lane
-// after lane, so K differs from the one-cell order by round-off only, and on one CPU is the same
-// bit for bit for any number of threads (the batches follow the colour blocks, which follow the
-// mesh; a CPU without AVX2 batches differently, and FMA rounds differently).
+// Batched today, on Tet4 (one point, so the whole cell is a few hundred multiply-adds):
+//   - the rotated corotational element with the polar rotation (the real-time method's element),
+//     where one cell at a time left the element's arithmetic the bound of the assembly
+//     (bench/RESULTS.md, "Tet4 cells two at a time");
+//   - the total-Lagrangian neo-Hookean element (fem::NeoHookean) with the pointwise volume term and
+//     no SPD projection: S and CC from the law's templated functions, K from fem::pk2_blocks.
+// A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
+// round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
+// follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
+// rounds differently).
 #pragma once
 
 #include <array>
@@ -29,8 +33,22 @@ namespace softik::assembly {
 constexpr int kCellLanes = 2;
 
 template <class E, class M, class Form>
-constexpr bool has_cell_batch = std::is_same<E, fem::Tet4>::value && std::is_same<M, fem::LinearElastic>::value &&
-                                std::is_same<Form, RotatedCorotational>::value;
+constexpr bool has_cell_batch =
+    std::is_same<E, fem::Tet4>::value &&
+    ((std::is_same<M, fem::LinearElastic>::value && std::is_same<Form, RotatedCorotational>::value) ||
+     (std::is_same<M, fem::NeoHookean>::value && std::is_same<Form, TotalLagrangian>::value));
+
+/// Whether a pass of a batched formulation goes in batches: one design (a host pass covers one),
+/// the polar rotation (corotational) or the pointwise volume term without the SPD projection
+/// (total Lagrangian); the other variants run one cell at a time.
+template <class M, class Form>
+bool batches_pass(const CellPass<exec::Space::Host>& p) {
+  if (p.num_designs != 1) return false;
+  if constexpr (is_corotational<Form>)
+    return p.rotation == fem::RotationMethod::Polar;
+  else
+    return p.dilatation == fem::Dilatation::Pointwise && !p.project_spd;
+}
 
 /// Lane l of a block of lanes, read as a block of Reals (scatter_block's argument).
 template <class Tile>
@@ -47,79 +65,167 @@ std::array<Cell, sizeof...(l)> gather_cells(const CellPass<exec::Space::Host>& p
   return {Cell(p, 0, c0 + l, p.x.data, status)...};
 }
 
-/// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design): the rotated corotational
-/// Tet4 of assemble_cell's streamed path, W cells at once. Flattened as assemble_cell is: left out
-/// of line, prefetch_cell_slots (nothing but prefetches) was taken for a function without effects
-/// and its calls deleted by g++ (K's rows then waited for memory: 0.75x at 1M cells).
-template <int W, Scatter mode>
-SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
+/// The gather and the outputs of Tet4 cells c0 .. c0 + W - 1 of design 0, as assemble_cell's:
+/// the positions, rest gradients (dN: the point's; the centre's for the corotational frame), weights
+/// and Lame parameters as lanes; each lane's energy and force written, its K blocks scattered.
+template <int W, class M, class Form>
+struct Tet4Lanes {
   using E = fem::Tet4;
   using T = Lanes<W>;
-  using Form = RotatedCorotational;
-  constexpr int n = E::num_nodes, d = E::dim;
-  CellStatus* status = p.status.data;
-  Real* K = p.K ? p.K.data : nullptr;
-  for (int l = 0; l < W; ++l) prefetch_cell_slots<E>(p, K, c0 + l + p.prefetch_cells);
-  using Cell = GatheredCell<E, fem::LinearElastic, Form, exec::Space::Host>;
-  const std::array<Cell, W> cells = gather_cells<Cell>(p, c0, status, std::make_integer_sequence<int, W>());
-  fem::TMat<T, n, d> x, dN, dN_center;
-  for (int a = 0; a < n; ++a)
-    for (int i = 0; i < d; ++i) {
-      x(a, i) = T::from([&](int l) { return cells[l].xe(a, i); });
-      dN(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX[0](a, i); });
-      dN_center(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX_center(a, i); });
-    }
-  const T w = T::from([&](int l) { return cells[l].rest.w_detJ[0]; });
-  const T lambda = T::from([&](int l) { return cells[l].material.lambda; });
-  const T mu = T::from([&](int l) { return cells[l].material.mu; });
-  // F = x^T dN_dX at the centre (fem::deformation_gradient), and its polar rotation.
-  fem::TMat<T, d, d> F;
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j)
-      F(i, j) = x(0, i) * dN_center(0, j) + x(1, i) * dN_center(1, j) + x(2, i) * dN_center(2, j) + x(3, i) * dN_center(3, j);
-  fem::TMat<T, d, d> R = F;
-  const auto newton = fem::polar_rotation_newton(R);
-  if (!lanes_all(newton))
-    for (int l = 0; l < W; ++l) {
-      if (newton[l]) continue;
-      fem::Mat3 Fl;  // det F <= 0 (or not finite): the SVD route of fem::polar_decomposition
-      for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) Fl(i, j) = F(i, j)[l];
-      const fem::Mat3 Rl = fem::detail::rotation_from_svd(Fl);
-      for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) R(i, j).set(l, Rl(i, j));
-    }
-  T energy = 0.0;
-  fem::TMat<T, n, d> g_hat, f;
-  fem::rotated_stress_simplex<n>(lambda, mu, w, dN, R, F, p.cell_energy ? &energy : nullptr, bool(p.force), g_hat);
-  if (p.force) fem::rotated_force<n, d, T>(R, g_hat, f);
-  for (int l = 0; l < W; ++l) {  // the polar rotation is defined for every det F: always admissible
-    fem::ElementVector<E> fe;
-    if (p.force)
-      for (int a = 0; a < n; ++a)
-        for (int i = 0; i < d; ++i) fe[a * d + i] = f(a, i)[l];
-    write_cell_outputs<E, mode>(p, 0, c0 + l, cells[l].nodes, energy[l], fe);
-  }
-  if (!K) return;
+  static constexpr int n = E::num_nodes, d = E::dim;
+  using Cell = GatheredCell<E, M, Form, exec::Space::Host>;
+  const CellPass<exec::Space::Host>& p;
+  const int c0;
+  Real* K;
+  std::array<Cell, W> cells;
+  fem::TMat<T, n, d> x, dN;
+  T w, lambda, mu;
   int rows[W][n];
-  for (int l = 0; l < W; ++l) {
-    const CellRows<E, exec::Space::Host> cell_rows(p, cells[l].nodes);
-    for (int a = 0; a < n; ++a) rows[l][a] = cell_rows.rows[a];
+
+  /// The K lines of the cells prefetch_cells ahead asked for, then the cells gathered.
+  static SOFTIK_HOST_FLATTEN std::array<Cell, W> prefetch_and_gather(const CellPass<exec::Space::Host>& p, int c0) {
+    for (int l = 0; l < W; ++l) prefetch_cell_slots<E>(p, p.K ? p.K.data : nullptr, c0 + l + p.prefetch_cells);
+    return gather_cells<Cell>(p, c0, p.status.data, std::make_integer_sequence<int, W>());
   }
-  fem::rotated_blocks_simplex<n, d>(lambda, mu, w, dN, R, [&](int a, int b, const fem::TMat<T, d, d>& block) {
+
+  SOFTIK_HOST_FLATTEN Tet4Lanes(const CellPass<exec::Space::Host>& pass, int first)
+      : p(pass), c0(first), K(pass.K ? pass.K.data : nullptr), cells(prefetch_and_gather(pass, first)) {
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) {
+        x(a, i) = T::from([&](int l) { return cells[l].xe(a, i); });
+        dN(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX[0](a, i); });
+      }
+    w = T::from([&](int l) { return cells[l].rest.w_detJ[0]; });
+    lambda = T::from([&](int l) { return cells[l].material.lambda; });
+    mu = T::from([&](int l) { return cells[l].material.mu; });
+    if (K)
+      for (int l = 0; l < W; ++l) {
+        const CellRows<E, exec::Space::Host> cell_rows(p, cells[l].nodes);
+        for (int a = 0; a < n; ++a) rows[l][a] = cell_rows.rows[a];
+      }
+  }
+
+  /// F = x^T G for rest gradients G (fem::deformation_gradient).
+  template <class MG>
+  fem::TMat<T, d, d> deformation_gradient(const MG& G) const {
+    fem::TMat<T, d, d> F;
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j)
+        F(i, j) = x(0, i) * G(0, j) + x(1, i) * G(1, j) + x(2, i) * G(2, j) + x(3, i) * G(3, j);
+    return F;
+  }
+
+  /// Each lane's energy and force (row a of f: node a), as write_cell_outputs.
+  template <Scatter mode>
+  void write(const T& energy, const fem::TMat<T, n, d>& f) const {
+    for (int l = 0; l < W; ++l) {
+      fem::ElementVector<E> fe;
+      if (p.force)
+        for (int a = 0; a < n; ++a)
+          for (int i = 0; i < d; ++i) fe[a * d + i] = f(a, i)[l];
+      write_cell_outputs<E, mode>(p, 0, c0 + l, cells[l].nodes, energy[l], fe);
+    }
+  }
+
+  /// Block (a, b) of every lane whose `skip` is false added to K.
+  template <Scatter mode>
+  void scatter(int a, int b, const fem::TMat<T, d, d>& block, const bool* skip = nullptr) const {
     for (int l = 0; l < W; ++l)
-      scatter_block<mode, E>(p, K, c0 + l, rows[l], a, b, LaneOf<fem::TMat<T, d, d>>{block, l});
-  });
+      if (!skip || !skip[l]) scatter_block<mode, E>(p, K, c0 + l, rows[l], a, b, LaneOf<fem::TMat<T, d, d>>{block, l});
+  }
+};
+
+/// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design) through the batched element
+/// of M and Form: the rotated corotational Tet4 of assemble_cell's streamed path, or the total
+/// Lagrangian neo-Hookean Tet4 of hyperelastic_element, W cells at once. Flattened as
+/// assemble_cell is: left out of line, prefetch_cell_slots (nothing but prefetches) was taken for a
+/// function without effects and its calls deleted by g++ (K's rows then waited for memory: 0.75x at
+/// 1M cells).
+template <int W, class M, class Form, Scatter mode>
+SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& p, int c0) {
+  using Batch = Tet4Lanes<W, M, Form>;
+  using T = typename Batch::T;
+  constexpr int n = Batch::n, d = Batch::d;
+  const Batch cells(p, c0);
+  T energy = 0.0;
+  fem::TMat<T, n, d> f;
+  if constexpr (is_corotational<Form>) {
+    fem::TMat<T, n, d> dN_center;
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) dN_center(a, i) = T::from([&](int l) { return cells.cells[l].rest.dN_dX_center(a, i); });
+    // F at the centre and its polar rotation.
+    const fem::TMat<T, d, d> F = cells.deformation_gradient(dN_center);
+    fem::TMat<T, d, d> R = F;
+    const auto newton = fem::polar_rotation_newton(R);
+    if (!lanes_all(newton))
+      for (int l = 0; l < W; ++l) {
+        if (newton[l]) continue;
+        fem::Mat3 Fl;  // det F <= 0 (or not finite): the SVD route of fem::polar_decomposition
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < d; ++j) Fl(i, j) = F(i, j)[l];
+        const fem::Mat3 Rl = fem::detail::rotation_from_svd(Fl);
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < d; ++j) R(i, j).set(l, Rl(i, j));
+      }
+    fem::TMat<T, n, d> g_hat;
+    fem::rotated_stress_simplex<n>(cells.lambda, cells.mu, cells.w, cells.dN, R, F, p.cell_energy ? &energy : nullptr,
+                                   bool(p.force), g_hat);
+    if (p.force) fem::rotated_force<n, d, T>(R, g_hat, f);
+    cells.template write<mode>(energy, f);  // the polar rotation is defined for every det F: always admissible
+    if (!cells.K) return;
+    fem::rotated_blocks_simplex<n, d>(cells.lambda, cells.mu, cells.w, cells.dN, R,
+                                      [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block); });
+  } else {
+    // hyperelastic_element at Tet4's one point: F = x^T dN, J = det F. A lane with J <= 0 is
+    // recorded (admissible) and, as one whose J is not finite (its position is, by the gather), adds
+    // nothing: log J is undefined there, and the lane is computed at F = I.
+    fem::TMat<T, d, d> F = cells.deformation_gradient(cells.dN);
+    const fem::TMat<T, d, d> G = fem::cofactor(F);
+    T J = F(0, 0) * G(0, 0) + F(1, 0) * G(1, 0) + F(2, 0) * G(2, 0);
+    const auto upright = J > T(0.0);
+    bool skip[W] = {};
+    if (!lanes_all(upright)) {
+      for (int l = 0; l < W; ++l) {
+        if (upright[l]) continue;
+        skip[l] = true;
+        if (J[l] <= 0) exec::atomic_min(&p.status.data->first_invalid_cell, c0 + l);
+      }
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) F(i, j) = lane_select(upright, F(i, j), T(i == j ? 1.0 : 0.0));
+      J = lane_select(upright, J, T(1.0));
+    }
+    const T logJ = log(J);
+    fem::TMat<T, d, d> C_inv, S;
+    const T trC = M::template inverse_right_cauchy_green<T>(F, C_inv);
+    if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
+    if (p.force || cells.K) M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
+    if (p.force) {
+      fem::TMat<T, d, d> P;  // P = F S
+      for (int i = 0; i < d; ++i)
+        for (int J_ = 0; J_ < d; ++J_) P(i, J_) = F(i, 0) * S(0, J_) + F(i, 1) * S(1, J_) + F(i, 2) * S(2, J_);
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) {
+          const T g = cells.dN(a, 0) * P(i, 0) + cells.dN(a, 1) * P(i, 1) + cells.dN(a, 2) * P(i, 2);
+          f(a, i) = lane_select(upright, -(cells.w * g), T(0.0));
+        }
+    }
+    cells.template write<mode>(energy, f);
+    if (!cells.K) return;
+    fem::TMat<T, 6, 6> D;
+    M::voigt_tangent(cells.lambda, cells.mu, C_inv, logJ, D);
+    fem::pk2_blocks<n>(F, S, D, cells.dN, cells.w,
+                       [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
+  }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /// The batches of four cells of [first, last), compiled for AVX2 + FMA (everything inlined into
 /// this one function, so no code shared with the rest of the library is built for those
 /// instructions); returns the first cell left. Called only where the CPU has both (cpu_has_avx2_fma).
-template <Scatter mode>
+template <class M, class Form, Scatter mode>
 __attribute__((target("avx2,fma"), flatten)) int assemble_tet4_batches_avx2(const CellPass<exec::Space::Host>& p,
                                                                             int first, int last) {
-  for (; first + 4 <= last; first += 4) assemble_tet4_batch<4, mode>(p, first);
+  for (; first + 4 <= last; first += 4) assemble_tet4_batch<4, M, Form, mode>(p, first);
   return first;
 }
 
@@ -136,11 +242,11 @@ struct AssembleCellRange {
   void operator()(int first, int last) const {
     int i = first;
     if constexpr (has_cell_batch<E, M, Form>) {
-      if (pass.rotation == fem::RotationMethod::Polar && pass.num_designs == 1) {
+      if (batches_pass<M, Form>(pass)) {
 #if defined(__x86_64__) && defined(__GNUC__)
-        if (cpu_has_avx2_fma()) i = assemble_tet4_batches_avx2<mode>(pass, i, last);
+        if (cpu_has_avx2_fma()) i = assemble_tet4_batches_avx2<M, Form, mode>(pass, i, last);
 #endif
-        for (; i + kCellLanes <= last; i += kCellLanes) assemble_tet4_batch<kCellLanes, mode>(pass, i);
+        for (; i + kCellLanes <= last; i += kCellLanes) assemble_tet4_batch<kCellLanes, M, Form, mode>(pass, i);
       }
     }
     for (; i < last; ++i) assemble_cell<E, M, Form, mode>(pass, i);

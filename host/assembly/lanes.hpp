@@ -1,7 +1,7 @@
 // Lanes<W>: W doubles worked on as one SIMD register (GCC/Clang vector extension), the scalar
 // type with which the templated element math of include/softik/fem/ (lane_ops.hpp) computes W
 // cells at once: every arithmetic operation acts lane by lane, a comparison gives a LaneMask<W>,
-// and lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt are found here by
+// and lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt / log are found here by
 // argument-dependent lookup. Host only: the device runs one cell per thread.
 //
 // Every operation is always inlined, so that the AVX2 batch (cell_batch.hpp), built with AVX2
@@ -101,6 +101,8 @@ SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a) { return Lanes<W>::of(-
 template <int W>
 SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, double b) { return a - Lanes<W>(b); }
 template <int W>
+SOFTIK_LANE_INLINE Lanes<W> operator-(double a, const Lanes<W>& b) { return Lanes<W>(a) - b; }
+template <int W>
 SOFTIK_LANE_INLINE Lanes<W> operator*(double a, const Lanes<W>& b) { return Lanes<W>(a) * b; }
 template <int W>
 SOFTIK_LANE_INLINE Lanes<W> operator/(double a, const Lanes<W>& b) { return Lanes<W>(a) / b; }
@@ -147,6 +149,12 @@ template <int W>
 SOFTIK_LANE_INLINE Lanes<W> sqrt(const Lanes<W>& a) {
   Lanes<W> r;
   for (int l = 0; l < W; ++l) r.v[l] = std::sqrt(a.v[l]);
+  return r;
+}
+template <int W>
+SOFTIK_LANE_INLINE Lanes<W> log(const Lanes<W>& a) {
+  Lanes<W> r;
+  for (int l = 0; l < W; ++l) r.v[l] = std::log(a.v[l]);
   return r;
 }
 

@@ -22,6 +22,7 @@
 
 #include <Eigen/LU>  // fixed-size inverse() and determinant()
 
+#include "softik/fem/lane_ops.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/volumetric.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
@@ -32,24 +33,84 @@ struct NeoHookean {
   Real mu = 0;      ///< shear modulus
   Real lambda = 0;  ///< first Lame parameter
 
+  // The law written once for any scalar or lanes type T (fem/lane_ops.hpp): one cell (psi, S,
+  // pk2_and_tangent below; the device) and the host's Tet4 batches (host/assembly/cell_batch.hpp).
+
+  /// C^-1 = cof(C) / det C of C = F^T F (into C_inv); returns tr C.
+  template <class T, class MF, class MC>
+  SOFTIK_HD_INLINE static T inverse_right_cauchy_green(const MF& F, MC& C_inv) {
+    T C[3][3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j) C[i][j] = C[j][i] = F(0, i) * F(0, j) + F(1, i) * F(1, j) + F(2, i) * F(2, j);
+    T cof[3][3];  // symmetric, as C is
+    cof[0][0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
+    cof[0][1] = cof[1][0] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
+    cof[0][2] = cof[2][0] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+    cof[1][1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
+    cof[1][2] = cof[2][1] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
+    cof[2][2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
+    const T inv_det = 1.0 / (C[0][0] * cof[0][0] + C[0][1] * cof[0][1] + C[0][2] * cof[0][2]);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) C_inv(i, j) = cof[i][j] * inv_det;
+    return C[0][0] + C[1][1] + C[2][2];
+  }
+
+  /// psi = mu/2 (tr C - 3) - mu log J + lambda/2 (log J)^2.
+  template <class T>
+  SOFTIK_HD_INLINE static T energy(const T& lambda, const T& mu, const T& trC, const T& logJ) {
+    return 0.5 * mu * (trC - 3.0) - mu * logJ + 0.5 * lambda * logJ * logJ;
+  }
+
+  /// S = mu (I - C^-1) + lambda log J C^-1.
+  template <class T, class MC, class MS>
+  SOFTIK_HD_INLINE static void pk2(const T& lambda, const T& mu, const MC& C_inv, const T& logJ, MS& S) {
+    const T l = lambda * logJ;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) S(i, j) = mu * ((i == j ? 1.0 : 0.0) - C_inv(i, j)) + l * C_inv(i, j);
+  }
+
+  /// CC_IJKL = lambda C^-1_IJ C^-1_KL + c2 (C^-1_IK C^-1_JL + C^-1_IL C^-1_JK) / 2 with
+  /// c2 = 2 (mu - lambda log J).
+  template <class T, class MC>
+  SOFTIK_HD_INLINE static T tangent(const T& lambda, const T& c2, const MC& C_inv, int I, int J, int K, int L) {
+    return lambda * (C_inv(I, J) * C_inv(K, L)) + c2 * (0.5 * (C_inv(I, K) * C_inv(J, L) + C_inv(I, L) * C_inv(J, K)));
+  }
+
+  /// CC in the Voigt order of pk2_stiffness.hpp: D(alpha, beta) = CC_IJKL, alpha = (I, J), beta = (K, L).
+  template <class T, class MC, class MD>
+  SOFTIK_HD_INLINE static void voigt_tangent(const T& lambda, const T& mu, const MC& C_inv, const T& logJ, MD& D) {
+    const T c2 = 2.0 * (mu - lambda * logJ);
+    for (int alpha = 0; alpha < 6; ++alpha)
+      for (int beta = alpha; beta < 6; ++beta)
+        D(alpha, beta) = D(beta, alpha) =
+            tangent(lambda, c2, C_inv, voigt_row(alpha), voigt_column(alpha), voigt_row(beta), voigt_column(beta));
+  }
+
   SOFTIK_HD Real psi(const Mat3& F) const {
-    const Real logJ = log(F.determinant());
-    return 0.5 * mu * ((F.transpose() * F).trace() - 3) - mu * logJ + 0.5 * lambda * logJ * logJ;
+    return energy(lambda, mu, (F.transpose() * F).trace(), Real(log(F.determinant())));
   }
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {
-    const Mat3 C_inv = (F.transpose() * F).inverse();
-    return mu * (Mat3::Identity() - C_inv) + (lambda * log(F.determinant())) * C_inv;
+    Mat3 C_inv, S;
+    inverse_right_cauchy_green<Real>(F, C_inv);
+    pk2(lambda, mu, C_inv, Real(log(F.determinant())), S);
+    return S;
   }
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
 
   /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
   SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
-    const Mat3 C_inv = (F.transpose() * F).inverse();
+    Mat3 C_inv, S;
+    inverse_right_cauchy_green<Real>(F, C_inv);
     const Real logJ = log(F.determinant());
-    CC = lambda * outer9(C_inv, C_inv) + (2 * (mu - lambda * logJ)) * odot9(C_inv, C_inv);
-    return mu * (Mat3::Identity() - C_inv) + (lambda * logJ) * C_inv;
+    const Real c2 = 2 * (mu - lambda * logJ);
+    for (int L = 0; L < 3; ++L)
+      for (int K = 0; K < 3; ++K)
+        for (int J = 0; J < 3; ++J)
+          for (int I = 0; I < 3; ++I) CC(flat(I, J), flat(K, L)) = tangent(lambda, c2, C_inv, I, J, K, L);
+    pk2(lambda, mu, C_inv, logJ, S);
+    return S;
   }
 
   SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
