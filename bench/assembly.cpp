@@ -7,7 +7,9 @@
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
 // derivatives and weights read once) as a rate, GB_per_s, to set against BM_StreamTriad's bound
-// on the same threads (issue 20 item 5). BM_AssemblyBlocks: the Tet4 neo-Hookean box on 2 threads
+// on the same threads (issue 20 item 5); and the bytes the pass touches per cell when the caches keep
+// nothing (touched_bytes_per_cell: every value it reads, and each K and force entry read and written,
+// as its scatter does), as touched_GB_per_s. BM_AssemblyBlocks: the Tet4 neo-Hookean box on 2 threads
 // with colour blocks of 128-1024 cells and the automatic size (AssemblyOptions::block_size = 0).
 // BM_Tet4ElementOnly: the element's force and stiffness alone (no gather, no scatter), one thread.
 //
@@ -85,6 +87,18 @@ double min_bytes_per_cell(const softik::Assembler& assembler, softik::CellType t
   return per_cell + global / cells;
 }
 
+/// The bytes one force + stiffness assembly reads and writes per cell when the caches keep nothing
+/// between cells: the cell's nodes, positions, rest words (the points' gradients and weights, and
+/// the centre gradients of the corotational frame), its law's two moduli, node-pair slots and row
+/// words read; each of its element stiffness and force entries read and written once (the scatter's
+/// read-modify-write into K and f).
+double touched_bytes_per_cell(const softik::Assembler& assembler, softik::CellType type, Law law) {
+  const double n = softik::nodes_per_cell(type), d = assembler.mesh().dim, q = quadrature_points(type);
+  const double rest_words = q * (n * d + 1) + (law != NeoHookean ? n * d : 0);
+  const double nd = n * d;
+  return n * 4 + nd * 8 + rest_words * 8 + 2 * 8 + n * n * 4 + n * 4 + nd * nd * 16 + nd * 16;
+}
+
 /// The timed loop: force + stiffness assemblies at x (one before, to size the outputs).
 void time_assemblies(benchmark::State& state, const softik::Assembler& assembler, const std::vector<Real>& x) {
   std::vector<Real> force, K;
@@ -117,6 +131,10 @@ void BM_Assembly(benchmark::State& state) {
   const double bytes = min_bytes_per_cell(assembler, type);
   state.counters["min_bytes_per_cell"] = bytes;
   state.counters["GB_per_s"] = benchmark::Counter(cells * bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  const double touched = touched_bytes_per_cell(assembler, type, law);
+  state.counters["touched_bytes_per_cell"] = touched;
+  state.counters["touched_GB_per_s"] =
+      benchmark::Counter(cells * touched * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 /// The force alone (no K), as a real-time step with a kept factorisation assembles it: Tet4,
