@@ -10,7 +10,8 @@
 //     where one cell at a time left the element's arithmetic the bound of the assembly
 //     (bench/RESULTS.md, "Tet4 cells two at a time");
 //   - the total-Lagrangian neo-Hookean element (fem::NeoHookean) with the pointwise volume term and
-//     no SPD projection: S and CC from the law's templated functions, K from fem::pk2_blocks.
+//     no SPD projection: energy, S and K from the law's templated functions (K in closed form,
+//     fem::NeoHookean::stiffness_blocks, as one cell on the CPU).
 // A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
 // round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
 // follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
@@ -180,7 +181,7 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
     // recorded (admissible) and, as one whose J is not finite (its position is, by the gather), adds
     // nothing: log J is undefined there, and the lane is computed at F = I.
     fem::TMat<T, d, d> F = cells.deformation_gradient(cells.dN);
-    const fem::TMat<T, d, d> G = fem::cofactor(F);
+    fem::TMat<T, d, d> G = fem::cofactor(F);  // F^-T = G / J
     T J = F(0, 0) * G(0, 0) + F(1, 0) * G(1, 0) + F(2, 0) * G(2, 0);
     const auto upright = J > T(0.0);
     bool skip[W] = {};
@@ -191,16 +192,19 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
         if (J[l] <= 0) exec::atomic_min(&p.status.data->first_invalid_cell, c0 + l);
       }
       for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) F(i, j) = lane_select(upright, F(i, j), T(i == j ? 1.0 : 0.0));
+        for (int j = 0; j < d; ++j) {
+          F(i, j) = lane_select(upright, F(i, j), T(i == j ? 1.0 : 0.0));
+          G(i, j) = lane_select(upright, G(i, j), T(i == j ? 1.0 : 0.0));
+        }
       J = lane_select(upright, J, T(1.0));
     }
     const T logJ = log(J);
-    fem::TMat<T, d, d> C_inv, S;
+    fem::TMat<T, d, d> C_inv;
     const T trC = M::template inverse_right_cauchy_green<T>(F, C_inv);
     if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
-    if (p.force || cells.K) M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
     if (p.force) {
-      fem::TMat<T, d, d> P;  // P = F S
+      fem::TMat<T, d, d> S, P;  // P = F S
+      M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
       for (int i = 0; i < d; ++i)
         for (int J_ = 0; J_ < d; ++J_) P(i, J_) = F(i, 0) * S(0, J_) + F(i, 1) * S(1, J_) + F(i, 2) * S(2, J_);
       for (int a = 0; a < n; ++a)
@@ -211,10 +215,12 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
     }
     cells.template write<mode>(energy, f);
     if (!cells.K) return;
-    fem::TMat<T, 6, 6> D;
-    M::voigt_tangent(cells.lambda, cells.mu, C_inv, logJ, D);
-    fem::pk2_blocks<n>(F, S, D, cells.dN, cells.w,
-                       [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
+    const T inv_J = 1.0 / J;
+    fem::TMat<T, d, d> F_inv_T;
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j) F_inv_T(i, j) = G(i, j) * inv_J;
+    M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
+                                    [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "softik/fem/kinematics.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
+#include "softik/fem/materials/neo_hookean.hpp"
 #include "softik/fem/materials/stable_neo_hookean.hpp"
 #include "softik/fem/pk2_stiffness.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
@@ -39,6 +40,13 @@ template <class M>
 struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_tangent(std::declval<const Mat3&>(),
                                                                                           std::declval<Mat9&>()))>>
     : std::true_type {};
+
+/// Whether a law gives its element stiffness in closed form (stiffness_blocks, the same K as from
+/// S and CC; on the CPU, StiffnessForm::FromPk2, in its place).
+template <class M>
+struct closed_form_stiffness : std::false_type {};
+template <>
+struct closed_form_stiffness<NeoHookean> : std::true_type {};
 
 /// How the element builds K for a law written in S(E) (has_pk2_tangent; other laws always take
 /// dP/dF). The two give the same K to round-off; which is faster depends on the processor:
@@ -75,8 +83,10 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (detF < min_detF) min_detF = detF;
     if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
-    // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it).
-    constexpr bool from_pk2 = form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
+    // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it), or
+    // K in closed form where the law has it.
+    constexpr bool closed_form = form == StiffnessForm::FromPk2 && d == 3 && closed_form_stiffness<M>::value;
+    constexpr bool from_pk2 = !closed_form && form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
     Mat3 S = Mat3::Zero();  // set below where used (zeroed: g++ cannot see that in flattened kernels)
     Mat9 CC;
     if constexpr (from_pk2)
@@ -86,6 +96,17 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
       const Eigen::Matrix<Real, n, d> g = dN_dX * P.transpose();  // g(a,i) = sum_J P_iJ dN_a/dX_J
       for (int a = 0; a < n; ++a)
         for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
+    }
+    if constexpr (closed_form) {
+      if (out.stiffness) {
+        const Mat3 F_inv_T = F.inverse().transpose();
+        M::template stiffness_blocks<n>(material.lambda, material.mu, Real(log(detF)), F_inv_T, dN_dX, w,
+                                        [&](int a, int b, const TMat<Real, 3, 3>& Kab) {
+                                          for (int i = 0; i < 3; ++i)
+                                            for (int k = 0; k < 3; ++k) (*out.stiffness)(a * d + i, b * d + k) += Kab(i, k);
+                                        });
+      }
+      continue;
     }
     if constexpr (from_pk2) {
       if (out.stiffness) {
