@@ -199,19 +199,20 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
       J = lane_select(upright, J, T(1.0));
     }
     const T logJ = log(J);
-    fem::TMat<T, d, d> C_inv;
-    const T trC = M::template inverse_right_cauchy_green<T>(F, C_inv);
-    if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
-    if (p.force) {
-      fem::TMat<T, d, d> S, P;  // P = F S
-      M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
-      for (int i = 0; i < d; ++i)
-        for (int J_ = 0; J_ < d; ++J_) P(i, J_) = F(i, 0) * S(0, J_) + F(i, 1) * S(1, J_) + F(i, 2) * S(2, J_);
-      for (int a = 0; a < n; ++a)
-        for (int i = 0; i < d; ++i) {
-          const T g = cells.dN(a, 0) * P(i, 0) + cells.dN(a, 1) * P(i, 1) + cells.dN(a, 2) * P(i, 2);
-          f(a, i) = lane_select(upright, -(cells.w * g), T(0.0));
-        }
+    if (p.cell_energy || p.force) {
+      fem::TMat<T, d, d> C_inv;
+      const T trC = M::template inverse_right_cauchy_green<T>(F, C_inv);
+      if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
+      if (p.force) {
+        fem::TMat<T, d, d> S;
+        M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
+        const fem::TMat<T, d, d> P = fem::pk1_from_pk2(F, S);
+        for (int a = 0; a < n; ++a)
+          for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
+        fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
+        for (int a = 0; a < n; ++a)
+          for (int i = 0; i < d; ++i) f(a, i) = lane_select(upright, f(a, i), T(0.0));
+      }
     }
     cells.template write<mode>(energy, f);
     if (!cells.K) return;

@@ -66,6 +66,18 @@ struct ElementOutputs {
   ElementMatrix<E>* stiffness = nullptr;  ///< overwritten: d^2E/dx^2
 };
 
+/// The elastic force of one point added to the nodes' forces, f_a,i -= w sum_J P_iJ dN_a/dX_J
+/// (force(a, i): component i of node a), for a scalar or lanes T (lane_ops.hpp).
+template <int n, int d, class T, class MP, class DN, class Force>
+SOFTIK_HD_INLINE void add_point_force(const MP& P, const DN& dN_dX, const T& w, Force&& force) {
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < d; ++i) {
+      T g = dN_dX(a, 0) * P(i, 0);
+      for (int J = 1; J < d; ++J) g = g + dN_dX(a, J) * P(i, J);
+      force(a, i) = force(a, i) - w * g;
+    }
+}
+
 /// Returns the smallest det F over the quadrature points (<= 0: the cell is inverted in x; the
 /// caller decides whether the law tolerates that, see tolerates_inversion).
 template <class E, class M, StiffnessForm form = StiffnessForm::FromPk2>
@@ -93,9 +105,7 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
       if (out.stiffness) S = material.pk2_and_tangent(F, CC);
     if (out.force) {
       const MatD<d> P = restrict_stress<d>(from_pk2 && out.stiffness ? pk1_from_pk2(F, S) : material.P(F));
-      const Eigen::Matrix<Real, n, d> g = dN_dX * P.transpose();  // g(a,i) = sum_J P_iJ dN_a/dX_J
-      for (int a = 0; a < n; ++a)
-        for (int i = 0; i < d; ++i) (*out.force)[a * d + i] -= w * g(a, i);
+      add_point_force<n, d>(P, dN_dX, w, [&](int a, int i) -> Real& { return (*out.force)[a * d + i]; });
     }
     if constexpr (closed_form) {
       if (out.stiffness) {

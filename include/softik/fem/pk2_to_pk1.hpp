@@ -19,12 +19,21 @@
 // sits at rows i+3J, columns k+3L of the 9x9 matrix (the flat(i,j) = i + 3j convention).
 #pragma once
 
+#include "softik/fem/lane_ops.hpp"
 #include "softik/fem/tensor.hpp"
 
 namespace softik::fem {
 
 /// First Piola-Kirchhoff stress from the second: P = F S.
 SOFTIK_HD_INLINE Mat3 pk1_from_pk2(const Mat3& F, const Mat3& S) { return F * S; }
+/// P = F S for a lanes type T (lane_ops.hpp: several cells at once).
+template <class T>
+SOFTIK_HD_INLINE TMat<T, 3, 3> pk1_from_pk2(const TMat<T, 3, 3>& F, const TMat<T, 3, 3>& S) {
+  TMat<T, 3, 3> P;
+  for (int i = 0; i < 3; ++i)
+    for (int J = 0; J < 3; ++J) P(i, J) = F(i, 0) * S(0, J) + F(i, 1) * S(1, J) + F(i, 2) * S(2, J);
+  return P;
+}
 
 /// dP/dF (dPdF(i+3J, k+3L) = dP_iJ/dF_kL) from S and CC = dS/dE (see the derivation above).
 SOFTIK_HD_INLINE Mat9 dPdF_from_pk2(const Mat3& F, const Mat3& S, const Mat9& CC) {
