@@ -2,7 +2,9 @@
 // (BM_ForceAssembly: what a real-time step with a kept factorisation assembles).
 // Cases: {corotational, neo-Hookean} x {Tet4, Hex8, Tet10} x mesh sizes from ~1k to ~1M cells
 // (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads, and the corotational
-// element with its consistent tangent (law 2) on Tet4 and Hex8 at ~10k and ~100k cells. Counters: cells/s,
+// element with its consistent tangent (law 2) on Tet4 and Hex8 at ~10k and ~100k cells, and the decoupled
+// neo-Hookean law of CalculiX and Abaqus (fem::NeoHookeanD1, law 3) on every 3D cell at ~10k and ~100k
+// cells. Counters: cells/s,
 // free DOFs/s (cells/s x free DOFs / cells: what the same time buys in unknowns), free DOFs,
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
@@ -35,12 +37,16 @@ namespace {
 
 using softik::Real;
 
-enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2 };
+enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2, DecoupledNeoHookean = 3 };
+
+/// Whether a law is hyperelastic (total Lagrangian) rather than corotational.
+bool hyperelastic(Law law) { return law == NeoHookean || law == DecoupledNeoHookean; }
 
 const char* law_label(Law law) {
   switch (law) {
     case Corotational: return " corotational";
     case NeoHookean: return " neo-Hookean";
+    case DecoupledNeoHookean: return " neo-Hookean (C10, D1)";
     default: return " corotational, consistent tangent";
   }
 }
@@ -59,11 +65,12 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
   softik::AssemblyOptions options;
   options.num_threads = threads;
   options.block_size = block_size;
-  options.formulation = law == NeoHookean ? softik::Formulation::Hyperelastic : softik::Formulation::Corotational;
+  options.formulation = hyperelastic(law) ? softik::Formulation::Hyperelastic : softik::Formulation::Corotational;
   if (law == ConsistentCorotational) options.corotational_tangent = softik::fem::CorotationalTangent::Consistent;
-  const softik::Material material = law != NeoHookean
-                                        ? softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45))
-                                        : softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45));
+  const softik::Material material =
+      law == NeoHookean            ? softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45))
+      : law == DecoupledNeoHookean ? softik::Material(softik::fem::NeoHookeanD1::from_young_poisson(1e5, 0.45))
+                                   : softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45));
   return std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
                                              softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
 }
@@ -94,7 +101,7 @@ double min_bytes_per_cell(const softik::Assembler& assembler, softik::CellType t
 /// read-modify-write into K and f).
 double touched_bytes_per_cell(const softik::Assembler& assembler, softik::CellType type, Law law) {
   const double n = softik::nodes_per_cell(type), d = assembler.mesh().dim, q = quadrature_points(type);
-  const double rest_words = q * (n * d + 1) + (law != NeoHookean ? n * d : 0);
+  const double rest_words = q * (n * d + 1) + (hyperelastic(law) ? 0 : n * d);
   const double nd = n * d;
   return n * 4 + nd * 8 + rest_words * 8 + 2 * 8 + n * n * 4 + n * 4 + nd * nd * 16 + nd * 16;
 }
@@ -223,6 +230,9 @@ void Arguments(benchmark::internal::Benchmark* b) {
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8})
     for (int target : {10000, 100000})
       for (int threads : {1, 2}) b->Args({static_cast<int>(type), ConsistentCorotational, target, threads});
+  for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
+    for (int target : {10000, 100000})
+      for (int threads : {1, 2}) b->Args({static_cast<int>(type), DecoupledNeoHookean, target, threads});
 }
 
 BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);

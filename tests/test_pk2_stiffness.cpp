@@ -1,7 +1,8 @@
 // The element stiffness from S and CC (fem/pk2_stiffness.hpp, taken by hyperelastic_element for
-// 3D cells of laws with pk2_and_tangent on the host) against the contraction of dP/dF (the GPU's
-// StiffnessForm::FromDPdF), for every law written in S(E) and every 3D element; and its exact
-// symmetry.
+// 3D cells of laws with pk2_and_tangent on the host), or in closed form from F (NeoHookean and the
+// decoupled Ibar1 laws, materials/decoupled_i1.hpp), against the contraction of dP/dF (the GPU's
+// StiffnessForm::FromDPdF), for every law written in S(E) and every 3D element; its exact symmetry;
+// and the closed-form laws' P against F S.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -26,6 +27,11 @@ struct ThroughDPdF {
 static_assert(has_pk2_tangent<NeoHookeanD1>::value, "NeoHookeanD1 gives S and CC");
 static_assert(!has_pk2_tangent<ThroughDPdF<NeoHookeanD1>>::value, "the wrapper hides them");
 static_assert(!has_pk2_tangent<StableNeoHookean>::value, "StableNeoHookean is written in dP/dF");
+static_assert(closed_form_stiffness<NeoHookean>::value && closed_form_stiffness<NeoHookeanD1>::value &&
+                  closed_form_stiffness<Yeoh>::value && closed_form_stiffness<ArrudaBoyce>::value,
+              "the neo-Hookean and decoupled Ibar1 laws have K in closed form");
+static_assert(!closed_form_stiffness<MooneyRivlin>::value && !closed_form_stiffness<ThroughDPdF<NeoHookean>>::value,
+              "Mooney-Rivlin (Ibar2) and the wrapper take S and CC or dP/dF");
 
 /// Reference cell nodes, scaled and sheared so that dN/dX is not the reference one.
 template <class E>
@@ -80,8 +86,36 @@ TEST(Pk2Stiffness, EqualsTheContractionOfDPdFForEveryLawAndElement) {
   expect_same_on_every_3d_element("SaintVenantKirchhoff", SaintVenantKirchhoff::from_young_poisson(E, nu));
   expect_same_on_every_3d_element("MooneyRivlin", MooneyRivlin::from_young_poisson(E, nu, Volumetric::D1Form, 0.3));
   expect_same_on_every_3d_element("Yeoh", Yeoh::from_constants(3e4, -2e3, 500, 3e-6));
+  expect_same_on_every_3d_element("Yeoh log", Yeoh::from_constants(3e4, -2e3, 500, 3e-6, Volumetric::LogSquared));
   expect_same_on_every_3d_element("ArrudaBoyce", ArrudaBoyce::from_young_poisson(E, nu, 2.5));
+  expect_same_on_every_3d_element("ArrudaBoyce D1", ArrudaBoyce::from_young_poisson(E, nu, 2.5, Volumetric::D1Form));
   expect_same_on_every_3d_element("Ogden3", Ogden<3>::from_young_poisson(E, nu, {1.3, 5.0, -2.0}));
+}
+
+/// The closed-form laws compute P from F^-T, not as F S: the two agree to round-off at strains from
+/// 0 to ~40 %, compression and shear included.
+template <class M>
+void expect_p_is_f_s(const std::string& name, const M& law) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<Real> u(-1, 1);
+  for (int trial = 0; trial < 50; ++trial) {
+    Mat3 F = Mat3::Identity();
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) F(i, j) += (trial % 5) * 0.1 * u(rng);
+    if (F.determinant() < 0.2) continue;
+    const Mat3 FS = F * law.S(F), P = law.P(F);
+    EXPECT_LE((P - FS).norm(), 1e-13 * FS.norm() + 1e-12 * law.P(Mat3(2 * Mat3::Identity())).norm())
+        << name << " trial " << trial;
+  }
+  EXPECT_LE(law.P(Mat3::Identity()).norm(), 1e-10) << name << ": no stress at rest";
+}
+
+TEST(Pk2Stiffness, ClosedFormLawsGivePEqualToFS) {
+  const Real E = 2e5, nu = 0.45;
+  expect_p_is_f_s("NeoHookean", NeoHookean::from_young_poisson(E, nu));
+  expect_p_is_f_s("NeoHookeanD1", NeoHookeanD1::from_young_poisson(E, nu));
+  expect_p_is_f_s("Yeoh", Yeoh::from_constants(3e4, -2e3, 500, 3e-6, Volumetric::JSquaredLog));
+  expect_p_is_f_s("ArrudaBoyce", ArrudaBoyce::from_young_poisson(E, nu, 2.5, Volumetric::LogSquared));
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 //     where one cell at a time left the element's arithmetic the bound of the assembly
 //     (bench/RESULTS.md, "Tet4 cells two at a time");
 //   - the total-Lagrangian neo-Hookean element (fem::NeoHookean) with the pointwise volume term and
-//     no SPD projection: energy, S and K from the law's templated functions (K in closed form,
-//     fem::NeoHookean::stiffness_blocks, as one cell on the CPU).
+//     no SPD projection: energy, P and K from the law's templated functions (P from F^-T and K in
+//     closed form, fem::NeoHookean::pk1 and ::stiffness_blocks, as one cell on the CPU).
 // A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
 // round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
 // follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
@@ -199,27 +199,27 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
       J = lane_select(upright, J, T(1.0));
     }
     const T logJ = log(J);
-    if (p.cell_energy || p.force) {
-      fem::TMat<T, d, d> C_inv;
-      const T trC = M::template inverse_right_cauchy_green<T>(F, C_inv);
-      if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
-      if (p.force) {
-        fem::TMat<T, d, d> S;
-        M::pk2(cells.lambda, cells.mu, C_inv, logJ, S);
-        const fem::TMat<T, d, d> P = fem::pk1_from_pk2(F, S);
-        for (int a = 0; a < n; ++a)
-          for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
-        fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
-        for (int a = 0; a < n; ++a)
-          for (int i = 0; i < d; ++i) f(a, i) = lane_select(upright, f(a, i), T(0.0));
-      }
-    }
-    cells.template write<mode>(energy, f);
-    if (!cells.K) return;
     const T inv_J = 1.0 / J;
     fem::TMat<T, d, d> F_inv_T;
     for (int i = 0; i < d; ++i)
       for (int j = 0; j < d; ++j) F_inv_T(i, j) = G(i, j) * inv_J;
+    if (p.cell_energy) {
+      T trC(0.0);  // tr C = F : F
+      for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) trC = trC + F(i, j) * F(i, j);
+      energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
+    }
+    if (p.force) {
+      fem::TMat<T, d, d> P;
+      M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
+      fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
+      for (int a = 0; a < n; ++a)
+        for (int i = 0; i < d; ++i) f(a, i) = lane_select(upright, f(a, i), T(0.0));
+    }
+    cells.template write<mode>(energy, f);
+    if (!cells.K) return;
     M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
                                     [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
   }

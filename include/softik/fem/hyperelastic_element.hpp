@@ -8,8 +8,8 @@
 //   K_(a i)(b k) = sum_q w_q detJ_q sum_{J,L} dN_a/dX_J dP_iJ/dF_kL dN_b/dX_L
 // F is embedded in 3D as plane/uniaxial strain for 1D and 2D elements (kinematics.hpp).
 // 3D elements of laws written in S(E) (has_pk2_tangent) take S and CC = dS/dE from one call
-// and K from them directly (pk2_stiffness.hpp): the same K, faster on the CPU, and exactly
-// symmetric (StiffnessForm).
+// and K from them directly (pk2_stiffness.hpp), or P and K in closed form where the law has it
+// (closed_form_stiffness): the same K, faster on the CPU, and exactly symmetric (StiffnessForm).
 #pragma once
 
 #include <type_traits>
@@ -41,12 +41,16 @@ struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_
                                                                                           std::declval<Mat9&>()))>>
     : std::true_type {};
 
-/// Whether a law gives its element stiffness in closed form (stiffness_blocks, the same K as from
-/// S and CC; on the CPU, StiffnessForm::FromPk2, in its place).
-template <class M>
+/// Whether a law gives P and its element stiffness in closed form from one evaluation (the same K
+/// as from S and CC; taken on the CPU, StiffnessForm::FromPk2, in its place):
+///   template <int n, class G, class Emit> Mat3 pk1_and_stiffness(F, dN_dX, w, emit) const,
+/// declared by static constexpr bool has_closed_form_stiffness = true (NeoHookean; the decoupled
+/// Ibar1 laws NeoHookeanD1, Yeoh and ArrudaBoyce, materials/decoupled_i1.hpp).
+template <class M, class = void>
 struct closed_form_stiffness : std::false_type {};
-template <>
-struct closed_form_stiffness<NeoHookean> : std::true_type {};
+template <class M>
+struct closed_form_stiffness<M, std::void_t<decltype(M::has_closed_form_stiffness)>>
+    : std::integral_constant<bool, M::has_closed_form_stiffness> {};
 
 /// How the element builds K for a law written in S(E) (has_pk2_tangent; other laws always take
 /// dP/dF). The two give the same K to round-off; which is faster depends on the processor:
@@ -95,10 +99,21 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (detF < min_detF) min_detF = detF;
     if (!(detF > 0) && !tolerates_inversion<M>::value) continue;  // psi, P undefined (log J)
     if (out.energy) *out.energy += w * material.psi(F);
-    // Laws in S(E) on 3D cells: S and CC from one evaluation when K is wanted (P = F S from it), or
-    // K in closed form where the law has it.
+    // Laws with a closed-form stiffness on 3D cells: P and K from one evaluation. Other laws in S(E):
+    // S and CC from one evaluation when K is wanted (P = F S from it).
     constexpr bool closed_form = form == StiffnessForm::FromPk2 && d == 3 && closed_form_stiffness<M>::value;
     constexpr bool from_pk2 = !closed_form && form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
+    if constexpr (closed_form) {
+      if (out.stiffness) {
+        const Mat3 P = material.template pk1_and_stiffness<n>(F, dN_dX, w, [&](int a, int b, const TMat<Real, 3, 3>& Kab) {
+          for (int i = 0; i < 3; ++i)
+            for (int k = 0; k < 3; ++k) (*out.stiffness)(a * d + i, b * d + k) += Kab(i, k);
+        });
+        if (out.force)
+          add_point_force<n, d>(P, dN_dX, w, [&](int a, int i) -> Real& { return (*out.force)[a * d + i]; });
+        continue;
+      }
+    }
     Mat3 S = Mat3::Zero();  // set below where used (zeroed: g++ cannot see that in flattened kernels)
     Mat9 CC;
     if constexpr (from_pk2)
@@ -106,17 +121,6 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
     if (out.force) {
       const MatD<d> P = restrict_stress<d>(from_pk2 && out.stiffness ? pk1_from_pk2(F, S) : material.P(F));
       add_point_force<n, d>(P, dN_dX, w, [&](int a, int i) -> Real& { return (*out.force)[a * d + i]; });
-    }
-    if constexpr (closed_form) {
-      if (out.stiffness) {
-        const Mat3 F_inv_T = F.inverse().transpose();
-        M::template stiffness_blocks<n>(material.lambda, material.mu, Real(log(detF)), F_inv_T, dN_dX, w,
-                                        [&](int a, int b, const TMat<Real, 3, 3>& Kab) {
-                                          for (int i = 0; i < 3; ++i)
-                                            for (int k = 0; k < 3; ++k) (*out.stiffness)(a * d + i, b * d + k) += Kab(i, k);
-                                        });
-      }
-      continue;
     }
     if constexpr (from_pk2) {
       if (out.stiffness) {

@@ -7,7 +7,7 @@
 //   W11 = mu sum_i i (i-1) C_i lambda_m^(2-2i) Ibar1^(i-2), then
 //   S  = 2 W1 J^(-2/3) (I - I1/3 C_inv) + J U' C_inv
 //   CC = 4 (W11 G1 x G1 + W1 H1) + volumetric part (formulas in volumetric.hpp);
-//   P = F S and dP/dF via pk2_to_pk1.hpp.
+//   P and the element stiffness in closed form: decoupled_i1.hpp; dP/dF via pk2_to_pk1.hpp.
 //   Small strain: K = 2 / D1 and shear modulus
 //   mu0 = mu (1 + 3/(5 lm^2) + 99/(175 lm^4) + 513/(875 lm^6) + 42039/(67375 lm^8)).
 // Sources: E. M. Arruda, M. C. Boyce, J. Mech. Phys. Solids 41 (1993) 389-412; Abaqus Theory
@@ -15,7 +15,7 @@
 // Manual, *HYPERELASTIC, ARRUDA-BOYCE.
 #pragma once
 
-#include "softik/fem/materials/volumetric.hpp"
+#include "softik/fem/materials/decoupled_i1.hpp"
 
 namespace softik::fem {
 
@@ -24,6 +24,7 @@ struct ArrudaBoyce {
   Real lambda_m = 0;  ///< locking stretch
   Real D1 = 0;        ///< = 2 / K
   Volumetric volumetric = Volumetric::JSquaredLog;
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
@@ -43,9 +44,15 @@ struct ArrudaBoyce {
     return decoupled_pk2(k, derivatives(k.I1bar), volumetric_term(volumetric, D1, k.J));
   }
 
-  SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
+  SOFTIK_HD Mat3 P(const Mat3& F) const { return decoupled_i1_pk1(*this, F); }
 
-  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  /// P and the stiffness blocks of one point in closed form (hyperelastic_element on the CPU).
+  template <int n, class G, class Emit>
+  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
+    return decoupled_i1_pk1_and_stiffness<n>(*this, F, g, w, emit);
+  }
+
+  /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
   SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
     const IsochoricDerivatives w = derivatives(k.I1bar);

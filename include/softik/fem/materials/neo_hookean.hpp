@@ -7,14 +7,15 @@
 //   CC_IJKL = lambda C_inv_IJ C_inv_KL + (mu - lambda log J)(C_inv_IK C_inv_JL + C_inv_IL C_inv_JK)
 //   K_ab  = lambda h_a h_b^T + (mu - lambda log J) h_b h_a^T + mu (g_a . g_b) I per point and weight,
 //           h_a = F^-T g_a (stiffness_blocks: the element stiffness from S and CC in closed form)
-//   P = F S and dP/dF via pk2_to_pk1.hpp.
+//   P = F S = mu F + (lambda log J - mu) F^-T; dP/dF via pk2_to_pk1.hpp.
 //   Small-strain limit: linear elasticity with the same (lambda, mu).
 // Source: Bonet & Wood, "Nonlinear Continuum Mechanics for Finite Element Analysis", 2nd ed.,
 // section 6.4.3 (docs/method.md section 4, [1]); SOFA Elasticity plugin README.
 //
 // NeoHookeanD1 (decoupled, Abaqus/CalculiX form):
 //   psi = C10 (Ibar1 - 3) + (J - 1)^2 / D1,   Ibar1 = J^(-2/3) tr C
-//   S and CC: volumetric.hpp with W1 = C10, U = (J - 1)^2 / D1.
+//   S and CC: volumetric.hpp with W1 = C10, U = (J - 1)^2 / D1; P and the element stiffness in
+//   closed form: decoupled_i1.hpp.
 //   Small strain: mu = 2 C10, K = 2 / D1.
 // Source: Abaqus Theory Guide, "Hyperelastic material behavior" (polynomial form, N = 1,
 // C01 = 0); CalculiX CrunchiX User's Manual, *HYPERELASTIC, NEO HOOKE.
@@ -26,7 +27,9 @@
 
 #include "softik/fem/lane_ops.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
+#include "softik/fem/materials/decoupled_i1.hpp"
 #include "softik/fem/materials/volumetric.hpp"
+#include "softik/fem/symmetric_blocks.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
 
 namespace softik::fem {
@@ -34,6 +37,7 @@ namespace softik::fem {
 struct NeoHookean {
   Real mu = 0;      ///< shear modulus
   Real lambda = 0;  ///< first Lame parameter
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness
 
   // The law written once for any scalar or lanes type T (fem/lane_ops.hpp): one cell (psi, S,
   // pk2_and_tangent below; the device) and the host's Tet4 batches (host/assembly/cell_batch.hpp).
@@ -96,26 +100,22 @@ struct NeoHookean {
         lh[a][i] = lw * h[a][i];
         ch[a][i] = cw * h[a][i];
       }
-    for (int b = 0; b < n; ++b)
-      for (int a = 0; a <= b; ++a) {
-        TMat<T, 3, 3> block;
-        for (int i = 0; i < 3; ++i)
-          for (int k = 0; k < 3; ++k) block(i, k) = lh[a][i] * h[b][k] + ch[b][i] * h[a][k];
-        const T shear = mw * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
-        for (int i = 0; i < 3; ++i) block(i, i) = block(i, i) + shear;
-        if (a == b) {  // the upper triangle mirrored: round-off alone would break the symmetry
-          block(1, 0) = block(0, 1);
-          block(2, 0) = block(0, 2);
-          block(2, 1) = block(1, 2);
-        }
-        emit(a, b, block);
-        if (a != b) {
-          TMat<T, 3, 3> transposed;
+    emit_symmetric_blocks<n, 3, T>(
+        [&](int a, int b, TMat<T, 3, 3>& block) {
           for (int i = 0; i < 3; ++i)
-            for (int k = 0; k < 3; ++k) transposed(i, k) = block(k, i);
-          emit(b, a, transposed);
-        }
-      }
+            for (int k = 0; k < 3; ++k) block(i, k) = lh[a][i] * h[b][k] + ch[b][i] * h[a][k];
+          const T shear = mw * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
+          for (int i = 0; i < 3; ++i) block(i, i) = block(i, i) + shear;
+        },
+        emit);
+  }
+
+  /// P = F S = mu F + (lambda log J - mu) F^-T (F C^-1 = F^-T), given F^-T.
+  template <class T, class MF, class MI, class MP>
+  SOFTIK_HD_INLINE static void pk1(const T& lambda, const T& mu, const MF& F, const MI& F_inv_T, const T& logJ, MP& P) {
+    const T c = lambda * logJ - mu;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P(i, j) = mu * F(i, j) + c * F_inv_T(i, j);
   }
 
   SOFTIK_HD Real psi(const Mat3& F) const {
@@ -129,9 +129,25 @@ struct NeoHookean {
     return S;
   }
 
-  SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
+  SOFTIK_HD Mat3 P(const Mat3& F) const {
+    Mat3 P;
+    pk1(lambda, mu, F, Mat3(F.inverse().transpose()), Real(log(F.determinant())), P);
+    return P;
+  }
 
-  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  /// P and the stiffness blocks of one point in closed form, F inverted once (hyperelastic_element
+  /// on the CPU).
+  template <int n, class G, class Emit>
+  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
+    const Mat3 F_inv_T = F.inverse().transpose();
+    const Real logJ = log(F.determinant());
+    stiffness_blocks<n>(lambda, mu, logJ, F_inv_T, g, w, emit);
+    Mat3 P;
+    pk1(lambda, mu, F, F_inv_T, logJ, P);
+    return P;
+  }
+
+  /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
   SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     Mat3 C_inv, S;
     inverse_right_cauchy_green<Real>(F, C_inv);
@@ -161,6 +177,8 @@ struct NeoHookean {
 struct NeoHookeanD1 {
   Real C10 = 0;  ///< = mu / 2
   Real D1 = 0;   ///< = 2 / K
+  static constexpr Volumetric volumetric = Volumetric::D1Form;
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const Real J = F.determinant();
@@ -169,24 +187,34 @@ struct NeoHookeanD1 {
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
-    IsochoricDerivatives w;
-    w.W1 = C10;
-    return decoupled_pk2(k, w, volumetric_term(Volumetric::D1Form, D1, k.J));
+    return decoupled_pk2(k, derivatives(k.I1bar), volumetric_term(volumetric, D1, k.J));
   }
 
-  SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
+  SOFTIK_HD Mat3 P(const Mat3& F) const { return decoupled_i1_pk1(*this, F); }
 
-  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
   SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
-    IsochoricDerivatives w;
-    w.W1 = C10;
-    const VolumetricTerm u = volumetric_term(Volumetric::D1Form, D1, k.J);
+    const IsochoricDerivatives w = derivatives(k.I1bar);
+    const VolumetricTerm u = volumetric_term(volumetric, D1, k.J);
     CC = decoupled_cc(k, w, u);
     return decoupled_pk2(k, w, u);
   }
 
+  /// P and the stiffness blocks of one point in closed form (hyperelastic_element on the CPU).
+  template <int n, class G, class Emit>
+  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
+    return decoupled_i1_pk1_and_stiffness<n>(*this, F, g, w, emit);
+  }
+
   SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
+
+  /// W1 = C10, W11 = 0.
+  SOFTIK_HD IsochoricDerivatives derivatives(Real /*I1bar*/) const {
+    IsochoricDerivatives w;
+    w.W1 = C10;
+    return w;
+  }
 
   /// C10 > 0 (shear modulus 2 C10), D1 > 0 (bulk modulus 2 / D1).
   static NeoHookeanD1 from_constants(Real C10, Real D1) {

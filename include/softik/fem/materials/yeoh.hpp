@@ -4,14 +4,14 @@
 //   With x = Ibar1 - 3:  W1 = C10 + 2 C20 x + 3 C30 x^2,  W11 = 2 C20 + 6 C30 x, then
 //   S  = 2 W1 J^(-2/3) (I - I1/3 C_inv) + J U' C_inv
 //   CC = 4 (W11 G1 x G1 + W1 H1) + volumetric part (formulas in volumetric.hpp);
-//   P = F S and dP/dF via pk2_to_pk1.hpp.
+//   P and the element stiffness in closed form: decoupled_i1.hpp; dP/dF via pk2_to_pk1.hpp.
 //   Small strain: mu = 2 C10, K = 2 / D1.
 // Sources: O. H. Yeoh, "Some forms of the strain energy function for rubber", Rubber Chem.
 // Technol. 66 (1993); Abaqus Theory Guide, "Hyperelastic material behavior" (reduced
 // polynomial); CalculiX CrunchiX User's Manual, *HYPERELASTIC, YEOH.
 #pragma once
 
-#include "softik/fem/materials/volumetric.hpp"
+#include "softik/fem/materials/decoupled_i1.hpp"
 
 namespace softik::fem {
 
@@ -21,6 +21,7 @@ struct Yeoh {
   Real C30 = 0;
   Real D1 = 0;  ///< = 2 / K
   Volumetric volumetric = Volumetric::D1Form;
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
@@ -33,9 +34,15 @@ struct Yeoh {
     return decoupled_pk2(k, derivatives(k.I1bar), volumetric_term(volumetric, D1, k.J));
   }
 
-  SOFTIK_HD Mat3 P(const Mat3& F) const { return pk1_from_pk2(F, S(F)); }
+  SOFTIK_HD Mat3 P(const Mat3& F) const { return decoupled_i1_pk1(*this, F); }
 
-  /// S and CC = dS/dE from one evaluation (hyperelastic_element's stiffness; dPdF).
+  /// P and the stiffness blocks of one point in closed form (hyperelastic_element on the CPU).
+  template <int n, class G, class Emit>
+  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
+    return decoupled_i1_pk1_and_stiffness<n>(*this, F, g, w, emit);
+  }
+
+  /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
   SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
     const IsochoricDerivatives w = derivatives(k.I1bar);

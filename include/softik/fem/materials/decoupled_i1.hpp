@@ -1,0 +1,104 @@
+// The decoupled laws whose isochoric energy depends on Ibar1 alone, psi = W(Ibar1) + U(J)
+// (NeoHookeanD1, Yeoh, ArrudaBoyce; volumetric.hpp), written in F instead of C (docs/method.md
+// section 2, "The stiffness in closed form"). With H = F^-T, I1 = F : F, beta = J^(-2/3),
+// Ibar1 = beta I1, W1 = dW/dIbar1, W11 = d2W/dIbar1^2 and U' = dU/dJ:
+//   dIbar1/dF = beta (2 F - 2/3 I1 H),  dJ/dF = J H,  dH_iJ/dF_kL = -H_iL H_kJ,
+//   P = 2 W1 beta F + (J U' - 2/3 W1 beta I1) H,
+// and, with g_a = dN_a/dX, h_a = H g_a, f_a = F g_a and q_a = beta (2 f_a - 2/3 I1 h_a), the
+// stiffness K_ab = sum_JL g_aJ dP_iJ/dF_kL g_bL of one point of weight w is
+//   K_ab = w [2 W1 beta (g_a . g_b) I + alpha h_a h_b^T + gamma h_b h_a^T
+//             - 4/3 W1 beta (f_a h_b^T + h_a f_b^T) + W11 q_a q_b^T],
+//   alpha = 4/9 W1 beta I1 + J (U' + J U''),   gamma = 2/3 W1 beta I1 - J U',
+// the same K as B^T CC B + (g_a . S g_b) I from volumetric.hpp's S and CC
+// (tests/test_pk2_stiffness.cpp), with neither C^-1 nor CC formed: three outer products per block
+// (decoupled_i1_stiffness_blocks gathers the terms) instead of about 110 multiply-adds.
+#pragma once
+
+#include <cmath>
+
+#include <Eigen/LU>  // fixed-size inverse() and determinant()
+
+#include "softik/fem/materials/volumetric.hpp"
+#include "softik/fem/symmetric_blocks.hpp"
+
+namespace softik::fem {
+
+/// The kinematics of the Ibar1 laws in F.
+struct I1Kinematics {
+  Mat3 H;        ///< F^-T
+  Real J;        ///< det F
+  Real I1;       ///< tr C = F : F
+  Real beta;     ///< J^(-2/3)
+  Real I1bar;    ///< beta I1
+};
+
+/// For det F > 0 only (the laws are undefined elsewhere).
+SOFTIK_HD_INLINE I1Kinematics i1_kinematics(const Mat3& F) {
+  I1Kinematics k;
+  k.J = F.determinant();
+  k.H = F.inverse().transpose();
+  k.I1 = F.squaredNorm();
+  k.beta = pow(k.J, -2.0 / 3.0);
+  k.I1bar = k.beta * k.I1;
+  return k;
+}
+
+/// P = 2 W1 beta F + (J U' - 2/3 W1 beta I1) H.
+SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1(const Mat3& F, const I1Kinematics& k, const IsochoricDerivatives& w,
+                                       const VolumetricTerm& u) {
+  const Real wb = w.W1 * k.beta;
+  return (2 * wb) * F + (k.J * u.dU - 2.0 / 3.0 * wb * k.I1) * k.H;
+}
+
+/// The stiffness blocks of one point of weight w (see the header comment), handed to emit(a, b,
+/// K_ab) as emit_symmetric_blocks does; g(a, J) = dN_a/dX_J.
+template <int n, class G, class Emit>
+SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const Mat3& F, const I1Kinematics& k, const IsochoricDerivatives& W,
+                                                    const VolumetricTerm& u, const G& g, Real w, Emit&& emit) {
+  const Real wb = W.W1 * k.beta, c = 2.0 / 3.0 * k.I1;
+  const Real shear = 2 * wb * w, s = 4.0 / 3.0 * wb * w, w11 = W.W11 * k.beta * k.beta * w;
+  const Real alpha = (2.0 / 3.0 * c * wb + k.J * (u.dU + k.J * u.d2U)) * w;
+  const Real gamma = (c * wb - k.J * u.dU) * w;
+  // Gathered by the vector each term's column index takes (q_a q_b^T expanded):
+  //   K_ab = u_a h_b^T + v_a f_b^T + gamma h_b h_a^T + shear (g_a . g_b) I,
+  //   u_a = (alpha + c^2 w11) h_a - (s + 2 c w11) f_a,   v_a = 4 w11 f_a - (s + 2 c w11) h_a,
+  // with w11 = W11 beta^2 w and s = 4/3 W1 beta w: three outer products per block.
+  const Real hu = alpha + c * c * w11, fu = s + 2 * c * w11, fv = 4 * w11;
+  Real h[n][3], f[n][3], uh[n][3], vf[n][3], ch[n][3];
+  for (int a = 0; a < n; ++a)
+    for (int i = 0; i < 3; ++i) {
+      h[a][i] = k.H(i, 0) * g(a, 0) + k.H(i, 1) * g(a, 1) + k.H(i, 2) * g(a, 2);
+      f[a][i] = F(i, 0) * g(a, 0) + F(i, 1) * g(a, 1) + F(i, 2) * g(a, 2);
+      uh[a][i] = hu * h[a][i] - fu * f[a][i];
+      vf[a][i] = fv * f[a][i] - fu * h[a][i];
+      ch[a][i] = gamma * h[a][i];
+    }
+  emit_symmetric_blocks<n, 3, Real>(
+      [&](int a, int b, TMat<Real, 3, 3>& K) {
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) K(i, j) = uh[a][i] * h[b][j] + vf[a][i] * f[b][j] + ch[b][i] * h[a][j];
+        const Real gg = shear * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
+        for (int i = 0; i < 3; ++i) K(i, i) += gg;
+      },
+      emit);
+}
+
+/// P and the stiffness blocks of one point from one evaluation, for a law with D1, volumetric and
+/// derivatives(Ibar1) (the laws' pk1_and_stiffness).
+template <int n, class Law, class G, class Emit>
+SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1_and_stiffness(const Law& law, const Mat3& F, const G& g, Real w, Emit&& emit) {
+  const I1Kinematics k = i1_kinematics(F);
+  const IsochoricDerivatives W = law.derivatives(k.I1bar);
+  const VolumetricTerm u = volumetric_term(law.volumetric, law.D1, k.J);
+  decoupled_i1_stiffness_blocks<n>(F, k, W, u, g, w, emit);
+  return decoupled_i1_pk1(F, k, W, u);
+}
+
+/// P alone (the laws' P).
+template <class Law>
+SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1(const Law& law, const Mat3& F) {
+  const I1Kinematics k = i1_kinematics(F);
+  return decoupled_i1_pk1(F, k, law.derivatives(k.I1bar), volumetric_term(law.volumetric, law.D1, k.J));
+}
+
+}  // namespace softik::fem
