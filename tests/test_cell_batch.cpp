@@ -1,5 +1,5 @@
 // Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4 and the neo-Hookean
-// Tet4, two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
+// Tet4 (fem::NeoHookean and the decoupled fem::NeoHookeanD1), two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
 // one-cell kernel's numbers (assemble_cell) to round-off on every output, including the lanes the
 // polar iteration cannot take (inverted cells: the SVD route, lane by lane), lanes far from their
 // rotation (the scaled Newton step beside plain ones), inverted neo-Hookean cells (recorded, adding
@@ -25,6 +25,7 @@ using assembly::CellStatus;
 using exec::Space;
 using Law = fem::LinearElastic;
 using NeoHookean = fem::NeoHookean;
+using NeoHookeanD1 = fem::NeoHookeanD1;
 
 using testing::relative_difference;
 
@@ -34,6 +35,7 @@ struct BatchCase {
   std::vector<Real> rest;
   std::vector<Law> laws;
   std::vector<NeoHookean> neo_hookean_laws;
+  std::vector<NeoHookeanD1> d1_laws;
   std::vector<int> color_ptr, color_blocks;
   exec::HostColours colours;
 
@@ -57,6 +59,7 @@ struct BatchCase {
     {
       laws.push_back(Law::from_young_poisson(1e3 * (1 + 0.1 * (c % 7)), 0.2 + 0.04 * (c % 5)));
       neo_hookean_laws.push_back(NeoHookean::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.2 + 0.04 * (c % 7)));
+      d1_laws.push_back(NeoHookeanD1::from_young_poisson(1e3 * (1 + 0.1 * (c % 3)), 0.2 + 0.04 * (c % 6)));
     }
     // One block per colour, run on one thread: any block size, no two blocks at once.
     const int blocks = (mesh.num_cells() + block_size - 1) / block_size;
@@ -78,6 +81,8 @@ struct BatchCase {
     p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
     if constexpr (std::is_same<M, NeoHookean>::value)
       p.materials = {reinterpret_cast<const unsigned char*>(neo_hookean_laws.data()), neo_hookean_laws.size() * sizeof(M)};
+    else if constexpr (std::is_same<M, NeoHookeanD1>::value)
+      p.materials = {reinterpret_cast<const unsigned char*>(d1_laws.data()), d1_laws.size() * sizeof(M)};
     else
       p.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(M)};
     p.material_stride = 1;
@@ -210,23 +215,25 @@ TEST(CellBatch, Tet4BatchesGiveTheOneCellNumbers) {
   }
 }
 
-TEST(CellBatch, NeoHookeanTet4BatchesGiveTheOneCellNumbers) {
+/// The total-Lagrangian Tet4 of law M in batches against one cell at a time.
+template <class M>
+void expect_hyperelastic_batches_give_the_one_cell_numbers() {
   using Form = assembly::TotalLagrangian;
   for (int block_size : {2, 7, 64}) {
     SCOPED_TRACE("block size " + std::to_string(block_size));
     const BatchCase bc(block_size);
-    const auto neo_hookean = [&](const std::vector<Real>& x, const std::string& which, BatchWidth width) {
-      return run_tet4_pass<NeoHookean, Form>(bc, x, which, width);
+    const auto law = [&](const std::vector<Real>& x, const std::string& which, BatchWidth width) {
+      return run_tet4_pass<M, Form>(bc, x, which, width);
     };
     const std::vector<Real> x = hard_state(bc.mesh);  // cells 20 and 57 inverted: log J undefined
-    const BatchOutputs one = run_tet4_pass<NeoHookean, Form>(bc, x, "efK", BatchWidth::One);
+    const BatchOutputs one = run_tet4_pass<M, Form>(bc, x, "efK", BatchWidth::One);
     ASSERT_NE(one.status.first_invalid_cell, assembly::kNoIndex);
     EXPECT_GT(*std::max_element(one.K.begin(), one.K.end()), 0.0);
     std::vector<BatchWidth> widths = {BatchWidth::Dispatched, BatchWidth::Two};
     if (cpu_avx2_fma()) widths.push_back(BatchWidth::FourAvx2);
     for (BatchWidth width : widths) {
       SCOPED_TRACE("lanes " + std::to_string(static_cast<int>(width)));
-      const BatchOutputs lanes = run_tet4_pass<NeoHookean, Form>(bc, x, "efK", width);
+      const BatchOutputs lanes = run_tet4_pass<M, Form>(bc, x, "efK", width);
       EXPECT_LE(relative_difference(lanes.K, one.K), 1e-13);
       EXPECT_LE(relative_difference(lanes.force, one.force), 1e-13);
       EXPECT_LE(relative_difference(lanes.cell_energy, one.cell_energy), 1e-13);
@@ -234,18 +241,26 @@ TEST(CellBatch, NeoHookeanTet4BatchesGiveTheOneCellNumbers) {
       EXPECT_EQ(lanes.cell_energy[57], 0.0);
       EXPECT_EQ(lanes.status.first_invalid_cell, one.status.first_invalid_cell);
       EXPECT_EQ(lanes.status.first_nonfinite_dof, assembly::kNoIndex);
-      EXPECT_EQ(neo_hookean(x, "e", width).cell_energy, lanes.cell_energy);
-      EXPECT_EQ(neo_hookean(x, "f", width).force, lanes.force);
-      EXPECT_EQ(neo_hookean(x, "K", width).K, lanes.K);
+      EXPECT_EQ(law(x, "e", width).cell_energy, lanes.cell_energy);
+      EXPECT_EQ(law(x, "f", width).force, lanes.force);
+      EXPECT_EQ(law(x, "K", width).K, lanes.K);
     }
     // Upright everywhere, the same numbers, nothing recorded.
     const std::vector<Real> upright = testing::deformed_state(bc.mesh, 0.1, 0.7, 5);
-    const BatchOutputs one_upright = run_tet4_pass<NeoHookean, Form>(bc, upright, "efK", BatchWidth::One);
-    const BatchOutputs lanes_upright = run_tet4_pass<NeoHookean, Form>(bc, upright, "efK", BatchWidth::Dispatched);
+    const BatchOutputs one_upright = run_tet4_pass<M, Form>(bc, upright, "efK", BatchWidth::One);
+    const BatchOutputs lanes_upright = run_tet4_pass<M, Form>(bc, upright, "efK", BatchWidth::Dispatched);
     EXPECT_EQ(lanes_upright.status.first_invalid_cell, assembly::kNoIndex);
     EXPECT_LE(relative_difference(lanes_upright.K, one_upright.K), 1e-13);
     EXPECT_LE(relative_difference(lanes_upright.force, one_upright.force), 1e-13);
   }
+}
+
+TEST(CellBatch, NeoHookeanTet4BatchesGiveTheOneCellNumbers) {
+  expect_hyperelastic_batches_give_the_one_cell_numbers<NeoHookean>();
+}
+
+TEST(CellBatch, DecoupledNeoHookeanTet4BatchesGiveTheOneCellNumbers) {
+  expect_hyperelastic_batches_give_the_one_cell_numbers<NeoHookeanD1>();
 }
 
 TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
@@ -265,6 +280,9 @@ TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {
     const CellStatus nh = run_tet4_pass<NeoHookean, assembly::TotalLagrangian>(bc, x, "fK", width).status;
     EXPECT_EQ(nh.first_nonfinite_dof, nh_one.status.first_nonfinite_dof);
     EXPECT_EQ(nh.first_invalid_cell, nh_one.status.first_invalid_cell);
+    const CellStatus d1 = run_tet4_pass<NeoHookeanD1, assembly::TotalLagrangian>(bc, x, "fK", width).status;
+    EXPECT_EQ(d1.first_nonfinite_dof, nh_one.status.first_nonfinite_dof);
+    EXPECT_EQ(d1.first_invalid_cell, assembly::kNoIndex);
   }
 }
 

@@ -9,9 +9,11 @@
 //   - the rotated corotational element with the polar rotation (the real-time method's element),
 //     where one cell at a time left the element's arithmetic the bound of the assembly
 //     (bench/RESULTS.md, "Tet4 cells two at a time");
-//   - the total-Lagrangian neo-Hookean element (fem::NeoHookean) with the pointwise volume term and
-//     no SPD projection: energy, P and K from the law's templated functions (P from F^-T and K in
-//     closed form, fem::NeoHookean::pk1 and ::stiffness_blocks, as one cell on the CPU).
+//   - the total-Lagrangian neo-Hookean elements (fem::NeoHookean, and fem::NeoHookeanD1 of CalculiX
+//     and Abaqus) with the pointwise volume term and no SPD projection: energy, P and K from the
+//     laws' templated functions (P from F^-T and K in closed form: fem::NeoHookean::pk1 and
+//     ::stiffness_blocks; fem::decoupled_i1_pk1 and fem::decoupled_i1_stiffness_blocks), as one cell
+//     on the CPU.
 // A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
 // round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
 // follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
@@ -37,7 +39,8 @@ template <class E, class M, class Form>
 constexpr bool has_cell_batch =
     std::is_same<E, fem::Tet4>::value &&
     ((std::is_same<M, fem::LinearElastic>::value && std::is_same<Form, RotatedCorotational>::value) ||
-     (std::is_same<M, fem::NeoHookean>::value && std::is_same<Form, TotalLagrangian>::value));
+     ((std::is_same<M, fem::NeoHookean>::value || std::is_same<M, fem::NeoHookeanD1>::value) &&
+      std::is_same<Form, TotalLagrangian>::value));
 
 /// Whether a pass of a batched formulation goes in batches: one design (a host pass covers one),
 /// the polar rotation (corotational) or the pointwise volume term without the SPD projection
@@ -80,7 +83,9 @@ struct Tet4Lanes {
   Real* K;
   std::array<Cell, W> cells;
   fem::TMat<T, n, d> x, dN;
-  T w, lambda, mu;
+  T w;
+  T lambda, mu;     ///< LinearElastic, NeoHookean
+  T C10, inv_D1;    ///< NeoHookeanD1 (1 / D1)
   int rows[W][n];
 
   /// The K lines of the cells prefetch_cells ahead asked for, then the cells gathered.
@@ -97,8 +102,13 @@ struct Tet4Lanes {
         dN(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX[0](a, i); });
       }
     w = T::from([&](int l) { return cells[l].rest.w_detJ[0]; });
-    lambda = T::from([&](int l) { return cells[l].material.lambda; });
-    mu = T::from([&](int l) { return cells[l].material.mu; });
+    if constexpr (std::is_same<M, fem::NeoHookeanD1>::value) {
+      C10 = T::from([&](int l) { return cells[l].material.C10; });
+      inv_D1 = T::from([&](int l) { return 1 / cells[l].material.D1; });
+    } else {
+      lambda = T::from([&](int l) { return cells[l].material.lambda; });
+      mu = T::from([&](int l) { return cells[l].material.mu; });
+    }
     if (K)
       for (int l = 0; l < W; ++l) {
         const CellRows<E, exec::Space::Host> cell_rows(p, cells[l].nodes);
@@ -136,9 +146,26 @@ struct Tet4Lanes {
   }
 };
 
+/// A hyperelastic batch's energy and force written (the force from P at the one point, f_a = -w P dN_a;
+/// nothing from the lanes that are not upright).
+template <Scatter mode, class Batch, class Mask, class T = typename Batch::T>
+SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Mask& upright, const T& energy,
+                                                    const fem::TMat<T, Batch::d, Batch::d>& P) {
+  constexpr int n = Batch::n, d = Batch::d;
+  fem::TMat<T, n, d> f;
+  if (cells.p.force) {
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
+    fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < d; ++i) f(a, i) = lane_select(upright, f(a, i), T(0.0));
+  }
+  cells.template write<mode>(energy, f);
+}
+
 /// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design) through the batched element
 /// of M and Form: the rotated corotational Tet4 of assemble_cell's streamed path, or the total
-/// Lagrangian neo-Hookean Tet4 of hyperelastic_element, W cells at once. Flattened as
+/// Lagrangian neo-Hookean Tet4 of hyperelastic_element (either law), W cells at once. Flattened as
 /// assemble_cell is: left out of line, prefetch_cell_slots (nothing but prefetches) was taken for a
 /// function without effects and its calls deleted by g++ (K's rows then waited for memory: 0.75x at
 /// 1M cells).
@@ -149,9 +176,8 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
   constexpr int n = Batch::n, d = Batch::d;
   const Batch cells(p, c0);
   T energy = 0.0;
-  fem::TMat<T, n, d> f;
   if constexpr (is_corotational<Form>) {
-    fem::TMat<T, n, d> dN_center;
+    fem::TMat<T, n, d> f, dN_center;
     for (int a = 0; a < n; ++a)
       for (int i = 0; i < d; ++i) dN_center(a, i) = T::from([&](int l) { return cells.cells[l].rest.dN_dX_center(a, i); });
     // F at the centre and its polar rotation.
@@ -179,7 +205,7 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
   } else {
     // hyperelastic_element at Tet4's one point: F = x^T dN, J = det F. A lane with J <= 0 is
     // recorded (admissible) and, as one whose J is not finite (its position is, by the gather), adds
-    // nothing: log J is undefined there, and the lane is computed at F = I.
+    // nothing: the laws are undefined there (log J, J^(-2/3)), and the lane is computed at F = I.
     fem::TMat<T, d, d> F = cells.deformation_gradient(cells.dN);
     fem::TMat<T, d, d> G = fem::cofactor(F);  // F^-T = G / J
     T J = F(0, 0) * G(0, 0) + F(1, 0) * G(1, 0) + F(2, 0) * G(2, 0);
@@ -198,30 +224,35 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
         }
       J = lane_select(upright, J, T(1.0));
     }
-    const T logJ = log(J);
-    const T inv_J = 1.0 / J;
-    fem::TMat<T, d, d> F_inv_T;
-    for (int i = 0; i < d; ++i)
-      for (int j = 0; j < d; ++j) F_inv_T(i, j) = G(i, j) * inv_J;
-    if (p.cell_energy) {
-      T trC(0.0);  // tr C = F : F
+    if constexpr (std::is_same<M, fem::NeoHookean>::value) {
+      const T logJ = log(J);
+      const T inv_J = 1.0 / J;
+      fem::TMat<T, d, d> F_inv_T;
       for (int i = 0; i < d; ++i)
-        for (int j = 0; j < d; ++j) trC = trC + F(i, j) * F(i, j);
-      energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
-    }
-    if (p.force) {
+        for (int j = 0; j < d; ++j) F_inv_T(i, j) = G(i, j) * inv_J;
+      if (p.cell_energy) {
+        T trC(0.0);  // tr C = F : F
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < d; ++j) trC = trC + F(i, j) * F(i, j);
+        energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
+      }
       fem::TMat<T, d, d> P;
-      M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
-      for (int a = 0; a < n; ++a)
-        for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
-      fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
-      for (int a = 0; a < n; ++a)
-        for (int i = 0; i < d; ++i) f(a, i) = lane_select(upright, f(a, i), T(0.0));
+      if (p.force) M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
+      write_hyperelastic_outputs<mode>(cells, upright, energy, P);
+      if (!cells.K) return;
+      M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
+                                      [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
+    } else {  // NeoHookeanD1: W1 = C10, W11 = 0, U = (J - 1)^2 / D1 (materials/decoupled_i1.hpp)
+      const fem::I1Kinematics<T> k = fem::i1_kinematics(F, G, J);
+      const fem::VolumetricTermOf<T> u = fem::d1_form_term(cells.inv_D1, J);
+      if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.C10, k.I1bar, u.U), T(0.0));
+      fem::TMat<T, d, d> P;
+      if (p.force) fem::decoupled_i1_pk1(F, k, cells.C10, u.dU, P);
+      write_hyperelastic_outputs<mode>(cells, upright, energy, P);
+      if (!cells.K) return;
+      fem::decoupled_i1_stiffness_blocks<n>(F, k, cells.C10, T(0.0), u.dU, u.d2U, cells.dN, cells.w,
+                                            [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
     }
-    cells.template write<mode>(energy, f);
-    if (!cells.K) return;
-    M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
-                                    [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
   }
 }
 

@@ -1,7 +1,7 @@
 // Lanes<W>: W doubles worked on as one SIMD register (GCC/Clang vector extension), the scalar
 // type with which the templated element math of include/softik/fem/ (lane_ops.hpp) computes W
 // cells at once: every arithmetic operation acts lane by lane, a comparison gives a LaneMask<W>,
-// and lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt / log are found here by
+// and lane_select / lanes_any / lanes_all / lanes_and / lanes_or / sqrt / log / pow are found here by
 // argument-dependent lookup. Host only: the device runs one cell per thread.
 //
 // Every operation is always inlined, so that the AVX2 batch (cell_batch.hpp), built with AVX2
@@ -155,6 +155,12 @@ template <int W>
 SOFTIK_LANE_INLINE Lanes<W> log(const Lanes<W>& a) {
   Lanes<W> r;
   for (int l = 0; l < W; ++l) r.v[l] = std::log(a.v[l]);
+  return r;
+}
+template <int W>
+SOFTIK_LANE_INLINE Lanes<W> pow(const Lanes<W>& a, double e) {
+  Lanes<W> r;
+  for (int l = 0; l < W; ++l) r.v[l] = std::pow(a.v[l], e);
   return r;
 }
 

@@ -16,55 +16,70 @@
 
 #include <cmath>
 
-#include <Eigen/LU>  // fixed-size inverse() and determinant()
-
 #include "softik/fem/materials/volumetric.hpp"
+#include "softik/fem/sym_eigen3.hpp"
 #include "softik/fem/symmetric_blocks.hpp"
 
 namespace softik::fem {
 
-/// The kinematics of the Ibar1 laws in F.
+/// The kinematics of the Ibar1 laws in F, for a scalar or lanes T (lane_ops.hpp).
+template <class T>
 struct I1Kinematics {
-  Mat3 H;        ///< F^-T
-  Real J;        ///< det F
-  Real I1;       ///< tr C = F : F
-  Real beta;     ///< J^(-2/3)
-  Real I1bar;    ///< beta I1
+  TMat<T, 3, 3> H;  ///< F^-T
+  T J;              ///< det F
+  T I1;             ///< tr C = F : F
+  T beta;           ///< J^(-2/3)
+  T I1bar;          ///< beta I1
 };
 
-/// For det F > 0 only (the laws are undefined elsewhere).
-SOFTIK_HD_INLINE I1Kinematics i1_kinematics(const Mat3& F) {
-  I1Kinematics k;
-  k.J = F.determinant();
-  k.H = F.inverse().transpose();
-  k.I1 = F.squaredNorm();
-  k.beta = pow(k.J, -2.0 / 3.0);
+/// From F, its cofactor G = J F^-T and J = det F (det F > 0: the laws are undefined elsewhere).
+template <class T, class MF, class MG>
+SOFTIK_HD_INLINE I1Kinematics<T> i1_kinematics(const MF& F, const MG& G, const T& J) {
+  I1Kinematics<T> k;
+  k.J = J;
+  const T inv_J = 1.0 / J;
+  k.I1 = T(0.0);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      k.H(i, j) = G(i, j) * inv_J;
+      k.I1 = k.I1 + F(i, j) * F(i, j);
+    }
+  k.beta = pow(J, -2.0 / 3.0);
   k.I1bar = k.beta * k.I1;
   return k;
 }
 
-/// P = 2 W1 beta F + (J U' - 2/3 W1 beta I1) H.
-SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1(const Mat3& F, const I1Kinematics& k, const IsochoricDerivatives& w,
-                                       const VolumetricTerm& u) {
-  const Real wb = w.W1 * k.beta;
-  return (2 * wb) * F + (k.J * u.dU - 2.0 / 3.0 * wb * k.I1) * k.H;
+/// One cell's kinematics from F.
+SOFTIK_HD_INLINE I1Kinematics<Real> i1_kinematics(const Mat3& F) {
+  const Mat3 G = cofactor(F);
+  return i1_kinematics(F, G, Real(F(0, 0) * G(0, 0) + F(1, 0) * G(1, 0) + F(2, 0) * G(2, 0)));
+}
+
+/// P = 2 W1 beta F + (J U' - 2/3 W1 beta I1) H, for a scalar or lanes T.
+template <class T, class MF, class MP>
+SOFTIK_HD_INLINE void decoupled_i1_pk1(const MF& F, const I1Kinematics<T>& k, const T& W1, const T& dU, MP& P) {
+  const T wb = W1 * k.beta;
+  const T a = 2.0 * wb, b = k.J * dU - (2.0 / 3.0) * (wb * k.I1);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) P(i, j) = a * F(i, j) + b * k.H(i, j);
 }
 
 /// The stiffness blocks of one point of weight w (see the header comment), handed to emit(a, b,
-/// K_ab) as emit_symmetric_blocks does; g(a, J) = dN_a/dX_J.
-template <int n, class G, class Emit>
-SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const Mat3& F, const I1Kinematics& k, const IsochoricDerivatives& W,
-                                                    const VolumetricTerm& u, const G& g, Real w, Emit&& emit) {
-  const Real wb = W.W1 * k.beta, c = 2.0 / 3.0 * k.I1;
-  const Real shear = 2 * wb * w, s = 4.0 / 3.0 * wb * w, w11 = W.W11 * k.beta * k.beta * w;
-  const Real alpha = (2.0 / 3.0 * c * wb + k.J * (u.dU + k.J * u.d2U)) * w;
-  const Real gamma = (c * wb - k.J * u.dU) * w;
+/// K_ab) as emit_symmetric_blocks does; g(a, J) = dN_a/dX_J; W1, W11, dU = U', d2U = U'' at the
+/// point; a scalar or lanes T.
+template <int n, class T, class MF, class G, class Emit>
+SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const MF& F, const I1Kinematics<T>& k, const T& W1, const T& W11,
+                                                    const T& dU, const T& d2U, const G& g, const T& w, Emit&& emit) {
+  const T wb = W1 * k.beta, c = (2.0 / 3.0) * k.I1;
+  const T shear = 2.0 * (wb * w), s = (4.0 / 3.0) * (wb * w), w11 = W11 * k.beta * k.beta * w;
+  const T alpha = ((2.0 / 3.0) * (c * wb) + k.J * (dU + k.J * d2U)) * w;
+  const T gamma = (c * wb - k.J * dU) * w;
   // Gathered by the vector each term's column index takes (q_a q_b^T expanded):
   //   K_ab = u_a h_b^T + v_a f_b^T + gamma h_b h_a^T + shear (g_a . g_b) I,
   //   u_a = (alpha + c^2 w11) h_a - (s + 2 c w11) f_a,   v_a = 4 w11 f_a - (s + 2 c w11) h_a,
   // with w11 = W11 beta^2 w and s = 4/3 W1 beta w: three outer products per block.
-  const Real hu = alpha + c * c * w11, fu = s + 2 * c * w11, fv = 4 * w11;
-  Real h[n][3], f[n][3], uh[n][3], vf[n][3], ch[n][3];
+  const T hu = alpha + c * c * w11, fu = s + 2.0 * (c * w11), fv = 4.0 * w11;
+  T h[n][3], f[n][3], uh[n][3], vf[n][3], ch[n][3];
   for (int a = 0; a < n; ++a)
     for (int i = 0; i < 3; ++i) {
       h[a][i] = k.H(i, 0) * g(a, 0) + k.H(i, 1) * g(a, 1) + k.H(i, 2) * g(a, 2);
@@ -73,12 +88,12 @@ SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const Mat3& F, const I1Kinem
       vf[a][i] = fv * f[a][i] - fu * h[a][i];
       ch[a][i] = gamma * h[a][i];
     }
-  emit_symmetric_blocks<n, 3, Real>(
-      [&](int a, int b, TMat<Real, 3, 3>& K) {
+  emit_symmetric_blocks<n, 3, T>(
+      [&](int a, int b, TMat<T, 3, 3>& K) {
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) K(i, j) = uh[a][i] * h[b][j] + vf[a][i] * f[b][j] + ch[b][i] * h[a][j];
-        const Real gg = shear * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
-        for (int i = 0; i < 3; ++i) K(i, i) += gg;
+        const T gg = shear * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
+        for (int i = 0; i < 3; ++i) K(i, i) = K(i, i) + gg;
       },
       emit);
 }
@@ -87,18 +102,22 @@ SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const Mat3& F, const I1Kinem
 /// derivatives(Ibar1) (the laws' pk1_and_stiffness).
 template <int n, class Law, class G, class Emit>
 SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1_and_stiffness(const Law& law, const Mat3& F, const G& g, Real w, Emit&& emit) {
-  const I1Kinematics k = i1_kinematics(F);
+  const I1Kinematics<Real> k = i1_kinematics(F);
   const IsochoricDerivatives W = law.derivatives(k.I1bar);
   const VolumetricTerm u = volumetric_term(law.volumetric, law.D1, k.J);
-  decoupled_i1_stiffness_blocks<n>(F, k, W, u, g, w, emit);
-  return decoupled_i1_pk1(F, k, W, u);
+  decoupled_i1_stiffness_blocks<n>(F, k, W.W1, W.W11, u.dU, u.d2U, g, w, emit);
+  Mat3 P;
+  decoupled_i1_pk1(F, k, W.W1, u.dU, P);
+  return P;
 }
 
 /// P alone (the laws' P).
 template <class Law>
 SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1(const Law& law, const Mat3& F) {
-  const I1Kinematics k = i1_kinematics(F);
-  return decoupled_i1_pk1(F, k, law.derivatives(k.I1bar), volumetric_term(law.volumetric, law.D1, k.J));
+  const I1Kinematics<Real> k = i1_kinematics(F);
+  Mat3 P;
+  decoupled_i1_pk1(F, k, law.derivatives(k.I1bar).W1, volumetric_term(law.volumetric, law.D1, k.J).dU, P);
+  return P;
 }
 
 }  // namespace softik::fem

@@ -180,9 +180,15 @@ struct NeoHookeanD1 {
   static constexpr Volumetric volumetric = Volumetric::D1Form;
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
 
+  /// psi = C10 (Ibar1 - 3) + U(J) for a scalar or lanes T (one cell; the host's Tet4 batches).
+  template <class T>
+  SOFTIK_HD_INLINE static T energy(const T& C10, const T& I1bar, const T& U) {
+    return C10 * (I1bar - 3.0) + U;
+  }
+
   SOFTIK_HD Real psi(const Mat3& F) const {
     const Real J = F.determinant();
-    return C10 * (pow(J, -2.0 / 3.0) * (F.transpose() * F).trace() - 3) + (J - 1) * (J - 1) / D1;
+    return energy(C10, Real(pow(J, -2.0 / 3.0) * (F.transpose() * F).trace()), d1_form_term(1 / D1, J).U);
   }
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {
