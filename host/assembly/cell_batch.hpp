@@ -146,14 +146,15 @@ struct Tet4Lanes {
   }
 };
 
-/// A hyperelastic batch's energy and force written (the force from P at the one point, f_a = -w P dN_a;
-/// nothing from the lanes that are not upright).
-template <Scatter mode, class Batch, class Mask, class T = typename Batch::T>
-SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Mask& upright, const T& energy,
-                                                    const fem::TMat<T, Batch::d, Batch::d>& P) {
+/// A hyperelastic batch's energy and force written: where the pass wants the force, pk1(P) sets the
+/// one point's P and f_a = -w P dN_a (nothing from the lanes that are not upright).
+template <Scatter mode, class Batch, class Mask, class Pk1, class T = typename Batch::T>
+SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Mask& upright, const T& energy, Pk1&& pk1) {
   constexpr int n = Batch::n, d = Batch::d;
   fem::TMat<T, n, d> f;
   if (cells.p.force) {
+    fem::TMat<T, d, d> P;
+    pk1(P);
     for (int a = 0; a < n; ++a)
       for (int i = 0; i < d; ++i) f(a, i) = T(0.0);
     fem::add_point_force<n, d>(P, cells.dN, cells.w, [&](int a, int i) -> T& { return f(a, i); });
@@ -236,9 +237,9 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
           for (int j = 0; j < d; ++j) trC = trC + F(i, j) * F(i, j);
         energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
       }
-      fem::TMat<T, d, d> P;
-      if (p.force) M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
-      write_hyperelastic_outputs<mode>(cells, upright, energy, P);
+      write_hyperelastic_outputs<mode>(cells, upright, energy, [&](fem::TMat<T, d, d>& P) {
+        M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
+      });
       if (!cells.K) return;
       M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
                                       [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
@@ -246,9 +247,8 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
       const fem::I1Kinematics<T> k = fem::i1_kinematics(F, G, J);
       const fem::VolumetricTermOf<T> u = fem::d1_form_term(cells.inv_D1, J);
       if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.C10, k.I1bar, u.U), T(0.0));
-      fem::TMat<T, d, d> P;
-      if (p.force) fem::decoupled_i1_pk1(F, k, cells.C10, u.dU, P);
-      write_hyperelastic_outputs<mode>(cells, upright, energy, P);
+      write_hyperelastic_outputs<mode>(cells, upright, energy,
+                                       [&](fem::TMat<T, d, d>& P) { fem::decoupled_i1_pk1(F, k, cells.C10, u.dU, P); });
       if (!cells.K) return;
       fem::decoupled_i1_stiffness_blocks<n>(F, k, cells.C10, T(0.0), u.dU, u.d2U, cells.dN, cells.w,
                                             [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
