@@ -1,6 +1,6 @@
 // The decoupled laws whose isochoric energy depends on Ibar1 alone, psi = W(Ibar1) + U(J)
 // (NeoHookeanD1, Yeoh, ArrudaBoyce; volumetric.hpp), written in F instead of C (docs/method.md
-// section 2, "The stiffness in closed form"). With H = F^-T, I1 = F : F, beta = J^(-2/3),
+// section 2, "The decoupled Ibar1 laws in closed form"). With H = F^-T, I1 = F : F, beta = J^(-2/3),
 // Ibar1 = beta I1, W1 = dW/dIbar1, W11 = d2W/dIbar1^2 and U' = dU/dJ:
 //   dIbar1/dF = beta (2 F - 2/3 I1 H),  dJ/dF = J H,  dH_iJ/dF_kL = -H_iL H_kJ,
 //   P = 2 W1 beta F + (J U' - 2/3 W1 beta I1) H,

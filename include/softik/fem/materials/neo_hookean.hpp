@@ -26,11 +26,11 @@
 #include <Eigen/LU>  // fixed-size inverse() and determinant()
 
 #include "softik/fem/lane_ops.hpp"
-#include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/decoupled_i1.hpp"
+#include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/volumetric.hpp"
-#include "softik/fem/symmetric_blocks.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
+#include "softik/fem/symmetric_blocks.hpp"
 
 namespace softik::fem {
 
