@@ -1,5 +1,6 @@
 // Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4 and the neo-Hookean
-// Tet4 (fem::NeoHookean and the decoupled fem::NeoHookeanD1), two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
+// Tet4 (fem::NeoHookean, and the decoupled Ibar1 laws fem::NeoHookeanD1, fem::Yeoh and
+// fem::ArrudaBoyce, each cell with its own constants and volumetric term), two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
 // one-cell kernel's numbers (assemble_cell) to round-off on every output, including the lanes the
 // polar iteration cannot take (inverted cells: the SVD route, lane by lane), lanes far from their
 // rotation (the scaled Newton step beside plain ones), inverted neo-Hookean cells (recorded, adding
@@ -26,6 +27,8 @@ using exec::Space;
 using Law = fem::LinearElastic;
 using NeoHookean = fem::NeoHookean;
 using NeoHookeanD1 = fem::NeoHookeanD1;
+using Yeoh = fem::Yeoh;
+using ArrudaBoyce = fem::ArrudaBoyce;
 
 using testing::relative_difference;
 
@@ -36,6 +39,8 @@ struct BatchCase {
   std::vector<Law> laws;
   std::vector<NeoHookean> neo_hookean_laws;
   std::vector<NeoHookeanD1> d1_laws;
+  std::vector<Yeoh> yeoh_laws;
+  std::vector<ArrudaBoyce> arruda_boyce_laws;
   std::vector<int> color_ptr, color_blocks;
   exec::HostColours colours;
 
@@ -60,6 +65,9 @@ struct BatchCase {
       laws.push_back(Law::from_young_poisson(1e3 * (1 + 0.1 * (c % 7)), 0.2 + 0.04 * (c % 5)));
       neo_hookean_laws.push_back(NeoHookean::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.2 + 0.04 * (c % 7)));
       d1_laws.push_back(NeoHookeanD1::from_young_poisson(1e3 * (1 + 0.1 * (c % 3)), 0.2 + 0.04 * (c % 6)));
+      const auto volumetric = static_cast<fem::Volumetric>(c % 3);  // a batch's lanes differ in U(J)
+      yeoh_laws.push_back(Yeoh::from_constants(150 * (1 + 0.1 * (c % 4)), -10 + c % 3, 2, 1e-3, volumetric));
+      arruda_boyce_laws.push_back(ArrudaBoyce::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.3, 2 + 0.2 * (c % 3), volumetric));
     }
     // One block per colour, run on one thread: any block size, no two blocks at once.
     const int blocks = (mesh.num_cells() + block_size - 1) / block_size;
@@ -68,6 +76,21 @@ struct BatchCase {
     color_ptr.resize(static_cast<size_t>(blocks) + 1);
     std::iota(color_ptr.begin(), color_ptr.end(), 0);
     colours = {color_ptr.data(), color_blocks.data(), blocks, block_size, 1};
+  }
+
+  /// The laws of type M, one per cell.
+  template <class M>
+  const std::vector<M>& laws_of() const {
+    if constexpr (std::is_same<M, NeoHookean>::value)
+      return neo_hookean_laws;
+    else if constexpr (std::is_same<M, NeoHookeanD1>::value)
+      return d1_laws;
+    else if constexpr (std::is_same<M, Yeoh>::value)
+      return yeoh_laws;
+    else if constexpr (std::is_same<M, ArrudaBoyce>::value)
+      return arruda_boyce_laws;
+    else
+      return laws;
   }
 
   /// The pass of law M (the slot map and pattern do not depend on the law).
@@ -79,12 +102,8 @@ struct BatchCase {
     p.rest = {{rest.data(), rest.size()}, exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
     p.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(16)};
     p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
-    if constexpr (std::is_same<M, NeoHookean>::value)
-      p.materials = {reinterpret_cast<const unsigned char*>(neo_hookean_laws.data()), neo_hookean_laws.size() * sizeof(M)};
-    else if constexpr (std::is_same<M, NeoHookeanD1>::value)
-      p.materials = {reinterpret_cast<const unsigned char*>(d1_laws.data()), d1_laws.size() * sizeof(M)};
-    else
-      p.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(M)};
+    const std::vector<M>& of_m = laws_of<M>();
+    p.materials = {reinterpret_cast<const unsigned char*>(of_m.data()), of_m.size() * sizeof(M)};
     p.material_stride = 1;
     return p;
   }
@@ -261,6 +280,12 @@ TEST(CellBatch, NeoHookeanTet4BatchesGiveTheOneCellNumbers) {
 
 TEST(CellBatch, DecoupledNeoHookeanTet4BatchesGiveTheOneCellNumbers) {
   expect_hyperelastic_batches_give_the_one_cell_numbers<NeoHookeanD1>();
+}
+
+TEST(CellBatch, YeohTet4BatchesGiveTheOneCellNumbers) { expect_hyperelastic_batches_give_the_one_cell_numbers<Yeoh>(); }
+
+TEST(CellBatch, ArrudaBoyceTet4BatchesGiveTheOneCellNumbers) {
+  expect_hyperelastic_batches_give_the_one_cell_numbers<ArrudaBoyce>();
 }
 
 TEST(CellBatch, ANonFinitePositionIsRecordedAsOneCellRecordsIt) {

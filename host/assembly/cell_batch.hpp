@@ -9,11 +9,11 @@
 //   - the rotated corotational element with the polar rotation (the real-time method's element),
 //     where one cell at a time left the element's arithmetic the bound of the assembly
 //     (bench/RESULTS.md, "Tet4 cells two at a time");
-//   - the total-Lagrangian neo-Hookean elements (fem::NeoHookean, and fem::NeoHookeanD1 of CalculiX
-//     and Abaqus) with the pointwise volume term and no SPD projection: energy, P and K from the
-//     laws' templated functions (P from F^-T and K in closed form: fem::NeoHookean::pk1 and
-//     ::stiffness_blocks; fem::decoupled_i1_pk1 and fem::decoupled_i1_stiffness_blocks), as one cell
-//     on the CPU.
+//   - the total-Lagrangian elements of fem::NeoHookean and of the decoupled Ibar1 laws of CalculiX and
+//     Abaqus (fem::NeoHookeanD1, fem::Yeoh, fem::ArrudaBoyce; fem::is_decoupled_i1) with the pointwise
+//     volume term and no SPD projection: energy, P and K from the laws' templated functions (P from
+//     F^-T and K in closed form: fem::NeoHookean::pk1 and ::stiffness_blocks; fem::decoupled_i1_pk1
+//     and fem::decoupled_i1_stiffness_blocks), as one cell on the CPU.
 // A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
 // round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
 // follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
@@ -27,6 +27,7 @@
 #include "host/assembly/cell_kernel.hpp"
 #include "host/assembly/lanes.hpp"
 #include "softik/exec/forall.hpp"
+#include "softik/fem/materials/materials.hpp"
 
 namespace softik::assembly {
 
@@ -39,7 +40,7 @@ template <class E, class M, class Form>
 constexpr bool has_cell_batch =
     std::is_same<E, fem::Tet4>::value &&
     ((std::is_same<M, fem::LinearElastic>::value && std::is_same<Form, RotatedCorotational>::value) ||
-     ((std::is_same<M, fem::NeoHookean>::value || std::is_same<M, fem::NeoHookeanD1>::value) &&
+     ((std::is_same<M, fem::NeoHookean>::value || fem::is_decoupled_i1<M>::value) &&
       std::is_same<Form, TotalLagrangian>::value));
 
 /// Whether a pass of a batched formulation goes in batches: one design (a host pass covers one),
@@ -83,9 +84,7 @@ struct Tet4Lanes {
   Real* K;
   std::array<Cell, W> cells;
   fem::TMat<T, n, d> x, dN;
-  T w;
-  T lambda, mu;     ///< LinearElastic, NeoHookean
-  T C10, inv_D1;    ///< NeoHookeanD1 (1 / D1)
+  T w, lambda, mu;  ///< lambda and mu: LinearElastic, NeoHookean (the decoupled laws read cells[l].material)
   int rows[W][n];
 
   /// The K lines of the cells prefetch_cells ahead asked for, then the cells gathered.
@@ -102,10 +101,7 @@ struct Tet4Lanes {
         dN(a, i) = T::from([&](int l) { return cells[l].rest.dN_dX[0](a, i); });
       }
     w = T::from([&](int l) { return cells[l].rest.w_detJ[0]; });
-    if constexpr (std::is_same<M, fem::NeoHookeanD1>::value) {
-      C10 = T::from([&](int l) { return cells[l].material.C10; });
-      inv_D1 = T::from([&](int l) { return 1 / cells[l].material.D1; });
-    } else {
+    if constexpr (!fem::is_decoupled_i1<M>::value) {
       lambda = T::from([&](int l) { return cells[l].material.lambda; });
       mu = T::from([&](int l) { return cells[l].material.mu; });
     }
@@ -166,7 +162,7 @@ SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Ma
 
 /// Cells c0 .. c0 + W - 1 of design 0 (a host pass covers one design) through the batched element
 /// of M and Form: the rotated corotational Tet4 of assemble_cell's streamed path, or the total
-/// Lagrangian neo-Hookean Tet4 of hyperelastic_element (either law), W cells at once. Flattened as
+/// Lagrangian Tet4 of hyperelastic_element (neo-Hookean or a decoupled Ibar1 law), W cells at once. Flattened as
 /// assemble_cell is: left out of line, prefetch_cell_slots (nothing but prefetches) was taken for a
 /// function without effects and its calls deleted by g++ (K's rows then waited for memory: 0.75x at
 /// 1M cells).
@@ -243,14 +239,29 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
       if (!cells.K) return;
       M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
                                       [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
-    } else {  // NeoHookeanD1: W1 = C10, W11 = 0, U = (J - 1)^2 / D1 (materials/decoupled_i1.hpp)
+    } else {
+      // A decoupled Ibar1 law (materials/decoupled_i1.hpp): the kinematics, P and K in lanes; W, U and
+      // their derivatives, a few operations, from each lane's own law (cells may differ in law
+      // constants and volumetric term).
       const fem::I1Kinematics<T> k = fem::i1_kinematics(F, G, J);
-      const fem::VolumetricTermOf<T> u = fem::d1_form_term(cells.inv_D1, J);
-      if (p.cell_energy) energy = lane_select(upright, cells.w * M::energy(cells.C10, k.I1bar, u.U), T(0.0));
+      Real w1[W], w11[W], du[W], d2u[W], psi[W];
+      for (int l = 0; l < W; ++l) {
+        const M& law = cells.cells[l].material;
+        const fem::IsochoricDerivatives dW = law.derivatives(k.I1bar[l]);
+        const fem::VolumetricTerm u = fem::volumetric_term(law.volumetric, law.D1, J[l]);
+        w1[l] = dW.W1;
+        w11[l] = dW.W11;
+        du[l] = u.dU;
+        d2u[l] = u.d2U;
+        psi[l] = p.cell_energy ? law.isochoric_energy(k.I1bar[l]) + u.U : 0.0;
+      }
+      const auto lanes_of = [](const Real* v) { return T::from([&](int l) { return v[l]; }); };
+      const T W1 = lanes_of(w1), W11 = lanes_of(w11), dU = lanes_of(du), d2U = lanes_of(d2u);
+      if (p.cell_energy) energy = lane_select(upright, cells.w * lanes_of(psi), T(0.0));
       write_hyperelastic_outputs<mode>(cells, upright, energy,
-                                       [&](fem::TMat<T, d, d>& P) { fem::decoupled_i1_pk1(F, k, cells.C10, u.dU, P); });
+                                       [&](fem::TMat<T, d, d>& P) { fem::decoupled_i1_pk1(F, k, W1, dU, P); });
       if (!cells.K) return;
-      fem::decoupled_i1_stiffness_blocks<n>(F, k, cells.C10, T(0.0), u.dU, u.d2U, cells.dN, cells.w,
+      fem::decoupled_i1_stiffness_blocks<n>(F, k, W1, W11, dU, d2U, cells.dN, cells.w,
                                             [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
     }
   }

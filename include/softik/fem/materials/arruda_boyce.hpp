@@ -28,15 +28,20 @@ struct ArrudaBoyce {
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
+    return isochoric_energy(k.I1bar) + volumetric_term(volumetric, D1, k.J).U;
+  }
+
+  /// W(Ibar1) = mu sum_i C_i lambda_m^(2-2i) (Ibar1^i - 3^i).
+  SOFTIK_HD Real isochoric_energy(Real I1bar) const {
     const Real b = 1 / (lambda_m * lambda_m);
     Real w = 0, bi = 1, x = 1, three = 1;  // bi = b^(i-1), x = Ibar1^i, three = 3^i
     for (int i = 0; i < 5; ++i) {
-      x *= k.I1bar;
+      x *= I1bar;
       three *= 3;
       w += coefficient(i) * bi * (x - three);
       bi *= b;
     }
-    return mu * w + volumetric_term(volumetric, D1, k.J).U;
+    return mu * w;
   }
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {

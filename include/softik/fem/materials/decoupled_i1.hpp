@@ -15,12 +15,22 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "softik/fem/materials/volumetric.hpp"
 #include "softik/fem/sym_eigen3.hpp"
 #include "softik/fem/symmetric_blocks.hpp"
 
 namespace softik::fem {
+
+/// Whether a law is written as W(Ibar1) + U(J): Real isochoric_energy(Real Ibar1) (W) and
+/// IsochoricDerivatives derivatives(Real Ibar1) (W1, W11), with members volumetric and D1 (U).
+template <class M, class = void>
+struct is_decoupled_i1 : std::false_type {};
+template <class M>
+struct is_decoupled_i1<M, std::void_t<decltype(std::declval<const M&>().isochoric_energy(Real())),
+                                      decltype(std::declval<const M&>().derivatives(Real()))>> : std::true_type {};
 
 /// The kinematics of the Ibar1 laws in F, for a scalar or lanes T (lane_ops.hpp).
 template <class T>

@@ -180,16 +180,13 @@ struct NeoHookeanD1 {
   static constexpr Volumetric volumetric = Volumetric::D1Form;
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
 
-  /// psi = C10 (Ibar1 - 3) + U(J) for a scalar or lanes T (one cell; the host's Tet4 batches).
-  template <class T>
-  SOFTIK_HD_INLINE static T energy(const T& C10, const T& I1bar, const T& U) {
-    return C10 * (I1bar - 3.0) + U;
-  }
-
   SOFTIK_HD Real psi(const Mat3& F) const {
     const Real J = F.determinant();
-    return energy(C10, Real(pow(J, -2.0 / 3.0) * (F.transpose() * F).trace()), d1_form_term(1 / D1, J).U);
+    return isochoric_energy(pow(J, -2.0 / 3.0) * (F.transpose() * F).trace()) + volumetric_term(volumetric, D1, J).U;
   }
+
+  /// W(Ibar1) = C10 (Ibar1 - 3).
+  SOFTIK_HD Real isochoric_energy(Real I1bar) const { return C10 * (I1bar - 3); }
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);

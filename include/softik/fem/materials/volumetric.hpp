@@ -28,7 +28,6 @@
 
 #include <Eigen/LU>  // fixed-size inverse() and determinant()
 
-#include "softik/fem/lane_ops.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
 
@@ -42,21 +41,12 @@ enum class Volumetric {
   JSquaredLog = 2  ///< ((J^2 - 1)/2 - log J) / D1 (Abaqus' Arruda-Boyce / Van der Waals term)
 };
 
-/// U, dU/dJ and d2U/dJ2, for a scalar or lanes T (lane_ops.hpp).
-template <class T>
-struct VolumetricTermOf {
-  T U;
-  T dU;
-  T d2U;
+/// U, dU/dJ and d2U/dJ2.
+struct VolumetricTerm {
+  Real U;
+  Real dU;
+  Real d2U;
 };
-using VolumetricTerm = VolumetricTermOf<Real>;
-
-/// The D1Form term, U = k (J - 1)^2 with k = 1/D1, for a scalar or lanes T.
-template <class T>
-SOFTIK_HD_INLINE VolumetricTermOf<T> d1_form_term(const T& k, const T& J) {
-  const T Jm1 = J - 1.0;
-  return {k * Jm1 * Jm1, 2.0 * (k * Jm1), 2.0 * k};
-}
 
 SOFTIK_HD_INLINE VolumetricTerm volumetric_term(Volumetric kind, Real D1, Real J) {
   const Real k = 1 / D1;
@@ -65,7 +55,7 @@ SOFTIK_HD_INLINE VolumetricTerm volumetric_term(Volumetric kind, Real D1, Real J
     return {k * lj * lj, 2 * k * lj / J, 2 * k * (1 - lj) / (J * J)};
   }
   if (kind == Volumetric::JSquaredLog) return {k * (0.5 * (J * J - 1) - log(J)), k * (J - 1 / J), k * (1 + 1 / (J * J))};
-  return d1_form_term(k, J);
+  return {k * (J - 1) * (J - 1), 2 * k * (J - 1), 2 * k};
 }
 
 /// Kinematic quantities of the decoupled laws at F.

@@ -25,8 +25,13 @@ struct Yeoh {
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
-    const Real x = k.I1bar - 3;
-    return x * (C10 + x * (C20 + x * C30)) + volumetric_term(volumetric, D1, k.J).U;
+    return isochoric_energy(k.I1bar) + volumetric_term(volumetric, D1, k.J).U;
+  }
+
+  /// W(Ibar1) = C10 x + C20 x^2 + C30 x^3, x = Ibar1 - 3.
+  SOFTIK_HD Real isochoric_energy(Real I1bar) const {
+    const Real x = I1bar - 3;
+    return x * (C10 + x * (C20 + x * C30));
   }
 
   SOFTIK_HD Mat3 S(const Mat3& F) const {
