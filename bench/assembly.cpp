@@ -3,8 +3,8 @@
 // Cases: {corotational, neo-Hookean} x {Tet4, Hex8, Tet10} x mesh sizes from ~1k to ~1M cells
 // (Tet10 to ~100k: 1M quadratic cells need ~5 GB of CSR) x {1, 2} threads, and the corotational
 // element with its consistent tangent (law 2) on Tet4 and Hex8 at ~10k and ~100k cells, and the decoupled
-// neo-Hookean law of CalculiX and Abaqus (fem::NeoHookeanD1, law 3) on every 3D cell at ~10k and ~100k
-// cells. Counters: cells/s,
+// neo-Hookean law of CalculiX and Abaqus (fem::NeoHookeanD1, law 3), and the silicone laws Yeoh (law 4)
+// and Arruda-Boyce (law 5) on every 3D cell at ~10k and ~100k cells. Counters: cells/s,
 // free DOFs/s (cells/s x free DOFs / cells: what the same time buys in unknowns), free DOFs,
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
@@ -37,16 +37,18 @@ namespace {
 
 using softik::Real;
 
-enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2, DecoupledNeoHookean = 3 };
+enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2, DecoupledNeoHookean = 3, Yeoh = 4, ArrudaBoyce = 5 };
 
 /// Whether a law is hyperelastic (total Lagrangian) rather than corotational.
-bool hyperelastic(Law law) { return law == NeoHookean || law == DecoupledNeoHookean; }
+bool hyperelastic(Law law) { return law != Corotational && law != ConsistentCorotational; }
 
 const char* law_label(Law law) {
   switch (law) {
     case Corotational: return " corotational";
     case NeoHookean: return " neo-Hookean";
     case DecoupledNeoHookean: return " neo-Hookean (C10, D1)";
+    case Yeoh: return " Yeoh";
+    case ArrudaBoyce: return " Arruda-Boyce";
     default: return " corotational, consistent tangent";
   }
 }
@@ -70,6 +72,9 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
   const softik::Material material =
       law == NeoHookean            ? softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45))
       : law == DecoupledNeoHookean ? softik::Material(softik::fem::NeoHookeanD1::from_young_poisson(1e5, 0.45))
+      // A silicone-like Yeoh (C20, C30 as fitted to Ecoflex-type data: of the order of C10 / 10, C10 / 100).
+      : law == Yeoh        ? softik::Material(softik::fem::Yeoh::from_constants(1.7e4, -1.7e3, 1.7e2, 2.0 / 1.0e6))
+      : law == ArrudaBoyce ? softik::Material(softik::fem::ArrudaBoyce::from_young_poisson(1e5, 0.45, 3.0))
                                    : softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45));
   return std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
                                              softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
@@ -96,14 +101,15 @@ double min_bytes_per_cell(const softik::Assembler& assembler, softik::CellType t
 
 /// The bytes one force + stiffness assembly reads and writes per cell when the caches keep nothing
 /// between cells: the cell's nodes, positions, rest words (the points' gradients and weights, and
-/// the centre gradients of the corotational frame), its law's two moduli, node-pair slots and row
+/// the centre gradients of the corotational frame), its law's constants (two; Yeoh four, Arruda-Boyce
+/// three), node-pair slots and row
 /// words read; each of its element stiffness and force entries read and written once (the scatter's
 /// read-modify-write into K and f).
 double touched_bytes_per_cell(const softik::Assembler& assembler, softik::CellType type, Law law) {
   const double n = softik::nodes_per_cell(type), d = assembler.mesh().dim, q = quadrature_points(type);
   const double rest_words = q * (n * d + 1) + (hyperelastic(law) ? 0 : n * d);
-  const double nd = n * d;
-  return n * 4 + nd * 8 + rest_words * 8 + 2 * 8 + n * n * 4 + n * 4 + nd * nd * 16 + nd * 16;
+  const double nd = n * d, law_words = law == Yeoh ? 4 : law == ArrudaBoyce ? 3 : 2;
+  return n * 4 + nd * 8 + rest_words * 8 + law_words * 8 + n * n * 4 + n * 4 + nd * nd * 16 + nd * 16;
 }
 
 /// The timed loop: force + stiffness assemblies at x (one before, to size the outputs).
@@ -232,7 +238,8 @@ void Arguments(benchmark::internal::Benchmark* b) {
       for (int threads : {1, 2}) b->Args({static_cast<int>(type), ConsistentCorotational, target, threads});
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
     for (int target : {10000, 100000})
-      for (int threads : {1, 2}) b->Args({static_cast<int>(type), DecoupledNeoHookean, target, threads});
+      for (int threads : {1, 2})
+        for (int law : {DecoupledNeoHookean, Yeoh, ArrudaBoyce}) b->Args({static_cast<int>(type), law, target, threads});
 }
 
 BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
