@@ -11,7 +11,7 @@
 //   alpha = 4/9 W1 beta I1 + J (U' + J U''),   gamma = 2/3 W1 beta I1 - J U',
 // the same K as B^T CC B + (g_a . S g_b) I from volumetric.hpp's S and CC
 // (tests/test_pk2_stiffness.cpp), with neither C^-1 nor CC formed: three outer products per block
-// (decoupled_i1_stiffness_blocks gathers the terms) instead of about 110 multiply-adds.
+// (decoupled_i1_block_terms gathers the terms) instead of about 110 multiply-adds.
 #pragma once
 
 #include <cmath>
@@ -74,48 +74,58 @@ SOFTIK_HD_INLINE void decoupled_i1_pk1(const MF& F, const I1Kinematics<T>& k, co
     for (int j = 0; j < 3; ++j) P(i, j) = a * F(i, j) + b * k.H(i, j);
 }
 
-/// The stiffness blocks of one point of weight w (see the header comment), handed to emit(a, b,
-/// K_ab) as emit_symmetric_blocks does; g(a, J) = dN_a/dX_J; W1, W11, dU = U', d2U = U'' at the
-/// point; a scalar or lanes T.
-template <int n, class T, class MF, class G, class Emit>
-SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const MF& F, const I1Kinematics<T>& k, const T& W1, const T& W11,
-                                                    const T& dU, const T& d2U, const G& g, const T& w, Emit&& emit) {
+/// The closed-form stiffness of a decoupled Ibar1 law at Q points, as BlockTerms (symmetric_blocks.hpp).
+template <int n, class T = Real, int Q = 1>
+using DecoupledI1Terms = BlockTerms<n, T, true, Q>;
+
+/// The stiffness terms of point q, of weight w (see the header comment); g(a, J) = dN_a/dX_J; W1,
+/// W11, dU = U', d2U = U'' at the point; a scalar or lanes T.
+template <int n, class T, int Q, class MF, class G>
+SOFTIK_HD_INLINE void decoupled_i1_block_terms(const MF& F, const I1Kinematics<T>& k, const T& W1, const T& W11,
+                                               const T& dU, const T& d2U, const G& g, const T& w,
+                                               DecoupledI1Terms<n, T, Q>& t, int q) {
   const T wb = W1 * k.beta, c = (2.0 / 3.0) * k.I1;
-  const T shear = 2.0 * (wb * w), s = (4.0 / 3.0) * (wb * w), w11 = W11 * k.beta * k.beta * w;
+  const T s = (4.0 / 3.0) * (wb * w), w11 = W11 * k.beta * k.beta * w;
   const T alpha = ((2.0 / 3.0) * (c * wb) + k.J * (dU + k.J * d2U)) * w;
   const T gamma = (c * wb - k.J * dU) * w;
   // Gathered by the vector each term's column index takes (q_a q_b^T expanded):
-  //   K_ab = u_a h_b^T + v_a f_b^T + gamma h_b h_a^T + shear (g_a . g_b) I,
+  //   K_ab = u_a h_b^T + v_a f_b^T + c_b h_a^T + shear (g_a . g_b) I,   c_b = gamma h_b,
   //   u_a = (alpha + c^2 w11) h_a - (s + 2 c w11) f_a,   v_a = 4 w11 f_a - (s + 2 c w11) h_a,
-  // with w11 = W11 beta^2 w and s = 4/3 W1 beta w: three outer products per block.
+  // with w11 = W11 beta^2 w, s = 4/3 W1 beta w and shear = 2 W1 beta w: three outer products per block.
   const T hu = alpha + c * c * w11, fu = s + 2.0 * (c * w11), fv = 4.0 * w11;
-  T h[n][3], f[n][3], uh[n][3], vf[n][3], ch[n][3];
+  t.s[q] = 2.0 * (wb * w);
   for (int a = 0; a < n; ++a)
     for (int i = 0; i < 3; ++i) {
-      h[a][i] = k.H(i, 0) * g(a, 0) + k.H(i, 1) * g(a, 1) + k.H(i, 2) * g(a, 2);
-      f[a][i] = F(i, 0) * g(a, 0) + F(i, 1) * g(a, 1) + F(i, 2) * g(a, 2);
-      uh[a][i] = hu * h[a][i] - fu * f[a][i];
-      vf[a][i] = fv * f[a][i] - fu * h[a][i];
-      ch[a][i] = gamma * h[a][i];
+      const T h = k.H(i, 0) * g(a, 0) + k.H(i, 1) * g(a, 1) + k.H(i, 2) * g(a, 2);
+      const T f = F(i, 0) * g(a, 0) + F(i, 1) * g(a, 1) + F(i, 2) * g(a, 2);
+      t.g[a][i][q] = g(a, i);
+      t.h[a][i][q] = h;
+      t.f[a][i][q] = f;
+      t.u[a][i][q] = hu * h - fu * f;
+      t.v[a][i][q] = fv * f - fu * h;
+      t.c[a][i][q] = gamma * h;
     }
-  emit_symmetric_blocks<n, 3, T>(
-      [&](int a, int b, TMat<T, 3, 3>& K) {
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) K(i, j) = uh[a][i] * h[b][j] + vf[a][i] * f[b][j] + ch[b][i] * h[a][j];
-        const T gg = shear * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
-        for (int i = 0; i < 3; ++i) K(i, i) = K(i, i) + gg;
-      },
-      emit);
 }
 
-/// P and the stiffness blocks of one point from one evaluation, for a law with D1, volumetric and
-/// derivatives(Ibar1) (the laws' pk1_and_stiffness).
-template <int n, class Law, class G, class Emit>
-SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1_and_stiffness(const Law& law, const Mat3& F, const G& g, Real w, Emit&& emit) {
+/// The stiffness blocks of one point (decoupled_i1_block_terms), handed to emit(a, b, K_ab) as
+/// emit_symmetric_blocks does (the host's Tet4 batches).
+template <int n, class T, class MF, class G, class Emit>
+SOFTIK_HD_INLINE void decoupled_i1_stiffness_blocks(const MF& F, const I1Kinematics<T>& k, const T& W1, const T& W11,
+                                                    const T& dU, const T& d2U, const G& g, const T& w, Emit&& emit) {
+  DecoupledI1Terms<n, T> t;
+  decoupled_i1_block_terms(F, k, W1, W11, dU, d2U, g, w, t, 0);
+  emit_summed_blocks(t, emit);
+}
+
+/// P and the stiffness terms of point q from one evaluation, for a law with D1, volumetric and
+/// derivatives(Ibar1) (the laws' pk1_and_block_terms).
+template <int n, int Q, class Law, class G>
+SOFTIK_HD_INLINE Mat3 decoupled_i1_pk1_and_block_terms(const Law& law, const Mat3& F, const G& g, Real w,
+                                                       DecoupledI1Terms<n, Real, Q>& terms, int q) {
   const I1Kinematics<Real> k = i1_kinematics(F);
   const IsochoricDerivatives W = law.derivatives(k.I1bar);
   const VolumetricTerm u = volumetric_term(law.volumetric, law.D1, k.J);
-  decoupled_i1_stiffness_blocks<n>(F, k, W.W1, W.W11, u.dU, u.d2U, g, w, emit);
+  decoupled_i1_block_terms(F, k, W.W1, W.W11, u.dU, u.d2U, g, w, terms, q);
   Mat3 P;
   decoupled_i1_pk1(F, k, W.W1, u.dU, P);
   return P;

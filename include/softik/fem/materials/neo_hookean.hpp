@@ -37,7 +37,9 @@ namespace softik::fem {
 struct NeoHookean {
   Real mu = 0;      ///< shear modulus
   Real lambda = 0;  ///< first Lame parameter
-  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms
+  template <int n, int Q>
+  using StiffnessTerms = BlockTerms<n, Real, false, Q>;  ///< a cell's closed-form stiffness
 
   // The law written once for any scalar or lanes type T (fem/lane_ops.hpp): one cell (psi, S,
   // pk2_and_tangent below; the device) and the host's Tet4 batches (host/assembly/cell_batch.hpp).
@@ -87,27 +89,31 @@ struct NeoHookean {
   ///   K_ab = w [lambda h_a h_b^T + c h_b h_a^T + mu (g_a . g_b) I],
   /// the same K as B^T CC B + (g_a . S g_b) I (pk2_stiffness.hpp) with this law's S and CC, since
   /// F C^-1 F^T = I and g_a . S g_b = mu g_a . g_b - c g_a . C^-1 g_b: 21 multiply-adds per block
-  /// instead of about 110. Hands the blocks a <= b to emit(a, b, K_ab) as TMats, then
-  /// emit(b, a, K_ab^T).
+  /// instead of about 110. Written as point q of BlockTerms (symmetric_blocks.hpp): u_a = w lambda h_a,
+  /// c_a = w c h_a, s = w mu.
+  template <int n, class T, int Q, class MI, class G>
+  SOFTIK_HD_INLINE static void block_terms(const T& lambda, const T& mu, const T& logJ, const MI& F_inv_T, const G& g,
+                                           const T& w, BlockTerms<n, T, false, Q>& t, int q) {
+    const T lw = lambda * w, cw = (mu - lambda * logJ) * w;
+    t.s[q] = mu * w;
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < 3; ++i) {
+        const T h = F_inv_T(i, 0) * g(a, 0) + F_inv_T(i, 1) * g(a, 1) + F_inv_T(i, 2) * g(a, 2);
+        t.g[a][i][q] = g(a, i);
+        t.h[a][i][q] = h;
+        t.u[a][i][q] = lw * h;
+        t.c[a][i][q] = cw * h;
+      }
+  }
+
+  /// The blocks of one point (block_terms), a <= b handed to emit(a, b, K_ab) as TMats, then
+  /// emit(b, a, K_ab^T) (the host's Tet4 batches).
   template <int n, class T, class MI, class G, class Emit>
   SOFTIK_HD_INLINE static void stiffness_blocks(const T& lambda, const T& mu, const T& logJ, const MI& F_inv_T, const G& g,
                                                 const T& w, Emit&& emit) {
-    T h[n][3], lh[n][3], ch[n][3];
-    const T c = mu - lambda * logJ, lw = lambda * w, cw = c * w, mw = mu * w;
-    for (int a = 0; a < n; ++a)
-      for (int i = 0; i < 3; ++i) {
-        h[a][i] = F_inv_T(i, 0) * g(a, 0) + F_inv_T(i, 1) * g(a, 1) + F_inv_T(i, 2) * g(a, 2);
-        lh[a][i] = lw * h[a][i];
-        ch[a][i] = cw * h[a][i];
-      }
-    emit_symmetric_blocks<n, 3, T>(
-        [&](int a, int b, TMat<T, 3, 3>& block) {
-          for (int i = 0; i < 3; ++i)
-            for (int k = 0; k < 3; ++k) block(i, k) = lh[a][i] * h[b][k] + ch[b][i] * h[a][k];
-          const T shear = mw * (g(a, 0) * g(b, 0) + g(a, 1) * g(b, 1) + g(a, 2) * g(b, 2));
-          for (int i = 0; i < 3; ++i) block(i, i) = block(i, i) + shear;
-        },
-        emit);
+    BlockTerms<n, T, false> t;
+    block_terms<n>(lambda, mu, logJ, F_inv_T, g, w, t, 0);
+    emit_summed_blocks(t, emit);
   }
 
   /// P = F S = mu F + (lambda log J - mu) F^-T (F C^-1 = F^-T), given F^-T.
@@ -135,13 +141,13 @@ struct NeoHookean {
     return P;
   }
 
-  /// P and the stiffness blocks of one point in closed form, F inverted once (hyperelastic_element
-  /// on the CPU).
-  template <int n, class G, class Emit>
-  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
+  /// P and the stiffness terms of point q in closed form, F inverted once (hyperelastic_element on
+  /// the CPU, which sums the terms of a cell's points with emit_summed_blocks).
+  template <int n, int Q, class G>
+  SOFTIK_HD Mat3 pk1_and_block_terms(const Mat3& F, const G& g, Real w, StiffnessTerms<n, Q>& terms, int q) const {
     const Mat3 F_inv_T = F.inverse().transpose();
     const Real logJ = log(F.determinant());
-    stiffness_blocks<n>(lambda, mu, logJ, F_inv_T, g, w, emit);
+    block_terms<n>(lambda, mu, logJ, F_inv_T, g, w, terms, q);
     Mat3 P;
     pk1(lambda, mu, F, F_inv_T, logJ, P);
     return P;
@@ -178,7 +184,9 @@ struct NeoHookeanD1 {
   Real C10 = 0;  ///< = mu / 2
   Real D1 = 0;   ///< = 2 / K
   static constexpr Volumetric volumetric = Volumetric::D1Form;
-  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms (decoupled_i1.hpp)
+  template <int n, int Q>
+  using StiffnessTerms = DecoupledI1Terms<n, Real, Q>;
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const Real J = F.determinant();
@@ -204,10 +212,10 @@ struct NeoHookeanD1 {
     return decoupled_pk2(k, w, u);
   }
 
-  /// P and the stiffness blocks of one point in closed form (hyperelastic_element on the CPU).
-  template <int n, class G, class Emit>
-  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
-    return decoupled_i1_pk1_and_stiffness<n>(*this, F, g, w, emit);
+  /// P and the stiffness terms of point q in closed form (hyperelastic_element on the CPU).
+  template <int n, int Q, class G>
+  SOFTIK_HD Mat3 pk1_and_block_terms(const Mat3& F, const G& g, Real w, StiffnessTerms<n, Q>& terms, int q) const {
+    return decoupled_i1_pk1_and_block_terms(*this, F, g, w, terms, q);
   }
 
   SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }

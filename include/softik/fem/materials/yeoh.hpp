@@ -21,7 +21,9 @@ struct Yeoh {
   Real C30 = 0;
   Real D1 = 0;  ///< = 2 / K
   Volumetric volumetric = Volumetric::D1Form;
-  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_stiffness (decoupled_i1.hpp)
+  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms (decoupled_i1.hpp)
+  template <int n, int Q>
+  using StiffnessTerms = DecoupledI1Terms<n, Real, Q>;
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);
@@ -41,10 +43,10 @@ struct Yeoh {
 
   SOFTIK_HD Mat3 P(const Mat3& F) const { return decoupled_i1_pk1(*this, F); }
 
-  /// P and the stiffness blocks of one point in closed form (hyperelastic_element on the CPU).
-  template <int n, class G, class Emit>
-  SOFTIK_HD Mat3 pk1_and_stiffness(const Mat3& F, const G& g, Real w, Emit&& emit) const {
-    return decoupled_i1_pk1_and_stiffness<n>(*this, F, g, w, emit);
+  /// P and the stiffness terms of point q in closed form (hyperelastic_element on the CPU).
+  template <int n, int Q, class G>
+  SOFTIK_HD Mat3 pk1_and_block_terms(const Mat3& F, const G& g, Real w, StiffnessTerms<n, Q>& terms, int q) const {
+    return decoupled_i1_pk1_and_block_terms(*this, F, g, w, terms, q);
   }
 
   /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
