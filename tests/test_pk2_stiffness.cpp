@@ -1,8 +1,8 @@
 // The element stiffness from S and CC (fem/pk2_stiffness.hpp, taken by hyperelastic_element for
 // 3D cells of laws with pk2_and_tangent on the host), or in closed form from F (NeoHookean and the
 // decoupled Ibar1 laws, materials/decoupled_i1.hpp), against the contraction of dP/dF (the GPU's
-// StiffnessForm::FromDPdF), for every law written in S(E) and every 3D element; its exact symmetry;
-// and the closed-form laws' P against F S.
+// StiffnessForm::FromDPdF), for every law written in S(E) and every 3D element, also on cells with
+// some points inverted; its exact symmetry; and the closed-form laws' P against F S.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -90,6 +90,44 @@ TEST(Pk2Stiffness, EqualsTheContractionOfDPdFForEveryLawAndElement) {
   expect_same_on_every_3d_element("ArrudaBoyce", ArrudaBoyce::from_young_poisson(E, nu, 2.5));
   expect_same_on_every_3d_element("ArrudaBoyce D1", ArrudaBoyce::from_young_poisson(E, nu, 2.5, Volumetric::D1Form));
   expect_same_on_every_3d_element("Ogden3", Ogden<3>::from_young_poisson(E, nu, {1.3, 5.0, -2.0}));
+}
+
+/// A cell with some of its points inverted: those points add nothing, as on the dP/dF path, and the
+/// closed form sums the other points only (their terms kept, the left-out ones zeroed). Node `from`
+/// is moved a fraction t of the way to node `to`, which inverts the points near it.
+template <class E, class M>
+void expect_partly_inverted_cell_sums_its_upright_points(const std::string& name, const M& law, int from, int to, Real t) {
+  RestData<E> rest;
+  const NodeMatrix<E> X = rest_cell<E>();
+  ASSERT_GT(compute_rest_data<E>(X, rest), 0);
+  NodeMatrix<E> x = X;
+  x.row(from) = X.row(from) + t * (X.row(to) - X.row(from));
+  int upright = 0;
+  for (int q = 0; q < E::num_quad; ++q) upright += embed<3>(deformation_gradient<E>(x, rest.dN_dX[q])).determinant() > 0;
+  ASSERT_GT(upright, 0) << name << ": the cell must keep some upright points";
+  ASSERT_LT(upright, E::num_quad) << name << ": the cell must have inverted points";
+  ElementVector<E> f_new, f_ref;
+  ElementMatrix<E> K_new, K_ref;
+  Real e_new = 0, e_ref = 0;
+  EXPECT_LE((hyperelastic_element<E>(law, rest, x, {&e_new, &f_new, &K_new})), 0) << name;
+  hyperelastic_element<E>(ThroughDPdF<M>{law}, rest, x, {&e_ref, &f_ref, &K_ref});
+  ASSERT_GT(K_ref.norm(), 0) << name;
+  EXPECT_LE((K_new - K_ref).norm(), 1e-13 * K_ref.norm()) << name << " (" << upright << " upright points)";
+  EXPECT_LE((f_new - f_ref).norm(), 1e-13 * f_ref.norm()) << name;
+  EXPECT_TRUE(K_new == K_new.transpose()) << name << ": K must be exactly symmetric";
+}
+
+TEST(Pk2Stiffness, ClosedFormOfAPartlyInvertedCellSumsItsUprightPointsOnly) {
+  const NeoHookean neo = NeoHookean::from_young_poisson(2e5, 0.45);
+  const Yeoh yeoh = Yeoh::from_constants(3e4, -2e3, 500, 3e-6);
+  // Hex8: corner 0 towards corner 6 (7 of 8 points upright at 0.8, 4 of 8 at 1.2); Tet10: corner 0
+  // towards mid-edge node 9 (3 of 4 upright).
+  for (const Real t : {0.8, 1.2}) {
+    expect_partly_inverted_cell_sums_its_upright_points<Hex8>("NeoHookean Hex8", neo, 0, 6, t);
+    expect_partly_inverted_cell_sums_its_upright_points<Hex8>("Yeoh Hex8", yeoh, 0, 6, t);
+  }
+  expect_partly_inverted_cell_sums_its_upright_points<Tet10>("NeoHookean Tet10", neo, 0, 9, 1.0);
+  expect_partly_inverted_cell_sums_its_upright_points<Tet10>("Yeoh Tet10", yeoh, 0, 9, 1.0);
 }
 
 /// The closed-form laws compute P from F^-T, not as F S: the two agree to round-off at strains from

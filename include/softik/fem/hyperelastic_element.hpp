@@ -43,9 +43,10 @@ struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_
     : std::true_type {};
 
 /// Whether a law gives P and its element stiffness in closed form from one evaluation (the same K
-/// as from S and CC; taken on the CPU, StiffnessForm::FromPk2, in its place): one point's P and
-/// stiffness terms (symmetric_blocks.hpp),
-///   template <int n, class G> Mat3 pk1_and_block_terms(F, dN_dX, w, StiffnessTerms<n>& terms) const,
+/// as from S and CC; taken on the CPU, StiffnessForm::FromPk2, in its place): P and the stiffness
+/// terms of point q of a cell of n nodes and Q points (BlockTerms, symmetric_blocks.hpp),
+///   template <int n, int Q, class G>
+///   Mat3 pk1_and_block_terms(F, dN_dX, w, StiffnessTerms<n, Q>& terms, int q) const,
 /// declared by static constexpr bool has_closed_form_stiffness = true (NeoHookean; the decoupled
 /// Ibar1 laws NeoHookeanD1, Yeoh and ArrudaBoyce, materials/decoupled_i1.hpp).
 template <class M, class = void>
@@ -105,9 +106,9 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
   Real min_detF = 1e300;
   // Laws with a closed-form stiffness on 3D cells: P and the stiffness terms of each point from one
   // evaluation, and each block of K summed over the points once they are all known (a Hex8 writes
-  // each entry of K once instead of eight times; 1.70 -> 1.24 us per neo-Hookean Hex8 cell in a
-  // stand-alone prototype). Other laws in S(E): S and CC from one evaluation when K is wanted
-  // (P = F S from it).
+  // each entry of K once instead of eight times: its assembly 1.38-1.58x faster, bench/RESULTS.md,
+  // "The closed-form stiffness summed over a cell's points"). Other laws in S(E): S and CC from one
+  // evaluation when K is wanted (P = F S from it).
   constexpr bool closed_form = form == StiffnessForm::FromPk2 && d == 3 && closed_form_stiffness<M>::value;
   constexpr bool from_pk2 = !closed_form && form == StiffnessForm::FromPk2 && d == 3 && has_pk2_tangent<M>::value;
   [[maybe_unused]] typename CellStiffnessTerms<M, n, E::num_quad, closed_form>::type terms;

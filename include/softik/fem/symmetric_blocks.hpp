@@ -46,8 +46,6 @@ SOFTIK_HD_INLINE void emit_symmetric_blocks(Block&& block, Emit&& emit) {
 /// are zeroed (clear_points_from).
 template <int n, class T, bool with_f, int Q = 1>
 struct BlockTerms {
-  static constexpr bool has_f = with_f;
-  static constexpr int num_points = Q;
   T h[n][3][Q], u[n][3][Q], c[n][3][Q], g[n][3][Q];
   T f[with_f ? n : 1][3][Q], v[with_f ? n : 1][3][Q];
   T s[Q];
