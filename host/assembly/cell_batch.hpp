@@ -14,6 +14,8 @@
 //     volume term and no SPD projection: energy, P and K from the laws' templated functions (P from
 //     F^-T and K in closed form: fem::NeoHookean::pk1 and ::stiffness_blocks; fem::decoupled_i1_pk1
 //     and fem::decoupled_i1_stiffness_blocks), as one cell on the CPU.
+// Cells of eight points (Hex8) whose stiffness is summed over the points in closed form go one at a
+// time through assemble_cell built for AVX2 + FMA where the CPU has both (assemble_cells_avx2).
 // A batch's lanes add to K block by block, lane after lane, so K differs from the one-cell order by
 // round-off only, and on one CPU is the same bit for bit for any number of threads (the batches
 // follow the colour blocks, which follow the mesh; a CPU without AVX2 batches differently, and FMA
@@ -282,6 +284,24 @@ inline bool cpu_has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
+
+/// Cells of eight points or more whose stiffness is summed over the points in closed form (Hex8 of
+/// fem::NeoHookean and of the decoupled Ibar1 laws; fem::emit_summed_blocks): one at a time, but
+/// built for AVX2 + FMA: the Hex8 assembly of these laws 1.20-1.30x faster (bench/RESULTS.md, "The
+/// closed-form stiffness summed over a cell's points"); a stand-alone Tet10 cell (4 points) gained
+/// nothing, so Tet10 stays as built.
+template <class E, class M, class Form>
+constexpr bool has_avx2_cells = E::dim == 3 && E::num_quad >= 8 && fem::closed_form_stiffness<M>::value &&
+                                std::is_same<Form, TotalLagrangian>::value;
+
+/// The cells [first, last), assemble_cell compiled for AVX2 + FMA (everything inlined into this
+/// function, as in assemble_tet4_batches_avx2). Called only where the CPU has both.
+template <class E, class M, class Form, Scatter mode>
+__attribute__((target("avx2,fma"), flatten)) int assemble_cells_avx2(const CellPass<exec::Space::Host>& p, int first,
+                                                                   int last) {
+  for (; first < last; ++first) assemble_cell<E, M, Form, mode>(p, first);
+  return first;
+}
 #endif
 
 /// The cells [first, last) of one colour block, in batches where the formulation has them.
@@ -298,6 +318,10 @@ struct AssembleCellRange {
         for (; i + kCellLanes <= last; i += kCellLanes) assemble_tet4_batch<kCellLanes, M, Form, mode>(pass, i);
       }
     }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (has_avx2_cells<E, M, Form>)
+      if (cpu_has_avx2_fma()) i = assemble_cells_avx2<E, M, Form, mode>(pass, i, last);
+#endif
     for (; i < last; ++i) assemble_cell<E, M, Form, mode>(pass, i);
   }
 };
