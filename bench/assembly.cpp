@@ -72,7 +72,8 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
   const softik::Material material =
       law == NeoHookean            ? softik::Material(softik::fem::NeoHookean::from_young_poisson(1e5, 0.45))
       : law == DecoupledNeoHookean ? softik::Material(softik::fem::NeoHookeanD1::from_young_poisson(1e5, 0.45))
-      // A silicone-like Yeoh (C20, C30 as fitted to Ecoflex-type data: of the order of C10 / 10, C10 / 100).
+      // A cubic Yeoh with every term non-zero (C10, C20, C30 = 17, -1.7, 0.17 kPa; the pass does the same
+      // arithmetic for any values).
       : law == Yeoh        ? softik::Material(softik::fem::Yeoh::from_constants(1.7e4, -1.7e3, 1.7e2, 2.0 / 1.0e6))
       : law == ArrudaBoyce ? softik::Material(softik::fem::ArrudaBoyce::from_young_poisson(1e5, 0.45, 3.0))
                                    : softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45));
