@@ -11,9 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <typeinfo>
 
+#include "host/batch/objective.hpp"
+#include "softik/batch.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/network_io.hpp"
@@ -41,8 +45,44 @@ const std::string& input_path() {
   return path;
 }
 
+#if defined(SOFTIK_FUZZ_TARGET_batch)
+/// The folder of the fuzzed batch files, with the base scene `base.yaml` their `scene:` names
+/// (tests/batch_test_support.hpp's block on a coarser mesh, so that overrides reach the scene reader).
+const std::string& batch_dir() {
+  static const std::string dir = [] {
+    const std::string d = "/tmp/softik_fuzz_batch_" + std::to_string(getpid());
+    std::system(("mkdir -p " + d).c_str());
+    std::ofstream(d + "/base.yaml") << "mesh:\n  generator:\n    type: multi_cavity\n    size: [0.03, 0.012, 0.012]\n"
+                                       "    cavities: [[0.006, 0.003, 0.003, 0.018, 0.006, 0.006]]\n"
+                                       "    cell_size: 0.006\n    cell_type: hex8\n"
+                                       "materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}\n"
+                                       "fixed: [{group: xmin}]\n"
+                                       "loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}\n"
+                                       "outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}\n";
+    return d;
+  }();
+  return dir;
+}
+#endif
+
 void read(const std::string& path, const std::string& text) {
-#if defined(SOFTIK_FUZZ_TARGET_scene)
+#if defined(SOFTIK_FUZZ_TARGET_batch)
+  (void)path;
+  const softik::BatchSpec spec = softik::parse_batch_string(text, batch_dir() + "/fuzz.yaml");
+  for (const softik::BatchDesign& d : spec.designs) softik::check_design_name(spec, d.name);
+#elif defined(SOFTIK_FUZZ_TARGET_expression)
+  (void)path;
+  // An objective (arithmetic) and a constraint (one comparison), evaluated with every column 2.
+  for (const auto kind : {softik::batch_detail::Expression::Kind::Arithmetic,
+                          softik::batch_detail::Expression::Kind::Comparison}) {
+    try {
+      const softik::batch_detail::Expression e(text, kind);
+      (void)e.evaluate([](const std::string&) { return std::optional<double>(2.0); });
+    } catch (const softik::Error& e) {
+      if (std::string(e.what()).empty()) std::abort();
+    }
+  }
+#elif defined(SOFTIK_FUZZ_TARGET_scene)
   (void)path;
   (void)softik::parse_scene_string(text, "fuzz.yaml");
 #elif defined(SOFTIK_FUZZ_TARGET_network)

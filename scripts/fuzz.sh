@@ -5,13 +5,14 @@
 # stay in build-fuzz/corpus/, the repository's seeds are not touched). docs/fuzzing.md records
 # the runs. Exits non-zero when a target finds a crash, leak, hang or escaped exception; its
 # reproducer is then in build-fuzz/findings/<target>/.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: scene network gmsh vtk vtu obj stl (default all)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: scene network gmsh vtk vtu obj stl batch expression
+#        (default all)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(scene network gmsh vtk vtu obj stl)
+[ ${#targets[@]} -eq 0 ] && targets=(scene network gmsh vtk vtu obj stl batch expression)
 build="${SOFTIK_FUZZ_DIR:-$root/build-fuzz}"
 # shellcheck source=scripts/sanitize_env.sh
 source "$root/scripts/sanitize_env.sh"

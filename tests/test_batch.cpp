@@ -3,10 +3,13 @@
 // scene alone) and the one-row-per-design CSV.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "batch_test_support.hpp"
+#include "host/io/atomic_file.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -189,6 +192,106 @@ TEST(Batch, CliWritesOneRowPerDesign) {
   EXPECT_NE(read_file(se).find("--backend must be cpu or cuda"), std::string::npos) << read_file(se);
   EXPECT_EQ(run_cli("batch " + (dir / "sweep.yaml").string(), se, so), 1);
   EXPECT_NE(read_file(se).find("'batch' needs --out DIR"), std::string::npos) << read_file(se);
+}
+
+// A design's name becomes its folder in --out: every name that could reach outside --out, or
+// take a file the batch writes itself, is refused with the name and the rule (issue: a design
+// named '..' wrote into the parent of --out and its stale-file cleanup deleted files there).
+TEST(Batch, DesignNamesAreOneSafePathComponent) {
+  const fs::path dir = fresh_dir("batch_names");
+  write_file(dir / "block.yaml", kBatchBase);
+  struct Case {
+    const char* name;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"'..'", "names the output folder's parent"},
+      {"'.'", "names the output folder itself"},
+      {"''", "expected a non-empty text"},
+      {"'a/b'", "path separator"},
+      {"'..\\\\x'", "path separator"},
+      {"\"a\\tb\"", "control character"},
+      {"b.csv", "taken by the batch's own files"},      // the batch file is b.yaml: its table is b.csv
+      {"b.summary.csv", "taken by the batch's own files"},
+  };
+  for (const Case& c : cases) {
+    write_file(dir / "b.yaml", std::string("scene: block.yaml\ndesigns: [{name: ") + c.name + "}]\n");
+    const std::string message = batch_error_of([&] { parse_batch((dir / "b.yaml").string()); });
+    EXPECT_NE(message.find(c.expected), std::string::npos) << c.name << "\n-> " << message;
+    EXPECT_NE(message.find("b.yaml:2:"), std::string::npos) << message;  // the key's line
+    EXPECT_NE(message.find("designs[0].name"), std::string::npos) << message;
+  }
+  // Names that merely contain dots or the stem elsewhere are fine.
+  for (const char* ok : {"b", "b2", "v1.5", "..a", "a..", "my_b.csv", "b_csv"}) {
+    BatchSpec spec;
+    spec.path = (dir / "b.yaml").string();
+    EXPECT_NO_THROW(check_design_name(spec, ok)) << ok;
+  }
+  BatchSpec api;
+  api.path = (dir / "b.yaml").string();
+  EXPECT_NE(batch_error_of([&] { check_design_name(api, ""); }).find("it is empty"), std::string::npos);
+  // A scene's own name is one path component too (it names <name>.csv in --out).
+  EXPECT_NE(scene_build_error(kBatchBase + "name: '..'\n").find("names the output folder's parent"), std::string::npos);
+}
+
+// A spec built in code (the C++ API, the Python module) gets the same check before anything runs:
+// files planted beside --out, named as the scene's outputs and the stale-output cleanup's targets,
+// survive a batch whose design is named '..', and so does everything when the names are fine.
+TEST(Batch, NothingOutsideOutIsWrittenOrDeleted) {
+  const fs::path dir = fresh_dir("batch_escape");
+  write_file(dir / "block.yaml", kBatchBase);
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  // What a run of the base scene (named after block.yaml: 'block') would write or delete in a folder.
+  const std::vector<std::string> planted = {"block.csv", "block.pvd", "block_0001.vtu", "b.csv", "keep.txt"};
+  for (const std::string& f : planted) write_file(dir / f, "planted " + f + "\n");
+  BatchSpec spec;
+  spec.path = (dir / "b.yaml").string();
+  spec.scene_path = (dir / "block.yaml").string();
+  spec.workers = 1;
+  BatchRunOptions options;
+  options.out_dir = out.string();
+  options.csv_path = (out / "b.csv").string();
+  for (const char* bad : {"..", ".", "../out2", "b.csv"}) {
+    spec.designs = {BatchDesign{"fine", {}}, BatchDesign{bad, {}}};
+    const std::string message = batch_error_of([&] { run_batch(spec, options); });
+    EXPECT_NE(message.find(std::string("design name '") + bad + "'"), std::string::npos) << message;
+    // run_design (an MPI rank's call) refuses it too, as that design's error.
+    const DesignResult r = run_design(spec, 1, options);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("design name"), std::string::npos) << r.error;
+  }
+  EXPECT_FALSE(fs::exists(out / "fine")) << "a design ran although another's name was refused";
+  EXPECT_FALSE(fs::exists(dir / "out2"));
+  spec.designs = {BatchDesign{"fine", {}}, BatchDesign{"v1.5", {{"loads.pressure.value", "3000"}}}};
+  const BatchResult result = run_batch(spec, options);
+  ASSERT_EQ(result.designs.size(), 2u);
+  EXPECT_TRUE(result.designs[0].ok && result.designs[1].ok) << result.designs[0].error << result.designs[1].error;
+  EXPECT_TRUE(fs::exists(out / "fine" / "block.csv"));
+  EXPECT_TRUE(fs::exists(out / "b.csv"));
+  for (const std::string& f : planted) EXPECT_EQ(read_file(dir / f), "planted " + f + "\n") << f;
+  std::vector<std::string> beside;
+  for (const auto& e : fs::directory_iterator(dir)) beside.push_back(e.path().filename().string());
+  std::sort(beside.begin(), beside.end());
+  const std::vector<std::string> expected = {"b.csv", "block.csv", "block.pvd", "block.yaml", "block_0001.vtu", "keep.txt",
+                                             "out"};
+  EXPECT_EQ(beside, expected);
+}
+
+// The results table cannot replace a folder of its name: the write is an I/O error (it was
+// swallowed: a successful removal of the temporary file cleared the rename's error code).
+TEST(Batch, ATableThatCannotReplaceAFolderIsAnIoError) {
+  const fs::path dir = fresh_dir("batch_table_folder");
+  fs::create_directories(dir / "t.csv" / "inside");
+  try {
+    detail::write_atomically((dir / "t.csv").string(), "design,status,error\n");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_NE(std::string(e.what()).find("a folder of that name is in the way"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(dir / "t.csv" / "inside"));
+  EXPECT_FALSE(fs::exists(dir / "t.csv.tmp"));
 }
 
 }  // namespace

@@ -62,6 +62,36 @@ TEST(BatchObjective, SyntaxErrorsSayWhereAndWhatWasExpected) {
   }
 }
 
+// Deep nesting crashed the recursive parser (a stack overflow, SIGSEGV) at a few ten thousand
+// levels; now it is an error naming the limit, while nesting up to the limit still parses.
+TEST(BatchObjective, NestingAndLengthAreLimited) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      (void)Expression(text, Expression::Kind::Comparison, "constraint");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const size_t deep = 4000;  // within the length limit: the nesting is what is refused
+  EXPECT_NE(error_of(std::string(deep, '(') + "1" + std::string(deep, ')') + " < 2").find("nested more than 100 deep"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(deep, '-') + "1 < 2").find("nested more than 100 deep"), std::string::npos);
+  EXPECT_NE(error_of("1 < " + std::string(deep, '-') + "x").find("constraint '1 < ---"), std::string::npos);
+  const int limit = Expression::kMaxDepth;
+  EXPECT_EQ(eval(std::string(static_cast<size_t>(limit), '(') + "uz_tip" + std::string(static_cast<size_t>(limit), ')'),
+                 {{"uz_tip", 2.0}}),
+            2.0);
+  EXPECT_EQ(eval(std::string(static_cast<size_t>(limit), '-') + "3", {}), 3.0);  // an even count of minus signs
+  EXPECT_NE(error_of(std::string(static_cast<size_t>(limit) + 1, '-') + "3 < 1").find("nested more than"),
+            std::string::npos);
+  // Long but flat: a sum of many terms is refused past kMaxLength characters, read below it.
+  std::string sum = "1";
+  while (sum.size() + 2 <= Expression::kMaxLength) sum += "+1";
+  EXPECT_EQ(eval(sum, {}), static_cast<double>((sum.size() + 1) / 2));
+  EXPECT_NE(error_of(sum + "+1+1 < 1").find("characters long, more than the 10000"), std::string::npos);
+}
+
 /// A batch of the inflated block at three pressures (and one design that cannot run) ranked by
 /// `objective`, against the values its own CSV columns give.
 TEST(BatchObjective, RankingOrdersTheDesignsByTheirOwnColumns) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "host/contact/contact_solvers.hpp"
 #include "softik/contact.hpp"
 #include "softik/error.hpp"
 
@@ -205,6 +206,32 @@ TEST(ContactSolver, BadInputThrows) {
   MatrixXr W = p.W;
   W(4, 4) = 0;
   EXPECT_THROW(solve_frictional_contact(W, p.delta_free, p.mu, lambda), Error);
+}
+
+// A compliance built from a step's tangent that stopped being positive definite (a
+// hyperelastic grasp) is a numerical failure, not bad input: it once exited 1 with advice about
+// free DOFs. The dynamic and inverse contact loops check their W with check_step_compliance.
+TEST(ContactSolver, AStepComplianceThatIsNotPositiveIsANumericalFailure) {
+  const Problem p = random_problem(2, 1, 0.3);
+  EXPECT_NO_THROW(contact::check_step_compliance(p.W, "dynamics contact"));
+  for (const Real bad : {Real(0), Real(-1e-3), Real(NAN)}) {
+    MatrixXr W = p.W;
+    W(3, 3) = bad;
+    try {
+      contact::check_step_compliance(W, "dynamics contact");
+      ADD_FAILURE() << "no error for W(3, 3) = " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Numerical) << e.what();
+      const std::string m = e.what();
+      EXPECT_EQ(m.find("dynamics contact: the contact compliance"), 0u) << m;
+      EXPECT_NE(m.find(std::isnan(bad) ? "NaN or inf" : "W(3, 3) = "), std::string::npos) << m;
+      if (!std::isnan(bad)) {
+        EXPECT_NE(m.find("contact 1, normal row"), std::string::npos) << m;
+      }
+      EXPECT_NE(m.find("smaller time or load step"), std::string::npos) << m;
+      EXPECT_EQ(m.find("free DOF"), std::string::npos) << m;
+    }
+  }
 }
 
 }  // namespace

@@ -309,5 +309,51 @@ TEST(ExplicitDynamics, BadTimeStepsAndLoadsAreRefusedWithTheReason) {
   EXPECT_THROW(NodeNetworkModel(net, std::vector<char>(5, 0), {}, 1), Error);
 }
 
+TEST(ExplicitDynamics, AnAdvanceWhoseStepCountOverflowsIsRefusedNotSkipped) {
+  // 1 s in steps of 1e-300 s (1e300 steps), or 1e10 s (an infinite quotient): the count does not
+  // fit; cast unchecked, it integrated nothing and reported the end time.
+  const Chain chain = make_chain(5, 100, 0.01, 0.01);
+  const NodeNetworkModel model(chain.net, chain.fixed, {}, 1);
+  ExplicitOptions o;
+  o.time_step = 1e-300;
+  ExplicitSolver solver(model, o);
+  for (const Real duration : {1.0, 1e10}) {
+    try {
+      solver.advance(duration);
+      ADD_FAILURE() << "advanced " << duration << " s to t = " << solver.time() << " in " << solver.steps() << " steps";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("overflows the step count"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(solver.time(), 0);
+    EXPECT_EQ(solver.steps(), 0);
+  }
+}
+
+TEST(ExplicitDynamics, ADampingThatOverflowsIsNamedAndAHugeOneLimitsTheStep) {
+  // mass_damping 1e300: the damping ratio's square overflows; it read "the stable time step
+  // estimate is inf; is every DOF fixed, or a stiffness NaN?". 1e150 fits, and the stable step
+  // is 2 / alpha (the quotient form; the difference sqrt(1 + xi^2) - xi cancelled to 0).
+  const Chain chain = make_chain(5, 100, 0.01, 0.01);
+  const NodeNetworkModel model(chain.net, chain.fixed, {}, 1);
+  for (const char* key : {"mass_damping", "global_damping"}) {
+    ExplicitOptions o;
+    (std::string(key) == "mass_damping" ? o.mass_damping : o.global_damping) = 1e300;
+    try {
+      ExplicitSolver solver(model, o);
+      ADD_FAILURE() << key << " 1e300 accepted, stable step " << solver.stable_time_step();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the damping overflows double precision"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(key == std::string("mass_damping") ? "alpha" : "c_g") + " = 1e+300"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  ExplicitOptions o;
+  o.mass_damping = 1e150;
+  const ExplicitSolver solver(model, o);
+  EXPECT_NEAR(solver.stable_time_step(), 2e-150, 1e-9 * 2e-150);
+  EXPECT_NEAR(solver.time_step(), 0.9 * 2e-150, 1e-9 * 2e-150);
+}
+
 }  // namespace
 }  // namespace softik

@@ -1,6 +1,9 @@
 // Mesh readers and writers (mesh_io.hpp): the exact content of small Gmsh 2.2/4.1, VTK legacy
 // (4.2 and 5.1), VTU (ParaView style), OBJ and STL files (tests/mesh_io_fixtures.hpp) and
 // write_vtu -> read_mesh_data round trips. Malformed input: test_mesh_io_malformed.cpp.
+#include <cmath>
+#include <functional>
+
 #include "mesh_io_fixtures.hpp"
 
 namespace softik::mesh_io_test {
@@ -185,6 +188,39 @@ TEST(MeshIo, WriteVtuRefusesBadSizesAndUnwritablePaths) {
   EXPECT_EQ(m.rfind(nowhere + ": cannot write", 0), 0u) << m;
   m = message([&] { PvdWriter(nowhere + ".pvd").write(); });
   EXPECT_EQ(m.rfind(nowhere + ".pvd: cannot write", 0), 0u) << m;
+}
+
+// No non-finite number reaches a file: a NaN von Mises stress (a diverged inverse step once wrote
+// one into a compressed .vtu) or position is a numerical failure naming the entry, and the file
+// that was there stays as it was.
+TEST(MeshIo, WriteVtuRefusesNonFiniteValuesInEveryEncoding) {
+  const Mesh box = make_box(3, CellType::Hex8, BoxSpec{});
+  const std::string path = (temp_dir() / "nan.vtu").string();
+  const std::vector<Real> x = box.rest_positions();
+  for (const VtuEncoding encoding : {VtuEncoding::Compressed, VtuEncoding::Binary, VtuEncoding::Ascii}) {
+    VtuOptions options;
+    options.encoding = encoding;
+    write_vtu(path, box, x, {}, {{"von_mises", 1, {0.0}}}, options);
+    const auto expect_refused = [&](const std::function<void()>& f, const std::string& words) {
+      try {
+        f();
+        ADD_FAILURE() << "no error: " << words;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::Numerical) << e.what();
+        EXPECT_NE(std::string(e.what()).find(path + ": not written: " + words), std::string::npos) << e.what();
+      }
+    };
+    expect_refused([&] { write_vtu(path, box, x, {}, {{"von_mises", 1, {std::nan("")}}}, options); },
+                   "cell 0's 'von_mises' is nan");
+    std::vector<Real> bad = x;
+    bad[3 * 5 + 2] = INFINITY;
+    expect_refused([&] { write_vtu(path, box, bad, {}, {}, options); }, "node 5's position is inf");
+    std::vector<Real> u(3 * 8, 0.0);
+    u[3 * 7 + 1] = -INFINITY;
+    expect_refused([&] { write_vtu(path, box, x, {{"u", 3, u}}, {}, options); }, "node 7's 'u' is -inf");
+    const Mesh back = read_mesh(path);  // the last good file, whole
+    EXPECT_EQ(back.num_cells(), 1);
+  }
 }
 
 TEST(MeshIo, PvdListsEveryStepInOrder) {

@@ -470,5 +470,17 @@ TEST(NetworkFile, TheStarDomeExampleIsAShallowTrussOfThreeLinks) {
   }
 }
 
+// The node-network reader shares the YAML limits of the scene reader (io/yaml_load.hpp).
+TEST(NetworkFile, NestingPastTheReadersLimitNamesTheFile) {
+  const std::string path = temp_file("deep.yaml", "nodes: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
+  try {
+    (void)read_node_network(path);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Input);
+    EXPECT_NE(std::string(e.what()).find(path + ": lists and maps nested about"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace softik

@@ -177,5 +177,21 @@ TEST(NodeNetwork, BadNetworksAreRefusedWithTheReason) {
   expect_refused([&] { validate(bad); }, "outside");
 }
 
+TEST(NodeNetwork, ARestLengthWhoseEnergyOverflowsIsRefusedAsSuch) {
+  // A rest length of 1e300: (l - L)^2 overflows. It ran into a singular tangent ("no stiffness
+  // along ...") in statics and a vanishing time step in explicit dynamics.
+  BoxSpec spec;
+  spec.cells = {1, 1, 1};
+  const NodeNetwork good = make_node_network(make_box(3, CellType::Hex8, spec), {1e5, 0.25, 1000});
+  NodeNetwork bad = good;
+  bad.parameters[2].L = 1e300;
+  expect_error_mentions([&] { validate(bad); }, {"link 2", "rest_length 1e+300", "overflows double precision"});
+  bad = good;
+  bad.parameters[2].L = 1e100;  // large, but its energy fits: a (stiff) valid network
+  EXPECT_NO_THROW(validate(bad));
+  bad.parameters[2].k3 = 1e10;  // ... until a hardening raises (l - L)^4 past the range
+  expect_error_mentions([&] { validate(bad); }, {"link 2", "hardening 1e+10", "overflows double precision"});
+}
+
 }  // namespace
 }  // namespace softik

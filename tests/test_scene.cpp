@@ -394,5 +394,42 @@ TEST(Scene, CliExitStatusAndMessages) {
   EXPECT_EQ(run_cli("--help", err), 0);
 }
 
+TEST(Scene, AnEmbeddedCavityMovedOntoTheMeshIsWarnedOf) {
+  // The box's top face lies 0.5 mm above the mesh (z = 0.012): within embed_tolerance its four
+  // vertices move onto the mesh, and the cavity's rest volume shrinks from 0.022 x 0.008 x
+  // 0.0105 to 0.022 x 0.008 x 0.010 (-4.76%).
+  const fs::path dir = fresh_dir("embedded_outside");
+  write_stl_box(dir / "tall.stl", {0.004, 0.002, 0.002}, {0.026, 0.010, 0.0125}, false);
+  write_stl_box(dir / "inside.stl", {0.004, 0.002, 0.002}, {0.026, 0.010, 0.010}, false);
+  write_file(dir / "s.yaml", kBlock + "loads: {pressure: {file: tall.stl, value: 1000, embed_tolerance: 0.001}}\n");
+  const BuiltScene built = build_scene(parse_scene((dir / "s.yaml").string()));
+  ASSERT_EQ(built.warnings.size(), 1u);
+  const std::string& w = built.warnings[0];
+  EXPECT_NE(w.find("loads.pressure[0] 'tall': 4 of 8 vertices of '"), std::string::npos) << w;
+  EXPECT_NE(w.find("lie outside the mesh and were moved onto it (within embed_tolerance 0.001), the farthest by 0.0005"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("the cavity's rest volume changes by -4.7619%"), std::string::npos) << w;
+  const Real V = 0.022 * 0.008 * 0.010;  // what the solver sees: the projected cavity
+  EXPECT_NEAR(surface_volume(built.loads.pressures[0], built.mesh, built.mesh.rest_positions()), V, 1e-9 * V);
+  // A cavity inside the mesh moves nothing.
+  write_file(dir / "in.yaml", kBlock + "loads: {pressure: {file: inside.stl, value: 1000, embed_tolerance: 0.001}}\n");
+  EXPECT_TRUE(build_scene(parse_scene((dir / "in.yaml").string())).warnings.empty());
+}
+
+TEST(Scene, APlaneNormalThatOverflowsIsRefusedAsSuch) {
+  // |n|^2 overflows to inf: it was refused later as "zero or not finite".
+  const auto scene = [](const std::string& normal) {
+    return kBlock.substr(0, kBlock.find("fixed:")) + "fixed: [{group: xmin}, {plane: {point: [0.03, 0, 0], normal: " +
+           normal + "}}]\n";
+  };
+  std::string e = scene_build_error(scene("[1.0e+200, 0, 0]"));
+  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e+200, 0, 0] overflows double precision"), std::string::npos) << e;
+  EXPECT_NE(e.find("e.g. [1, 0, 0]"), std::string::npos) << e;
+  e = scene_build_error(scene("[1.0e-170, 1.0e-170, 0]"));
+  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e-170, 1e-170, 0] underflows double precision"), std::string::npos) << e;
+  EXPECT_EQ(scene_build_error(scene("[1.0e+100, 0, 0]")), "(no error)");
+}
+
 }  // namespace
 }  // namespace softik

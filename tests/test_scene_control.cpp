@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,21 @@ namespace {
 
 const std::string kActuator =
     "  actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 40000}]\n";
+
+/// The coarse pneumatic finger of examples/finger_push (top face at z = 0.02) under a wall, the
+/// plane z = wall_z, that its last 20 mm can touch; `inverse` is the scene's inverse: section.
+std::string finger_under_wall(const std::string& wall_z, const std::string& inverse) {
+  return R"(mesh:
+  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
+              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+contact:
+  obstacles: [{name: wall, type: plane, point: [0, 0, )" +
+         wall_z + R"(], normal: [0, 0, -1]}]
+  nodes: [{box: {min: [0.08, -1, -1], max: [1, 1, 1]}}]
+)" + inverse + "outputs: {vtu: false}\n";
+}
 
 TEST(SceneControl, ADynamicSceneWithAnInverseSectionControlsTheInputsEveryStep) {
   const fs::path dir = fresh_dir("scene_control_dynamic");
@@ -63,20 +79,11 @@ TEST(SceneControl, AForceTargetOnAWallIsMetInAStaticInverseScene) {
   // The coarse pneumatic finger of examples/finger_push: a wall 0.5 mm above its top face near
   // the tip, pressed with 0.02 N. (A flat face pressed flat on a wall, a dozen contacts at once,
   // is a degenerate problem the converged solve does not settle: docs/inverse_contact.md.)
-  const std::string text = R"(mesh:
-  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
-              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
-materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-contact:
-  obstacles: [{name: wall, type: plane, point: [0, 0, 0.0205], normal: [0, 0, -1]}]
-  nodes: [{box: {min: [0.08, -1, -1], max: [1, 1, 1]}}]
-inverse:
+  const std::string text = finger_under_wall("0.0205", R"(inverse:
   mode: converged
   actuators: [{type: pressure, name: cav, surface: cavity, min_pressure: 0, max_pressure: 30000}]
   force_targets: [{name: push, obstacle: wall, force: 0.02, tolerance: 1.0e-6}]
-outputs: {vtu: false}
-)";
+)");
   write_file(dir / "force.yaml", text);
   SceneRunOptions options;
   options.out_dir = (dir / "out").string();
@@ -92,6 +99,55 @@ outputs: {vtu: false}
   EXPECT_NEAR(std::stod(rows.back()[normal]), 0.02, 1e-6);
   EXPECT_LE(std::stod(rows.back()[penetration]), 1e-9);
   EXPECT_GT(std::stod(rows.back()[column(rows[0], "pressed_contacts")]), 0);
+}
+
+// A zero force target is met at rest (pressure 0, nothing touching): the converged solve once
+// ran 450 iterations and exited 2, its relative residual round-off over a round-off force scale;
+// a Newton step that moves nothing (|dx| <= 1e-12 x the model size) is equilibrium, as in the
+// static solver.
+TEST(SceneControl, AZeroForceTargetConvergesAtRest) {
+  const fs::path dir = fresh_dir("scene_control_zero_force");
+  write_file(dir / "zero.yaml", finger_under_wall("0.0205", R"(inverse:
+  mode: converged
+  actuators: [{type: pressure, name: cav, surface: cavity, min_pressure: 0, max_pressure: 30000}]
+  force_targets: [{name: push, obstacle: wall, force: 0, tolerance: 1.0e-6}]
+)"));
+  SceneRunOptions options;
+  options.out_dir = (dir / "out").string();
+  const SceneRunResult r = run_scene(parse_scene((dir / "zero.yaml").string()), options);
+  EXPECT_EQ(r.inverse.unconverged, 0) << r.inverse.last_message;
+  EXPECT_TRUE(r.inverse.all_reached());
+  EXPECT_TRUE(unmet_goals(r).empty()) << unmet_goals(r);
+  const auto rows = read_csv(r.csv_path);
+  EXPECT_LT(std::stoi(rows.back()[column(rows[0], "iterations")]), 20);
+  EXPECT_EQ(std::stod(rows.back()[column(rows[0], "cav_pressure")]), 0.0);
+}
+
+// Nodes that start inside an obstacle are warned in an inverse run as in dynamics, and the CSV's
+// max_penetration is that of the state in its row: the rest row once said 0 for a body whose
+// top face started 1 mm inside the wall.
+TEST(SceneControl, AnInverseRunWarnsOfNodesStartingInsideAnObstacleAndReportsTheirDepth) {
+  const fs::path dir = fresh_dir("scene_control_inside");
+  const std::string text = finger_under_wall("0.019", R"(inverse:
+  steps_per_target: 1
+  actuators: [{type: pressure, name: cav, surface: cavity, min_pressure: 0, max_pressure: 30000}]
+  effectors: [{type: position, name: tip, point: [0.1, 0.01, 0.01], axes: [x], goal: [0.1, 0, 0]}]
+)");
+  write_file(dir / "inside.yaml", text);
+  SceneRunOptions options;
+  options.out_dir = (dir / "out").string();
+  std::ostringstream warnings;
+  options.warnings = &warnings;
+  SceneRunResult r;
+  ASSERT_NO_THROW(r = run_scene(parse_scene((dir / "inside.yaml").string()), options)) << warnings.str();
+  EXPECT_NE(warnings.str().find("start interpenetrating (deepest 0.001"), std::string::npos) << warnings.str();
+  EXPECT_NE(warnings.str().find("into obstacle 'wall'"), std::string::npos) << warnings.str();
+  bool listed = false;
+  for (const std::string& w : r.warnings) listed = listed || w.find("start interpenetrating") != std::string::npos;
+  EXPECT_TRUE(listed);
+  const auto rows = read_csv(r.csv_path);
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_NEAR(std::stod(rows[1][column(rows[0], "max_penetration")]), 0.001, 1e-12);  // the rest state
 }
 
 TEST(SceneControl, BadCombinationsAreRefusedNamingLineAndColumn) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "expect_refused.hpp"
 #include "scene_test_support.hpp"
 #include "softik/scene.hpp"
 
@@ -191,6 +192,93 @@ TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
        "already used"},
   };
   expect_scene_build_errors(cases);
+}
+
+/// The build's warnings, one per line.
+std::string build_warnings(const std::string& yaml) {
+  std::string all;
+  for (const std::string& w : build_scene(parse_scene_string(yaml, "s.yaml")).warnings) all += w + "\n";
+  return all;
+}
+
+TEST(SceneDynamics, StepCountsAreCappedAndAnOverflowIsNamed) {
+  const std::string base = kDropScene;
+  const std::string dyn = "dynamics: {dt: 0.01, duration: 0.1}\n";
+  const SceneErrorCase cases[] = {
+      {base + "dynamics: {dt: 1.0e-9, duration: 1}\n",
+       "dynamics.dt: dynamics.duration / dynamics.dt = 1 / 1e-09 = 1e+09 steps is above the cap of 1e+07"},
+      {base + "dynamics: {dt: 1.0e-300, duration: 1.0e+300}\n",
+       "dynamics.dt: dynamics.duration / dynamics.dt = 1e+300 / 1e-300 overflows double precision"},
+      // dt above the duration: its one step would simulate to t = dt.
+      {base + "dynamics: {dt: 0.5, duration: 0.1}\n", "dynamics.dt: 0.5 is longer than dynamics.duration (0.1)"},
+      {base + "dynamics: {dt: 0.01, duration: 0.1, max_iterations: 100000}\n",
+       "dynamics.max_iterations: 100000 is above the cap of 10000"},
+      {base + "dynamics: {dt: 0.01, duration: 0.1, max_iterations: 0}\n", "dynamics.max_iterations: must be >= 1, got 0"},
+      {base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 1000000000}\n",
+       "contact.max_iterations: 1000000000 is above the cap of 100000"},
+      {base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 0}\n", "contact.max_iterations: must be >= 1"},
+  };
+  expect_scene_build_errors(cases);
+  EXPECT_EQ(parse_scene_string(base + "dynamics: {dt: 0.1, duration: 0.1}\n", "s.yaml").dynamics.steps, 1);
+  EXPECT_EQ(parse_scene_string(base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 100000}\n", "s.yaml")
+                .contact.solver.max_iterations,
+            100000);
+}
+
+TEST(SceneDynamics, ACsvTableAboveAGigabyteIsWarnedOfBeforeTheRun) {
+  // 5e6 steps of 16 columns: ~1.3 GB of CSV.
+  const std::string big = build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-7, duration: 1}\noutputs: {vtu: false}\n");
+  EXPECT_NE(big.find("s.yaml:7:11: outputs: the CSV table drop.csv will take about 1.28 GB"), std::string::npos) << big;
+  EXPECT_NE(big.find("rows from dynamics.duration / dynamics.dt = "), std::string::npos) << big;
+  const std::string small = build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-5, duration: 1}\noutputs: {vtu: false}\n");
+  EXPECT_EQ(small.find("CSV table"), std::string::npos) << small;
+}
+
+TEST(SceneDynamics, AnObstacleEntirelyInsideTheBodyIsWarnedOf) {
+  // The body is the cube [0, 0.05]^2 x [0.002, 0.052].
+  const std::string head = std::string(kDropScene) + "dynamics: {dt: 0.01, duration: 0.02}\ncontact:\n  obstacles:\n";
+  std::string w = build_warnings(head + "    - {name: stone, type: sphere, center: [0.025, 0.025, 0.027], radius: 0.01}\n");
+  EXPECT_NE(w.find("s.yaml:10:7: contact: obstacle 'stone' (sphere) lies entirely inside the body"), std::string::npos) << w;
+  EXPECT_NE(w.find("has no effect"), std::string::npos) << w;
+  w = build_warnings(head + "    - {name: brick, type: box, center: [0.025, 0.025, 0.027], size: [0.02, 0.03, 0.04]}\n"
+                            "    - {name: rod, type: cylinder, center: [0.02, 0.02, 0.02], axis: [1, 1, 0], radius: 0.005, length: 0.02}\n");
+  EXPECT_NE(w.find("obstacle 'brick' (box) lies entirely inside"), std::string::npos) << w;
+  EXPECT_NE(w.find("obstacle 'rod' (cylinder) lies entirely inside"), std::string::npos) << w;
+  // Outside, partly outside, moved out along its path, or a plane: no warning.
+  for (const std::string obstacle :
+       {"{name: s, type: sphere, center: [0.025, 0.025, -0.02], radius: 0.01}",
+        "{name: s, type: sphere, center: [0.025, 0.025, 0.05], radius: 0.01}",
+        "{name: s, type: sphere, center: [0.025, 0.025, 0.027], radius: 0.01, path: [[0, 0, 0, 0], [1, 0, 0, 0.1]]}",
+        "{name: s, type: plane, point: [0, 0, 0.02]}"})
+    EXPECT_EQ(build_warnings(head + "    - " + obstacle + "\n"), "") << obstacle;
+}
+
+TEST(SceneDynamics, ADirectionThatOverflowsIsRefusedAsSuch) {
+  const std::string head = std::string(kDropScene) + "dynamics: {dt: 0.01, duration: 0.1}\ncontact:\n  obstacles:\n";
+  const SceneErrorCase cases[] = {
+      {head + "    - {type: plane, normal: [0, 0, 1.0e+200]}\n",
+       "contact.obstacles[0].normal: the length of [0, 0, 1e+200] overflows double precision"},
+      {head + "    - {type: plane, normal: [1.0e-200, 0, 0]}\n",
+       "contact.obstacles[0].normal: the length of [1e-200, 0, 0] underflows double precision"},
+      {head + "    - {type: cylinder, axis: [1.0e+300, 1.0e+300, 0], radius: 0.01, length: 0.01}\n",
+       "contact.obstacles[0].axis: the length of [1e+300, 1e+300, 0] overflows double precision"},
+  };
+  expect_scene_build_errors(cases);
+}
+
+TEST(SceneDynamics, ARayleighDampingWhoseForcesOverflowIsNamed) {
+  // Newmark's predictor gives the block sagging under its weight a velocity: alpha M v (beta K v)
+  // with alpha (beta) = 1e300 does not fit a double. It read "no convergence within 25 Newton
+  // iterations; reduce dt, add damping".
+  for (const std::string rayleigh : {"{mass: 1.0e+300}", "{stiffness: 1.0e+300}"}) {
+    const std::string yaml = std::string(kDropScene) + "fixed: [{group: zmin}]\n" +
+                             "dynamics: {dt: 0.01, duration: 0.02, scheme: newmark, rayleigh: " +
+                             rayleigh + "}\noutputs: {vtu: false}\n";
+    expect_error_mentions(
+        [&] { (void)run_scene(parse_scene_string(yaml, "s.yaml"), {fresh_dir("rayleigh_overflow").string(), nullptr, nullptr}); },
+        {"the Rayleigh damping forces alpha M v + beta K v overflow double precision",
+         rayleigh.find("mass") != std::string::npos ? "rayleigh mass alpha = 1e+300" : "stiffness beta = 1e+300"});
+  }
 }
 
 }  // namespace

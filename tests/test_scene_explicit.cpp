@@ -121,5 +121,64 @@ explicit: {duration: 0.1, frame_interval: 0.01}
   }
 }
 
+TEST(SceneExplicit, AGivenTimeStepIsCappedAndAnOverflowIsNamed) {
+  const std::string base = kColumn;
+  const SceneErrorCase cases[] = {
+      {base + "explicit: {duration: 1, frame_interval: 0.1, time_step: 1.0e-12}\n",
+       "explicit.time_step: explicit.duration / explicit.time_step = 1 / 1e-12 = 1e+12 steps is above the cap of 1e+09"},
+      {base + "explicit: {duration: 1.0e+300, frame_interval: 1.0e+296, time_step: 1.0e-300}\n",
+       "explicit.time_step: explicit.duration / explicit.time_step = 1e+300 / 1e-300 overflows double precision"},
+      // Steps land on every frame: a longer time step is never taken.
+      {base + "explicit: {duration: 0.1, frame_interval: 0.01, time_step: 0.02}\n",
+       "explicit.time_step: 0.02 is longer than explicit.frame_interval (0.01)"},
+      {base + "explicit: {duration: 0.1, frame_interval: 0.1, time_step: 0.5}\n",
+       "explicit.time_step: 0.5 is longer than explicit.duration (0.1)"},
+      {base + "explicit: {duration: 1, frame_interval: 1.0e-6}\n",
+       "explicit.frame_interval: explicit.duration / explicit.frame_interval = 1 / 1e-06 = 1e+06 frames is above the cap"},
+  };
+  expect_scene_build_errors(cases);
+  EXPECT_EQ(parse_scene_string(base + "explicit: {duration: 1, frame_interval: 0.1, time_step: 1.0e-9}\n", "s.yaml")
+                .explicit_dynamics.options.time_step,
+            1e-9);
+}
+
+// The automatic step (time_step: 0) is known only when the run starts: the same cap, refused
+// before a single step instead of running for days.
+TEST(SceneExplicit, TheAutomaticTimeStepIsCappedBeforeTheRun) {
+  const fs::path dir = fresh_dir("scene_explicit_auto_cap");
+  SceneRunOptions options;
+  options.out_dir = (dir / "out").string();
+  const Scene scene = parse_scene_string(std::string(kColumn) + "explicit: {duration: 1.0e+6, frame_interval: 1.0e+3}\n", "s.yaml");
+  try {
+    (void)run_scene(scene, options);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("steps for duration 1e+06 s, above the cap of 1e+09"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW((void)run_scene(parse_scene_string(std::string(kColumn) + "explicit: {duration: 0.01, frame_interval: 0.01}\n",
+                                                     "s.yaml"),
+                                  options));
+}
+
+TEST(SceneExplicit, ADilatationKeyIsRefusedForANetworkBuiltFromTheMesh) {
+  // A network has links and volume terms, no elements whose dilatation could be averaged.
+  const std::string body = R"(mesh: {generator: {type: box, size: [0.01, 0.01, 0.01], cells: [2, 2, 2], cell_type: hex8}}
+formulation: linear
+dilatation: cell_mean
+materials: {law: linear, young: 1.0e5, poisson: 0.45}
+fixed: [{group: zmax}]
+loads: {gravity: {density: 1000}}
+)";
+  const SceneErrorCase cases[] = {
+      {body + "explicit: {model: node_network, duration: 0.1, frame_interval: 0.01}\n",
+       "s.yaml:3:1: dilatation: the body runs as a node network (explicit.model: node_network)"},
+      {body + "continuation: {model: node_network, initial_arc: 1.0e-4}\n",
+       "s.yaml:3:1: dilatation: the body runs as a node network (continuation.model: node_network)"},
+  };
+  expect_scene_build_errors(cases);
+  EXPECT_EQ(scene_build_error(body + "explicit: {model: fem, duration: 0.1, frame_interval: 0.01}\n"), "(no error)");
+}
+
 }  // namespace
 }  // namespace softik

@@ -287,5 +287,37 @@ inverse:
   EXPECT_NE(out.find("actuator cav: pressure = 1000"), std::string::npos) << out;
 }
 
+TEST(SceneInverse, APressureActuatorOnlyPushesUnlessGivenAMinimum) {
+  // min_pressure defaults to 0 (a cavity pushes); max_pressure stays unbounded without a value.
+  const std::string head = kBlock + "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0";
+  const std::string tail = "}]\n  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], goal: [0.0301, 0.006, 0.006]}]\n";
+  const auto bounds = [&](const std::string& keys) {
+    return parse_scene_string(head + keys + tail, "s.yaml").inverse.actuators.at(0).force;
+  };
+  EXPECT_EQ(bounds("").lo, 0);
+  EXPECT_EQ(bounds("").hi, kInf);
+  EXPECT_EQ(bounds(", max_pressure: 1000").lo, 0);
+  EXPECT_EQ(bounds(", max_pressure: 1000").hi, 1000);
+  EXPECT_EQ(bounds(", min_pressure: -5000").lo, -5000);  // suction, when asked for
+  EXPECT_EQ(bounds(", pressure: -2000").lo, -2000);      // an imposed value
+  EXPECT_EQ(bounds(", pressure: -2000").hi, -2000);
+  const std::string e = scene_build_error(head + ", max_pressure: -1000" + tail);
+  EXPECT_NE(e.find("inverse.actuators[0].max_pressure: must be >= min_pressure (0"), std::string::npos) << e;
+  EXPECT_NE(e.find("min_pressure defaults to 0 (a cavity that only pushes); give min_pressure < 0 for suction"),
+            std::string::npos)
+      << e;
+}
+
+TEST(SceneInverse, AForceDirectionThatOverflowsIsRefusedAsSuch) {
+  // Its length squared underflows to 0: it was taken as "no direction", a force free in 3D.
+  const std::string head = kBlock + "inverse:\n  actuators: [{type: force, name: push, point: [0.03, 0.006, 0.006], direction: ";
+  const SceneErrorCase cases[] = {
+      {head + "[1.0e-200, 0, 0]}]\n", "inverse.actuators[0].direction: the length of [1e-200, 0, 0] underflows double precision"},
+      {head + "[0, 1.0e+200, 0]}]\n", "inverse.actuators[0].direction: the length of [0, 1e+200, 0] overflows double precision"},
+  };
+  expect_scene_build_errors(cases);
+  EXPECT_EQ(scene_build_error(head + "[0, 0, 0]}]\n"), "(no error)");
+}
+
 }  // namespace
 }  // namespace softik

@@ -155,5 +155,33 @@ TEST(SceneNonsense, NeoHookeanD1IsAnAliasOfTheDecoupledNeoHookean) {
   }
 }
 
+// Deep nesting made yaml-cpp stop with "bad file" at line 1 (its recursion guard); a NUL byte
+// cut the document short for a scene given as text (the Python Scene.from_string) or a batch
+// file; a huge file was read whole. Each is now an error naming the file and the cause.
+TEST(SceneNonsense, YamlBeyondTheReadersLimitsIsNamedForWhatItIs) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      (void)parse_scene_string(text, "s.yaml");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string deep = "materials: " + std::string(5000, '[') + "1" + std::string(5000, ']') + "\n";
+  const std::string e = error_of(deep);
+  EXPECT_NE(e.find("s.yaml: lists and maps nested about"), std::string::npos) << e;
+  EXPECT_EQ(e.find("bad file"), std::string::npos) << e;
+  std::string maps = "materials:\n";
+  for (int i = 0; i < 2000; ++i) maps += std::string(static_cast<size_t>(2 * i + 2), ' ') + "a:\n";
+  EXPECT_NE(error_of(maps).find("levels deep"), std::string::npos) << error_of(maps);
+  const std::string nul = error_of(std::string("mesh: {generator: {type: box}}\n\0materials: x\n", 45));
+  EXPECT_NE(nul.find("s.yaml:2: a NUL byte"), std::string::npos) << nul;
+  const std::string huge = "# " + std::string(65u << 20, 'x') + "\n";
+  EXPECT_NE(error_of(huge).find("s.yaml: the file has 68157443 bytes, more than the 67108864"), std::string::npos)
+      << error_of(huge).substr(0, 200);
+  // Nesting a real scene needs (a few levels) still reads.
+  EXPECT_EQ(error_of("mesh: {generator: {type: box}}\n").find("nested"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace softik

@@ -32,15 +32,6 @@ std::string read_file(const std::string& path, const std::string& what) {
   return text.str();
 }
 
-YAML::Node load_yaml(const std::string& text, const std::string& path) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    SceneLocation where{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
-    fail(where, "YAML syntax error: " + e.msg);
-  }
-}
-
 /// The text of a scalar/list/map node as YAML (flow style), for the CSV and the override.
 std::string yaml_text(const YAML::Node& node) {
   YAML::Emitter e;
@@ -211,7 +202,13 @@ void add_listed(const Map& m, const std::string& path, std::vector<BatchDesign>&
     const Map d(list[i], path, item("designs", i), {"name", "set"});
     BatchDesign design;
     design.name = as_string(d.need("name", "the design's name (its output folder and CSV row)"), path, d.name("name"));
-    check_name(d.at("name"), path, d.name("name"), design.name);
+    try {
+      BatchSpec spec;  // the rule needs the batch file's name only (its stem's files)
+      spec.path = path;
+      check_design_name(spec, design.name);
+    } catch (const Error& e) {
+      fail(d.where("name"), d.name("name") + ": " + e.what());
+    }
     if (d.has("set"))
       for (const auto& e : override_entries(d.at("set"), path, d.name("set"))) design.set.emplace_back(e.first, yaml_text(e.second));
     designs.push_back(design);

@@ -165,6 +165,7 @@ DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptio
   r.name = design.name;
   bool scene_made = false;  // design_scene's errors name the design and its overrides already
   try {
+    check_design_name(spec, design.name);  // a spec built in code: nothing is written outside out_dir
     const Scene scene = batch_detail::design_run_scene(spec, design, options);
     scene_made = true;
     SceneRunOptions run;
@@ -179,6 +180,7 @@ DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptio
 
 BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   SOFTIK_CHECK(!options.out_dir.empty(), "run_batch needs an output folder (BatchRunOptions::out_dir)");
+  for (const BatchDesign& design : spec.designs) check_design_name(spec, design.name);  // before anything is written
   BatchResult result;
   result.designs.resize(spec.designs.size());
   const bool override_backend = options.has_backend || spec.has_backend;

@@ -18,6 +18,9 @@ class ExpressionParser {
   ExpressionParser(const std::string& text, const std::string& what, Expression& e) : text_(text), what_(what), e_(e) {}
 
   void parse(Expression::Kind kind) {
+    SOFTIK_CHECK(text_.size() <= Expression::kMaxLength,
+                 what_ << " '" << text_.substr(0, 40) << "...' is " << text_.size() << " characters long, more than the "
+                       << Expression::kMaxLength << " an expression may have: split it, or rank by a result column");
     e_.root_ = expression();
     if (kind == Expression::Kind::Comparison) {
       const char op = accept('<') ? (accept('=') ? 'l' : '<') : accept('>') ? (accept('=') ? 'g' : '>') : '\0';
@@ -65,10 +68,35 @@ class ExpressionParser {
   }
   int expression() { return chain(&ExpressionParser::term, '+', '-'); }
   int term() { return chain(&ExpressionParser::factor, '*', '/'); }
+  /// One level deeper for the parentheses or unary minus at pos_: the parser recurses once per
+  /// level, so the nesting is limited (deep nesting would overflow the stack).
+  class Nest {
+   public:
+    explicit Nest(ExpressionParser& p) : p_(p) {
+      if (++p_.depth_ > Expression::kMaxDepth)
+        p_.fail_nesting();
+    }
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    ExpressionParser& p_;
+  };
+  [[noreturn]] void fail_nesting() const {
+    SOFTIK_CHECK(false, what_ << " '" << text_.substr(0, 40) << (text_.size() > 40 ? "..." : "")
+                              << "': parentheses and unary minus nested more than " << Expression::kMaxDepth
+                              << " deep at character " << pos_ << "; simplify the expression");
+    std::abort();  // not reached: SOFTIK_CHECK(false, ...) throws
+  }
   int factor() {
     skip_spaces();
-    if (accept('-')) return add({'n', factor()});
+    if (accept('-')) {
+      const Nest nest(*this);
+      return add({'n', factor()});
+    }
     if (accept('(')) {
+      const Nest nest(*this);
       const int inner = expression();
       if (!accept(')')) fail("')'");
       return inner;
@@ -105,6 +133,7 @@ class ExpressionParser {
   const std::string& what_;
   Expression& e_;
   size_t pos_ = 0;
+  int depth_ = 0;  ///< parentheses and unary minus open at pos_
 };
 
 Expression::Expression(const std::string& text, Kind kind, const std::string& what) {

@@ -8,8 +8,10 @@
 //   term       := factor (('*' | '/') factor)*
 //   factor     := number | column | '(' expression ')' | '-' factor
 //   column     := [A-Za-z_][A-Za-z0-9_.\[\]]*   (a column name of the CSV, e.g. loads.pressure[0].value)
+// At most kMaxLength characters, parentheses and unary minus nested at most kMaxDepth deep.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +27,10 @@ namespace softik::batch_detail {
 class Expression {
  public:
   enum class Kind { Arithmetic, Comparison };
+  /// The limits of what the parser reads (more is an error naming the limit): the recursive
+  /// descent recurses once per nested '(' or unary '-', so deep nesting would overflow the stack.
+  static constexpr int kMaxDepth = 100;
+  static constexpr size_t kMaxLength = 10000;
   /// Parses `text` (an arithmetic expression, or one comparison whose value is 1 when it holds
   /// and 0 when not); throws softik::Error naming `what`, the position and what was expected.
   explicit Expression(const std::string& text, Kind kind = Kind::Arithmetic, const std::string& what = "objective");

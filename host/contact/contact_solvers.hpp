@@ -32,6 +32,13 @@ Real contact_residual(const Vec3r& lambda, const Vec3r& delta, Real mu, Real rho
 /// when no slip direction exists (a singular or strongly coupled A).
 Vec3r solve_single_contact(const Mat3r& A, const Vec3r& b, Real mu, const Vec3r& current);
 
+/// For a W that softik built from a step's tangent (W = H A^-1 H^T): throws a Numerical Error
+/// when a diagonal is not positive or W holds a non-finite value, i.e. when the tangent A has
+/// stopped being positive definite in the contacts' directions (a hyperelastic body compressed
+/// past its stable range, a buckling mode). Not an input error: the same scene runs with a
+/// smaller step. `what` names the solve ("dynamics contact", "inverse contact").
+void check_step_compliance(const MatrixXr& W, const char* what);
+
 /// Each contact's state at (lambda, delta): 0 separated (lambda_n <= 0), 2 slipping (mu = 0, or
 /// on the cone's boundary with |delta_t| > slip_threshold), else 1 stick (a contact on the
 /// boundary without slip sticks: delta_i = 0 holds at such a solution).

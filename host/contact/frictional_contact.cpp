@@ -94,6 +94,19 @@ ContactSolverReport solve_projected_gauss_seidel(const MatrixXr& W, const Vector
 
 }  // namespace contact
 
+void contact::check_step_compliance(const MatrixXr& W, const char* what) {
+  const char* advice =
+      "the step's tangent stiffness is no longer positive definite where the contacts push (a hyperelastic body "
+      "compressed past its stable range, or buckling under the contact). A smaller time or load step, a stiffer "
+      "volumetric response (a larger poisson or bulk modulus) or formulation: corotational (whose tangent stays "
+      "positive definite) helps";
+  SOFTIK_CHECK_NUMERICAL(W.allFinite(), what << ": the contact compliance W = H A^-1 H^T holds NaN or inf: " << advice);
+  for (Eigen::Index k = 0; k < W.rows(); ++k)
+    SOFTIK_CHECK_NUMERICAL(W(k, k) > 0, what << ": the contact compliance W = H A^-1 H^T has W(" << k << ", " << k
+                                             << ") = " << W(k, k) << " <= 0 (contact " << k / 3 << ", "
+                                             << (k % 3 == 0 ? "normal" : "tangent") << " row): " << advice);
+}
+
 namespace {
 
 void check_problem(const contact::MatrixXr& W, const contact::VectorXr& delta_free, const std::vector<Real>& mu) {

@@ -10,6 +10,8 @@
 #include <tuple>
 
 #include "host/contact/contact_setup.hpp"
+#include "host/contact/contact_solvers.hpp"
+#include "host/contact/initial_penetration.hpp"
 #include "host/dynamics/dynamic_solver_impl.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh.hpp"
@@ -100,23 +102,8 @@ void DynamicSolver::Impl::warn_initial_penetration() {
         proximity->detect(proximity_nodes, proximity_node_part, x, c.contact_distance, 0.0, c.body_friction);
     found.insert(found.end(), body.begin(), body.end());
   }
-  const Real tolerance = 1e-9 * size;
-  std::ostringstream s;
-  int count = 0;
-  Real deepest = 0;
-  for (const ContactPoint& p : found) {
-    if (p.gap >= -tolerance) continue;
-    if (count < 8)
-      s << (count ? ", " : "") << "node " << p.node << " by " << -p.gap
-        << (p.obstacle >= 0 ? " into obstacle '" + c.obstacles[static_cast<size_t>(p.obstacle)].name + "'" : " into another part");
-    deepest = std::max(deepest, -p.gap);
-    ++count;
-  }
-  if (count == 0) return;
-  std::ostringstream w;
-  w << "contact: " << count << " node(s) start interpenetrating (deepest " << deepest << "): " << s.str()
-    << (count > 8 ? ", ..." : "") << "; the first steps push them out. Move the body or the obstacle apart to avoid it";
-  warnings.push_back(w.str());
+  const std::string w = contact::initial_penetration_warning(found, c.obstacles, 1e-9 * size, "the first steps push them out");
+  if (!w.empty()) warnings.push_back(w);
 }
 
 std::vector<ContactPoint> DynamicSolver::Impl::pairs_at_start(const std::vector<int>& nodes,
@@ -280,6 +267,7 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   for (int j = 0; j < nb; ++j) B_live.col(j) = B.col(live[static_cast<size_t>(j)]);
   const Compliance compliance_live = compliance(B_live);
   const Matrix& W_live = compliance_live.W;
+  contact::check_step_compliance(W_live, "dynamics contact");  // a Numerical error: the step is cut and retried
   Matrix W = Matrix::Zero(3 * nc, 3 * nc);
   Vector delta_solve = Vector::Zero(3 * nc);
   std::vector<char> is_live(static_cast<size_t>(3 * nc), 0);

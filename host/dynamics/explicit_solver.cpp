@@ -8,6 +8,13 @@
 
 namespace softik {
 
+namespace {
+
+/// Steps one advance() may take: far beyond any run, and exactly representable as a long and a double.
+constexpr Real kMaxAdvanceSteps = 4.0e18;
+
+}  // namespace
+
 const char* explicit_scheme_name(ExplicitScheme scheme) {
   return scheme == ExplicitScheme::SymplecticEuler ? "symplectic_euler" : "velocity_verlet";
 }
@@ -46,7 +53,19 @@ Real ExplicitSolver::stable_time_step() const {
   if (options_.global_damping > 0) damping += options_.global_damping / min_mass;
   const Real omega = std::sqrt(b.omega_squared);
   const Real xi = damping / (2 * omega);
-  return (2 / omega) * (std::sqrt(1 + xi * xi) - xi);
+  if (!std::isfinite(xi * xi)) {  // sqrt(1 + xi^2) would be inf, the step inf or NaN
+    std::ostringstream os;
+    os << "explicit dynamics: the damping overflows double precision: mass_damping alpha = " << options_.mass_damping
+       << " 1/s, global_damping c_g = " << options_.global_damping << " N s/m (c_g / m up to "
+       << options_.global_damping / min_mass
+       << " 1/s) and the model's own dashpots (the links' dashpot or network.dashpot_time: up to " << b.damping_rate
+       << " 1/s) give the damping ratio xi = " << xi << " at omega_max = " << omega
+       << " rad/s, whose square is beyond 1.8e308; give damping of a physical size (xi = 1 is critical damping)";
+    throw Error(os.str(), ErrorKind::Input);
+  }
+  // 2/omega (sqrt(1 + xi^2) - xi), written as a quotient: the difference cancels for a large xi
+  // (it was 0 at xi ~ 1e8 and beyond).
+  return (2 / omega) / (std::sqrt(1 + xi * xi) + xi);
 }
 
 void ExplicitSolver::check_time_step(Real dt_c) const {
@@ -127,7 +146,14 @@ void ExplicitSolver::advance(Real duration, const std::function<void(const Expli
   // Equal steps that land on t_end: a shortened last step repeated call after call would
   // alternate two step sizes, and near the stability limit such a product of steps can grow
   // (parametric resonance) although each step alone is stable.
-  const long n = duration > 0 ? static_cast<long>(std::ceil(duration / dt_ * (1 - 1e-12))) : 0;
+  // The count is checked before the cast: one that overflows (a tiny step, a huge duration) would
+  // otherwise integrate nothing and report t_end.
+  const Real count = duration > 0 ? std::ceil(duration / dt_ * (1 - 1e-12)) : 0;
+  SOFTIK_CHECK(count <= kMaxAdvanceSteps,
+               "explicit dynamics: advancing " << duration << " s by time steps of " << dt_ << " s takes "
+                                               << count << " steps, which overflows the step count (at most "
+                                               << kMaxAdvanceSteps << "); give a longer time_step or a shorter duration");
+  const long n = static_cast<long>(count);
   const Real dt = n > 0 ? duration / static_cast<Real>(n) : 0;
   for (long s = 0; s < n; ++s) {
     take_step(dt);

@@ -168,6 +168,27 @@ Real free_norm(const std::vector<int>& free, const std::vector<Real>& y) {
   return std::sqrt(s);
 }
 
+/// Finite velocities whose damping forces (or their norm) do not fit a double: the damping
+/// coefficients are beyond any physical size. Cutting the step would only raise the velocities'
+/// weight, so this is the scene's error (Input), not the step's.
+void check_damping_forces(const DynamicsOptions& options, Real t, const std::vector<int>& free,
+                          const std::vector<Real>& v_new, const std::vector<Real>& damping) {
+  if (finite(free_norm(free, damping))) return;
+  Real v_max = 0;
+  for (size_t k = 0; k < v_new.size(); ++k) {
+    if (free[k] < 0) continue;
+    if (!finite(v_new[k])) return;  // the motion itself blew up: not the damping's doing
+    v_max = std::max(v_max, std::abs(v_new[k]));
+  }
+  std::ostringstream os;
+  os << "dynamics: the Rayleigh damping forces alpha M v + beta K v overflow double precision at t = " << t
+     << " (rayleigh mass alpha = " << options.rayleigh_mass << " 1/s, stiffness beta = " << options.rayleigh_stiffness
+     << " s, velocities up to " << v_max
+     << "): their norm is beyond 1.8e308. Give damping of a physical size (alpha = 2 zeta omega, beta = 2 zeta / "
+        "omega for a damping ratio zeta at the frequency omega)";
+  throw Error(os.str(), ErrorKind::Input);
+}
+
 }  // namespace
 
 void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_at, const std::vector<Real>& K) {
@@ -238,6 +259,7 @@ bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* it
     add_mass_times(a_new, 1.0, inertia);
     if (alpha > 0) add_mass_times(v_new, alpha, damping);
     if (beta > 0) add_csr_times(assembler, K, v_new, beta, damping);
+    check_damping_forces(options, t, free, v_new, damping);
     for (size_t k = 0; k < n; ++k) r[k] = f[k] + f_ext[k] - inertia[k] - damping[k];
     const Real scale = free_norm(free, f) + free_norm(free, f_ext) + free_norm(free, inertia) + free_norm(free, damping);
     *residual = free_norm(free, r);

@@ -61,6 +61,7 @@ struct ThreeRows {
 ContactSolverReport contact_response(const ContactSpace& s, const Eigen::VectorXd& lambda_a,
                                      const ContactSolverOptions& options, Eigen::VectorXd& lambda_c) {
   ThreeRows p(s, lambda_a, lambda_c);
+  contact::check_step_compliance(p.W3, "inverse contact");
   const ContactSolverReport report = solve_frictional_contact(p.W3, p.q3, p.mu, p.lambda3, options);
   lambda_c = p.contact_forces(s.contacts.num_rows());
   return report;

@@ -9,6 +9,7 @@
 
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
+#include "softik/mesh_selection.hpp"
 
 namespace softik {
 
@@ -19,6 +20,12 @@ namespace {
 /// Newton leaving its basin.
 constexpr Real kDivergence = 4;
 constexpr Real kDivergenceFloor = 1e-3;
+/// Equilibrium is also reached when a Newton step moves the free nodes by at most this times the
+/// model's size (|dx| <= tol * bounding-box diagonal), as in the static solver
+/// (NewtonOptions::increment_tolerance, the same default): with nothing loaded (an actuation of 0,
+/// a zero force target) the residual's force scale is round-off and the relative residual is
+/// round-off over round-off, which never meets residual_tolerance.
+constexpr Real kIncrementTolerance = 1e-12;
 }  // namespace
 
 bool InverseSolver::admissible(const std::vector<Real>& x) const {
@@ -42,6 +49,7 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
   // residual is that of the previous, converged state) nor once the residual meets its tolerance
   // (round-off then fluctuates freely while the energy weight is lowered).
   Real best = kInf;
+  const Real size = bounding_box_diagonal(assembler_.mesh());
   for (int it = 0; it < options_.max_iterations; ++it) {
     const std::vector<Real> x_old = x, lambda_old = lambda_;
     InverseStepReport rep;
@@ -75,7 +83,10 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
     previous = lambda_;
     const Real relative = rep.relative_residual();
     const bool at_floor = !final || epsilon <= options_.epsilon_min;
-    const bool equilibrium = relative <= options_.residual_tolerance;
+    Real motion = 0;  // |x - x_old|: the step's increment
+    for (size_t k = 0; k < x.size(); ++k) motion += (x[k] - x_old[k]) * (x[k] - x_old[k]);
+    const bool equilibrium =
+        relative <= options_.residual_tolerance || (it > 0 && std::sqrt(motion) <= kIncrementTolerance * size);
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
     // With contacts, a state that penetrates an obstacle beyond the contact tolerance is no answer.
     const bool solved = rep.status == QpStatus::Optimal && (!has_contact_ || rep.max_penetration <= contact_.solver.tolerance);

@@ -28,8 +28,13 @@ void write_atomically(const std::string& path, const std::string& text) {
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-  SOFTIK_CHECK_IO(!ec, path << ": cannot replace the file (" << ec.message() << ")");
+  if (ec) {
+    std::error_code removed;  // its own code: a successful removal must not clear the rename's failure
+    std::filesystem::remove(tmp, removed);
+  }
+  SOFTIK_CHECK_IO(!ec, path << ": cannot replace the file (" << ec.message()
+                            << (std::filesystem::is_directory(path) ? "; a folder of that name is in the way" : "")
+                            << ")");
 }
 
 }  // namespace softik::detail

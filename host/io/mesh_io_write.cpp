@@ -51,6 +51,18 @@ void put(std::string& out, long long v, char sep) {
   out += sep;
 }
 
+/// No non-finite number reaches a file (DESIGN.md 7): a position or field value that is NaN or
+/// infinite is a numerical failure of the solve that made the state, named with its first entry.
+void check_finite(const std::string& path, const std::vector<Real>& values, int components, const char* what,
+                  const std::string& name) {
+  for (size_t k = 0; k < values.size(); ++k)
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(values[k]),
+                           path << ": not written: " << what << " " << k / static_cast<size_t>(components) << "'s "
+                                << name << " is " << values[k]
+                                << " (the state to write is not finite: the solve that produced it diverged; a "
+                                   "smaller step, bounds on the actuators or a reachable goal keep it finite)");
+}
+
 void check_fields(const std::string& path, const std::vector<VtuField>& fields, size_t count, const char* what) {
   for (size_t k = 0; k < fields.size(); ++k) {
     const VtuField& f = fields[k];
@@ -153,6 +165,9 @@ void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real
                     << " is not Compressed, Binary or Ascii");
   check_fields(path, point_fields, static_cast<size_t>(mesh.num_nodes()), "point");
   check_fields(path, cell_fields, static_cast<size_t>(mesh.num_cells()), "cell");
+  check_finite(path, x, mesh.dim, "node", "position");
+  for (const VtuField& f : point_fields) check_finite(path, f.values, f.components, "node", "'" + f.name + "'");
+  for (const VtuField& f : cell_fields) check_finite(path, f.values, f.components, "cell", "'" + f.name + "'");
   const bool ascii = options.encoding == VtuEncoding::Ascii;
   std::string out;
   out.reserve((ascii ? 64 : 2) * (static_cast<size_t>(mesh.num_nodes()) + mesh.cells.size()) + 1024);

@@ -21,6 +21,7 @@
 #include "softik/network_io.hpp"
 
 #include "host/io/yaml_keys.hpp"
+#include "host/io/yaml_load.hpp"
 
 namespace softik {
 namespace {
@@ -388,12 +389,10 @@ NodeNetwork read_node_network(const std::string& path) {
                     << ": a NUL byte: this is not a text YAML file (a binary file, or one saved as UTF-16?); "
                        "give a node network in UTF-8 YAML (see " << kFormatDoc << ")");
   const File file(path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(content);
-  } catch (const YAML::Exception& e) {
-    file.fail(e.mark, "YAML syntax error: " + e.msg);
-  }
+  io_detail::YamlLoadFailure failure;
+  const std::optional<YAML::Node> loaded = io_detail::load_yaml_within_limits(content, io_detail::kMaxNetworkYamlBytes, failure);
+  if (!loaded) file.fail(failure.mark, failure.message);
+  const YAML::Node& root = *loaded;
   NodeNetwork net;
   try {
     net = read_root(file, root);

@@ -241,6 +241,19 @@ void validate(const NodeNetwork& net) {
     SOFTIK_CHECK(std::isfinite(p.k) && p.k >= 0 && std::isfinite(p.k3) && p.k3 >= 0 && std::isfinite(p.c) && p.c >= 0,
                  "node network: link " << l << " (nodes " << a << ", " << b << ") has stiffness " << p.k << ", hardening "
                                        << p.k3 << ", dashpot " << p.c << "; each must be >= 0 and finite");
+    // Finite values whose products do not fit a double (a rest length of 1e300: (l - L)^2 is
+    // inf) would surface later as a singular tangent or a vanishing time step: name them here.
+    const Real Delta = lengths[l] - p.L;
+    const Real tension = p.k * Delta + p.k3 * Delta * Delta * Delta;
+    const Real energy = 0.5 * p.k * Delta * Delta + 0.25 * p.k3 * Delta * Delta * Delta * Delta;
+    const Real stiffness = p.k + 3 * p.k3 * Delta * Delta;
+    SOFTIK_CHECK(std::isfinite(tension) && std::isfinite(energy) && std::isfinite(stiffness),
+                 "node network: link " << l << " (nodes " << a << ", " << b << "): its rest_length " << p.L
+                                       << " (the nodes are " << lengths[l] << " apart at rest), with stiffness " << p.k
+                                       << " and hardening " << p.k3
+                                       << ", overflows double precision: the link's energy 1/2 k (l - L)^2 + 1/4 k3 (l - "
+                                          "L)^4 at rest is beyond 1.8e308. Give a rest length of the link's size (or "
+                                          "none: the nodes' distance)");
     reached[static_cast<size_t>(a)] = reached[static_cast<size_t>(b)] = 1;
   }
   for (int n = 0; n < N; ++n)

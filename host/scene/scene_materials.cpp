@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "host/io/path_component.hpp"
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
 #include "softik/material_library.hpp"
@@ -290,14 +291,11 @@ SceneMaterial parse_material(const YAML::Node& node, const std::string& path, co
 }
 
 void check_name(const YAML::Node& node, const std::string& path, const std::string& what, const std::string& name) {
-  for (char ch : name) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-                    ch == '-' || ch == '.';
-    if (!ok)
-      fail(location(path, node), what + ": '" + name +
-                                     "' is not a valid name; use letters, digits, '_', '-' or '.' (it names CSV "
-                                     "columns and files)");
-  }
+  const std::string problem = detail::path_component_problem(name);
+  if (!problem.empty())
+    fail(location(path, node), what + ": '" + name + "' is not a valid name (" + problem +
+                                   "); use letters, digits, '_', '-' or '.', not '.' or '..' alone (it names CSV "
+                                   "columns and files)");
 }
 
 }  // namespace softik::scene_detail

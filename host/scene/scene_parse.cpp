@@ -1,5 +1,6 @@
 // YAML scene -> Scene (strict; docs/scene-format.md describes every key).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,6 +30,19 @@ std::vector<std::string> with(std::vector<std::string> keys, const std::vector<s
 }
 
 std::string item(const std::string& what, size_t i) { return what + "[" + std::to_string(i) + "]"; }
+
+void check_direction_length(const Map& m, const std::string& key, const std::array<Real, 3>& v) {
+  const Real length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  const Real largest = std::max({std::abs(v[0]), std::abs(v[1]), std::abs(v[2])});
+  if ((std::isfinite(length) && length > 0) || largest == 0) return;  // (a zero direction is the caller's to refuse)
+  std::ostringstream s;
+  s << m.name(key) << ": the length of [" << v[0] << ", " << v[1] << ", " << v[2] << "] "
+    << (length > 0 ? "overflows double precision (its square is beyond 1.8e308)"
+                   : "underflows double precision (its square is below 2.2e-308)")
+    << "; give the direction with moderate components, e.g. [" << v[0] / largest << ", " << v[1] / largest << ", "
+    << v[2] / largest << "]";
+  fail(m.where(key), s.str());
+}
 
 const std::vector<std::string> kCavityKeys = {"surface", "file", "scale", "embed_tolerance", "allow_flip"};
 
@@ -91,6 +105,7 @@ SceneSelection scene_detail::parse_selection(const Map& m) {
     s.normal = as_vec3(p.need("normal", "the plane's normal [nx, ny, nz]"), path, p.name("normal"));
     if (s.normal[0] == 0 && s.normal[1] == 0 && s.normal[2] == 0)
       fail(p.where("normal"), p.name("normal") + ": must not be zero");
+    check_direction_length(p, "normal", s.normal);
     s.tolerance = p.number("tolerance", -1.0);
   } else {
     s.kind = SceneSelection::Kind::Nodes;
@@ -453,6 +468,20 @@ void check_laws(const Scene& scene) {
   }
 }
 
+/// A body run as a node network built from its mesh (explicit: or continuation: with model:
+/// node_network) has links and volume terms, no elements: a `dilatation:` key would be ignored.
+void check_network_dilatation(const Scene& scene, const Map& m) {
+  if (!m.has("dilatation")) return;
+  std::string section;
+  if (scene.explicit_dynamics.enabled && scene.explicit_dynamics.model == SceneModel::NodeNetwork) section = "explicit";
+  if (scene.continuation.enabled && scene.continuation.model == SceneModel::NodeNetwork) section = "continuation";
+  if (section.empty()) return;
+  fail(m.key_where("dilatation"),
+       "dilatation: the body runs as a node network (" + section + ".model: node_network), whose links and volume "
+       "terms are calibrated to the material's E and nu; the element's averaged dilatation does not apply to it. "
+       "Remove dilatation, or use " + section + ".model: fem");
+}
+
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
@@ -520,6 +549,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
     check_continuation(scene, m);
   }
   check_dynamics(scene, m);
+  check_network_dilatation(scene, m);
   check_output_volume(scene, m);
   check_network_file_scene(scene);
   return scene;
@@ -528,14 +558,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
 }  // namespace
 
 Scene parse_scene_string(const std::string& yaml, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    SceneLocation where{path, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
-    fail(where, "YAML syntax error: " + e.msg);
-  }
-  return scene_detail::parse_scene_node(root, path);
+  return scene_detail::parse_scene_node(scene_detail::load_yaml(yaml, path), path);
 }
 
 Scene scene_detail::parse_scene_node(const YAML::Node& root, const std::string& path) {
@@ -559,13 +582,7 @@ Scene parse_scene(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   SOFTIK_CHECK_IO(!in.bad(), "cannot read scene file '" << path << "'");
-  const std::string content = text.str();
-  const size_t nul = content.find('\0');
-  SOFTIK_CHECK(nul == std::string::npos,
-               path << ":" << 1 + std::count(content.begin(), content.begin() + static_cast<long>(nul), '\n')
-                    << ": a NUL byte: this is not a text YAML scene (a binary file, or a file saved as UTF-16?); "
-                       "give a .yaml scene in UTF-8 (see docs/scene-format.md)");
-  return parse_scene_string(content, path);
+  return parse_scene_string(text.str(), path);  // its reader refuses a NUL byte (scene_detail::load_yaml)
 }
 
 }  // namespace softik

@@ -3,6 +3,7 @@
 // scene reader: every bad value names its line and column and the fix.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -11,17 +12,57 @@ namespace softik::scene_detail {
 
 namespace {
 
+constexpr int kMaxNewtonIterations = 10000;    ///< dynamics.max_iterations (as solver.max_iterations)
+constexpr int kMaxContactIterations = 100000;  ///< contact.max_iterations
+
 void require(bool ok, const Map& m, const std::string& key, const std::string& message) {
   if (!ok) fail(m.where(key), m.name(key) + ": " + message);
 }
 
+/// A count within [lo, hi] (the value of `key`, or `fallback` without it): the caps are far
+/// beyond any useful value and stop a typo from running for hours without a word.
+int within(const Map& m, const std::string& key, int fallback, int lo, int hi, const std::string& why) {
+  const int v = m.integer(key, fallback);
+  require(v >= lo, m, key, "must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
+  require(v <= hi, m, key, std::to_string(v) + " is above the cap of " + std::to_string(hi) + "; " + why);
+  return v;
+}
+
 Vec3r vec(const std::array<Real, 3>& a) { return Vec3r(a[0], a[1], a[2]); }
+
+/// A number as a message shows it (1e+300, 0.01).
+std::string num(Real v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
 
 /// A unit vector from a non-zero one (the scene gives directions of any length).
 Vec3r unit(const Map& m, const std::string& key, const std::array<Real, 3>& fallback) {
-  const Vec3r v = vec(m.vec3(key, fallback));
-  require(v.norm() > 0 && std::isfinite(v.norm()), m, key, "must be a non-zero direction [x, y, z]");
-  return v.normalized();
+  const std::array<Real, 3> given = m.vec3(key, fallback);
+  const Vec3r v = vec(given);
+  require(v != Vec3r::Zero(), m, key, "must be a non-zero direction [x, y, z]");
+  check_direction_length(m, key, given);  // |v| over- or underflows
+  return v / v.norm();
+}
+
+/// The step count ceil(duration / step) of the keys `duration_key` and `step_key`: refused where
+/// the step is longer than the duration (its one step would run past the asked span), where the
+/// quotient overflows double precision, or above `cap` (`why` says why the cap is enough).
+int step_count(const Map& m, const std::string& duration_key, Real duration, const std::string& step_key, Real step,
+               double cap, const std::string& why) {
+  const std::string quotient = m.name(duration_key) + " / " + m.name(step_key) + " = " + num(duration) + " / " + num(step);
+  require(step <= duration, m, step_key,
+          num(step) + " is longer than " + m.name(duration_key) + " (" + num(duration) +
+              "): the one step would simulate to t = " + num(step) + ", past the asked span; give " + step_key +
+              " <= " + duration_key);
+  const double steps = std::ceil(duration / step - 1e-9);
+  require(std::isfinite(steps), m, step_key,
+          quotient + " overflows double precision (the step count is not finite); give a longer " + step_key +
+              " or a shorter " + duration_key);
+  require(steps <= cap, m, step_key,
+          quotient + " = " + num(steps) + " steps is above the cap of " + num(cap) + "; " + why);
+  return static_cast<int>(steps);
 }
 
 SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, const std::string& what) {
@@ -153,9 +194,8 @@ SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path) {
   require(std::isfinite(o.dt) && o.dt > 0, m, "dt", "must be a positive time step");
   d.duration = m.number("duration", "the simulated time, e.g. 1.0 (s)");
   require(std::isfinite(d.duration) && d.duration > 0, m, "duration", "must be > 0");
-  const double steps = std::ceil(d.duration / o.dt - 1e-9);
-  require(steps <= 10000000, m, "duration", "duration / dt = " + std::to_string(steps) + " steps; the cap is 1e7");
-  d.steps = static_cast<int>(steps);
+  d.steps = step_count(m, "duration", d.duration, "dt", o.dt, 1e7,
+                       "each step is a Newton solve and a CSV row: raise dt or shorten the duration");
   o.density = m.number("density", -1.0);  // < 0: loads.gravity.density (checked at build)
   if (m.has("density")) require(o.density > 0, m, "density", "the mass density must be > 0 (e.g. 1070 kg/m^3)");
   o.lumped_mass = m.choice("mass", {"consistent", "lumped"}, 0) == 1;
@@ -177,8 +217,8 @@ SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path) {
     require(o.newmark_beta >= beta_min - 1e-15 && o.newmark_beta <= 0.5, n, "beta",
             "must lie in [(gamma + 1/2)^2 / 4, 0.5] = [" + std::to_string(beta_min) + ", 0.5] to be unconditionally stable");
   }
-  o.max_iterations = m.integer("max_iterations", o.max_iterations);
-  require(o.max_iterations >= 1, m, "max_iterations", "must be >= 1");
+  o.max_iterations = within(m, "max_iterations", o.max_iterations, 1, kMaxNewtonIterations,
+                            "Newton converges in a few to a few tens of iterations or not at all: lower dt");
   o.residual_tolerance = m.number("residual_tolerance", o.residual_tolerance);
   require(o.residual_tolerance > 0, m, "residual_tolerance", "must be > 0");
   o.max_step_cuts = m.integer("max_step_cuts", o.max_step_cuts);
@@ -221,8 +261,9 @@ SceneContact parse_contact(const YAML::Node& node, const std::string& path) {
                                                                    : ContactSolverMethod::Direct;
   c.tolerance = m.number("tolerance", -1.0);
   if (m.has("tolerance")) require(c.tolerance > 0, m, "tolerance", "must be > 0 (omit it for 1e-9 x the model size)");
-  c.solver.max_iterations = m.integer("max_iterations", c.solver.max_iterations);
-  require(c.solver.max_iterations >= 1, m, "max_iterations", "must be >= 1");
+  c.solver.max_iterations = within(m, "max_iterations", c.solver.max_iterations, 1, kMaxContactIterations,
+                                   "the contact solve converges in hundreds to a few thousand sweeps or pivots, or "
+                                   "not at all: an unconverged solve is counted in the summary");
   if (c.obstacles.empty() && !c.between_parts)
     fail(c.where, "contact: nothing can touch: give contact.obstacles or between_parts: true");
   return c;

@@ -3,6 +3,7 @@
 // a node network (built from its mesh, or read from mesh.network). Strict like the rest of the
 // scene reader.
 #include <cmath>
+#include <sstream>
 
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -13,6 +14,12 @@ namespace {
 
 void require(bool ok, const Map& m, const std::string& key, const std::string& message) {
   if (!ok) fail(m.where(key), m.name(key) + ": " + message);
+}
+
+std::string num(Real v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
 }
 
 }  // namespace
@@ -34,12 +41,30 @@ SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
   require(std::isfinite(e.frame_interval) && e.frame_interval > 0 && e.frame_interval <= e.duration, m, "frame_interval",
           "must lie in (0, duration]");
   const double frames = std::ceil(e.duration / e.frame_interval - 1e-9);
-  require(frames <= 100000, m, "frame_interval", "duration / frame_interval = " + std::to_string(frames) + " frames; the cap is 1e5");
+  require(frames <= 100000, m, "frame_interval",
+          "explicit.duration / explicit.frame_interval = " + num(e.duration) + " / " + num(e.frame_interval) + " = " +
+              num(frames) + " frames is above the cap of 1e5 (each frame is a CSV row); give a longer frame_interval");
   e.frames = static_cast<int>(frames);
   e.density = m.number("density", -1.0);
   if (m.has("density")) require(std::isfinite(e.density) && e.density > 0, m, "density", "the mass density must be > 0 (e.g. 1070 kg/m^3)");
   o.time_step = m.number("time_step", 0.0);
   require(std::isfinite(o.time_step) && o.time_step >= 0, m, "time_step", "must be >= 0 (0: safety x the stable limit)");
+  if (o.time_step > 0) {  // the step count duration / time_step: within the cap, and not an overflow
+    const std::string quotient = "explicit.duration / explicit.time_step = " + num(e.duration) + " / " + num(o.time_step);
+    // The steps of a frame are shortened to land on it: a longer time_step would never be taken.
+    require(o.time_step <= e.frame_interval, m, "time_step",
+            num(o.time_step) + " is longer than explicit." + (o.time_step > e.duration ? "duration (" + num(e.duration)
+                                                                                      : "frame_interval (" + num(e.frame_interval)) +
+                "): the steps are shortened to land on every frame, so no step is longer than frame_interval (" +
+                num(e.frame_interval) + "); give time_step <= frame_interval (or 0: safety x the stable limit)");
+    const double steps = std::ceil(e.duration / o.time_step - 1e-9);
+    require(std::isfinite(steps), m, "time_step",
+            quotient + " overflows double precision (the step count is not finite); give a longer time_step (or "
+                       "0: safety x the stable limit)");
+    require(steps <= kMaxExplicitSteps, m, "time_step",
+            quotient + " = " + num(steps) + " steps is above the cap of " + num(kMaxExplicitSteps) +
+                "; give a longer time_step (or 0: safety x the stable limit) or a shorter duration");
+  }
   o.safety = m.number("safety", o.safety);
   require(std::isfinite(o.safety) && o.safety > 0 && o.safety <= 1, m, "safety", "must lie in (0, 1]");
   o.force_time_step = m.boolean("force_time_step", false);

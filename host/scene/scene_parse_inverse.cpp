@@ -13,8 +13,9 @@ namespace softik::scene_detail {
 namespace {
 
 /// Bounds from the keys min_<q> / max_<q> (each optional), or an imposed value <q> (both bounds
-/// equal: an equality constraint). `fallback` holds the defaults.
-Interval bounds(const Map& m, const std::string& q, Interval fallback) {
+/// equal: an equality constraint). `fallback` holds the defaults; `default_lo` says why a
+/// default lower bound is what it is (empty: no default to explain).
+Interval bounds(const Map& m, const std::string& q, Interval fallback, const std::string& default_lo = "") {
   if (m.has(q)) {
     for (const std::string& k : {"min_" + q, "max_" + q})
       if (m.has(k))
@@ -25,7 +26,8 @@ Interval bounds(const Map& m, const std::string& q, Interval fallback) {
   }
   Interval i{m.number("min_" + q, fallback.lo), m.number("max_" + q, fallback.hi)};
   if (i.lo > i.hi)
-    fail(m.where("max_" + q), m.name("max_" + q) + ": must be >= min_" + q + " (" + std::to_string(i.lo) + ")");
+    fail(m.where("max_" + q), m.name("max_" + q) + ": must be >= min_" + q + " (" + std::to_string(i.lo) + ")" +
+                                  (m.has("min_" + q) || default_lo.empty() ? "" : "; " + default_lo));
   return i;
 }
 
@@ -135,7 +137,9 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.name = required_name(m, node, hint);
     a.cavity = parse_cavity(m);
     a.cavity.name = a.name;
-    a.force = bounds(m, "pressure", {});
+    // A cavity only pushes: without min_pressure the pressure is >= 0 (give min_pressure for suction).
+    a.force = bounds(m, "pressure", {0, kInf},
+                     "min_pressure defaults to 0 (a cavity that only pushes); give min_pressure < 0 for suction");
     a.displacement = bounds(m, "volume_growth", {});
     a.max_variation = positive_or_inf(m, "max_volume_growth_variation");
     a.sensor = m.boolean("sensor", false);
@@ -164,6 +168,7 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.name = required_name(m, node, hint);
     a.points = {as_vec3(m.need("point", "the loaded point [x, y, z] in the body"), path, m.name("point"))};
     a.direction = m.vec3("direction", {0, 0, 0});
+    if (a.direction != std::array<Real, 3>{0, 0, 0}) check_direction_length(m, "direction", a.direction);
     a.tolerance = m.number("tolerance", -1.0);
     a.force = bounds(m, "force", {});
   }

@@ -6,6 +6,7 @@
 // and <name>_history.svg: the probes' displacements and the energies against time, and the first
 // pressure against the first probe's displacement (the load-displacement curve).
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "host/io/atomic_file.hpp"
 #include "host/io/svg_plot.hpp"
 #include "host/scene/scene_run_common.hpp"
+#include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {
@@ -152,6 +154,14 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   o.steps_per_frame = 1 << 30;  // frames are the advance() calls below: one stable-step check each
   ExplicitSolver solver(*model, o);
   s.time_step = solver.time_step();
+  // The automatic step (time_step: 0) is known only now: the same cap as a given one (scene_yaml.hpp).
+  const double steps = e.duration / solver.time_step();
+  SOFTIK_CHECK(std::isfinite(steps) && steps <= kMaxExplicitSteps,
+               "explicit: the stable time step " << solver.time_step() << " s would take " << steps
+                                                 << " steps for duration " << e.duration << " s, above the cap of "
+                                                 << kMaxExplicitSteps
+                                                 << "; a stiffer law needs a shorter step: shorten explicit.duration, "
+                                                    "coarsen the mesh, or add mass (density)");
   ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr, {}, {}, {}, {}, {}, {}};
   recorder.open();
   recorder.record(0, solver, solver.stable_time_step(), true);

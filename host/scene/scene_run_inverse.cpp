@@ -13,9 +13,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "host/contact/contact_setup.hpp"
+#include "host/contact/initial_penetration.hpp"
+#include "host/inverse/inverse_contact.hpp"
 #include "host/scene/scene_run_common.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
+#include "softik/mesh_selection.hpp"
 
 namespace softik {
 
@@ -34,14 +38,13 @@ struct StepRecord {
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
   // with contact: of the last step
   int contacts = 0, pressed_contacts = 0;
-  Real normal_force = 0, max_penetration = 0;
+  Real normal_force = 0;
   std::vector<Real> target_forces;
 
   void add(const InverseStepReport& r) {
     contacts = r.contacts;
     pressed_contacts = r.pressed_contacts;
     normal_force = r.normal_force;
-    max_penetration = r.max_penetration;
     target_forces = r.target_forces;
     status = qp_status_name(r.status);
     solver_iterations += r.solver_iterations;
@@ -74,6 +77,10 @@ class InverseRecorder {
     csv_ << ",status,solver_iterations,kkt_residual,equilibrium_residual,iterations,t_assembly,t_factorization,"
             "t_solves,t_constraint_solve,t_update,seconds\n";
     csv_ << std::setprecision(10);
+    if (scene_.contact.enabled) {
+      contact_ = scene_contact_options(scene_, built_);
+      contact_nodes_ = contact::contact_candidate_nodes(built_.mesh, built_.assembler->free_dof_index(), contact_.nodes);
+    }
     if (scene_.outputs.vtu) {
       result_.pvd_path = file(".pvd");
       pvd_ = std::make_unique<PvdWriter>(result_.pvd_path);
@@ -88,8 +95,12 @@ class InverseRecorder {
       const std::array<Real, 3> u = probe_displacement(built_.mesh, p, x);
       csv_ << "," << u[0] << "," << u[1] << "," << u[2];
     }
-    if (scene_.contact.enabled)
-      csv_ << "," << r.contacts << "," << r.pressed_contacts << "," << r.normal_force << "," << r.max_penetration;
+    if (scene_.contact.enabled) {
+      // The penetration of the state written (x), not of the last step tried: a converged solve
+      // that failed leaves x at its last converged increment.
+      const Real penetration = inverse_detail::max_penetration(contact_, contact_nodes_, x);
+      csv_ << "," << r.contacts << "," << r.pressed_contacts << "," << r.normal_force << "," << penetration;
+    }
     for (size_t t = 0; t < scene_.inverse.force_targets.size(); ++t)
       csv_ << "," << (t < r.target_forces.size() ? r.target_forces[t] : 0.0);
     csv_ << "," << r.status << "," << r.solver_iterations << "," << r.kkt_residual << "," << r.equilibrium_residual
@@ -131,7 +142,22 @@ class InverseRecorder {
   SceneRunResult& result_;
   std::ofstream csv_;
   std::unique_ptr<PvdWriter> pvd_;
+  ContactOptions contact_;           ///< with contact: the obstacles, for the penetration of each state written
+  std::vector<int> contact_nodes_;   ///< the nodes that may touch them
 };
+
+/// Nodes that start inside an obstacle: warned as the dynamic solver warns them.
+void warn_initial_penetration(const Scene& scene, const BuiltScene& built, const std::vector<Real>& x,
+                              const SceneRunOptions& options, SceneRunResult& result) {
+  const ContactOptions c = scene_contact_options(scene, built);
+  const std::vector<int> nodes = contact::contact_candidate_nodes(built.mesh, built.assembler->free_dof_index(), c.nodes);
+  const std::string w = contact::initial_penetration_warning(
+      detect_obstacle_contacts(c.obstacles, 0, nodes, x, c.contact_distance, 0.0), c.obstacles,
+      1e-9 * bounding_box_diagonal(built.mesh), "the first inverse step pushes them out");
+  if (w.empty()) return;
+  result.warnings.push_back(w);
+  if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";
+}
 
 }  // namespace
 
@@ -213,6 +239,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 
   InverseRecorder recorder(scene, built, options, t0, inverse, result);
   std::vector<Real> x = built.mesh.rest_positions();
+  if (scene.contact.enabled) warn_initial_penetration(scene, built, x, options, result);
   for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
   recorder.record(StepRecord{}, x, true);
   int step = 0;

@@ -1,11 +1,14 @@
 #include "host/scene/scene_yaml.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
 
+#include "host/io/yaml_load.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
@@ -30,6 +33,21 @@ SceneLocation location(const std::string& path, const YAML::Node& node) {
 }
 
 void fail(const SceneLocation& where, const std::string& message) { throw LocatedError(where.str() + ": " + message); }
+
+YAML::Node load_yaml(const std::string& text, const std::string& path) {
+  // yaml-cpp would read up to the first NUL and ignore the rest.
+  const size_t nul = text.find('\0');
+  SOFTIK_CHECK(nul == std::string::npos,
+               path << ":" << 1 + std::count(text.begin(), text.begin() + static_cast<long>(nul), '\n')
+                    << ": a NUL byte: this is not a text YAML file (a binary file, or a file saved as UTF-16?); "
+                       "give a .yaml file in UTF-8 (see docs/scene-format.md)");
+  io_detail::YamlLoadFailure failure;
+  if (std::optional<YAML::Node> root = io_detail::load_yaml_within_limits(text, io_detail::kMaxSceneYamlBytes, failure))
+    return *root;
+  const YAML::Mark& m = failure.mark;
+  if (m.is_null()) throw LocatedError(path + ": " + failure.message);  // the whole file
+  fail(SceneLocation{path, m.line + 1, m.column + 1}, failure.message);
+}
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {

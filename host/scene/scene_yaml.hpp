@@ -27,6 +27,9 @@ class LocatedError : public Error {
 
 /// Throws LocatedError("<where>: <message>") (an Input softik::Error).
 [[noreturn]] void fail(const SceneLocation& where, const std::string& message);
+/// The YAML document `text` of the scene or batch file `path`, within the limits of
+/// io/yaml_load.hpp (size, nesting); a failure is located in `path`.
+YAML::Node load_yaml(const std::string& text, const std::string& path);
 /// "a map", "a list", "'text'" or "nothing (null)": what a node holds, for messages.
 std::string describe(const YAML::Node& node);
 
@@ -65,7 +68,7 @@ std::vector<std::string> with(std::vector<std::string> keys, const std::vector<s
 /// "what[i]".
 std::string item(const std::string& what, size_t i);
 
-/// Names used in output columns and file names: letters, digits, '_', '-', '.'.
+/// Names used in output columns and file names: one safe path component (io/path_component.hpp).
 void check_name(const YAML::Node& node, const std::string& path, const std::string& what, const std::string& name);
 
 /// A YAML map whose keys must all be among `allowed` (no duplicates).
@@ -102,6 +105,16 @@ class Map {
   std::string path_, what_;
   std::vector<io_detail::MapEntry> entries_;
 };
+
+/// Refuses (at m's `key`) a non-zero direction whose length over- or underflows double precision
+/// (|v|^2 beyond 1.8e308 or below 2.2e-308: [0, 0, 1e200], [1e-200, 0, 0]) as such, not later as a
+/// zero or non-finite direction; a zero direction is the caller's to refuse (scene_parse.cpp).
+void check_direction_length(const Map& m, const std::string& key, const std::array<Real, 3>& v);
+
+/// Time steps one explicit run may take (duration / time_step; checked when the scene is read for a
+/// given time_step, before the run for the automatic one): ~100x the implicit cap (dynamics: 1e7),
+/// as an explicit step costs a force evaluation, not a solve.
+inline constexpr double kMaxExplicitSteps = 1e9;
 
 /// The keys of a cavity wall: surface | file (+ scale, embed_tolerance), allow_flip.
 extern const std::vector<std::string> kCavityKeys;

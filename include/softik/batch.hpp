@@ -109,6 +109,14 @@ struct BatchSpec {
 BatchSpec parse_batch(const std::string& path);
 BatchSpec parse_batch_string(const std::string& yaml, const std::string& path);
 
+/// Checks that `name` can name a design of `spec` (a design writes into `--out/<name>/`): one safe
+/// path component (non-empty; letters, digits, '_', '-', '.'; not "." or ".."), and not a name the
+/// batch's own files in --out take (anything starting with "<stem>." for the batch file's stem:
+/// the results table, the shard tables, the report's tables and plots and their temporaries).
+/// Throws an Error of kind Input naming the design and the rule. parse_batch, softik.BatchSpec,
+/// run_batch and run_design call it, so nothing is ever written or deleted outside --out.
+void check_design_name(const BatchSpec& spec, const std::string& name);
+
 /// The base scene with a design's overrides applied (parsed and validated). Errors name the
 /// design and the override.
 Scene design_scene(const BatchSpec& spec, const BatchDesign& design);

@@ -64,9 +64,7 @@ void construct(BatchSpec* self, const std::string& scene, nb::list designs, int 
     SOFTIK_CHECK(d.contains("name"), "a design has no 'name'");
     BatchDesign design;
     design.name = text(d["name"]);
-    SOFTIK_CHECK(!design.name.empty() && design.name != "." && design.name != ".." &&
-                     design.name.find_first_of("/\\") == std::string::npos,
-                 "design name '" << design.name << "' cannot name a folder");
+    check_design_name(spec, design.name);  // the rule of batch files (softik/batch.hpp)
     SOFTIK_CHECK(names.insert(design.name).second, "two designs are named '" << design.name << "'");
     if (d.contains("set")) {
       SOFTIK_CHECK(nb::isinstance<nb::dict>(d["set"]), "design '" << design.name << "': 'set' must be a dict {path: value}");

@@ -70,8 +70,13 @@ def test_bad_designs_fail_before_running(softik_module):
         softik.BatchSpec(FINGER, [{"name": "soft", "set": {"materials[0].young": -1}}])
     with pytest.raises(softik.InputError, match="two designs are named 'a'"):
         softik.BatchSpec(FINGER, [{"name": "a"}, {"name": "a"}])
-    with pytest.raises(softik.InputError, match="cannot name a folder"):
+    # A design's name is its folder in the output: one safe path component, as in batch files.
+    with pytest.raises(softik.InputError, match="design name '../up' cannot name the design's output folder"):
         softik.BatchSpec(FINGER, [{"name": "../up"}])
+    for name, why in [("..", "parent"), (".", "output folder itself"), ("a\tb", "control character"),
+                      ("batch.csv", "taken by the batch's own files")]:
+        with pytest.raises(softik.InputError, match=why):
+            softik.BatchSpec(FINGER, [{"name": name}])
     with pytest.raises(softik.InputError, match="cannot open batch file"):
         softik.load_batch(str(EXAMPLES / "finger_batch/missing.yaml"))
 
