@@ -8,6 +8,7 @@
 // takes over the C++ vector's storage without copying it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,38 @@ struct Model {
   std::unique_ptr<LinearSolver> solver;  ///< for solve_static
   bool has_inverse = false;               ///< an InverseSolver owns the constraints' state
   bool has_dynamics = false;              ///< a DynamicSimulation owns the cables' state
+  /// A call that solves on this Model, or reads or changes what a solve changes, is running
+  /// (ModelCall); only ever set and cleared with the GIL held.
+  std::atomic<bool> busy{false};
+
+  /// The body is a node network read from a file (mesh: {network: ...}): mesh holds its nodes
+  /// without cells and there is no FEM assembler (no static solve, no stresses, no inverse).
+  bool network_file() const { return !built.assembler; }
+};
+
+/// Marks a Model busy for the length of one call from Python (construct it first thing in the
+/// binding, with the GIL held); a second call on the same Model meanwhile, from another thread,
+/// throws softik::Error naming the misuse instead of running.
+///
+/// Why an error and not a mutex: the solves release the GIL, so two threads can be inside one
+/// Model at once, sharing its assembler's, linear solver's and constraints' scratch state (memory
+/// corruption, not just a race on the result). A mutex would make that safe, but it would have to
+/// be taken with the GIL released (the solving thread needs the GIL again to copy its result
+/// back), and each solve starts from the state the other one left, so the results would depend on
+/// the threads' timing. A Model is one state: one Model per thread is the correct use, and a clear
+/// error says so at once. Calls that only read the mesh or the positions with the GIL held
+/// (positions, displacements, cavity_volumes, ...) do not need it: the positions are only ever
+/// written with the GIL held.
+class ModelCall {
+ public:
+  /// `what` names the call in the message, e.g. "Model.solve_static".
+  ModelCall(Model& model, const char* what);
+  ~ModelCall() { model_.busy.store(false); }
+  ModelCall(const ModelCall&) = delete;
+  ModelCall& operator=(const ModelCall&) = delete;
+
+ private:
+  Model& model_;
 };
 
 // The arrays are returned as Python objects already made (an array with an owner cannot take the

@@ -3,6 +3,7 @@
 // updates the Model's positions and the simulation's velocities.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -25,8 +26,13 @@ struct PySimulation {
 
 PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
   Model& m = *ref.p;
+  ModelCall call(m, "Model.dynamic_simulation");
   SOFTIK_CHECK(m.scene.dynamics.enabled, "the scene '" << m.scene.name << "' has no dynamics: section "
                                                        << "(docs/scene-format.md, \"dynamics\")");
+  SOFTIK_CHECK_KIND(m.built.assembler, ErrorKind::Unsupported,
+                    "Model.dynamic_simulation: the scene '" << m.scene.name << "' is a node network read from a file "
+                                                             "(mesh.network), which has no FEM model; its explicit: run "
+                                                             "is softik.run_scene's (or `softik run`'s)");
   SOFTIK_CHECK(!m.has_dynamics, "this Model already has a DynamicSimulation, which owns its cables' state; build "
                                 "another softik.Model for a second one");
   PySimulation s;
@@ -135,13 +141,23 @@ nb::dict run(PySimulation& s, int steps) {
   return t.to_dict();
 }
 
+/// `f(s, args...)` with s's Model held busy (ModelCall): for every call that reads or changes the
+/// integrator's state, which a step on another thread changes without the GIL.
+template <typename R, typename S, typename... Args>
+auto guarded(const char* what, R (*f)(S&, Args...)) {
+  return [what, f](S& s, Args... args) -> R {
+    ModelCall call(*s.model, what);
+    return f(s, std::forward<Args>(args)...);
+  };
+}
+
 }  // namespace
 
 void bind_dynamics(nb::module_& m) {
   nb::class_<PySimulation>(m, "DynamicSimulation",
                            "The time integration of a Model's scene (Model.dynamic_simulation()); steps update the "
                            "Model's positions.")
-      .def_prop_ro("time", [](const PySimulation& s) { return s.dynamics->time(); })
+      .def_prop_ro("time", guarded("DynamicSimulation.time", +[](const PySimulation& s) { return s.dynamics->time(); }))
       .def_prop_ro("dt", [](const PySimulation& s) { return s.model->scene.dynamics.options.dt; })
       .def_prop_ro("num_steps", [](const PySimulation& s) { return s.model->scene.dynamics.steps; },
                    "the scene's steps: ceil(duration / dt)")
@@ -151,18 +167,23 @@ void bind_dynamics(nb::module_& m) {
             return view(s.p->v.data(), s.p->model->built.mesh.num_nodes(), s.p->model->built.mesh.dim, s.h);
           },
           "(num_nodes, dim) float64, read-only view of the velocities, updated in place by every step")
-      .def_prop_ro("kinetic_energy", [](const PySimulation& s) { return s.dynamics->kinetic_energy(); })
-      .def_prop_ro("elastic_energy", [](const PySimulation& s) { return s.dynamics->elastic_energy(); })
-      .def_prop_ro("warnings", [](const PySimulation& s) { return s.dynamics->warnings(); })
+      .def_prop_ro("kinetic_energy", guarded("DynamicSimulation.kinetic_energy",
+                                             +[](const PySimulation& s) { return s.dynamics->kinetic_energy(); }))
+      .def_prop_ro("elastic_energy", guarded("DynamicSimulation.elastic_energy",
+                                             +[](const PySimulation& s) { return s.dynamics->elastic_energy(); }))
+      .def_prop_ro("warnings", guarded("DynamicSimulation.warnings",
+                                       +[](const PySimulation& s) { return s.dynamics->warnings(); }))
       .def_prop_ro("contact_forces",
-                   [](const PySimulation& s) {
-                     std::vector<Real> f = s.dynamics->contact_forces();
-                     const size_t n = f.size() / 3;
-                     return take(std::move(f), n, 3);
-                   },
+                   guarded("DynamicSimulation.contact_forces",
+                           +[](const PySimulation& s) {
+                             std::vector<Real> f = s.dynamics->contact_forces();
+                             const size_t n = f.size() / 3;
+                             return take(std::move(f), n, 3);
+                           }),
                    "(contacts, 3) float64: lambda_n, lambda_t1, lambda_t2 of each contact of the last step (N)")
-      .def("step", [](PySimulation& s) { return report_dict(step(s)); }, "Advances one dt; returns the step's report.")
-      .def("run", &run, nb::arg("steps") = -1,
+      .def("step", guarded("DynamicSimulation.step", +[](PySimulation& s) { return report_dict(step(s)); }),
+           "Advances one dt; returns the step's report.")
+      .def("run", guarded("DynamicSimulation.run", &run), nb::arg("steps") = -1,
            "Advances `steps` steps (default: to the scene's duration); returns the history {column: array} with the "
            "columns of the CLI's CSV (without times and contact-solver figures), the start state first at time 0.");
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -30,9 +31,13 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
                        std::optional<Real> epsilon, std::optional<int> reuse_factorization,
                        std::optional<bool> actuator_stiffness, std::optional<int> max_iterations) {
   Model& m = *ref.p;
+  ModelCall call(m, "Model.inverse_solver");
   const SceneInverse& inv = m.scene.inverse;
   SOFTIK_CHECK(inv.enabled, "the scene '" << m.scene.name << "' has no inverse: section; its actuators and "
                                           << "effectors define the inverse problem (docs/scene-format.md, \"inverse\")");
+  SOFTIK_CHECK_KIND(m.built.assembler, ErrorKind::Unsupported,
+                    "Model.inverse_solver: the scene '" << m.scene.name << "' is a node network read from a file "
+                                                         "(mesh.network), which has no FEM model to invert");
   SOFTIK_CHECK(!m.has_inverse, "this Model already has an InverseSolver, which owns its actuators' and effectors' "
                                "state; build another softik.Model for a second one");
   InverseOptions io;  // as the scene runner sets them
@@ -277,6 +282,16 @@ void bind_reports(nb::module_& m) {
       .def_ro("steps", &InverseSolveReport::steps, "the InverseStepReport of every step");
 }
 
+/// `f(p, args...)` with p's Model held busy (ModelCall): for every call that reads or changes the
+/// solver's or its constraints' state, which a step on another thread changes without the GIL.
+template <typename R, typename P, typename... Args>
+auto guarded(const char* what, R (*f)(P&, Args...)) {
+  return [what, f](P& p, Args... args) -> R {
+    ModelCall call(*p.model, what);
+    return f(p, std::forward<Args>(args)...);
+  };
+}
+
 }  // namespace
 
 void bind_inverse(nb::module_& m) {
@@ -299,33 +314,36 @@ void bind_inverse(nb::module_& m) {
         for (const auto& c : p.model->built.effectors) names.push_back(c->name());
         return names;
       })
-      .def("set_goal", &set_goal, nb::arg("effector"), nb::arg("goal"),
+      .def("set_goal", guarded("InverseSolver.set_goal", &set_goal), nb::arg("effector"), nb::arg("goal"),
            "A position effector's goal ((3,) array, the scene's units) or a volume effector's target volume.")
-      .def("goal", &goal, nb::arg("effector"))
-      .def("effector_position", &effector_position, nb::arg("effector"),
+      .def("goal", guarded("InverseSolver.goal", &goal), nb::arg("effector"))
+      .def("effector_position", guarded("InverseSolver.effector_position", &effector_position), nb::arg("effector"),
            "(3,) where a position effector's point is at the Model's current positions")
-      .def("set_max_shift", &set_max_shift, nb::arg("effector"), nb::arg("max_shift"),
+      .def("set_max_shift", guarded("InverseSolver.set_max_shift", &set_max_shift), nb::arg("effector"), nb::arg("max_shift"),
            "The most a step moves the goal it sees from the point toward the goal (0: no limit)")
-      .def("use_scene_goal", &use_scene_goal, nb::arg("index"),
+      .def("use_scene_goal", guarded("InverseSolver.use_scene_goal", &use_scene_goal), nb::arg("index"),
            "Every effector to goal `index` of its sequence in the scene (its last goal past its end).")
-      .def("step", &step, "One real-time step (InverseSolver::step) from the Model's positions.")
-      .def("solve", &solve, "Steps until converged (InverseSolver::solve) from the Model's positions.")
-      .def("run", &run,
+      .def("step", guarded("InverseSolver.step", &step), "One real-time step (InverseSolver::step) from the Model's positions.")
+      .def("solve", guarded("InverseSolver.solve", &solve), "Steps until converged (InverseSolver::solve) from the Model's positions.")
+      .def("run", guarded("InverseSolver.run", &run),
            "The scene's goal sequence as `softik run` visits it; returns the CLI CSV's columns (without times) "
            "as {column: array}, the rest row first.")
-      .def_prop_ro("actuation", [](const PyInverse& p) { return take(std::vector<Real>(p.inverse->lambda())); },
+      .def_prop_ro("actuation",
+                   guarded("InverseSolver.actuation",
+                           +[](const PyInverse& p) { return take(std::vector<Real>(p.inverse->lambda())); }),
                    "(actuator rows,) the current lambda, in the order of actuator_names")
-      .def_prop_ro("actuators", [](const PyInverse& p) { return outputs_of(p, false); },
+      .def_prop_ro("actuators", guarded("InverseSolver.actuators", +[](const PyInverse& p) { return outputs_of(p, false); }),
                    "{actuator or sensor: {output: value}} at the last accepted state")
-      .def_prop_ro("effectors", [](const PyInverse& p) { return outputs_of(p, true); },
+      .def_prop_ro("effectors", guarded("InverseSolver.effectors", +[](const PyInverse& p) { return outputs_of(p, true); }),
                    "{effector: {output: value}}: position or volume, goal, error")
       .def_prop_ro(
           "effector_errors",
-          [](const PyInverse& p) {
-            nb::dict d;
-            for (const auto& c : p.model->built.effectors) d[c->name().c_str()] = effector_error(*c);
-            return d;
-          },
+          guarded("InverseSolver.effector_errors",
+                  +[](const PyInverse& p) {
+                    nb::dict d;
+                    for (const auto& c : p.model->built.effectors) d[c->name().c_str()] = effector_error(*c);
+                    return d;
+                  }),
           "{effector: |error|} at the last accepted state (distance over its axes, or |V - target|)")
       .def_prop_ro("effector_tolerances", [](const PyInverse& p) {
         nb::dict d;

@@ -1,6 +1,12 @@
 // softik.Model: a scene built into the library's objects (build_scene) and its current state, the
 // forward static solve of its loads (solve_static, as `softik run` does it), and what a state gives
 // as NumPy arrays: positions, displacements, von Mises stress per cell, cavity volumes, probes.
+//
+// A node network read from a file (mesh: {network: ...}) builds into a Model without an FEM
+// assembler: what it has (nodes, groups, positions, probes, cavity volumes, num_dofs, write_vtu
+// of its links) works, what needs cells or the FEM solve (von_mises, solve_static) raises
+// softik.UnsupportedError saying what to use instead. Calls that solve or touch what a solve
+// changes hold the Model busy (ModelCall, bindings.hpp).
 #include <algorithm>
 
 #include <nanobind/stl/array.h>
@@ -10,10 +16,18 @@
 
 #include <softik/error.hpp>
 #include <softik/mesh_io.hpp>
+#include <softik/network_io.hpp>
 
 #include "bindings.hpp"
 
 namespace softik::python {
+
+ModelCall::ModelCall(Model& model, const char* what) : model_(model) {
+  SOFTIK_CHECK(!model.busy.exchange(true),
+               what << ": this softik.Model is in use by another thread (a solve on it runs without the GIL); a "
+                       "Model is one state and is not for concurrent use: use one Model per thread (or wait for "
+                       "the other call to return)");
+}
 
 namespace {
 
@@ -25,9 +39,19 @@ void construct(Model* self, const Scene& scene) {
     nb::gil_scoped_release release;
     built = build_scene(scene);
   }
-  Model* model = new (self) Model{scene, std::move(built), {}, nullptr};
-  model->x = model->built.mesh.rest_positions();
-  model->solver = make_linear_solver(model->built.linear_solver);
+  SOFTIK_CHECK_KIND(built.assembler || built.network, ErrorKind::Internal,
+                    "the scene '" << scene.name << "' built neither an FEM model nor a node network");
+  // Everything that may throw before the placement new: nanobind destroys no half-made Model.
+  std::vector<Real> x = built.mesh.rest_positions();
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  new (self) Model{scene, std::move(built), std::move(x), std::move(solver)};
+}
+
+/// Throws softik::Error (Unsupported) when the body is a network file, which has no FEM model.
+void check_fem(const Model& m, const char* what, const char* instead) {
+  SOFTIK_CHECK_KIND(!m.network_file(), ErrorKind::Unsupported,
+                    what << ": the scene '" << m.scene.name << "' is a node network read from '" << m.scene.mesh.file
+                         << "' (mesh.network), which has no FEM cells; " << instead);
 }
 
 void check_dim3(const Model& m, const char* what) {
@@ -39,7 +63,22 @@ void check_dim3(const Model& m, const char* what) {
 /// forward branch), from the current positions. The history has the columns of `softik run`'s
 /// CSV (without the time column): the rest row, then one row per converged load step.
 nb::dict solve_static_scene(Model& m) {
+  ModelCall call(m, "Model.solve_static");
   const BuiltScene& b = m.built;
+  // The scene's body is a node network (from a file, or model: node_network built from the mesh):
+  // its run is continuation: or explicit:, not the FEM load steps this solves.
+  SOFTIK_CHECK_KIND(!b.network, ErrorKind::Unsupported,
+                    "Model.solve_static: the scene '"
+                        << m.scene.name << "' models its body as a node network ("
+                        << (m.network_file() ? "mesh.network"
+                                             : m.scene.continuation.enabled ? "continuation.model: node_network"
+                                                                            : "explicit.model: node_network")
+                        << "), which runs by "
+                        << (m.scene.continuation.enabled ? "arc-length continuation (continuation:)"
+                                                         : "explicit dynamics (explicit:)")
+                        << ", not by the FEM load steps of solve_static; run the scene with softik.run_scene(scene, "
+                           "out_dir) or `softik run`, and read its CSV with softik.read_table");
+  SOFTIK_CHECK_KIND(b.assembler, ErrorKind::Internal, "Model.solve_static: the scene '" << m.scene.name << "' built no FEM model");
   const Mesh& mesh = b.mesh;
   std::vector<Real> volume0;
   const std::vector<Real> X = mesh.rest_positions();
@@ -85,7 +124,12 @@ nb::dict solve_static_scene(Model& m) {
   return out;
 }
 
-void write_state(const Model& m, const std::string& path) {
+void write_state(Model& m, const std::string& path) {
+  ModelCall call(m, "Model.write_vtu");
+  if (m.network_file()) {  // the links as lines, with their tension and strain (as `softik run`)
+    write_network_vtu(path, *m.built.network, m.x);
+    return;
+  }
   const Mesh& mesh = m.built.mesh;
   std::vector<Real> u(3 * static_cast<size_t>(mesh.num_nodes()), 0.0);
   for (size_t a = 0; a < static_cast<size_t>(mesh.num_nodes()); ++a)
@@ -108,8 +152,13 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("cell_type", [](const Model& m) { return std::string(cell_type_name(m.built.mesh.cell_type)); })
       .def_prop_ro("num_nodes", [](const Model& m) { return m.built.mesh.num_nodes(); })
       .def_prop_ro("num_cells", [](const Model& m) { return m.built.mesh.num_cells(); })
-      .def_prop_ro("num_dofs", [](const Model& m) { return m.built.assembler->num_dofs(); })
-      .def_prop_ro("num_free_dofs", [](const Model& m) { return m.built.assembler->num_free_dofs(); })
+      .def_prop_ro("num_dofs",
+                   [](const Model& m) { return m.built.assembler ? m.built.assembler->num_dofs() : m.built.mesh.num_dofs(); })
+      .def_prop_ro("num_free_dofs",
+                   [](const Model& m) {
+                     if (m.built.assembler) return m.built.assembler->num_free_dofs();
+                     return static_cast<int>(std::count(m.built.fixed_dofs.begin(), m.built.fixed_dofs.end(), 0));
+                   })
       .def_prop_ro("warnings", [](const Model& m) { return m.built.warnings; })
       .def_prop_ro("node_groups", [](const Model& m) { return m.built.mesh.node_groups; },
                    "{group: node indices} of the mesh (a copy)")
@@ -146,12 +195,14 @@ void bind_model(nb::module_& m) {
           "set_positions",
           [](Model& m, nb::handle positions) {
             const std::vector<Real> x = real_array(positions, {m.built.mesh.num_nodes(), m.built.mesh.dim}, "positions");
+            ModelCall call(m, "Model.set_positions");  // after the conversion, which may run Python code
             std::copy(x.begin(), x.end(), m.x.begin());
           },
           nb::arg("positions"), "Sets the current positions from a (num_nodes, dim) array.")
       .def(
           "reset",
           [](Model& m) {
+            ModelCall call(m, "Model.reset");
             const std::vector<Real> X = m.built.mesh.rest_positions();
             std::copy(X.begin(), X.end(), m.x.begin());  // in place: views of positions stay valid
           },
@@ -160,7 +211,11 @@ void bind_model(nb::module_& m) {
            "(num_nodes, 3) float64: positions - rest positions (a new array)")
       .def(
           "von_mises",
-          [](const Model& m) {
+          [](Model& m) {
+            ModelCall call(m, "Model.von_mises");
+            check_fem(m, "Model.von_mises",
+                      "a network's links carry tensions and strains, which Model.write_vtu writes (and softik.run_scene "
+                      "with outputs.vtu)");
             std::vector<Real> s;
             {
               nb::gil_scoped_release release;
@@ -195,8 +250,12 @@ void bind_model(nb::module_& m) {
            "`softik run` does for a scene without inverse:/dynamics:. Returns {'iterations', 'step_cuts', "
            "'history'}: history has the CSV's columns, one entry per load step (the rest state first).")
       .def("write_vtu", &write_state, nb::arg("path"),
-           "Writes the current state as a .vtu (displacement, von_mises) for ParaView or meshio.")
+           "Writes the current state as a .vtu (displacement, von_mises) for ParaView or meshio; a node network "
+           "read from a file as its links (VTK lines, with their tension and strain), as `softik run` does.")
       .def("__repr__", [](const Model& m) {
+        if (m.network_file())
+          return "<softik.Model '" + m.scene.name + "': node network of " + std::to_string(m.built.network->num_links()) +
+                 " links, " + std::to_string(m.built.mesh.num_nodes()) + " nodes>";
         return "<softik.Model '" + m.scene.name + "': " + std::to_string(m.built.mesh.num_cells()) + " " +
                cell_type_name(m.built.mesh.cell_type) + " cells, " + std::to_string(m.built.mesh.num_nodes()) + " nodes>";
       });
