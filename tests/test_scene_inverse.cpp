@@ -319,5 +319,40 @@ TEST(SceneInverse, AForceDirectionThatOverflowsIsRefusedAsSuch) {
   EXPECT_EQ(scene_build_error(head + "[0, 0, 0]}]\n"), "(no error)");
 }
 
+// A real-time step with no upper pressure bound toward a goal 0.5 m away applied ~10 MPa and
+// inverted cells: the run wrote NaN von Mises stresses into the second .vtu. No non-finite number
+// reaches a file: the run stops with a numerical error naming the step and the cell, the CSV
+// rows before it are finite and no .vtu of that state is written.
+TEST(SceneInverse, AStepThatInvertsCellsStopsTheRunInsteadOfWritingNaN) {
+  const fs::path dir = fresh_dir("scene_inverse_inverted");
+  write_file(dir / "unbounded.yaml", R"(mesh:
+  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
+              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+inverse:
+  steps_per_target: 4
+  actuators: [{type: pressure, name: cav, surface: cavity}]
+  effectors: [{type: position, name: tip, point: [0.1, 0.01, 0.01], goal: [0.0, 0.01, 0.5]}]
+outputs: {vtu: true}
+)");
+  SceneRunOptions options;
+  options.out_dir = (dir / "out").string();
+  try {
+    (void)run_scene(parse_scene((dir / "unbounded.yaml").string()), options);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Numerical) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unbounded_0001.vtu: not written: step 1 left cell"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("max_pressure"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(dir / "out" / "unbounded_0000.vtu"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "unbounded_0001.vtu"));
+  const std::string csv = read_file(dir / "out" / "unbounded.csv");
+  EXPECT_EQ(csv.find("nan"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("inf"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace softik

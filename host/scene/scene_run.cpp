@@ -116,9 +116,20 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
   const std::vector<VtuField> point_fields{{"displacement", 3, to_3d(mesh, u)}, {force_name, 3, to_3d(mesh, force)}};
   if (built.network)  // the links as lines, with their tension and strain
     write_network_vtu(file, *built.network, x, point_fields, VtuOptions{scene.outputs.vtu_format});
-  else
-    write_vtu(file, mesh, x, point_fields, {{"von_mises", 1, built.assembler->von_mises(x)}},
-              VtuOptions{scene.outputs.vtu_format});
+  else {
+    const std::vector<Real> von_mises = built.assembler->von_mises(x);
+    // write_vtu refuses any non-finite value; a stress that is not finite while the positions are
+    // means cells the step drove past where the law is defined: say so, with the step.
+    const bool finite_state = std::all_of(x.begin(), x.end(), [](Real v) { return std::isfinite(v); });
+    for (size_t c = 0; c < von_mises.size() && finite_state; ++c)
+      SOFTIK_CHECK_NUMERICAL(std::isfinite(von_mises[c]),
+                             file << ": not written: step " << step << " left cell " << c
+                                  << " inverted or degenerate (its von Mises stress is " << von_mises[c]
+                                  << "): the step drove the body past where its law is defined. Bound the actuators "
+                                     "(max_pressure, max_force), limit each step's goal (an effector's max_shift), "
+                                     "or take smaller load or time steps");
+    write_vtu(file, mesh, x, point_fields, {{"von_mises", 1, von_mises}}, VtuOptions{scene.outputs.vtu_format});
+  }
   pvd.add(time, vtu);
   pvd.write();
 }
