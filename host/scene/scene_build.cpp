@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "host/scene/scene_build_warnings.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/contact.hpp"
 #include "softik/error.hpp"
@@ -18,6 +19,10 @@
 #include "softik/surface.hpp"
 
 namespace softik {
+
+using scene_detail::warn_csv_size;
+using scene_detail::warn_obstacles_inside;
+using scene_detail::warn_projected_vertices;
 
 namespace {
 
@@ -254,87 +259,7 @@ struct Builder {
       for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]")) chosen[static_cast<size_t>(n)] = 1;
     for (int n = 0; n < mesh.num_nodes(); ++n)
       if (chosen[static_cast<size_t>(n)]) out.contact_nodes.push_back(n);
-    warn_obstacles_inside();
-  }
-
-  /// Points on an obstacle's surface (at offset zero): a sphere's 14 poles and diagonals, a box's
-  /// corners and face centres, a cylinder's cap centres and rims, a mesh's vertices. None for a
-  /// plane, which no body contains.
-  static std::vector<Vec3r> surface_samples(const Obstacle& o) {
-    std::vector<Vec3r> points;
-    switch (o.shape) {
-      case ObstacleShape::Plane:
-        break;
-      case ObstacleShape::Sphere:
-        for (int i = 0; i < 3; ++i)
-          for (int sign : {-1, 1}) points.push_back(o.center + sign * o.radius * Vec3r::Unit(i));
-        for (int k = 0; k < 8; ++k)
-          points.push_back(o.center + o.radius / std::sqrt(3.0) * Vec3r(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1));
-        break;
-      case ObstacleShape::Box:
-        for (int k = 0; k < 8; ++k)
-          points.push_back(o.center + o.rotation * o.half_extents.cwiseProduct(Vec3r(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1)));
-        for (int i = 0; i < 3; ++i)
-          for (int sign : {-1, 1}) points.push_back(o.center + sign * o.half_extents[i] * o.rotation.col(i));
-        break;
-      case ObstacleShape::Cylinder: {
-        const Vec3r a = o.axis, u = a.unitOrthogonal(), v = a.cross(u);
-        for (int sign : {-1, 1}) {
-          const Vec3r cap = o.center + sign * o.half_length * a;
-          points.push_back(cap);
-          for (const Vec3r& r : {u, v, Vec3r(-u), Vec3r(-v)}) points.push_back(cap + o.radius * r);
-        }
-        break;
-      }
-      case ObstacleShape::TriangleMesh:
-        for (size_t k = 0; k + 2 < o.vertices.size(); k += 3) points.emplace_back(o.vertices[k], o.vertices[k + 1], o.vertices[k + 2]);
-        break;
-    }
-    return points;
-  }
-
-  /// An obstacle whose surface lies inside the body's cells (at the start and at every row of its
-  /// path) is never touched: contact keeps the body's boundary nodes (or contact.nodes) out of
-  /// obstacles, and none of them can reach it. Warned, like nodes that start inside an obstacle.
-  void warn_obstacles_inside() {
-    const Mesh& mesh = out.mesh;
-    if (mesh.num_cells() == 0 || scene.contact.obstacles.empty()) return;
-    const PointLocator locator(mesh);
-    const Real slack = 1e-9 * diagonal;
-    for (size_t i = 0; i < out.obstacles.size(); ++i) {
-      const Obstacle& o = out.obstacles[i];
-      const std::vector<Vec3r> samples = surface_samples(o);
-      if (samples.empty()) continue;
-      std::vector<Real> times = o.path_times;
-      if (times.empty()) times.push_back(0);
-      bool inside = true;
-      for (Real t : times) {
-        const Vec3r shift = o.offset(t);
-        for (const Vec3r& q : samples) {
-          const Vec3r p = q + shift;
-          if (locator.nearest({p[0], p[1], p[2]}).distance > slack) {
-            inside = false;
-            break;
-          }
-        }
-        if (!inside) break;
-      }
-      if (!inside) continue;
-      // Nodes chosen by contact.nodes inside it (interior nodes) can still touch it.
-      bool reached = false;
-      for (int n : out.contact_nodes) {
-        const Vec3r X(mesh.X[3 * static_cast<size_t>(n)], mesh.X[3 * static_cast<size_t>(n) + 1], mesh.X[3 * static_cast<size_t>(n) + 2]);
-        reached = reached || distance_to_obstacle(o, 0, X).distance <= 0;
-      }
-      if (reached) continue;
-      std::ostringstream w;
-      w << scene.contact.obstacles[i].where.str() << ": contact: obstacle '" << o.name << "' ("
-        << obstacle_shape_name(o.shape) << ") lies entirely inside the body"
-        << (o.path_times.empty() ? "" : " at every point of its path")
-        << ": contact keeps the body's boundary nodes out of obstacles, and none can reach it, so it has no effect. "
-           "Move it outside the body";
-      out.warnings.push_back(w.str());
-    }
+    warn_obstacles_inside(scene, out, diagonal);
   }
 
   /// A checked cavity wall (surface group, or an OBJ/STL file embedded in the mesh); `what`
@@ -370,61 +295,13 @@ struct Builder {
       load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)", [&] {
         return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance));
       });
-      warn_projected_vertices(load, p, what);
+      warn_projected_vertices(load, p, what, vertices, tolerance(p.embed_tolerance), diagonal, out);
     }
     if (report.flipped > 0)
       out.warnings.push_back(p.where.str() + ": " + what + ": the surface was wound into the cavity; reversed " +
                              std::to_string(report.flipped) +
                              " faces so that a positive pressure inflates it (allow_flip: false makes this an error)");
     return load;
-  }
-
-  /// An embedded cavity's vertices that lie outside the mesh (within embed_tolerance) move with
-  /// the nearest point of their cell: the cavity's rest shape is the projected one, whose volume
-  /// differs. Warns with the vertices moved, the largest move and the relative volume change.
-  void warn_projected_vertices(const PressureLoad& load, const ScenePressure& p, const std::string& what) {
-    const SurfaceEmbedding& e = load.embedding;
-    const Mesh& mesh = out.mesh;
-    const int V = e.num_vertices();
-    std::vector<Real> projected(3 * static_cast<size_t>(V), 0.0);
-    int moved = 0;
-    Real largest = 0;
-    for (int v = 0; v < V; ++v) {
-      Real d2 = 0;
-      for (int i = 0; i < 3; ++i) {
-        Real& x = projected[3 * static_cast<size_t>(v) + i];
-        for (int a = 0; a < e.nodes_per_vertex; ++a) {
-          const size_t k = static_cast<size_t>(v) * static_cast<size_t>(e.nodes_per_vertex) + static_cast<size_t>(a);
-          x += e.weights[k] * mesh.X[3 * static_cast<size_t>(e.nodes[k]) + i];
-        }
-        d2 += std::pow(x - e.vertex_X[3 * static_cast<size_t>(v) + i], 2);
-      }
-      const Real d = std::sqrt(d2);
-      if (d > 1e-9 * diagonal) ++moved;  // beyond round-off: the vertex lay outside every cell
-      largest = std::max(largest, d);
-    }
-    if (moved == 0) return;
-    // The enclosed volume, the sum of the faces' signed tetrahedra with the origin.
-    const auto volume = [&](const std::vector<Real>& X) {
-      const auto at = [&](int v) {
-        return Vec3r(X[3 * static_cast<size_t>(v)], X[3 * static_cast<size_t>(v) + 1], X[3 * static_cast<size_t>(v) + 2]);
-      };
-      Real sum = 0;
-      for (const auto& t : load.surface.triangles) sum += at(t[0]).dot(at(t[1]).cross(at(t[2])));
-      for (const auto& q : load.surface.quads)
-        sum += at(q[0]).dot(at(q[1]).cross(at(q[2]))) + at(q[0]).dot(at(q[2]).cross(at(q[3])));
-      return sum / 6;
-    };
-    std::ostringstream w;
-    w << p.where.str() << ": " << what << ": " << moved << " of " << V << " vertices of '" << p.file
-      << "' lie outside the mesh and were moved onto it (within embed_tolerance " << tolerance(p.embed_tolerance)
-      << "), the farthest by " << largest;
-    if (p.closed) {
-      const Real V0 = volume(e.vertex_X), V1 = volume(projected);
-      w << "; the cavity's rest volume changes by " << 100 * (V1 - V0) / std::abs(V0) << "% (" << V0 << " -> " << V1 << ")";
-    }
-    w << ". Move the cavity inside the mesh (or the mesh's wall around it) to keep its shape";
-    out.warnings.push_back(w.str());
   }
 
   /// A symmetry sector of a closed cavity: every open edge in a plane x = 0, y = 0 or z = 0 and
@@ -603,59 +480,6 @@ std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& 
       return std::make_shared<const NodeNetwork>(make_node_network(mesh, scene.continuation.network));
     });
   return nullptr;
-}
-
-/// The CSV table a run writes grows by one row per step (frame, path point, inverse step): warn
-/// before the run when it would pass this size.
-constexpr double kCsvWarnBytes = 1e9;
-
-/// Warns when the run's CSV table would exceed kCsvWarnBytes: its rows (the steps the scene asks
-/// for, and the rest state) x its columns x ~16 bytes a value (digits, sign, exponent, comma).
-void warn_csv_size(const Scene& scene, BuiltScene& out) {
-  const double pressures = static_cast<double>(out.loads.pressures.size());
-  const double probes = 3.0 * static_cast<double>(out.probes.size());
-  double constraint_outputs = 0;
-  for (const auto* list : {&out.actuators, &out.effectors})
-    for (const auto& c : *list) constraint_outputs += static_cast<double>(c->outputs().size());
-  double rows = 1 + static_cast<double>(scene.solver.load_steps), columns = 5 + 3 * pressures + probes;
-  std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
-  SceneLocation where = scene.mesh.where;
-  if (scene.explicit_dynamics.enabled) {
-    const SceneExplicit& e = scene.explicit_dynamics;
-    rows = 1 + static_cast<double>(e.frames);
-    columns = 8 + 2 * pressures + probes;
-    from = "explicit.duration / explicit.frame_interval = " + std::to_string(e.frames) + " frames";
-    where = e.where;
-  } else if (scene.dynamics.enabled) {
-    rows = 1 + static_cast<double>(scene.dynamics.steps);
-    columns = 16 + 2 * pressures + probes + 2 * static_cast<double>(scene.cables.size()) +
-              (scene.inverse.enabled ? 4 + constraint_outputs : 0);
-    from = "dynamics.duration / dynamics.dt = " + std::to_string(scene.dynamics.steps) + " steps";
-    where = scene.dynamics.where;
-  } else if (scene.continuation.enabled) {
-    rows = 1 + static_cast<double>(scene.continuation.options.max_steps);
-    columns = 10 + 2 * pressures + probes;
-    from = "continuation.max_steps = " + std::to_string(scene.continuation.options.max_steps);
-    where = scene.continuation.where;
-  } else if (scene.inverse.enabled) {
-    size_t goals = 1;
-    for (const SceneEffector& e : scene.inverse.effectors)
-      goals = std::max(goals, e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size());
-    const bool realtime = scene.inverse.mode == SceneInverse::Mode::RealTime;
-    rows = 1 + static_cast<double>(goals) * (realtime ? scene.inverse.steps_per_target : 1);
-    columns = 14 + constraint_outputs + probes + (scene.contact.enabled ? 4 : 0) +
-              static_cast<double>(scene.inverse.force_targets.size());
-    from = std::to_string(goals) + " goals" +
-           (realtime ? " x inverse.steps_per_target = " + std::to_string(scene.inverse.steps_per_target) : "");
-    where = scene.inverse.where;
-  }
-  const double bytes = rows * columns * 16;
-  if (bytes <= kCsvWarnBytes) return;
-  std::ostringstream w;
-  w << where.str() << ": outputs: the CSV table " << scene.name << ".csv will take about " << std::setprecision(3)
-    << bytes / 1e9 << " GB (" << static_cast<long long>(rows) << " rows from " << from << ", x " << columns
-    << " columns, x ~16 bytes a value); check that the disk has room, or ask for fewer steps";
-  out.warnings.push_back(w.str());
 }
 
 }  // namespace

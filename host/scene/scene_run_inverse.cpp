@@ -87,6 +87,17 @@ class InverseRecorder {
     }
   }
 
+  /// With contact: nodes that start inside an obstacle at x, warned as the dynamic solver warns them.
+  void warn_initial_penetration(const std::vector<Real>& x) {
+    if (!scene_.contact.enabled) return;
+    const std::string w = contact::initial_penetration_warning(
+        detect_obstacle_contacts(contact_.obstacles, 0, contact_nodes_, x, contact_.contact_distance, 0.0),
+        contact_.obstacles, 1e-9 * bounding_box_diagonal(built_.mesh), "the first inverse step pushes them out");
+    if (w.empty()) return;
+    result_.warnings.push_back(w);
+    if (options_.warnings) *options_.warnings << "softik: warning: " << w << "\n";
+  }
+
   void record(const StepRecord& r, const std::vector<Real>& x, bool vtu_due) {
     csv_ << r.step << "," << r.goal;
     for (const auto& c : inverse_.constraints())
@@ -145,19 +156,6 @@ class InverseRecorder {
   ContactOptions contact_;           ///< with contact: the obstacles, for the penetration of each state written
   std::vector<int> contact_nodes_;   ///< the nodes that may touch them
 };
-
-/// Nodes that start inside an obstacle: warned as the dynamic solver warns them.
-void warn_initial_penetration(const Scene& scene, const BuiltScene& built, const std::vector<Real>& x,
-                              const SceneRunOptions& options, SceneRunResult& result) {
-  const ContactOptions c = scene_contact_options(scene, built);
-  const std::vector<int> nodes = contact::contact_candidate_nodes(built.mesh, built.assembler->free_dof_index(), c.nodes);
-  const std::string w = contact::initial_penetration_warning(
-      detect_obstacle_contacts(c.obstacles, 0, nodes, x, c.contact_distance, 0.0), c.obstacles,
-      1e-9 * bounding_box_diagonal(built.mesh), "the first inverse step pushes them out");
-  if (w.empty()) return;
-  result.warnings.push_back(w);
-  if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";
-}
 
 }  // namespace
 
@@ -239,7 +237,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 
   InverseRecorder recorder(scene, built, options, t0, inverse, result);
   std::vector<Real> x = built.mesh.rest_positions();
-  if (scene.contact.enabled) warn_initial_penetration(scene, built, x, options, result);
+  recorder.warn_initial_penetration(x);
   for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
   recorder.record(StepRecord{}, x, true);
   int step = 0;
