@@ -3,7 +3,6 @@
 // scene reader: every bad value names its line and column and the fix.
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -30,13 +29,6 @@ int within(const Map& m, const std::string& key, int fallback, int lo, int hi, c
 
 Vec3r vec(const std::array<Real, 3>& a) { return Vec3r(a[0], a[1], a[2]); }
 
-/// A number as a message shows it (1e+300, 0.01).
-std::string num(Real v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 /// A unit vector from a non-zero one (the scene gives directions of any length).
 Vec3r unit(const Map& m, const std::string& key, const std::array<Real, 3>& fallback) {
   const std::array<Real, 3> given = m.vec3(key, fallback);
@@ -44,25 +36,6 @@ Vec3r unit(const Map& m, const std::string& key, const std::array<Real, 3>& fall
   require(v != Vec3r::Zero(), m, key, "must be a non-zero direction [x, y, z]");
   check_direction_length(m, key, given);  // |v| over- or underflows
   return v / v.norm();
-}
-
-/// The step count ceil(duration / step) of the keys `duration_key` and `step_key`: refused where
-/// the step is longer than the duration (its one step would run past the asked span), where the
-/// quotient overflows double precision, or above `cap` (`why` says why the cap is enough).
-int step_count(const Map& m, const std::string& duration_key, Real duration, const std::string& step_key, Real step,
-               double cap, const std::string& why) {
-  const std::string quotient = m.name(duration_key) + " / " + m.name(step_key) + " = " + num(duration) + " / " + num(step);
-  require(step <= duration, m, step_key,
-          num(step) + " is longer than " + m.name(duration_key) + " (" + num(duration) +
-              "): the one step would simulate to t = " + num(step) + ", past the asked span; give " + step_key +
-              " <= " + duration_key);
-  const double steps = std::ceil(duration / step - 1e-9);
-  require(std::isfinite(steps), m, step_key,
-          quotient + " overflows double precision (the step count is not finite); give a longer " + step_key +
-              " or a shorter " + duration_key);
-  require(steps <= cap, m, step_key,
-          quotient + " = " + num(steps) + " steps is above the cap of " + num(cap) + "; " + why);
-  return static_cast<int>(steps);
 }
 
 SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, const std::string& what) {

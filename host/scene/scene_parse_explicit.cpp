@@ -3,7 +3,6 @@
 // a node network (built from its mesh, or read from mesh.network). Strict like the rest of the
 // scene reader.
 #include <cmath>
-#include <sstream>
 
 #include "host/scene/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -14,12 +13,6 @@ namespace {
 
 void require(bool ok, const Map& m, const std::string& key, const std::string& message) {
   if (!ok) fail(m.where(key), m.name(key) + ": " + message);
-}
-
-std::string num(Real v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
 }
 
 }  // namespace
@@ -50,20 +43,14 @@ SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
   o.time_step = m.number("time_step", 0.0);
   require(std::isfinite(o.time_step) && o.time_step >= 0, m, "time_step", "must be >= 0 (0: safety x the stable limit)");
   if (o.time_step > 0) {  // the step count duration / time_step: within the cap, and not an overflow
-    const std::string quotient = "explicit.duration / explicit.time_step = " + num(e.duration) + " / " + num(o.time_step);
     // The steps of a frame are shortened to land on it: a longer time_step would never be taken.
     require(o.time_step <= e.frame_interval, m, "time_step",
             num(o.time_step) + " is longer than explicit." + (o.time_step > e.duration ? "duration (" + num(e.duration)
                                                                                       : "frame_interval (" + num(e.frame_interval)) +
                 "): the steps are shortened to land on every frame, so no step is longer than frame_interval (" +
                 num(e.frame_interval) + "); give time_step <= frame_interval (or 0: safety x the stable limit)");
-    const double steps = std::ceil(e.duration / o.time_step - 1e-9);
-    require(std::isfinite(steps), m, "time_step",
-            quotient + " overflows double precision (the step count is not finite); give a longer time_step (or "
-                       "0: safety x the stable limit)");
-    require(steps <= kMaxExplicitSteps, m, "time_step",
-            quotient + " = " + num(steps) + " steps is above the cap of " + num(kMaxExplicitSteps) +
-                "; give a longer time_step (or 0: safety x the stable limit) or a shorter duration");
+    (void)step_count(m, "duration", e.duration, "time_step", o.time_step, kMaxExplicitSteps,
+                     "give a longer time_step (or 0: safety x the stable limit) or a shorter duration");
   }
   o.safety = m.number("safety", o.safety);
   require(std::isfinite(o.safety) && o.safety > 0 && o.safety <= 1, m, "safety", "must lie in (0, 1]");

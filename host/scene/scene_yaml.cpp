@@ -34,6 +34,34 @@ SceneLocation location(const std::string& path, const YAML::Node& node) {
 
 void fail(const SceneLocation& where, const std::string& message) { throw LocatedError(where.str() + ": " + message); }
 
+std::string num(Real v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+namespace {
+void require_at(bool ok, const Map& m, const std::string& key, const std::string& message) {
+  if (!ok) fail(m.where(key), m.name(key) + ": " + message);
+}
+}  // namespace
+
+int step_count(const Map& m, const std::string& duration_key, Real duration, const std::string& step_key, Real step,
+               double cap, const std::string& why) {
+  const std::string quotient = m.name(duration_key) + " / " + m.name(step_key) + " = " + num(duration) + " / " + num(step);
+  require_at(step <= duration, m, step_key,
+          num(step) + " is longer than " + m.name(duration_key) + " (" + num(duration) +
+              "): the one step would simulate to t = " + num(step) + ", past the asked span; give " + step_key +
+              " <= " + duration_key);
+  const double steps = std::ceil(duration / step - 1e-9);
+  require_at(std::isfinite(steps), m, step_key,
+          quotient + " overflows double precision (the step count is not finite); give a longer " + step_key +
+              " or a shorter " + duration_key);
+  require_at(steps <= cap, m, step_key,
+          quotient + " = " + num(steps) + " steps is above the cap of " + num(cap) + "; " + why);
+  return static_cast<int>(steps);
+}
+
 YAML::Node load_yaml(const std::string& text, const std::string& path) {
   // yaml-cpp would read up to the first NUL and ignore the rest.
   const size_t nul = text.find('\0');

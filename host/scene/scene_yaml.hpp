@@ -111,6 +111,16 @@ class Map {
 /// zero or non-finite direction; a zero direction is the caller's to refuse (scene_parse.cpp).
 void check_direction_length(const Map& m, const std::string& key, const std::array<Real, 3>& v);
 
+/// A number as a message shows it (1e+300, 0.01).
+std::string num(Real v);
+
+/// The step count ceil(duration / step) of m's keys `duration_key` and `step_key`: refused (at
+/// `step_key`) where the step is longer than the duration (its one step would run past the asked
+/// span), where the quotient overflows double precision, or above `cap` (`why` says why the cap is
+/// enough). Shared by dynamics: (dt) and explicit: (time_step).
+int step_count(const Map& m, const std::string& duration_key, Real duration, const std::string& step_key, Real step,
+               double cap, const std::string& why);
+
 /// Time steps one explicit run may take (duration / time_step; checked when the scene is read for a
 /// given time_step, before the run for the automatic one): ~100x the implicit cap (dynamics: 1e7),
 /// as an explicit step costs a force evaluation, not a solve.
