@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "host/io/csv_writer.hpp"
 #include "scene_test_support.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
@@ -352,6 +353,88 @@ outputs: {vtu: true}
   const std::string csv = read_file(dir / "out" / "unbounded.csv");
   EXPECT_EQ(csv.find("nan"), std::string::npos) << csv;
   EXPECT_EQ(csv.find("inf"), std::string::npos) << csv;
+}
+
+// A converged solve that fails restores its last converged increment; its CSV row described that
+// state's pressure and penetration but the contacts of the last step it tried (pressed, with
+// forces, while the state written was at rest). With min_increment: 1 the first failure ends the
+// solve at the rest state: every column of the row must be the rest state's.
+TEST(SceneInverse, AFailedConvergedSolveReportsTheStateItKeeps) {
+  const fs::path dir = fresh_dir("scene_inverse_failed_contact");
+  const std::string scene = R"(mesh:
+  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
+              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+contact:
+  obstacles: [{name: wall, type: plane, point: [0, 0, 0.022], normal: [0, 0, -1]}]
+  nodes: [{box: {min: [0.08, -1, -1], max: [1, 1, 1]}}]
+inverse:
+  mode: converged
+  epsilon: 1.0e-9
+  max_iterations: 3
+  min_increment: )";
+  const std::string tail = R"(
+  actuators: [{type: pressure, name: cav, surface: cavity, max_pressure: 30000}]
+  effectors: [{type: position, name: tip, point: [0.10, 0.01, 0.02], axes: [x, z], goal: [0.0995, 0.01, 0.0245]}]
+outputs: {vtu: false}
+)";
+  const SceneRunResult r = run(dir, "failed", scene + "1" + tail);
+  EXPECT_EQ(r.inverse.unconverged, 1);
+  const auto rows = read_csv(dir / "out" / "failed.csv");
+  ASSERT_EQ(rows.size(), 3u);  // header, rest, goal 0
+  const auto& h = rows[0];
+  const auto at = [&](const std::string& name) { return std::stod(rows[2].at(column(h, name))); };
+  EXPECT_EQ(at("cav_pressure"), 0);
+  EXPECT_EQ(at("tip_z"), 0.02);  // the rest state, as the solve left x
+  EXPECT_EQ(at("contacts"), 0);
+  EXPECT_EQ(at("pressed_contacts"), 0);
+  EXPECT_EQ(at("normal_force"), 0);
+  EXPECT_EQ(at("max_penetration"), 0);
+  // The keys' limits.
+  for (const char* bad : {"0", "1.5", "-1"})
+    EXPECT_NE(scene_build_error(scene + bad + tail).find("inverse.min_increment: must be in (0, 1]"), std::string::npos)
+        << bad;
+  EXPECT_NE(scene_build_error(kBlock + "inverse:\n  min_increment: 0.5\n  actuators: [{type: pressure, name: cav, "
+                                       "surface: cavity0}]\n")
+                .find("inverse.min_increment: applies to mode: converged only"),
+            std::string::npos);
+}
+
+// Every scene run writes its CSV through io_detail::CsvWriter: a row with a field that a stream
+// wrote for NaN or infinity is refused, naming the file, the row and the column, and nothing of
+// it reaches the file; status words such as "infeasible" are not numbers and pass.
+TEST(SceneCsv, ARowWithANonFiniteFieldIsRefusedAndNotWritten) {
+  const fs::path dir = fresh_dir("scene_csv_non_finite");
+  const std::string path = (dir / "t.csv").string();
+  io_detail::CsvWriter csv;
+  csv.open(path);
+  csv << "step,p,status\n";
+  csv.end_row("the header");
+  csv << 1 << "," << 2.5 << ",infeasible\n";
+  csv.end_row("step 1");
+  for (const Real bad : {std::nan(""), -std::nan(""), kInf, -kInf}) {
+    csv << 2 << "," << bad << ",optimal\n";
+    try {
+      csv.end_row("step 2");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Numerical);
+      const std::string w = e.what();
+      EXPECT_NE(w.find("'" + path + "': step 2: column 'p' is "), std::string::npos) << w;
+    }
+  }
+  const Real big = 1e300;
+  csv << 3 << "," << big * big << ",optimal\n";  // overflows to inf
+  EXPECT_THROW(csv.end_row("step 3"), Error);
+  csv << 4 << "," << -0.0 << ",optimal\n";
+  csv.end_row("step 4");
+  EXPECT_EQ(read_file(dir / "t.csv"), "step,p,status\n1,2.5,infeasible\n4,-0,optimal\n");
+  EXPECT_EQ(io_detail::first_non_finite_field("1,nan(0x8)\n"), 1);
+  EXPECT_EQ(io_detail::first_non_finite_field("inf,2\n"), 0);
+  EXPECT_EQ(io_detail::first_non_finite_field("info,nano,-2\n"), -1);
+  io_detail::CsvWriter unwritable;
+  EXPECT_THROW(unwritable.open((dir / "missing" / "t.csv").string()), Error);
 }
 
 }  // namespace

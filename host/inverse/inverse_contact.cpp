@@ -522,6 +522,22 @@ void InverseSolver::add_contact_force_target(ContactForceTarget target) {
   force_targets_.push_back(std::move(target));
 }
 
+InverseSolver::ContactTotals InverseSolver::contact_totals() const {
+  ContactTotals t;
+  t.contacts = static_cast<int>(contacts_.size());
+  t.target_forces.assign(force_targets_.size(), 0.0);
+  std::vector<int> target_obstacle;
+  for (const ContactForceTarget& f : force_targets_) target_obstacle.push_back(has_contact_ ? obstacle_index(f.obstacle) : -2);
+  for (size_t i = 0; i < contacts_.size() && 3 * i < contact_lambda_.size(); ++i) {
+    const Real normal = contact_lambda_[3 * i];
+    t.normal_force += normal;
+    if (3 * i < contact_state_.size() && contact_state_[3 * i] == inverse_detail::ContactState::kPressed) ++t.pressed_contacts;
+    for (size_t k = 0; k < target_obstacle.size(); ++k)
+      if (contacts_[i].obstacle == target_obstacle[k]) t.target_forces[k] += normal;
+  }
+  return t;
+}
+
 int InverseSolver::obstacle_index(const std::string& name) const {
   return inverse_detail::obstacle_named(contact_, name, "call set_contact first");
 }

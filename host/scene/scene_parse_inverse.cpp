@@ -273,7 +273,7 @@ size_t num_goals(const SceneEffector& e) {
 
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   const Map m(node, path, "inverse",
-              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "actuator_stiffness",
+              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "min_increment", "actuator_stiffness",
                "reuse_factorization", "actuators", "effectors", "force_targets"});
   SceneInverse inv;
   inv.enabled = true;
@@ -285,7 +285,7 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
   // Keys of the other mode would be silently ignored: refuse them.
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
-  for (const char* k : realtime ? std::vector<const char*>{"max_iterations"}
+  for (const char* k : realtime ? std::vector<const char*>{"max_iterations", "min_increment"}
                                 : std::vector<const char*>{"steps_per_target", "actuator_stiffness", "reuse_factorization"})
     if (m.has(k))
       fail(m.key_where(k), std::string("inverse.") + k + ": applies to mode: " + (realtime ? "converged" : "realtime") +
@@ -309,6 +309,10 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
                                         " with epsilon = " + std::to_string(inv.epsilon) +
                                         " (per continuation increment; the last one lowers the energy weight 10x per "
                                         "iteration down to 1e-10)");
+  inv.min_increment = m.number("min_increment", inv.min_increment);
+  if (!(inv.min_increment > 0 && inv.min_increment <= 1))
+    fail(m.where("min_increment"), "inverse.min_increment: must be in (0, 1] (the smallest continuation increment, "
+                                   "as a fraction of the way to the goal, before the solve gives up)");
   inv.actuator_stiffness = m.boolean("actuator_stiffness", false);
   inv.reuse_factorization = m.integer("reuse_factorization", 0);
   if (inv.reuse_factorization < 0)

@@ -62,12 +62,10 @@ static void remove_previous_outputs(const std::string& out_dir, const std::strin
   SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
 }
 
-void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, std::ofstream& csv,
+void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, io_detail::CsvWriter& csv,
                   std::unique_ptr<PvdWriter>& pvd) {
   result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
   csv.open(result.csv_path);
-  SOFTIK_CHECK_IO(csv, "cannot write '" << result.csv_path << "' (" << std::strerror(errno)
-                                        << "); check that the --out folder is writable");
   if (scene.outputs.vtu) {
     result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
     pvd = std::make_unique<PvdWriter>(result.pvd_path);
@@ -158,7 +156,7 @@ struct Recorder {
   const BuiltScene& built;
   const SceneRunOptions& options;
   Clock::time_point t0;
-  std::ofstream csv;
+  io_detail::CsvWriter csv;
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
   SceneRunResult& result;
@@ -174,6 +172,7 @@ struct Recorder {
       csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     csv << ",newton_iterations,residual,seconds\n";
+    csv.end_row("the header");
     csv << std::setprecision(10);
     record(0, 0, std::vector<Real>(built.loads.pressures.size(), 0.0), 0, 0, X, true);
   }
@@ -201,9 +200,7 @@ struct Recorder {
     }
     write_probe_columns(csv, built, x, result);
     csv << "," << iterations << "," << residual << "," << since(t0) << "\n";
-    csv.flush();
-    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
-                                     << "): is the disk full? The rows of the steps before are in the file");
+    csv.end_row("step " + std::to_string(step));
     if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, pressures, x);
     result.load_steps = step;
     result.load_factor = load_factor;

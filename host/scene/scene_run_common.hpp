@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/io/csv_writer.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/scene.hpp"
 
@@ -39,7 +40,7 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
 
 /// Opens <out_dir>/<scene name>.csv into `csv` (result.csv_path; an Io error naming the file when
 /// it cannot be written) and, with outputs.vtu, the .pvd collection (result.pvd_path).
-void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, std::ofstream& csv,
+void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, io_detail::CsvWriter& csv,
                   std::unique_ptr<PvdWriter>& pvd);
 /// Each pressure load's cavity volume at the rest positions (0 for an open surface).
 std::vector<Real> rest_volumes(const BuiltScene& built);

@@ -66,7 +66,7 @@ struct ContinuationRecorder {
   SceneRunResult& result;
   Real arc_scale = 1;  ///< the library's arcs per scene arc: sqrt(number of nodes)
   const BuiltProbe* probe = nullptr;  ///< Monitor::Probe
-  std::ofstream csv;
+  io_detail::CsvWriter csv;
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
   std::vector<PlotPoint> path;
@@ -129,7 +129,9 @@ struct ContinuationRecorder {
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     csv << ",monitor_displacement,arc,negative_pivots,limit_point,bifurcation_suspected,iterations,residual";
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
-    csv << ",seconds\n" << std::setprecision(10);
+    csv << ",seconds\n";
+    csv.end_row("the header");
+    csv << std::setprecision(10);
   }
 
   void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
@@ -153,9 +155,7 @@ struct ContinuationRecorder {
         << p.bifurcation_suspected << "," << p.iterations << "," << p.residual;
     write_probe_columns(csv, built, x, result);
     csv << "," << since(t0) << "\n";
-    csv.flush();
-    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
-                                     << "): is the disk full? The rows of the points before are in the file");
+    csv.end_row("point " + std::to_string(p.step));
     const Real s = path.empty() ? 0 : path.back().s + (p.arc > 0 ? p.arc : 0);
     path.push_back({p.step, p.load_factor, p.pressures.empty() ? p.load_factor : p.pressures[0], u, s,
                     p.limit_point_passed, p.bifurcation_suspected});

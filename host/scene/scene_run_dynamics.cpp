@@ -71,7 +71,7 @@ struct DynamicRecorder {
   Clock::time_point t0;
   SceneRunResult& result;
   const std::vector<std::shared_ptr<Constraint>>& control;  ///< the controlled constraints (empty: none)
-  std::ofstream csv;
+  io_detail::CsvWriter csv;
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
 
@@ -89,6 +89,7 @@ struct DynamicRecorder {
       for (const auto& [key, value] : c->outputs()) csv << "," << c->name() << "_" << key;
     if (scene.inverse.enabled) csv << ",goal,control_status,control_iterations,effector_error_predicted";
     csv << ",newton_iterations,substeps,seconds\n";
+    csv.end_row("the header");
     csv << std::setprecision(10);
   }
 
@@ -113,9 +114,7 @@ struct DynamicRecorder {
       csv << "," << goal << "," << (r.step > 0 ? qp_status_name(r.control.status) : "rest") << ","
           << r.control.solver_iterations << "," << r.control.effector_error;
     csv << "," << r.iterations << "," << r.substeps << "," << since(t0) << "\n";
-    csv.flush();
-    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
-                                     << "): is the disk full? The rows of the steps before are in the file");
+    csv.end_row("step " + std::to_string(r.step));
     if (scene.outputs.vtu && vtu_due) {
       write_state_vtu(options.out_dir, scene, built, r.step, r.time, x, "velocity", dyn.velocities(), *pvd);
       ++result.vtu_files;

@@ -50,7 +50,7 @@ struct ExplicitRecorder {
   const SceneRunOptions& options;
   Clock::time_point t0;
   SceneRunResult& result;
-  std::ofstream csv;
+  io_detail::CsvWriter csv;
   std::unique_ptr<PvdWriter> pvd;
   std::vector<Real> volume0;
   /// Per frame, for the plot: the time, the first pressure, the energies, each probe's u.
@@ -63,7 +63,9 @@ struct ExplicitRecorder {
     csv << "frame,step,time,kinetic_energy,potential_energy,damped_energy,stable_time_step";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
-    csv << ",seconds\n" << std::setprecision(10);
+    csv << ",seconds\n";
+    csv.end_row("the header");
+    csv << std::setprecision(10);
   }
 
   void record(int frame, const ExplicitSolver& solver, Real dt_c, bool vtu_due) {
@@ -82,9 +84,7 @@ struct ExplicitRecorder {
     probe_u.resize(built.probes.size());
     for (size_t p = 0; p < built.probes.size(); ++p) probe_u[p].push_back(result.probes[p].displacement);
     csv << "," << since(t0) << "\n";
-    csv.flush();
-    SOFTIK_CHECK_IO(csv, "writing '" << result.csv_path << "' failed (" << std::strerror(errno)
-                                     << "): is the disk full? The rows of the frames before are in the file");
+    csv.end_row("frame " + std::to_string(frame));
     if (scene.outputs.vtu && vtu_due) {
       write_state_vtu(options.out_dir, scene, built, frame, solver.time(), x, "velocity", solver.v(), *pvd);
       ++result.vtu_files;

@@ -57,6 +57,15 @@ struct StepRecord {
     t_constraint_solve += r.t_constraint_solve;
     t_update += r.t_update;
   }
+
+  /// The contact columns of the state the solver holds: after a converged solve that failed,
+  /// of the increment it restored, not of the last step it tried.
+  void take_contacts(const InverseSolver::ContactTotals& t) {
+    contacts = t.contacts;
+    pressed_contacts = t.pressed_contacts;
+    normal_force = t.normal_force;
+    target_forces = t.target_forces;
+  }
 };
 
 class InverseRecorder {
@@ -66,8 +75,6 @@ class InverseRecorder {
       : scene_(scene), built_(built), options_(options), t0_(t0), inverse_(inverse), result_(result) {
     result_.csv_path = file(".csv");
     csv_.open(result_.csv_path);
-    SOFTIK_CHECK_IO(csv_, "cannot write '" << result_.csv_path << "' (" << std::strerror(errno)
-                                           << "); check that the --out folder is writable");
     csv_ << "step,goal";
     for (const auto& c : inverse_.constraints())
       for (const auto& [key, value] : c->outputs()) csv_ << "," << c->name() << "_" << key;
@@ -76,6 +83,7 @@ class InverseRecorder {
     for (const SceneForceTarget& t : scene_.inverse.force_targets) csv_ << ",force_" << t.target.name;
     csv_ << ",status,solver_iterations,kkt_residual,equilibrium_residual,iterations,t_assembly,t_factorization,"
             "t_solves,t_constraint_solve,t_update,seconds\n";
+    csv_.end_row("the header");
     csv_ << std::setprecision(10);
     if (scene_.contact.enabled) {
       contact_ = scene_contact_options(scene_, built_);
@@ -117,9 +125,7 @@ class InverseRecorder {
     csv_ << "," << r.status << "," << r.solver_iterations << "," << r.kkt_residual << "," << r.equilibrium_residual
          << "," << r.iterations << "," << r.t_assembly << "," << r.t_factorization << "," << r.t_solves << ","
          << r.t_constraint_solve << "," << r.t_update << "," << since(t0_) << "\n";
-    csv_.flush();
-    SOFTIK_CHECK_IO(csv_, "writing '" << result_.csv_path << "' failed (" << std::strerror(errno)
-                                      << "): is the disk full? The rows of the steps before are in the file");
+    csv_.end_row("step " + std::to_string(r.step));
     if (pvd_ && vtu_due) write_vtu(r.step, x);
   }
 
@@ -151,7 +157,7 @@ class InverseRecorder {
   Clock::time_point t0_;
   const InverseSolver& inverse_;
   SceneRunResult& result_;
-  std::ofstream csv_;
+  io_detail::CsvWriter csv_;
   std::unique_ptr<PvdWriter> pvd_;
   ContactOptions contact_;           ///< with contact: the obstacles, for the penetration of each state written
   std::vector<int> contact_nodes_;   ///< the nodes that may touch them
@@ -220,6 +226,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   io.actuator_stiffness = inv.actuator_stiffness;
   io.reuse_factorization = inv.reuse_factorization;
   io.max_iterations = inv.max_iterations;
+  io.min_increment = inv.min_increment;
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
   InverseSolver inverse(*built.assembler, *solver, built.loads, io);
   for (const auto& a : built.actuators) inverse.add(a);
@@ -268,6 +275,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
           sum.last_message = r.message;
         }
       }
+      if (scene.contact.enabled) rec.take_contacts(inverse.contact_totals());
       record_force_targets(inv, rec.target_forces, sum);
       sum.steps += rec.iterations;
       sum.t_assembly += rec.t_assembly;

@@ -216,6 +216,15 @@ class InverseSolver {
   /// the friction forces 0 for a frictionless pair), in N.
   const std::vector<ContactPoint>& contacts() const { return contacts_; }
   const std::vector<Real>& contact_forces() const { return contact_lambda_; }
+  /// The totals of those contacts, as a step report gives them: after a solve() that failed,
+  /// those of the increment it restored (the state x holds), not of the last step it tried.
+  struct ContactTotals {
+    int contacts = 0;          ///< contact points
+    int pressed_contacts = 0;  ///< in the pressed state (carrying a normal force)
+    Real normal_force = 0;     ///< sum of lambda_n, N
+    std::vector<Real> target_forces;  ///< per contact force target: the normal force on its obstacle
+  };
+  ContactTotals contact_totals() const;
 
  private:
   friend class detail::InverseStep;

@@ -242,7 +242,8 @@ struct SceneInverse {
   InverseMethod method = InverseMethod::QP;
   Real epsilon = 1e-3;
   int steps_per_target = 20;   ///< real-time steps per goal of the sequence
-  int max_iterations = 50;     ///< converged: iterations per goal
+  int max_iterations = 50;     ///< converged: iterations per continuation increment
+  Real min_increment = 1.0 / 256;  ///< converged: InverseOptions::min_increment
   bool actuator_stiffness = false;  ///< real-time: add the actuators' own stiffness to K
   int reuse_factorization = 0;      ///< real-time: InverseOptions::reuse_factorization
   std::vector<SceneActuator> actuators;
