@@ -4,9 +4,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SOFTIK_BUILD_DIR:-$root/build}"
+# shellcheck source=scripts/ccache_env.sh
+source "$root/scripts/ccache_env.sh"
 # Configure quietly but keep softik's own summary (CUDA backend, CHOLMOD) visible; on failure
 # show everything CMake said.
-if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "$@" 2>&1); then
+if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  "${ccache_cmake_args[@]}" "$@" 2>&1); then
   printf '%s\n' "$log" >&2
   exit 1
 fi

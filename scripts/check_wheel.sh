@@ -33,9 +33,13 @@ python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input)
 export PIP_ROOT_USER_ACTION=ignore
 "${pip[@]}" install -q -r "$root/scripts/requirements-python.txt"
+# shellcheck source=scripts/ccache_env.sh
+source "$root/scripts/ccache_env.sh"
+wheel_args=()
+for a in "${ccache_cmake_args[@]}"; do wheel_args+=("-Ccmake.define.${a#-D}"); done
 start=$SECONDS
 CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "${pip[@]}" install "$root" -Cbuild-dir="$build" \
-  -Ccmake.define.SOFTIK_BUILD_TESTS=ON
+  -Ccmake.define.SOFTIK_BUILD_TESTS=ON "${wheel_args[@]}"
 echo "-- check_wheel: pip install . took $((SECONDS - start)) s"
 "$venv/bin/python" - <<'EOF'
 import pathlib, softik

@@ -10,6 +10,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ ninja-build pkg-config
+  ccache                   # compiler cache: CI's second build of the sources reuses the first's objects
   libeigen3-dev            # fixed-size linear algebra used by host and device code
   libsuitesparse-dev       # CHOLMOD (sparse Cholesky)
   libopenblas-dev libopenblas0-pthread  # OpenBLAS: CHOLMOD is ~4x slower on reference BLAS
