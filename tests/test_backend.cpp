@@ -9,22 +9,12 @@
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/scene.hpp"
-#ifdef SOFTIK_HAVE_CUDA
-#include "softik/backend.hpp"
-#endif
 
 namespace softik {
 namespace {
 
 /// Whether the CUDA backend can run here; `reason` says why not.
-bool cuda_usable(std::string& reason) {
-#ifdef SOFTIK_HAVE_CUDA
-  return cuda::device_available(&reason);
-#else
-  reason = "built without the CUDA backend";
-  return false;
-#endif
-}
+bool cuda_usable(std::string& reason) { return cuda::device_available(&reason); }
 
 TEST(Backend, NamesRoundTripAndUnknownNamesAreErrors) {
   for (Backend b : {Backend::Cpu, Backend::Cuda}) EXPECT_EQ(parse_backend(backend_name(b)), b);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuda/assembly/device_assembler.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "host/assembly/device_assembly.hpp"
 #include "softik/assembly.hpp"

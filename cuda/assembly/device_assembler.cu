@@ -14,6 +14,7 @@
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "cuda/assembly/device_assembler.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/assembly/device_cells.hpp"
 #include "cuda/assembly/device_nodal_dilatation.hpp"
 #include "cuda/exec/cuda_check.hpp"

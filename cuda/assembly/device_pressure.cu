@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/assembly/device_pressure.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/forall_cuda.cuh"

@@ -1,13 +1,14 @@
-// softik::cuda::device_available (include/softik/backend.hpp) for builds with the CUDA backend.
+// Whether a CUDA device can be used: the device_available entry of the CUDA backend's table
+// (cuda/device_backend.cu), behind softik::cuda::device_available (include/softik/backend.hpp).
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "softik/backend.hpp"
+#include "cuda/backend_entries.hpp"
 
 namespace softik::cuda {
 
-bool device_available(std::string* reason) {
+bool device_usable(std::string* reason) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {

@@ -1,5 +1,6 @@
 // The node-network force gather on the GPU (cuda/network/device_network.hpp).
 #include "cuda/network/device_network.hpp"
+#include "cuda/backend_entries.hpp"
 
 #include <cuda_runtime.h>
 

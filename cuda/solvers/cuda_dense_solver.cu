@@ -11,7 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "host/solvers/linear_solvers.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/solvers/cuda_dense_solver.hpp"
 #include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/exec/device_array.hpp"

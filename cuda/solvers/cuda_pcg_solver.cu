@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/solvers/linear_solvers.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/solvers/block_pcg_kernels.cuh"
 #include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/solvers/cuda_pcg_solver.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "host/solvers/linear_solvers.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/solvers/cudss_solver.hpp"
 #include "softik/error.hpp"
 

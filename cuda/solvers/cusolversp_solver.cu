@@ -30,7 +30,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "host/solvers/linear_solvers.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"

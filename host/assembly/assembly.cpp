@@ -9,6 +9,7 @@
 
 #include "host/assembly/cell_status.hpp"
 #include "host/assembly/device_assembly.hpp"
+#include "host/exec/device_backend.hpp"
 #include "host/assembly/element_kernels.hpp"
 #include "host/assembly/nodal_dilatation.hpp"
 #include "host/assembly/slot_map.hpp"
@@ -200,10 +201,8 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
     device_mutex_ = std::make_unique<std::mutex>();
   } else if (options_.backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
-#ifdef SOFTIK_HAVE_CUDA
-    device_ = make_device_assembly(*this);
+    device_ = device_backend()->make_assembly(*this);
     device_mutex_ = std::make_unique<std::mutex>();
-#endif
   }
 }
 

@@ -1,6 +1,6 @@
 // What the core asks of a device backend's assembly (docs/architecture.md, "The CUDA backend"):
-// the core never includes a CUDA header; the CUDA backend implements this interface and defines
-// make_device_assembly in cuda/assembly/device_assembler.cu. Assembler holds one when
+// the core never includes a CUDA header; the CUDA backend implements this interface and registers
+// its factories in the device backend's table (host/exec/device_backend.hpp). Assembler holds one when
 // AssemblyOptions::backend is Backend::Cuda, or when a DeviceAssemblyFactory was installed on the
 // constructing thread (a batch's designs assembled together: host/batch/design_batch.hpp).
 #pragma once
@@ -74,14 +74,5 @@ class DesignAssemblyEngine {
   virtual const Real* device_K_values(int d) const = 0;  ///< null on the host
   virtual bool on_device() const = 0;
 };
-
-#ifdef SOFTIK_HAVE_CUDA
-/// The CUDA backend's DeviceAssembly for `host` (cuda/assembly/device_assembler.cu).
-std::unique_ptr<DeviceAssembly> make_device_assembly(const Assembler& host);
-/// The CUDA backend's engine for the designs whose host Assemblers are `designs` (one topology:
-/// the caller checked it), uploading designs[0]'s mesh once, every design's materials, and every
-/// design's rest data when their rest positions differ (cuda/assembly/design_engine.cu).
-std::unique_ptr<DesignAssemblyEngine> make_device_design_engine(const std::vector<const Assembler*>& designs);
-#endif
 
 }  // namespace softik

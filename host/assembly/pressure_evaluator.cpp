@@ -1,5 +1,7 @@
 #include "host/assembly/pressure_evaluator.hpp"
 
+#include "host/exec/device_backend.hpp"
+
 namespace softik {
 
 namespace {
@@ -23,9 +25,7 @@ class HostPressureEvaluator final : public PressureEvaluator {
 std::unique_ptr<PressureEvaluator> make_pressure_evaluator(const PressureLoad& load, const Mesh& mesh, Backend backend) {
   if (backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
-#ifdef SOFTIK_HAVE_CUDA
-    return make_device_pressure_evaluator(load, mesh);
-#endif
+    return device_backend()->make_pressure_evaluator(load, mesh);
   }
   return std::make_unique<HostPressureEvaluator>(load, mesh);
 }

@@ -29,9 +29,4 @@ class PressureEvaluator {
 /// needs a device and throws otherwise, as the Assembler does).
 std::unique_ptr<PressureEvaluator> make_pressure_evaluator(const PressureLoad& load, const Mesh& mesh, Backend backend);
 
-#ifdef SOFTIK_HAVE_CUDA
-/// The CUDA backend's evaluator (cuda/assembly/device_pressure.cu).
-std::unique_ptr<PressureEvaluator> make_device_pressure_evaluator(const PressureLoad& load, const Mesh& mesh);
-#endif
-
 }  // namespace softik

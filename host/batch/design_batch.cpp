@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "host/exec/device_backend.hpp"
 #include "softik/error.hpp"
 
 namespace softik::batch_detail {
@@ -189,11 +190,8 @@ DeviceAssemblyFactory make_slot_factory() {
 std::unique_ptr<DesignAssemblyEngine> make_design_engine(const std::vector<const Assembler*>& designs, bool cuda) {
   SOFTIK_CHECK(!designs.empty(), "make_design_engine: no designs");
   if (cuda) {
-#ifdef SOFTIK_HAVE_CUDA
-    return make_device_design_engine(designs);
-#else
-    require_backend(Backend::Cuda);  // throws: built without the CUDA backend
-#endif
+    if (!cuda_backend_built()) require_backend(Backend::Cuda);  // throws: built without the CUDA backend
+    return device_backend()->make_design_engine(designs);
   }
   return std::make_unique<HostDesignEngine>(designs);
 }

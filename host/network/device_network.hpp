@@ -1,7 +1,7 @@
 // What the core asks of a device backend for node networks (docs/architecture.md, "The CUDA
 // backend"): the core never includes a CUDA header; cuda/network/device_network.cu implements
-// this interface and defines make_device_network_forces. NetworkForces holds one when built
-// with Backend::Cuda.
+// this interface and registers its make_device_network_forces in the device backend's table
+// (host/exec/device_backend.hpp). NetworkForces holds one when built with Backend::Cuda.
 #pragma once
 
 #include <memory>
@@ -29,11 +29,5 @@ struct VolumeCellTable {
   std::vector<int> nodes;                    ///< nodes_per_cell per cell
   std::vector<Real> stiffness, rest_volume;  ///< kappa (Pa), V0 (m^3) per cell
 };
-
-/// The node -> incidence tables of NetworkForces copied to the device (extra empty: springs only).
-std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
-                                                                const std::vector<Real>& spring,
-                                                                const std::vector<Real>& extra,
-                                                                const VolumeCellTable& cells);
 
 }  // namespace softik

@@ -12,6 +12,7 @@
 
 #include "softik/error.hpp"
 #include "softik/exec/forall.hpp"
+#include "host/exec/device_backend.hpp"
 #include "host/network/device_network.hpp"
 #include "host/network/network_gather.hpp"
 #include "host/network/volume_cells.hpp"
@@ -78,7 +79,6 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backen
   build_cell_incidences(network_, cell_first_, cell_slot_);
   if (backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
-#ifdef SOFTIK_HAVE_CUDA
     VolumeCellTable cells;
     if (network_.num_volume_cells() > 0) {
       cells.nodes_per_cell = network_.volume_cell_nodes();
@@ -88,8 +88,7 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backen
       cells.stiffness = network_.volume_stiffness;
       cells.rest_volume = network_.rest_volume;
     }
-    device_ = make_device_network_forces(first_, other_, spring_, extra_, cells);
-#endif
+    device_ = device_backend()->make_network_forces(first_, other_, spring_, extra_, cells);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "softik/backend.hpp"
 
+#include "host/exec/device_backend.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
@@ -18,33 +19,23 @@ Backend parse_backend(const std::string& name) {
   SOFTIK_CHECK(false, "unknown backend '" << name << "': use cpu or cuda");
 }
 
-bool cuda_backend_built() {
-#ifdef SOFTIK_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
+bool cuda_backend_built() { return device_backend() != nullptr; }
 
-#ifndef SOFTIK_HAVE_CUDA
-// With the CUDA backend, cuda/exec/device.cu defines it.
 bool cuda::device_available(std::string* reason) {
+  if (const DeviceBackend* device = device_backend()) return device->device_available(reason);
   if (reason) *reason = "softik was built without the CUDA backend";
   return false;
 }
-#endif
 
 void require_backend(Backend backend) {
   if (backend == Backend::Cpu) return;
-#ifdef SOFTIK_HAVE_CUDA
+  SOFTIK_CHECK_KIND(cuda_backend_built(), ErrorKind::Unsupported,
+                    "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
+                    "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
   std::string reason;
   SOFTIK_CHECK_KIND(cuda::device_available(&reason), ErrorKind::Unsupported,
-               "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or use "
-                                                                  "the cpu backend (--backend cpu)");
-#else
-  SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the cuda backend was requested, but softik was built without it: install the CUDA toolkit (nvcc) "
-                      "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
-#endif
+                    "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or "
+                                                                       "use the cpu backend (--backend cpu)");
 }
 
 }  // namespace softik

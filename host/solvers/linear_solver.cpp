@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 
+#include "host/exec/device_backend.hpp"
 #include "host/solvers/gram.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "softik/error.hpp"
@@ -60,20 +61,14 @@ LinearSolverKind parse_linear_solver_kind(const std::string& name) {
 }
 
 bool have_cudss_solver() {
-#ifdef SOFTIK_HAVE_CUDA
-  return have_cudss();
-#else
-  return false;
-#endif
+  const DeviceBackend* device = device_backend();
+  return device && device->cudss_built;
 }
 
 bool cudss_solver_usable(std::string* reason) {
-#ifdef SOFTIK_HAVE_CUDA
-  return cuda::cudss_library_available(reason);
-#else
+  if (const DeviceBackend* device = device_backend()) return device->cudss_library_available(reason);
   if (reason) *reason = "softik was built without the CUDA backend";
   return false;
-#endif
 }
 
 LinearSolverKind choose_linear_solver(Backend backend, int num_free_dofs, LinearSolverKind requested) {
@@ -88,19 +83,11 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
   (void)linear_solver_kind_name(kind);  // rejects values outside the enum
   if (kind == LinearSolverKind::EigenLDLT) return make_eigen_ldlt_solver();
   if (is_gpu_solver(kind)) {
-#ifdef SOFTIK_HAVE_CUDA
-    switch (kind) {
-      case LinearSolverKind::CudaDense: return make_cuda_dense_solver();
-      case LinearSolverKind::CudaPcg: return make_cuda_pcg_solver();
-      case LinearSolverKind::CusolverSpCholesky: return make_cusolversp_solver();
-      default: return make_cudss_solver();
-    }
-#else
+    if (const DeviceBackend* device = device_backend()) return device->make_linear_solver(kind);
     SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the GPU linear solver '" << linear_solver_kind_name(kind)
                                                   << "' was requested, but softik was built without the CUDA backend: "
                                                      "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON, or "
                                                      "use a CPU solver (cholmod, eigen)");
-#endif
   }
 #ifdef SOFTIK_HAVE_CHOLMOD
   return make_cholmod_solver();
