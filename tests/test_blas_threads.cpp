@@ -1,4 +1,4 @@
-// OpenBLAS's worker threads around softik's threaded factorisations (host/solvers/blas_threads.hpp):
+// OpenBLAS's worker threads around softik's threaded factorisations (host/exec/blas_threads.hpp):
 // a scope that ran BLAS on several threads stops the workers when it ends, so none is left to
 // spin through the assembly that follows, and the next threaded factorisation starts them again
 // and factorises correctly. Skips, naming why, without OpenBLAS, with one core, or with an
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "host/solvers/blas_threads.hpp"
+#include "host/exec/blas_threads.hpp"
 #include "softik/assembly.hpp"
 #include "softik/exec/thread_pool.hpp"
 #include "softik/linear_solver.hpp"

@@ -1,4 +1,4 @@
-// CHOLMOD's OpenMP regions run serially while softik calls CHOLMOD (host/solvers/openmp_regions.hpp):
+// CHOLMOD's OpenMP regions run serially while softik calls CHOLMOD (host/exec/openmp_regions.hpp):
 // the scope sets the calling thread's max-active-levels to 0 and gives the caller's value back,
 // and a supernodal factorisation large enough for CHOLMOD's parallel regions starts no OpenMP
 // workers. Both skip, naming why, where the process has no OpenMP runtime (a CHOLMOD built
@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "host/solvers/blas_threads.hpp"
-#include "host/solvers/openmp_regions.hpp"
+#include "host/exec/blas_threads.hpp"
+#include "host/exec/openmp_regions.hpp"
 #include "softik/assembly.hpp"
 #include "softik/exec/thread_pool.hpp"
 #include "softik/linear_solver.hpp"

@@ -17,7 +17,7 @@
 
 #include "host/batch/batch_csv.hpp"
 #include "host/batch/design_batch.hpp"
-#include "host/solvers/blas_threads.hpp"
+#include "host/exec/blas_threads.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 

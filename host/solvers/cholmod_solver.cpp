@@ -24,8 +24,8 @@
 #include <memory>
 #include <thread>
 
-#include "host/solvers/blas_threads.hpp"
-#include "host/solvers/openmp_regions.hpp"
+#include "host/exec/blas_threads.hpp"
+#include "host/exec/openmp_regions.hpp"
 #include "host/solvers/linear_solvers.hpp"
 #include "host/solvers/supernodal_sweeps.hpp"
 #include "softik/error.hpp"

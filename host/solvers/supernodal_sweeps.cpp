@@ -6,7 +6,7 @@
 #include <numeric>
 #include <type_traits>
 
-#include "host/solvers/runtime_symbol.hpp"
+#include "host/exec/runtime_symbol.hpp"
 #include "softik/exec/thread_pool.hpp"
 
 namespace softik::detail {

@@ -13,22 +13,9 @@
 
 #include "softik/assembly.hpp"
 #include "softik/mesh.hpp"
+#include "softik/point_location.hpp"  // SurfaceEmbedding
 
 namespace softik {
-
-/// Where the vertices of a pressure surface sit in the volume mesh. Empty (the default): the
-/// surface's indices ARE mesh nodes. Otherwise vertex v of the surface is the point
-/// x_v = sum_k weights[v*npv + k] * x[nodes[v*npv + k]] (barycentric/trilinear weights in the
-/// cell that contains it, npv = nodes_per_vertex), and its forces are spread back with the same
-/// weights (a separately drawn cavity mapped into the volume, as in the example of [7], docs/method.md).
-struct SurfaceEmbedding {
-  int nodes_per_vertex = 0;
-  std::vector<int> nodes;
-  std::vector<Real> weights;
-  std::vector<Real> vertex_X;  ///< rest positions of the vertices (3 per vertex), for reports
-  bool empty() const { return nodes_per_vertex == 0; }
-  int num_vertices() const { return nodes_per_vertex ? static_cast<int>(nodes.size()) / nodes_per_vertex : 0; }
-};
 
 /// How the pressure of a PressureLoad is set (docs/method.md section 7, "Volume-controlled and gas
 /// cavities"). Volume and Gas need a closed, follower cavity; only solve_static drives them (the

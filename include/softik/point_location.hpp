@@ -1,6 +1,6 @@
 // Point location in a volume (or 2D) mesh: the cell that contains a point and the point's
-// shape-function weights in it, for embedding a separately drawn surface (loads.hpp
-// SurfaceEmbedding), markers and effectors.
+// shape-function weights in it, for embedding a separately drawn surface (SurfaceEmbedding,
+// below: a pressure load's surface, loads.hpp), markers and effectors.
 //
 // Conventions
 //   - A point p lies in cell c when its reference coordinates xi (x(xi) = sum_a N_a(xi) X_a = p)
@@ -26,10 +26,23 @@
 #include <array>
 #include <vector>
 
-#include "softik/loads.hpp"
 #include "softik/mesh.hpp"
 
 namespace softik {
+
+/// Where the vertices of a surface (a PressureLoad's, loads.hpp) sit in the volume mesh. Empty
+/// (the default): the surface's indices ARE mesh nodes. Otherwise vertex v of the surface is the point
+/// x_v = sum_k weights[v*npv + k] * x[nodes[v*npv + k]] (barycentric/trilinear weights in the
+/// cell that contains it, npv = nodes_per_vertex), and its forces are spread back with the same
+/// weights (a separately drawn cavity mapped into the volume, as in the example of [7], docs/method.md).
+struct SurfaceEmbedding {
+  int nodes_per_vertex = 0;
+  std::vector<int> nodes;
+  std::vector<Real> weights;
+  std::vector<Real> vertex_X;  ///< rest positions of the vertices (3 per vertex), for reports
+  bool empty() const { return nodes_per_vertex == 0; }
+  int num_vertices() const { return nodes_per_vertex ? static_cast<int>(nodes.size()) / nodes_per_vertex : 0; }
+};
 
 struct PointLocation {
   int cell = -1;                  ///< the containing (or, clamped, the nearest) cell

@@ -131,7 +131,7 @@ def test_compiled_names_fail_clearly_without_the_extension(tmp_path):
 def test_cholmod_starts_no_openmp_workers_in_the_module(softik_module, tmp_path):
     """The interpreter opens the extension with RTLD_LOCAL, so CHOLMOD's libgomp is not in the
     global scope: softik still finds it and runs CHOLMOD's OpenMP regions on the calling thread
-    (host/solvers/openmp_regions.hpp). In a fresh interpreter, a factorising run may add softik's
+    (host/exec/openmp_regions.hpp). In a fresh interpreter, a factorising run may add softik's
     pool workers (hardware threads - 1) and nothing else; before, CHOLMOD's regions added 3 libgomp
     workers on top (7 threads instead of 4 on 2 cores)."""
     import os

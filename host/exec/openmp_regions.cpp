@@ -1,7 +1,7 @@
 // omp_set_max_active_levels through dlsym (openmp_regions.hpp).
-#include "host/solvers/openmp_regions.hpp"
+#include "host/exec/openmp_regions.hpp"
 
-#include "host/solvers/runtime_symbol.hpp"
+#include "host/exec/runtime_symbol.hpp"
 
 namespace softik::detail {
 

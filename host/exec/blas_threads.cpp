@@ -1,7 +1,7 @@
 // OpenBLAS's thread count through dlsym (blas_threads.hpp).
-#include "host/solvers/blas_threads.hpp"
+#include "host/exec/blas_threads.hpp"
 
-#include "host/solvers/runtime_symbol.hpp"
+#include "host/exec/runtime_symbol.hpp"
 #include "softik/exec/thread_pool.hpp"
 
 #include <algorithm>
