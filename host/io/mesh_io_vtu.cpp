@@ -97,193 +97,250 @@ std::string appended_bytes(const Appended& appended, size_t offset, const VtuBlo
   return bytes;
 }
 
-}  // namespace
-
-MeshData read_vtu(const std::string& path) {
-  TextFile file(path);
-  XmlScanner xml(file);
-  XmlEvent e;
+/// What the scan of the XML before the data finds: the arrays (ASCII ones already parsed, binary
+/// and appended ones still to decode), the layout, the appended data and the <Piece>'s counts.
+struct Scan {
   std::vector<std::pair<std::string, long>> open;  // element stack: name, line
   std::vector<Array> arrays;
   std::vector<std::tuple<size_t, std::string, long>> appended_arrays;  // every appended DataArray: offset, name, line
   Layout layout;
   Appended appended;
-  bool collecting = false;
+  bool collecting = false;  // inside a <DataArray> that is read: its text holds its values
   bool seen_root = false;
   int pieces = 0;
   int num_points = 0, num_cells = 0;
   long piece_line = 0;
-  while (!appended.present && xml.next(&e)) {
+};
+
+/// Text inside a read <DataArray>: binary keeps its base64 to decode after the scan; ASCII numbers
+/// are parsed now, each tuple noting the line of its first value.
+void collect_text(const TextFile& file, const XmlEvent& e, Array* a) {
+  if (a->format == "binary") a->base64 += e.text;
+  if (a->format != "ascii") return;
+  TextFile body(file.path(), std::string(e.text));
+  std::string_view token;
+  while (body.next_token(&token)) {
+    const Where w = file.where(e.line + body.where().line - 1);
+    if (a->size() % static_cast<size_t>(a->components) == 0) a->lines.push_back(w.line);
+    if (a->integers)
+      a->ints.push_back(parse_int(token, w, "an integer of DataArray 'connectivity'/'offsets'/'types'"));
+    else
+      a->reals.push_back(parse_real(token, w, "a number of a DataArray"));
+  }
+}
+
+/// A closing tag must close the innermost open element.
+void close_element(const XmlEvent& e, const Where& at, Scan* s) {
+  SOFTIK_PARSE_CHECK(!s->open.empty() && s->open.back().first == e.name, at,
+                     "malformed XML: </" << e.name << "> does not close "
+                                         << (s->open.empty() ? std::string("any element")
+                                                             : "<" + s->open.back().first + "> (opened at line " +
+                                                                   std::to_string(s->open.back().second) + ")"));
+  if (e.name == "DataArray") s->collecting = false;
+  s->open.pop_back();
+}
+
+/// The root element must be <VTKFile type="UnstructuredGrid">; its attributes give the layout.
+Layout read_root(const XmlEvent& e, const Where& at) {
+  SOFTIK_PARSE_CHECK(e.name == "VTKFile", at,
+                     "expected <VTKFile> as the root element, found <" << e.name << ">: not a .vtu file");
+  const std::string* type = e.attribute("type");
+  SOFTIK_PARSE_CHECK(type && *type == "UnstructuredGrid", at,
+                     "VTKFile type \"" << (type ? *type : std::string())
+                                       << "\" is not read: softik reads UnstructuredGrid (.vtu) meshes");
+  return read_layout(e, at);
+}
+
+/// <AppendedData>: a child of <VTKFile>, encoding raw or base64. Unless the tag is empty, its data
+/// starts after the '_' that follows the tag, and the scan stops there: raw bytes follow.
+void read_appended_data(const TextFile& file, const XmlScanner& xml, const XmlEvent& e, const Where& at,
+                        const std::string& parent, Appended* appended) {
+  SOFTIK_PARSE_CHECK(parent == "VTKFile", at,
+                     "<AppendedData> inside <" << parent << ">: it must be a child of <VTKFile>");
+  const std::string* encoding = e.attribute("encoding");
+  SOFTIK_PARSE_CHECK(encoding && (*encoding == "raw" || *encoding == "base64"), at,
+                     "<AppendedData> needs encoding=\"raw\" or \"base64\", found "
+                         << (encoding ? "\"" + *encoding + "\"" : std::string("none")));
+  appended->base64 = *encoding == "base64";
+  appended->line = e.line;
+  if (e.kind == XmlEvent::kEmpty) return;  // no data
+  const std::string_view text = file.text();
+  size_t p = xml.offset();
+  while (p < text.size() && xml_is_space(text[p])) ++p;
+  SOFTIK_PARSE_CHECK(p < text.size() && text[p] == '_', at,
+                     "the data of <AppendedData> must start with '_'"
+                         << (p < text.size() ? "" : " (the file ends here: truncated?)"));
+  appended->data = text.substr(p + 1);
+  if (appended->base64) appended->data = appended->data.substr(0, appended->data.find('<'));
+  appended->present = true;  // the scan stops here: raw bytes follow
+}
+
+/// The one <Piece> (softik reads single-piece files) and its NumberOfPoints and NumberOfCells.
+void read_piece(const XmlEvent& e, const Where& at, Scan* s) {
+  SOFTIK_PARSE_CHECK(++s->pieces == 1, at,
+                     "a second <Piece> (the first at line " << s->piece_line
+                                                            << "): softik reads single-piece files; merge the "
+                                                               "pieces (ParaView: Merge Blocks) and save again");
+  s->piece_line = e.line;
+  const std::string* np = e.attribute("NumberOfPoints");
+  const std::string* nc = e.attribute("NumberOfCells");
+  SOFTIK_PARSE_CHECK(np && nc, at, "<Piece> needs NumberOfPoints and NumberOfCells attributes");
+  s->num_points = parse_count(*np, at, "NumberOfPoints");
+  s->num_cells = parse_count(*nc, at, "NumberOfCells");
+}
+
+/// A <DataArray>: format ascii, binary or appended (at an offset, noted for every appended array, read
+/// or not, to find where the raw bytes end); binary data must be little-endian. An array inside
+/// Points, Cells, PointData or CellData and not of type String is read: its values follow as text
+/// (ascii, binary) or are decoded after the scan (appended).
+void read_data_array(const XmlEvent& e, const Where& at, const std::string& parent, Scan* s) {
+  const std::string name = e.attribute("Name") ? *e.attribute("Name") : std::string();
+  const std::string* format = e.attribute("format");
+  const std::string fmt = format ? *format : "ascii";
+  SOFTIK_PARSE_CHECK(fmt == "ascii" || fmt == "binary" || fmt == "appended", at,
+                     "DataArray '" << name << "' has format \"" << fmt << "\": expected ascii, binary or appended");
+  size_t offset = 0;
+  if (fmt == "appended") {
+    const std::string* o = e.attribute("offset");
+    SOFTIK_PARSE_CHECK(o, at, "DataArray '" << name << "' has format \"appended\" but no offset attribute");
+    const long long value = parse_int(*o, at, "the offset of an appended DataArray");
+    SOFTIK_PARSE_CHECK(value >= 0, at, "DataArray '" << name << "' has the negative offset " << value);
+    offset = static_cast<size_t>(value);
+    s->appended_arrays.emplace_back(offset, name, e.line);
+  }
+  SOFTIK_PARSE_CHECK(fmt == "ascii" || !s->layout.big_endian, at,
+                     "DataArray '" << name << "' holds binary data of byte_order BigEndian, which softik does not "
+                                      "read: re-save the .vtu on a little-endian machine or with ASCII data");
+  const std::string* type = e.attribute("type");
+  const bool read = parent == "Points" || parent == "Cells" || parent == "PointData" || parent == "CellData";
+  if (!read || (type && *type == "String")) return;
+  Array a;
+  a.section = parent;
+  a.name = name;
+  a.format = fmt;
+  a.offset = offset;
+  SOFTIK_PARSE_CHECK(type || fmt == "ascii", at, "DataArray '" << name << "' has binary data but no type attribute");
+  if (type) a.type = *type;
+  a.integers = parent == "Cells";
+  a.line = e.line;
+  if (const std::string* nc = e.attribute("NumberOfComponents"))
+    a.components = parse_count(*nc, at, "NumberOfComponents");
+  SOFTIK_PARSE_CHECK(a.components >= 1 && (!a.integers || a.components == 1), at,
+                     "DataArray '" << a.name << "' has NumberOfComponents=\"" << a.components << "\", expected "
+                                   << (a.integers ? "1 in <Cells>" : "at least 1"));
+  s->arrays.push_back(std::move(a));
+  s->collecting = e.kind == XmlEvent::kOpen;
+}
+
+/// Scans the XML up to <AppendedData> (or the end of the file): the root is checked first, every
+/// closing tag must match, and at the end no element may be left open but <VTKFile> when the
+/// appended data follows.
+Scan scan_xml(const TextFile& file) {
+  Scan s;
+  XmlScanner xml(file);
+  XmlEvent e;
+  while (!s.appended.present && xml.next(&e)) {
     const Where at = file.where(e.line);
     if (e.kind == XmlEvent::kText) {
-      if (!collecting || open.back().first != "DataArray") continue;
-      Array& a = arrays.back();
-      if (a.format == "binary") a.base64 += e.text;
-      if (a.format != "ascii") continue;
-      TextFile body(path, std::string(e.text));
-      std::string_view token;
-      while (body.next_token(&token)) {
-        const Where w = file.where(e.line + body.where().line - 1);
-        if (a.size() % static_cast<size_t>(a.components) == 0) a.lines.push_back(w.line);
-        if (a.integers)
-          a.ints.push_back(parse_int(token, w, "an integer of DataArray 'connectivity'/'offsets'/'types'"));
-        else
-          a.reals.push_back(parse_real(token, w, "a number of a DataArray"));
-      }
+      if (s.collecting && s.open.back().first == "DataArray") collect_text(file, e, &s.arrays.back());
       continue;
     }
     if (e.kind == XmlEvent::kClose) {
-      SOFTIK_PARSE_CHECK(!open.empty() && open.back().first == e.name, at,
-                         "malformed XML: </" << e.name << "> does not close "
-                                             << (open.empty() ? std::string("any element")
-                                                              : "<" + open.back().first + "> (opened at line " +
-                                                                    std::to_string(open.back().second) + ")"));
-      if (e.name == "DataArray") collecting = false;
-      open.pop_back();
+      close_element(e, at, &s);
       continue;
     }
-    if (!seen_root) {
-      SOFTIK_PARSE_CHECK(e.name == "VTKFile", at, "expected <VTKFile> as the root element, found <" << e.name
-                                                                                                 << ">: not a .vtu file");
-      const std::string* type = e.attribute("type");
-      SOFTIK_PARSE_CHECK(type && *type == "UnstructuredGrid", at,
-                         "VTKFile type \"" << (type ? *type : std::string())
-                                           << "\" is not read: softik reads UnstructuredGrid (.vtu) meshes");
-      layout = read_layout(e, at);
-      seen_root = true;
+    if (!s.seen_root) {
+      s.layout = read_root(e, at);
+      s.seen_root = true;
     }
-    const std::string parent = open.empty() ? std::string() : open.back().first;
+    const std::string parent = s.open.empty() ? std::string() : s.open.back().first;
     if (e.name == "AppendedData") {
-      SOFTIK_PARSE_CHECK(parent == "VTKFile", at, "<AppendedData> inside <" << parent << ">: it must be a child of <VTKFile>");
-      const std::string* encoding = e.attribute("encoding");
-      SOFTIK_PARSE_CHECK(encoding && (*encoding == "raw" || *encoding == "base64"), at,
-                         "<AppendedData> needs encoding=\"raw\" or \"base64\", found "
-                             << (encoding ? "\"" + *encoding + "\"" : std::string("none")));
-      appended.base64 = *encoding == "base64";
-      appended.line = e.line;
-      if (e.kind == XmlEvent::kEmpty) continue;  // no data
-      const std::string_view text = file.text();
-      size_t p = xml.offset();
-      while (p < text.size() && xml_is_space(text[p])) ++p;
-      SOFTIK_PARSE_CHECK(p < text.size() && text[p] == '_', at,
-                         "the data of <AppendedData> must start with '_'" << (p < text.size() ? "" : " (the file ends here: truncated?)"));
-      appended.data = text.substr(p + 1);
-      if (appended.base64) appended.data = appended.data.substr(0, appended.data.find('<'));
-      appended.present = true;  // the scan stops here: raw bytes follow
-      continue;
+      read_appended_data(file, xml, e, at, parent, &s.appended);
+      continue;  // never on the element stack
     }
-    if (e.name == "Piece") {
-      SOFTIK_PARSE_CHECK(++pieces == 1, at, "a second <Piece> (the first at line "
-                                                << piece_line << "): softik reads single-piece files; merge the "
-                                                                 "pieces (ParaView: Merge Blocks) and save again");
-      piece_line = e.line;
-      const std::string* np = e.attribute("NumberOfPoints");
-      const std::string* nc = e.attribute("NumberOfCells");
-      SOFTIK_PARSE_CHECK(np && nc, at, "<Piece> needs NumberOfPoints and NumberOfCells attributes");
-      num_points = parse_count(*np, at, "NumberOfPoints");
-      num_cells = parse_count(*nc, at, "NumberOfCells");
-    }
-    if (e.name == "DataArray") {
-      const std::string name = e.attribute("Name") ? *e.attribute("Name") : std::string();
-      const std::string* format = e.attribute("format");
-      const std::string fmt = format ? *format : "ascii";
-      SOFTIK_PARSE_CHECK(fmt == "ascii" || fmt == "binary" || fmt == "appended", at,
-                         "DataArray '" << name << "' has format \"" << fmt << "\": expected ascii, binary or appended");
-      size_t offset = 0;
-      if (fmt == "appended") {
-        const std::string* o = e.attribute("offset");
-        SOFTIK_PARSE_CHECK(o, at, "DataArray '" << name << "' has format \"appended\" but no offset attribute");
-        const long long value = parse_int(*o, at, "the offset of an appended DataArray");
-        SOFTIK_PARSE_CHECK(value >= 0, at, "DataArray '" << name << "' has the negative offset " << value);
-        offset = static_cast<size_t>(value);
-        appended_arrays.emplace_back(offset, name, e.line);
-      }
-      SOFTIK_PARSE_CHECK(fmt == "ascii" || !layout.big_endian, at,
-                         "DataArray '" << name << "' holds binary data of byte_order BigEndian, which softik does not "
-                                          "read: re-save the .vtu on a little-endian machine or with ASCII data");
-      const std::string* type = e.attribute("type");
-      const bool read = parent == "Points" || parent == "Cells" || parent == "PointData" || parent == "CellData";
-      if (read && (!type || *type != "String")) {
-        Array a;
-        a.section = parent;
-        a.name = name;
-        a.format = fmt;
-        a.offset = offset;
-        SOFTIK_PARSE_CHECK(type || fmt == "ascii", at, "DataArray '" << name << "' has binary data but no type attribute");
-        if (type) a.type = *type;
-        a.integers = parent == "Cells";
-        a.line = e.line;
-        if (const std::string* nc = e.attribute("NumberOfComponents"))
-          a.components = parse_count(*nc, at, "NumberOfComponents");
-        SOFTIK_PARSE_CHECK(a.components >= 1 && (!a.integers || a.components == 1), at,
-                           "DataArray '" << a.name << "' has NumberOfComponents=\"" << a.components
-                                         << "\", expected " << (a.integers ? "1 in <Cells>" : "at least 1"));
-        arrays.push_back(std::move(a));
-        collecting = e.kind == XmlEvent::kOpen;
-      }
-    }
-    if (e.kind == XmlEvent::kOpen) open.emplace_back(e.name, e.line);
+    if (e.name == "Piece") read_piece(e, at, &s);
+    if (e.name == "DataArray") read_data_array(e, at, parent, &s);
+    if (e.kind == XmlEvent::kOpen) s.open.emplace_back(e.name, e.line);
   }
-  SOFTIK_PARSE_CHECK(seen_root, file.eof_where(), "no <VTKFile> element: not a .vtu file");
-  const size_t still_open = appended.present ? 1 : 0;  // <VTKFile>, closed after the appended data
-  SOFTIK_PARSE_CHECK(open.size() == still_open, file.eof_where(),
-                     "unexpected end of file inside <" << open.back().first << "> (opened at line "
-                                                       << open.back().second << "): the file is truncated");
-  for (Array& a : arrays) {
+  SOFTIK_PARSE_CHECK(s.seen_root, file.eof_where(), "no <VTKFile> element: not a .vtu file");
+  const size_t still_open = s.appended.present ? 1 : 0;  // <VTKFile>, closed after the appended data
+  SOFTIK_PARSE_CHECK(s.open.size() == still_open, file.eof_where(),
+                     "unexpected end of file inside <" << s.open.back().first << "> (opened at line "
+                                                       << s.open.back().second << "): the file is truncated");
+  return s;
+}
+
+/// Decodes the binary (inline base64) and appended arrays; each tuple's line is that of the
+/// <DataArray> tag.
+void decode_arrays(const TextFile& file, Scan* s) {
+  for (Array& a : s->arrays) {
     if (a.format == "ascii") continue;
-    const VtuBlockContext context{layout.header_bytes, layout.compressed, file.where(a.line), a.name};
+    const VtuBlockContext context{s->layout.header_bytes, s->layout.compressed, file.where(a.line), a.name};
     std::string bytes;
     size_t extent = 0;
     if (a.format == "binary")
       decode_vtu_block(decode_base64(a.base64, context), context, &bytes);
     else
-      bytes = appended_bytes(appended, a.offset, context, &extent);
+      bytes = appended_bytes(s->appended, a.offset, context, &extent);
     vtu_values(bytes, a.type, a.integers, context, &a.reals, &a.ints);
     a.lines.assign((a.size() + static_cast<size_t>(a.components) - 1) / static_cast<size_t>(a.components), a.line);
   }
-  if (appended.present && !appended.base64 && !appended_arrays.empty()) {
-    // The raw bytes end where the array reaching furthest ends; the closing tags must follow.
-    size_t end = 0;
-    for (const auto& [offset, name, line] : appended_arrays) {
-      const VtuBlockContext context{layout.header_bytes, layout.compressed, file.where(line), name};
-      size_t extent = 0;
-      if (offset <= appended.data.size()) extent = vtu_block_extent(appended.data.substr(offset), context);
-      else appended_bytes(appended, offset, context, &extent);  // throws: beyond the data
-      end = std::max(end, offset + extent);
-    }
-    std::string_view rest = appended.data.substr(end);
-    SOFTIK_PARSE_CHECK(skip_to_tag(&rest, "</AppendedData>") && skip_to_tag(&rest, "</VTKFile>"), Where{path},
-                       "the appended data (from line " << appended.line << ") ends after " << end
-                                                       << " bytes, but </AppendedData></VTKFile> does not follow: the "
-                                                          "file is truncated or an offset is wrong");
-  }
-  SOFTIK_PARSE_CHECK(pieces == 1, file.eof_where(), "no <Piece> element in the file");
+}
 
-  auto find = [&](const char* section, const char* name) -> const Array* {
-    for (const Array& a : arrays)
-      if (a.section == section && (!name || a.name == name)) return &a;
-    SOFTIK_PARSE_FAIL(file.where(piece_line), "the <Piece> has no " << section << " DataArray"
-                                                                    << (name ? std::string(" named '") + name + "'" : ""));
-  };
-  const Array& points = *find("Points", nullptr);
-  const Array& conn = *find("Cells", "connectivity");
-  const Array& offsets = *find("Cells", "offsets");
-  const Array& types = *find("Cells", "types");
+/// Raw appended data (with appended arrays): the raw bytes end where the array reaching furthest
+/// ends; the closing tags must follow.
+void check_appended_end(const TextFile& file, const Scan& s) {
+  const Appended& appended = s.appended;
+  if (!appended.present || appended.base64 || s.appended_arrays.empty()) return;
+  size_t end = 0;
+  for (const auto& [offset, name, line] : s.appended_arrays) {
+    const VtuBlockContext context{s.layout.header_bytes, s.layout.compressed, file.where(line), name};
+    size_t extent = 0;
+    if (offset <= appended.data.size()) extent = vtu_block_extent(appended.data.substr(offset), context);
+    else appended_bytes(appended, offset, context, &extent);  // throws: beyond the data
+    end = std::max(end, offset + extent);
+  }
+  std::string_view rest = appended.data.substr(end);
+  SOFTIK_PARSE_CHECK(skip_to_tag(&rest, "</AppendedData>") && skip_to_tag(&rest, "</VTKFile>"), Where{file.path()},
+                     "the appended data (from line " << appended.line << ") ends after " << end
+                                                     << " bytes, but </AppendedData></VTKFile> does not follow: the "
+                                                        "file is truncated or an offset is wrong");
+}
+
+/// The first array of `section` (named `name` unless null); throws at the <Piece> when there is none.
+const Array& find_array(const TextFile& file, const Scan& s, const char* section, const char* name) {
+  for (const Array& a : s.arrays)
+    if (a.section == section && (!name || a.name == name)) return a;
+  SOFTIK_PARSE_FAIL(file.where(s.piece_line),
+                    "the <Piece> has no " << section << " DataArray"
+                                          << (name ? std::string(" named '") + name + "'" : ""));
+}
+
+/// An array holds `count` tuples: NumberOfPoints ("point") or NumberOfCells ("cell").
+void check_size(const TextFile& file, const Array& a, size_t count, const char* what) {
+  SOFTIK_PARSE_CHECK(a.size() == count * static_cast<size_t>(a.components), file.where(a.line),
+                     "DataArray '" << a.name << "' holds " << a.size() << " numbers, expected " << count * a.components
+                                   << " (" << a.components << " per " << what << ", NumberOf"
+                                   << (std::string(what) == "point" ? "Points" : "Cells") << "=\"" << count << "\")");
+}
+
+/// The Points hold NumberOfPoints finite 3-component points; offsets and types one entry per cell.
+void check_piece_arrays(const TextFile& file, const Scan& s, const Array& points, const Array& offsets,
+                        const Array& types) {
   SOFTIK_PARSE_CHECK(points.components == 3, file.where(points.line),
                      "the Points DataArray has NumberOfComponents=\"" << points.components << "\", expected 3");
-  auto check_size = [&](const Array& a, size_t count, const char* what) {
-    SOFTIK_PARSE_CHECK(a.size() == count * static_cast<size_t>(a.components), file.where(a.line),
-                       "DataArray '" << a.name << "' holds " << a.size() << " numbers, expected " << count * a.components
-                                     << " (" << a.components << " per " << what << ", NumberOf"
-                                     << (std::string(what) == "point" ? "Points" : "Cells") << "=\"" << count << "\")");
-  };
-  check_size(points, static_cast<size_t>(num_points), "point");
-  check_size(offsets, static_cast<size_t>(num_cells), "cell");
-  check_size(types, static_cast<size_t>(num_cells), "cell");
+  check_size(file, points, static_cast<size_t>(s.num_points), "point");
+  check_size(file, offsets, static_cast<size_t>(s.num_cells), "cell");
+  check_size(file, types, static_cast<size_t>(s.num_cells), "cell");
   for (size_t k = 0; k < points.reals.size(); ++k)
     SOFTIK_PARSE_CHECK(std::isfinite(points.reals[k]), file.where(points.lines[k / 3]),
                        "point " << k / 3 << " has the non-finite coordinate " << points.reals[k]
                                 << ": fix the NaN/inf coordinates in the mesh or in the program that wrote it");
+}
+
+/// The VTK cells: each offset (after the leading 0) is at least the one before and at most the
+/// connectivity's size, and the last one ends the connectivity.
+VtkCells vtk_cells(const TextFile& file, const Array& conn, const Array& offsets, const Array& types) {
   VtkCells cells;
   cells.types = types.ints;
   cells.type_lines = types.lines;
@@ -301,23 +358,47 @@ MeshData read_vtu(const std::string& path) {
   SOFTIK_PARSE_CHECK(cells.offsets.back() == static_cast<long long>(conn.ints.size()), file.where(conn.line),
                      "the connectivity holds " << conn.ints.size() << " entries, but the last offset is "
                                                << cells.offsets.back());
-  MeshData data;
-  std::vector<int> cell_of;
-  data.mesh = build_vtk_mesh(path, points.reals, std::vector<long>(points.lines), cells, &cell_of);
-  for (const Array& a : arrays) {
+  return cells;
+}
+
+/// PointData and CellData arrays, in file order, as fields; a cell field keeps the values of the
+/// VTK cells that became mesh cells (cell_of[c] >= 0) only.
+void read_fields(const TextFile& file, const Scan& s, const std::vector<int>& cell_of, MeshData* data) {
+  for (const Array& a : s.arrays) {
     if (a.section == "PointData") {
-      check_size(a, static_cast<size_t>(num_points), "point");
-      data.point_fields.push_back({a.name, a.components, a.reals});
+      check_size(file, a, static_cast<size_t>(s.num_points), "point");
+      data->point_fields.push_back({a.name, a.components, a.reals});
     } else if (a.section == "CellData") {
-      check_size(a, static_cast<size_t>(num_cells), "cell");
+      check_size(file, a, static_cast<size_t>(s.num_cells), "cell");
       VtuField f{a.name, a.components, {}};
       for (size_t c = 0; c < cell_of.size(); ++c)
         if (cell_of[c] >= 0)
           f.values.insert(f.values.end(), a.reals.begin() + static_cast<long>(c) * a.components,
                           a.reals.begin() + static_cast<long>(c + 1) * a.components);
-      data.cell_fields.push_back(std::move(f));
+      data->cell_fields.push_back(std::move(f));
     }
   }
+}
+
+}  // namespace
+
+MeshData read_vtu(const std::string& path) {
+  TextFile file(path);
+  Scan scan = scan_xml(file);
+  decode_arrays(file, &scan);
+  check_appended_end(file, scan);
+  SOFTIK_PARSE_CHECK(scan.pieces == 1, file.eof_where(), "no <Piece> element in the file");
+
+  const Array& points = find_array(file, scan, "Points", nullptr);
+  const Array& conn = find_array(file, scan, "Cells", "connectivity");
+  const Array& offsets = find_array(file, scan, "Cells", "offsets");
+  const Array& types = find_array(file, scan, "Cells", "types");
+  check_piece_arrays(file, scan, points, offsets, types);
+  const VtkCells cells = vtk_cells(file, conn, offsets, types);
+  MeshData data;
+  std::vector<int> cell_of;
+  data.mesh = build_vtk_mesh(path, points.reals, std::vector<long>(points.lines), cells, &cell_of);
+  read_fields(file, scan, cell_of, &data);
   return data;
 }
 

@@ -138,25 +138,16 @@ Real violation_optimality(const QpProblem& p, const Eigen::VectorXd& x) {
   return worst;
 }
 
-/// Least-violation answer of an infeasible problem (qp.hpp). `used`: iterations spent so far;
-/// `stage2`: set to the stage-2 problem that the answer solves.
-QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, const QpOptions& o, int used,
-                         QpProblem& stage2) {
-  const Eigen::Index n = p.H.rows(), m = p.A.rows();
-  // Stage 1 in y = (x, w): minimise 1/2 |w|^2 subject to the variable bounds and
-  // a_lower_r <= a_r.x - w_k <= a_upper_r, one free slack w_k per row with a finite side; a row
-  // with an empty range gets two slack rows, one per side. Its Hessian in x is 0, so it is solved
-  // by proximal-point iterations (Rockafellar 1976): the k-th QP adds delta/2 |x - x_k|_H^2 and
-  // is strictly convex; x_k converges to a minimiser (for a polyhedral problem, in few steps,
-  // each warm-started from the previous active set) and the violations to the unique optimum.
-  // They stop when the projected gradient of the violation vanishes (violation_optimality);
-  // delta shrinks by 100x (down to 1e-8 of its start) whenever that measure falls by less than
-  // 10x in a step, which happens when rows of very different weights meet. The proximal metric
-  // is H, or D = diag(H) when H is only semi-definite.
-  struct SlackRow {
-    Eigen::Index row;
-    Real lo, hi;
-  };
+/// A row of the stage-1 problem: row `row` of A with the range [lo, hi] (one side of an empty range).
+struct SlackRow {
+  Eigen::Index row;
+  Real lo, hi;
+};
+
+/// The slack rows of stage 1 (stage1_problem): one per row of A with a finite side, two for a row
+/// with an empty range.
+std::vector<SlackRow> slack_rows(const QpProblem& p) {
+  const Eigen::Index m = p.A.rows();
   std::vector<SlackRow> srows;
   for (Eigen::Index r = 0; r < m; ++r) {
     const Real lo = p.a_lower(r), hi = p.a_upper(r);
@@ -167,11 +158,16 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
       srows.push_back({r, lo, hi});
     }
   }
+  return srows;
+}
+
+// Stage 1 in y = (x, w): minimise 1/2 |w|^2 subject to the variable bounds and
+// a_lower_r <= a_r.x - w_k <= a_upper_r, one free slack w_k per row with a finite side; a row
+// with an empty range gets two slack rows, one per side. minimise_violation sets the proximal
+// terms of H and g in each step.
+QpProblem stage1_problem(const QpProblem& p, const std::vector<SlackRow>& srows) {
+  const Eigen::Index n = p.H.rows();
   const Eigen::Index k = static_cast<Eigen::Index>(srows.size()), N = n + k;
-  Real amax = 0;
-  for (Eigen::Index r = 0; r < m; ++r) amax = std::max(amax, p.A.row(r).squaredNorm());
-  const Eigen::MatrixXd metric = c.strictly_convex() ? p.H : Eigen::MatrixXd(c.scale.asDiagonal());
-  Real delta = 1e-3 * (amax > 0 ? amax : 1.0) / std::max(metric.diagonal().maxCoeff(), kTiny);
   QpProblem s1;
   s1.H = Eigen::MatrixXd::Identity(N, N);
   s1.lower = Eigen::VectorXd::Constant(N, -kInf);
@@ -187,8 +183,34 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
     s1.a_lower(j) = srows[static_cast<size_t>(j)].lo;
     s1.a_upper(j) = srows[static_cast<size_t>(j)].hi;
   }
-  Eigen::VectorXd xk = Eigen::VectorXd::Zero(n).cwiseMax(s1.lower.head(n)).cwiseMin(s1.upper.head(n));
-  QpResult r1;
+  return s1;
+}
+
+/// The answer of stage 1.
+struct Stage1 {
+  QpResult r;         ///< the last proximal-point QP: status Optimal unless it hit the iteration limit
+  Eigen::VectorXd x;  ///< x_k: the least-violation point (the last iterate when r is not Optimal)
+};
+
+// Stage 1's Hessian in x is 0, so it is solved by proximal-point iterations (Rockafellar 1976):
+// the k-th QP adds delta/2 |x - x_k|_H^2 and is strictly convex; x_k converges to a minimiser
+// (for a polyhedral problem, in few steps, each warm-started from the previous active set) and
+// the violations to the unique optimum. They stop when the projected gradient of the violation
+// vanishes (violation_optimality); delta shrinks by 100x (down to 1e-8 of its start) whenever
+// that measure falls by less than 10x in a step, which happens when rows of very different
+// weights meet. The proximal metric is H, or D = diag(H) when H is only semi-definite.
+// `used`: iterations spent so far, increased by those of stage 1.
+Stage1 minimise_violation(const QpProblem& p, const qp_detail::Curvature& c, QpProblem& s1, const QpOptions& o,
+                          int& used) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows(), N = s1.H.rows();
+  Real amax = 0;
+  for (Eigen::Index r = 0; r < m; ++r) amax = std::max(amax, p.A.row(r).squaredNorm());
+  const Eigen::MatrixXd metric = c.strictly_convex() ? p.H : Eigen::MatrixXd(c.scale.asDiagonal());
+  Real delta = 1e-3 * (amax > 0 ? amax : 1.0) / std::max(metric.diagonal().maxCoeff(), kTiny);
+  Stage1 st;
+  Eigen::VectorXd& xk = st.x;
+  QpResult& r1 = st.r;
+  xk = Eigen::VectorXd::Zero(n).cwiseMax(s1.lower.head(n)).cwiseMin(s1.upper.head(n));
   QpActiveSet warm1;
   Real opt_prev = kInf;
   const Real delta_min = 1e-8 * delta;
@@ -207,80 +229,82 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
     if (opt > 0.1 * opt_prev) delta = std::max(delta_min, 1e-2 * delta);  // slow: longer proximal steps
     opt_prev = opt;
   }
+  return st;
+}
+
+/// The answer when stage 1 reached the iteration limit after `used` iterations in all.
+QpResult stage1_iteration_limit(const QpProblem& p, const Stage1& st1, int used, const QpOptions& o) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
   QpResult res;
   res.iterations = used;
-  if (r1.status != QpStatus::Optimal) {
-    res.status = QpStatus::IterationLimit;
-    res.x = xk;
-    res.mu_x = Eigen::VectorXd::Zero(n);
-    res.mu_a = Eigen::VectorXd::Zero(m);
-    res.message = "QP: the constraints are infeasible and the search for the least-violation answer reached the "
-                  "iteration limit (" + std::to_string(o.max_iterations) + "); x is not that answer";
-    return res;
-  }
-  // Rows left violated (pinned at their least-violation value in stage 2) and the variable
-  // bounds that block them (non-zero stage-1 multipliers, relative to the row terms they balance).
-  const Eigen::VectorXd Ax = p.A * xk;
-  const Eigen::VectorXd terms = p.A.cwiseAbs() * xk.cwiseAbs();
-  QpProblem s2 = p;
-  QpActiveSet warm2;
+  res.status = QpStatus::IterationLimit;
+  res.x = st1.x;
+  res.mu_x = Eigen::VectorXd::Zero(n);
+  res.mu_a = Eigen::VectorXd::Zero(m);
+  res.message = "QP: the constraints are infeasible and the search for the least-violation answer reached the "
+                "iteration limit (" + std::to_string(o.max_iterations) + "); x is not that answer";
+  return res;
+}
+
+/// The stage-2 problem and what stage 1 leaves to it.
+struct Stage2 {
+  QpProblem problem;           ///< p with the violated rows pinned at their least-violation value
+  QpActiveSet warm;            ///< warm start from the stage-1 active set
+  Eigen::VectorXd Ax;          ///< A x_k
+  std::vector<int> rows;       ///< the rows left violated
+  std::vector<int> variables;  ///< the variables whose bounds block them (candidates)
+};
+
+// Rows left violated (pinned at their least-violation value in stage 2) and the variable
+// bounds that block them (non-zero stage-1 multipliers, relative to the row terms they balance).
+Stage2 stage2_setup(const QpProblem& p, const std::vector<SlackRow>& srows, const QpProblem& s1, const Stage1& st1,
+                    const QpOptions& o) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
+  const Eigen::Index k = static_cast<Eigen::Index>(srows.size());
+  const QpResult& r1 = st1.r;
+  Stage2 st2;
+  st2.Ax = p.A * st1.x;
+  const Eigen::VectorXd& Ax = st2.Ax;
+  const Eigen::VectorXd terms = p.A.cwiseAbs() * st1.x.cwiseAbs();
+  QpProblem& s2 = st2.problem;
+  s2 = p;
+  QpActiveSet& warm2 = st2.warm;
   warm2.variables = r1.active_set.variables;
   warm2.rows.assign(static_cast<size_t>(m), QpActiveSet::kInactive);
   for (Eigen::Index j = 0; j < k; ++j)
     if (r1.active_set.rows[static_cast<size_t>(j)] != QpActiveSet::kInactive)
       warm2.rows[static_cast<size_t>(srows[static_cast<size_t>(j)].row)] = r1.active_set.rows[static_cast<size_t>(j)];
-  std::vector<int> rows, variables;
   for (Eigen::Index r = 0; r < m; ++r) {
     if (qp_detail::relative_violation(Ax(r), p.a_lower(r), p.a_upper(r), terms(r)) <= o.feasibility_tolerance) continue;
-    rows.push_back(static_cast<int>(r));
+    st2.rows.push_back(static_cast<int>(r));
     s2.a_lower(r) = s2.a_upper(r) = Ax(r);
     warm2.rows[static_cast<size_t>(r)] = QpActiveSet::kAtLower;
   }
   const Eigen::VectorXd push = s1.A.leftCols(n).cwiseAbs().transpose() * r1.mu_a.cwiseAbs();
   for (Eigen::Index i = 0; i < n; ++i)
-    if (r1.mu_x(i) != 0 && std::abs(r1.mu_x(i)) > 1e-8 * push(i)) variables.push_back(static_cast<int>(i));
-  // Stage 2: the objective over the least-violation points.
-  const QpResult r2 = qp_detail::solve_convex(s2, c, &warm2, o.max_iterations - used, o.feasibility_tolerance);
-  used += r2.iterations;
-  if (r2.status == QpStatus::Optimal) {
-    res = r2;
-    stage2 = s2;
-    for (int r : rows)  // a pinned row reads the side it violates
-      res.active_set.rows[static_cast<size_t>(r)] = Ax(r) < p.a_lower(r) ? QpActiveSet::kAtLower : QpActiveSet::kAtUpper;
-    // A blocking bound holds at every least-violation point: set it exactly (a bound whose
-    // stage-1 multiplier was round-off, left by stage 2, is not blocking and is not listed).
-    std::vector<int> blocking;
-    for (int i : variables) {
-      const Real bound = r1.mu_x(i) > 0 ? lower_of(p, i) : upper_of(p, i);
-      if (std::abs(res.x(i) - bound) > 1e-9 * (std::abs(bound) + std::abs(res.x(i)))) continue;
-      res.x(i) = bound;
-      blocking.push_back(i);
-    }
-    variables = blocking;
-    if (rows.empty()) {  // round-off had made a feasible problem look infeasible: it is optimal
-      res.iterations = used;
-      res.warm_started = false;
-      return res;
-    }
-  } else {
-    res.x = xk;
-    res.mu_x = Eigen::VectorXd::Zero(n);
-    res.mu_a = Eigen::VectorXd::Zero(m);
-    res.active_set = warm2;
+    if (r1.mu_x(i) != 0 && std::abs(r1.mu_x(i)) > 1e-8 * push(i)) st2.variables.push_back(static_cast<int>(i));
+  return st2;
+}
+
+// A blocking bound holds at every least-violation point: set it exactly (a bound whose
+// stage-1 multiplier was round-off, left by stage 2, is not blocking and is not listed).
+// `mu_x1`: the stage-1 variable multipliers; returns the blocking ones among `variables`.
+std::vector<int> set_blocking_bounds(const QpProblem& p, const Eigen::VectorXd& mu_x1, const std::vector<int>& variables,
+                                     QpResult& res) {
+  std::vector<int> blocking;
+  for (int i : variables) {
+    const Real bound = mu_x1(i) > 0 ? lower_of(p, i) : upper_of(p, i);
+    if (std::abs(res.x(i) - bound) > 1e-9 * (std::abs(bound) + std::abs(res.x(i)))) continue;
+    res.x(i) = bound;
+    blocking.push_back(i);
   }
-  res.iterations = used;
-  res.warm_started = false;
-  res.conflicting_rows = rows;
-  res.conflicting_variables = variables;
+  return blocking;
+}
+
+/// The message of a least-violation answer res (status Infeasible) of p; `mu_x1`: the stage-1
+/// variable multipliers (their signs say which bound blocks), `stage2`: the status of stage 2.
+std::string infeasible_message(const QpProblem& p, const QpResult& res, const Eigen::VectorXd& mu_x1, QpStatus stage2) {
   std::ostringstream msg;
-  if (r2.status == QpStatus::IterationLimit) {
-    res.status = QpStatus::IterationLimit;
-    msg << "QP: the constraints are infeasible; the least violation was found but minimising the objective among "
-           "those points reached the iteration limit (" << o.max_iterations << ")";
-    res.message = msg.str();
-    return res;
-  }
-  res.status = QpStatus::Infeasible;
   msg << "QP infeasible: the constraints cannot all be met. Returned the least-violation answer (smallest sum of "
          "squared row violations within the variable bounds, then the smallest objective).";
   if (!res.conflicting_rows.empty()) {
@@ -298,17 +322,67 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
     msg << " Held back by the bounds: ";
     for (size_t j = 0; j < res.conflicting_variables.size(); ++j) {
       const Eigen::Index i = res.conflicting_variables[j];
-      msg << (j ? "; " : "") << variable_name(p, i) << (r1.mu_x(i) > 0 ? " lower bound " : " upper bound ")
-          << (r1.mu_x(i) > 0 ? lower_of(p, i) : upper_of(p, i));
+      msg << (j ? "; " : "") << variable_name(p, i) << (mu_x1(i) > 0 ? " lower bound " : " upper bound ")
+          << (mu_x1(i) > 0 ? lower_of(p, i) : upper_of(p, i));
     }
     msg << ".";
   }
   msg << " Relax these bounds or move the goals.";
-  if (r2.status == QpStatus::Unbounded)
+  if (stage2 == QpStatus::Unbounded)
     msg << " (The objective is unbounded below among those points: it could not be minimised.)";
-  else if (r2.status != QpStatus::Optimal)
+  else if (stage2 != QpStatus::Optimal)
     msg << " (The objective could not be minimised among those points.)";
-  res.message = msg.str();
+  return msg.str();
+}
+
+/// Least-violation answer of an infeasible problem (qp.hpp). `used`: iterations spent so far;
+/// `stage2`: set to the stage-2 problem that the answer solves.
+QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, const QpOptions& o, int used,
+                         QpProblem& stage2) {
+  const Eigen::Index n = p.H.rows(), m = p.A.rows();
+  // Stage 1: the least violation over the variable bounds.
+  const std::vector<SlackRow> srows = slack_rows(p);
+  QpProblem s1 = stage1_problem(p, srows);
+  const Stage1 st1 = minimise_violation(p, c, s1, o, used);
+  if (st1.r.status != QpStatus::Optimal) return stage1_iteration_limit(p, st1, used, o);
+  Stage2 st2 = stage2_setup(p, srows, s1, st1, o);
+  // Stage 2: the objective over the least-violation points.
+  const QpResult r2 =
+      qp_detail::solve_convex(st2.problem, c, &st2.warm, o.max_iterations - used, o.feasibility_tolerance);
+  used += r2.iterations;
+  QpResult res;
+  if (r2.status == QpStatus::Optimal) {
+    res = r2;
+    stage2 = st2.problem;
+    for (int r : st2.rows)  // a pinned row reads the side it violates
+      res.active_set.rows[static_cast<size_t>(r)] =
+          st2.Ax(r) < p.a_lower(r) ? QpActiveSet::kAtLower : QpActiveSet::kAtUpper;
+    st2.variables = set_blocking_bounds(p, st1.r.mu_x, st2.variables, res);
+    if (st2.rows.empty()) {  // round-off had made a feasible problem look infeasible: it is optimal
+      res.iterations = used;
+      res.warm_started = false;
+      return res;
+    }
+  } else {
+    res.x = st1.x;
+    res.mu_x = Eigen::VectorXd::Zero(n);
+    res.mu_a = Eigen::VectorXd::Zero(m);
+    res.active_set = st2.warm;
+  }
+  res.iterations = used;
+  res.warm_started = false;
+  res.conflicting_rows = st2.rows;
+  res.conflicting_variables = st2.variables;
+  if (r2.status == QpStatus::IterationLimit) {
+    res.status = QpStatus::IterationLimit;
+    std::ostringstream msg;
+    msg << "QP: the constraints are infeasible; the least violation was found but minimising the objective among "
+           "those points reached the iteration limit (" << o.max_iterations << ")";
+    res.message = msg.str();
+    return res;
+  }
+  res.status = QpStatus::Infeasible;
+  res.message = infeasible_message(p, res, st1.r.mu_x, r2.status);
   return res;
 }
 
