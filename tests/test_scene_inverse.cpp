@@ -437,5 +437,42 @@ TEST(SceneCsv, ARowWithANonFiniteFieldIsRefusedAndNotWritten) {
   EXPECT_THROW(unwritable.open((dir / "missing" / "t.csv").string()), Error);
 }
 
+// Without .vtu outputs the same unbounded finger reached its second step with an inverted cell and
+// the run stopped with the static solver's advice ("take smaller load steps, or use
+// StableNeoHookean"), which blames the law for what the missing pressure bound did. The reason
+// now names the actuation that drove the body there and the bound it lacks.
+TEST(SceneInverse, AnInvertedStateNamesTheActuatorBoundItLacks) {
+  const fs::path dir = fresh_dir("scene_inverse_inverted_no_vtu");
+  const std::string head = R"(mesh:
+  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
+              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+inverse:
+  steps_per_target: 6
+  actuators: [{type: pressure, name: cav, surface: cavity)";
+  const std::string tail = R"(}]
+  effectors: [{type: position, name: tip, point: [0.1, 0.01, 0.01], goal: [0.09, 0.01, 0.05]}]
+outputs: {vtu: false}
+)";
+  try {
+    (void)run(dir, "unbounded", head + tail);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string w = e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::Numerical) << w;
+    EXPECT_NE(w.find("is inverted in the current configuration"), std::string::npos) << w;  // the cause
+    EXPECT_NE(w.find("'cav' has no upper bound (max_pressure / max_force): bound it"), std::string::npos) << w;
+    EXPECT_NE(w.find("an effector's max_shift"), std::string::npos) << w;
+  }
+  // The CSV rows before the failing step are finite and in the file.
+  const auto rows = read_csv(dir / "out" / "unbounded.csv");
+  ASSERT_GE(rows.size(), 3u);  // header, rest, step 1
+  // With a bound the same goal is approached without inverting a cell: the run ends (exit 2:
+  // the goal is out of reach of 30 kPa) instead of throwing.
+  const SceneRunResult r = run(dir, "bounded", head + ", max_pressure: 30000" + tail);
+  EXPECT_EQ(r.inverse.steps, 6);
+}
+
 }  // namespace
 }  // namespace softik

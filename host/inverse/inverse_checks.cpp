@@ -60,6 +60,27 @@ std::string idle_actuators_message(const std::vector<bool>& idle, const std::vec
          "along them";
 }
 
+std::string inadmissible_state_message(const std::string& cause, const std::vector<std::string>& names,
+                                       const std::vector<Real>& lambda, const std::vector<Interval>& lambda_bounds) {
+  std::ostringstream msg;
+  msg << "InverseSolver: the state this step starts from is outside where the law is defined (" << cause
+      << "). When it is the previous inverse step's result, that step's actuation drove the body there";
+  std::vector<std::string> unbounded;
+  for (size_t j = 0; j < names.size() && j < lambda.size() && j < lambda_bounds.size(); ++j) {
+    msg << (j == 0 ? " (" : ", ") << "'" << names[j] << "' = " << lambda[j];
+    if (j + 1 == names.size() || j + 1 == lambda.size()) msg << ")";
+    const Interval& b = lambda_bounds[j];
+    if (lambda[j] > 0 && !std::isfinite(b.hi)) unbounded.push_back("'" + names[j] + "' has no upper bound (max_pressure / max_force)");
+    if (lambda[j] < 0 && !std::isfinite(b.lo)) unbounded.push_back("'" + names[j] + "' has no lower bound (min_pressure / min_force)");
+  }
+  msg << ". ";
+  for (size_t k = 0; k < unbounded.size(); ++k) msg << (k == 0 ? "" : "; ") << unbounded[k];
+  if (!unbounded.empty()) msg << ": bound it. ";
+  msg << "Bound the actuators to what the body can take, limit each step's goal (an effector's max_shift), "
+         "or use the converged solve (mode: converged), which shortens a step that inverts a cell";
+  return msg.str();
+}
+
 std::string unbounded_message(const QpResult& res, const std::vector<std::string>& names,
                               const std::vector<Interval>& lambda_bounds) {
   std::vector<size_t> up, down;

@@ -43,4 +43,11 @@ std::string idle_actuators_message(const std::vector<bool>& idle, const std::vec
 std::string unbounded_message(const QpResult& res, const std::vector<std::string>& names,
                               const std::vector<Interval>& lambda_bounds);
 
+/// What to say when the state an inverse step starts from is outside where the law is defined
+/// (`cause`: the assembler's message, e.g. an inverted cell): the actuation that drove the body
+/// there (names and values: per actuator row, in the order of `lambda`) and the bounds it lacks
+/// in the direction it went (lambda_bounds), then the remedies of an inverse problem.
+std::string inadmissible_state_message(const std::string& cause, const std::vector<std::string>& names,
+                                       const std::vector<Real>& lambda, const std::vector<Interval>& lambda_bounds);
+
 }  // namespace softik::inverse_detail

@@ -92,7 +92,12 @@ class InverseStep {
       SOFTIK_CHECK(std::isfinite(x[k]), "InverseSolver::step: the positions x hold " << x[k] << " at DOF " << k
                                                                                      << " (node " << k / 3 << ")");
     auto t0 = Clock::now();
-    assemble(x);
+    try {
+      assemble(x);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Numerical) throw;
+      explain_inadmissible(e, x);
+    }
     rep_.t_assembly = seconds_since(t0);
     free_configuration();  // times itself: factorisation and solves
     t0 = Clock::now();
@@ -106,6 +111,29 @@ class InverseStep {
   }
 
  private:
+  /// The assembler refused x (an inverted cell): rethrows with what drove the body there, the
+  /// actuation and the bounds it lacks (inverse_checks.hpp), instead of the static solver's advice.
+  [[noreturn]] void explain_inadmissible(const Error& e, const std::vector<Real>& x) const {
+    std::vector<std::string> names;
+    std::vector<Interval> bounds;
+    try {
+      std::vector<ConstraintRow> rows;
+      for (const auto& c : s_.constraints_) {
+        if (c->role() != ConstraintRole::Actuator) continue;
+        rows.clear();
+        c->rows(s_.assembler_.mesh(), x, rows);
+        for (const ConstraintRow& r : rows) {
+          names.push_back(c->name());
+          bounds.push_back(r.lambda_bounds);
+        }
+      }
+    } catch (const Error&) {
+      throw e;  // the rows cannot be evaluated there either: the assembler's words alone
+    }
+    SOFTIK_CHECK_NUMERICAL(false, inverse_detail::inadmissible_state_message(e.what(), names, s_.lambda_, bounds));
+    throw e;  // not reached
+  }
+
   // ---- assemble(): the system at x ---------------------------------------------------------
   void assemble(const std::vector<Real>& x) {
     const Assembler& assembler = s_.assembler_;
