@@ -1,4 +1,4 @@
-// Conjugate gradients preconditioned by a kept factorisation (host/solvers/factor_pcg.hpp), the
+// Conjugate gradients preconditioned by a kept factorisation (host/linear/factor_pcg.hpp), the
 // solver of the static solve's Krylov steps: the product with K against a dense product, one
 // iteration where the factor is K's own, convergence to the tolerance (checked with a residual
 // computed here, not by the recurrence) where the factor is of a nearby K, the iteration cap, a
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "host/solvers/factor_pcg.hpp"
+#include "host/linear/factor_pcg.hpp"
 #include "softik/assembly.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"

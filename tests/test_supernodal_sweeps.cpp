@@ -1,4 +1,4 @@
-// The two-thread sweeps over a supernodal factor (host/solvers/supernodal_sweeps.hpp) against a
+// The two-thread sweeps over a supernodal factor (host/linear/supernodal_sweeps.hpp) against a
 // dense triangular solve with the same L, in double and in single precision, and CHOLMOD's solves
 // and preconditioner that use them against K.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "host/solvers/factor_pcg.hpp"
-#include "host/solvers/linear_solvers.hpp"
-#include "host/solvers/supernodal_sweeps.hpp"
+#include "host/linear/factor_pcg.hpp"
+#include "host/linear/linear_solvers.hpp"
+#include "host/linear/supernodal_sweeps.hpp"
 #include "linear_solver_test_support.hpp"
 #include "softik/mesh_generator.hpp"
 

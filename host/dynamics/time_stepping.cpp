@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "host/dynamics/dynamic_solver_impl.hpp"
-#include "host/solvers/woodbury.hpp"
+#include "host/linear/woodbury.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_selection.hpp"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "host/solvers/woodbury.hpp"
+#include "host/linear/woodbury.hpp"
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/inverse/inverse_checks.hpp"
 #include "host/inverse/constraint_space_solve.hpp"

@@ -1,7 +1,7 @@
 // Kept columns of the inverse step's solves (kept_columns.hpp).
 #include "host/inverse/kept_columns.hpp"
 
-#include "host/solvers/gram.hpp"
+#include "host/linear/gram.hpp"
 #include "softik/error.hpp"
 
 namespace softik::inverse_detail {

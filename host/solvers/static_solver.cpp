@@ -8,7 +8,7 @@
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/assembly/pressure_stiffness.hpp"
 #include "host/solvers/cavity_control.hpp"
-#include "host/solvers/factor_pcg.hpp"
+#include "host/linear/factor_pcg.hpp"
 #include "host/solvers/load_predictor.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"

@@ -26,8 +26,8 @@
 
 #include "host/exec/blas_threads.hpp"
 #include "host/exec/openmp_regions.hpp"
-#include "host/solvers/linear_solvers.hpp"
-#include "host/solvers/supernodal_sweeps.hpp"
+#include "host/linear/linear_solvers.hpp"
+#include "host/linear/supernodal_sweeps.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

@@ -5,8 +5,8 @@
 #include <Eigen/Dense>
 
 #include "host/exec/device_backend.hpp"
-#include "host/solvers/gram.hpp"
-#include "host/solvers/linear_solvers.hpp"
+#include "host/linear/gram.hpp"
+#include "host/linear/linear_solvers.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

@@ -1,5 +1,5 @@
 // Two-thread triangular sweeps over a supernodal Cholesky factor (supernodal_sweeps.hpp).
-#include "host/solvers/supernodal_sweeps.hpp"
+#include "host/linear/supernodal_sweeps.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>

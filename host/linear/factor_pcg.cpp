@@ -1,5 +1,5 @@
 // Conjugate gradients preconditioned by a kept factorisation (factor_pcg.hpp).
-#include "host/solvers/factor_pcg.hpp"
+#include "host/linear/factor_pcg.hpp"
 
 #include <cmath>
 

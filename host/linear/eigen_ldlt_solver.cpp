@@ -6,7 +6,7 @@
 #include <Eigen/SparseCholesky>
 #include <cmath>
 
-#include "host/solvers/linear_solvers.hpp"
+#include "host/linear/linear_solvers.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
