@@ -13,7 +13,7 @@
 #include "host/batch/objective.hpp"
 #include "host/batch/overrides.hpp"
 #include "host/batch/sampling.hpp"
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "host/batch/design_batch.hpp"
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 
 namespace softik::batch_detail {

@@ -11,7 +11,7 @@
 
 #include "host/batch/batch_csv.hpp"
 #include "host/io/atomic_file.hpp"
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 

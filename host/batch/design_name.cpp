@@ -3,7 +3,7 @@
 #include <string>
 
 #include "host/io/path_component.hpp"
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 

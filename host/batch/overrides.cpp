@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::batch_detail {

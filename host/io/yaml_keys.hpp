@@ -1,4 +1,4 @@
-// The key check of a strict YAML map, shared by the scene reader (host/scene/scene_yaml.cpp) and
+// The key check of a strict YAML map, shared by the scene reader (host/scene/parse/scene_yaml.cpp) and
 // the node-network reader (network_yaml.cpp): every key must be one of the allowed ones, each
 // given once. Each reader words its own error.
 #pragma once

@@ -1,5 +1,5 @@
 // Loading a YAML document within limits, shared by the scene and batch readers
-// (host/scene/scene_yaml.cpp) and the node-network reader (network_yaml.cpp); each reader words
+// (host/scene/parse/scene_yaml.cpp) and the node-network reader (network_yaml.cpp); each reader words
 // the location of the failure its own way.
 #pragma once
 

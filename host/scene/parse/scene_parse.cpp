@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

@@ -3,7 +3,7 @@
 // node-network file (the body is then that network).
 #include <cmath>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {

@@ -16,7 +16,7 @@
 #include "softik/mesh_io.hpp"
 #include "softik/network_io.hpp"
 #include "softik/scene.hpp"
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 
 namespace softik {
 

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

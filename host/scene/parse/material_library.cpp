@@ -10,7 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik {

@@ -16,7 +16,7 @@
 #include "host/contact/contact_setup.hpp"
 #include "host/contact/initial_penetration.hpp"
 #include "host/inverse/inverse_contact.hpp"
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_selection.hpp"

@@ -16,8 +16,8 @@
 
 #include "host/io/atomic_file.hpp"
 #include "host/io/svg_plot.hpp"
-#include "host/scene/scene_run_common.hpp"
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/run/scene_run_common.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {

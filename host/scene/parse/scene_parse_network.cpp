@@ -4,7 +4,7 @@
 #include <cmath>
 #include <variant>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "host/scene/scene_build_warnings.hpp"
+#include "host/scene/build/scene_build_warnings.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/contact.hpp"
 #include "softik/error.hpp"

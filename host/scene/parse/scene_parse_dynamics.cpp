@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {

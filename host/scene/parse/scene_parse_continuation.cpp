@@ -5,7 +5,7 @@
 // problem (time integration, an inverse problem, contact, prescribed displacements).
 #include <cmath>
 
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {

@@ -18,7 +18,7 @@
 
 #include "host/io/atomic_file.hpp"
 #include "host/io/svg_plot.hpp"
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 #include "softik/network_statics.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "host/io/path_component.hpp"
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
 #include "softik/material_library.hpp"
 

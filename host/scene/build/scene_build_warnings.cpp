@@ -1,7 +1,7 @@
 // The warnings build_scene gives about what a scene asks for but probably does not mean
 // (scene_build_warnings.hpp): obstacles no node can reach, cavities moved onto the mesh, CSV tables
 // of gigabytes.
-#include "host/scene/scene_build_warnings.hpp"
+#include "host/scene/build/scene_build_warnings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "host/scene/scene_run_common.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/contact.hpp"
 #include "softik/point_location.hpp"
 

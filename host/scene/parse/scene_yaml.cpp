@@ -1,4 +1,4 @@
-#include "host/scene/scene_yaml.hpp"
+#include "host/scene/parse/scene_yaml.hpp"
 
 #include <algorithm>
 #include <cerrno>
