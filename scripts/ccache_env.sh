@@ -10,5 +10,9 @@ root="${root:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 ccache_cmake_args=()
 if [ "${SOFTIK_CCACHE:-ON}" != "OFF" ] && command -v ccache >/dev/null 2>&1; then
   export CCACHE_BASEDIR="$root"
+  # ccache keys objects by the compiler's name too: CMake finds c++ in one build and the wheel's
+  # CMake (scikit-build-core) g++, the same program, and nothing would be shared. Name it once
+  # (a compiler given by the caller, e.g. CXX=clang++ for the sanitizer build, is kept).
+  export CC="${CC:-cc}" CXX="${CXX:-c++}"
   ccache_cmake_args=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
