@@ -288,6 +288,14 @@ inverse:
   EXPECT_NE(out.find("actuator cav: pressure = 1000"), std::string::npos) << out;
 }
 
+/// The pneumatic finger of examples/finger_push (hex8, 4 mm cells), clamped at x = 0.
+const std::string kFinger = R"(mesh:
+  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
+              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
+materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
+fixed: [{group: xmin}]
+)";
+
 TEST(SceneInverse, APressureActuatorOnlyPushesUnlessGivenAMinimum) {
   // min_pressure defaults to 0 (a cavity pushes); max_pressure stays unbounded without a value.
   const std::string head = kBlock + "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0";
@@ -326,12 +334,7 @@ TEST(SceneInverse, AForceDirectionThatOverflowsIsRefusedAsSuch) {
 // rows before it are finite and no .vtu of that state is written.
 TEST(SceneInverse, AStepThatInvertsCellsStopsTheRunInsteadOfWritingNaN) {
   const fs::path dir = fresh_dir("scene_inverse_inverted");
-  write_file(dir / "unbounded.yaml", R"(mesh:
-  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
-              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
-materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-inverse:
+  write_file(dir / "unbounded.yaml", kFinger + R"(inverse:
   steps_per_target: 4
   actuators: [{type: pressure, name: cav, surface: cavity}]
   effectors: [{type: position, name: tip, point: [0.1, 0.01, 0.01], goal: [0.0, 0.01, 0.5]}]
@@ -361,12 +364,7 @@ outputs: {vtu: true}
 // solve at the rest state: every column of the row must be the rest state's.
 TEST(SceneInverse, AFailedConvergedSolveReportsTheStateItKeeps) {
   const fs::path dir = fresh_dir("scene_inverse_failed_contact");
-  const std::string scene = R"(mesh:
-  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
-              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
-materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-contact:
+  const std::string scene = kFinger + R"(contact:
   obstacles: [{name: wall, type: plane, point: [0, 0, 0.022], normal: [0, 0, -1]}]
   nodes: [{box: {min: [0.08, -1, -1], max: [1, 1, 1]}}]
 inverse:
@@ -443,12 +441,7 @@ TEST(SceneCsv, ARowWithANonFiniteFieldIsRefusedAndNotWritten) {
 // now names the actuation that drove the body there and the bound it lacks.
 TEST(SceneInverse, AnInvertedStateNamesTheActuatorBoundItLacks) {
   const fs::path dir = fresh_dir("scene_inverse_inverted_no_vtu");
-  const std::string head = R"(mesh:
-  generator: {type: finger, length: 0.10, width: 0.02, height: 0.02, base_wall: 0.01, tip_wall: 0.01,
-              side_wall: 0.004, bottom_wall: 0.004, top_wall: 0.008, cell_size: 0.004, cell_type: hex8}
-materials: {law: neo_hookean, young: 2.0e5, poisson: 0.45}
-fixed: [{group: xmin}]
-inverse:
+  const std::string head = kFinger + R"(inverse:
   steps_per_target: 6
   actuators: [{type: pressure, name: cav, surface: cavity)";
   const std::string tail = R"(}]
