@@ -27,29 +27,42 @@
 #include <tuple>
 
 #include "bench_box.hpp"
-#include "stream_triad.hpp"
 #include "softik/assembly.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/fem/element_traits.hpp"
 #include "softik/fem/hyperelastic_element.hpp"
+#include "stream_triad.hpp"
 
 namespace {
 
 using softik::Real;
 
-enum Law { Corotational = 0, NeoHookean = 1, ConsistentCorotational = 2, DecoupledNeoHookean = 3, Yeoh = 4, ArrudaBoyce = 5 };
+enum Law {
+  Corotational = 0,
+  NeoHookean = 1,
+  ConsistentCorotational = 2,
+  DecoupledNeoHookean = 3,
+  Yeoh = 4,
+  ArrudaBoyce = 5
+};
 
 /// Whether a law is hyperelastic (total Lagrangian) rather than corotational.
 bool hyperelastic(Law law) { return law != Corotational && law != ConsistentCorotational; }
 
 const char* law_label(Law law) {
   switch (law) {
-    case Corotational: return " corotational";
-    case NeoHookean: return " neo-Hookean";
-    case DecoupledNeoHookean: return " neo-Hookean (C10, D1)";
-    case Yeoh: return " Yeoh";
-    case ArrudaBoyce: return " Arruda-Boyce";
-    default: return " corotational, consistent tangent";
+    case Corotational:
+      return " corotational";
+    case NeoHookean:
+      return " neo-Hookean";
+    case DecoupledNeoHookean:
+      return " neo-Hookean (C10, D1)";
+    case Yeoh:
+      return " Yeoh";
+    case ArrudaBoyce:
+      return " Arruda-Boyce";
+    default:
+      return " corotational, consistent tangent";
   }
 }
 
@@ -63,7 +76,8 @@ const softik::bench::Box& problem(softik::CellType type, int target) {
 }
 
 /// The box's assembler for a law and a thread count (clamped at x = 0).
-std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, Law law, int threads, int block_size = 0) {
+std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, Law law, int threads,
+                                                 int block_size = 0) {
   softik::AssemblyOptions options;
   options.num_threads = threads;
   options.block_size = block_size;
@@ -76,7 +90,7 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
       // arithmetic for any values).
       : law == Yeoh        ? softik::Material(softik::fem::Yeoh::from_constants(1.7e4, -1.7e3, 1.7e2, 2.0 / 1.0e6))
       : law == ArrudaBoyce ? softik::Material(softik::fem::ArrudaBoyce::from_young_poisson(1e5, 0.45, 3.0))
-                                   : softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45));
+                           : softik::Material(softik::fem::LinearElastic::from_young_poisson(1e5, 0.45));
   return std::make_unique<softik::Assembler>(p.mesh, std::vector<softik::Material>{material},
                                              softik::fix_nodes(p.mesh, p.mesh.node_groups.at("xmin")), options);
 }
@@ -84,10 +98,14 @@ std::unique_ptr<softik::Assembler> box_assembler(const softik::bench::Box& p, La
 /// Quadrature points of a cell type's stiffness rule (element_traits.hpp).
 int quadrature_points(softik::CellType type) {
   switch (type) {
-    case softik::CellType::Tet4: return softik::fem::Tet4::num_quad;
-    case softik::CellType::Hex8: return softik::fem::Hex8::num_quad;
-    case softik::CellType::Tet10: return softik::fem::Tet10::num_quad;
-    default: return 1;
+    case softik::CellType::Tet4:
+      return softik::fem::Tet4::num_quad;
+    case softik::CellType::Hex8:
+      return softik::fem::Hex8::num_quad;
+    case softik::CellType::Tet10:
+      return softik::fem::Tet10::num_quad;
+    default:
+      return 1;
   }
 }
 
@@ -233,17 +251,24 @@ void Arguments(benchmark::internal::Benchmark* b) {
     for (int law : {Corotational, NeoHookean})
       for (int target : {1000, 10000, 100000, 1000000})
         for (int threads : {1, 2})
-          if (type != softik::CellType::Tet10 || target <= 100000) b->Args({static_cast<int>(type), law, target, threads});
+          if (type != softik::CellType::Tet10 || target <= 100000)
+            b->Args({static_cast<int>(type), law, target, threads});
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8})
     for (int target : {10000, 100000})
       for (int threads : {1, 2}) b->Args({static_cast<int>(type), ConsistentCorotational, target, threads});
   for (softik::CellType type : {softik::CellType::Tet4, softik::CellType::Hex8, softik::CellType::Tet10})
     for (int target : {10000, 100000})
       for (int threads : {1, 2})
-        for (int law : {DecoupledNeoHookean, Yeoh, ArrudaBoyce}) b->Args({static_cast<int>(type), law, target, threads});
+        for (int law : {DecoupledNeoHookean, Yeoh, ArrudaBoyce})
+          b->Args({static_cast<int>(type), law, target, threads});
 }
 
-BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(softik::bench::stream_triad)
+    ->Name("BM_StreamTriad")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(BM_Tet4ElementOnly)->Arg(Corotational)->Arg(NeoHookean)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AssemblyBlocks)

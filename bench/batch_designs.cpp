@@ -169,8 +169,8 @@ void BM_BatchDesigns(benchmark::State& state) {
     state.SkipWithError(e.what());
     return;
   }
-  const std::string out = std::string(softik::backend_name(backend)) + "_" + std::to_string(designs) + "_" +
-                          std::to_string(workers);
+  const std::string out =
+      std::string(softik::backend_name(backend)) + "_" + std::to_string(designs) + "_" + std::to_string(workers);
   double seconds = 0, evaluated = 0;
   int used_workers = 0, free_dofs = 0;
   std::string error;
@@ -243,8 +243,8 @@ void BM_BatchLockstep(benchmark::State& state) {
     state.SkipWithError(e.what());
     return;
   }
-  const std::string out = std::string("5k_") + softik::backend_name(backend) + "_" + std::to_string(designs) +
-                          (lockstep ? "_on" : "_off");
+  const std::string out =
+      std::string("5k_") + softik::backend_name(backend) + "_" + std::to_string(designs) + (lockstep ? "_on" : "_off");
   double seconds = 0, evaluated = 0;
   softik::BatchLockstepStats stats;
   std::string error;

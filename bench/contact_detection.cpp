@@ -54,8 +54,8 @@ void BM_SurfaceProximity(benchmark::State& state) {
   state.counters["triangles"] = static_cast<double>(triangles.size());
   state.counters["nodes"] = static_cast<double>(nodes.size());
   state.counters["contacts"] = static_cast<double>(found);
-  state.counters["ns_per_node"] =
-      benchmark::Counter(static_cast<double>(nodes.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] = benchmark::Counter(
+      static_cast<double>(nodes.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Each sphere has 4 n^2 - 4 n triangles: n = 36, 80, 160, 224 give 10k, 51k, 204k, 400k in all.

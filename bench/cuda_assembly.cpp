@@ -39,8 +39,8 @@
 #include <thread>
 #include <vector>
 
-#include "softik/assembly.hpp"
 #include "cuda/assembly/device_assembler.hpp"
+#include "softik/assembly.hpp"
 #include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
 
@@ -154,7 +154,7 @@ softik::cuda::DeviceAssembler* gpu_assembler(Problem& p) {
     try {
       p.gpu = std::make_unique<softik::cuda::DeviceAssembler>(*p.cpu);  // throws when the device is too small
       p.gpu->set_block_gather(!kCases[p.law].scatter);
-      p.gpu->assemble(p.x);                                               // uploads x, warms up
+      p.gpu->assemble(p.x);  // uploads x, warms up
     } catch (const softik::Error& e) {
       p.gpu.reset();
       p.gpu_skip = std::string("skipped: ") + e.what();

@@ -83,13 +83,13 @@ struct Size {
   Real length = 0.10;  ///< the finger's length (m)
 };
 const Size kSizes[] = {
-    {"10k", 10000, 0.00334}, {"30k", 30000, 0.002}, {"83k", 83000, 0.001334}, {"100k", 100000, 0.001334, 0.122},
+    {"10k", 10000, 0.00334},  {"30k", 30000, 0.002},     {"83k", 83000, 0.001334}, {"100k", 100000, 0.001334, 0.122},
     {"125k", 125000, 0.0013}, {"300k", 300000, 0.00091}, {"1M", 1000000, 0.00059},
 };
 
-constexpr int kCpuMaxTets = 300000;       ///< CHOLMOD: a step of the 1M model takes tens of seconds
-constexpr int kEigenMaxTets = 30000;      ///< Eigen SimplicialLDLT: ~1 min per factorisation at 83k tets
-constexpr int kGpuDenseMaxTets = 30000;   ///< sizes registered for cuda-dense (n <= kGpuDenseMaxDofs)
+constexpr int kCpuMaxTets = 300000;      ///< CHOLMOD: a step of the 1M model takes tens of seconds
+constexpr int kEigenMaxTets = 30000;     ///< Eigen SimplicialLDLT: ~1 min per factorisation at 83k tets
+constexpr int kGpuDenseMaxTets = 30000;  ///< sizes registered for cuda-dense (n <= kGpuDenseMaxDofs)
 /// Host bytes per Tet4 cell: mesh + assembler (slot map, CSR pattern, rest data) ~1.1 kB, with
 /// a margin; the CPU case adds the sparse factor (nnz(L) ~300 per tet at 100k tets, growing
 /// slowly), the GPU case the host copies of K and the solver's staging buffers.
@@ -103,8 +103,8 @@ double available_host_bytes() {
 struct Problem {
   int size = -1;
   softik::Mesh mesh;
-  std::unique_ptr<softik::Assembler> cpu, gpu;                         // rotated tangent
-  std::unique_ptr<softik::Assembler> cpu_consistent, gpu_consistent;   // consistent tangent (tracking)
+  std::unique_ptr<softik::Assembler> cpu, gpu;                        // rotated tangent
+  std::unique_ptr<softik::Assembler> cpu_consistent, gpu_consistent;  // consistent tangent (tracking)
   int tip_node = -1;
 };
 
@@ -113,8 +113,8 @@ struct Case {
   int size = -1;
   softik::Backend backend = softik::Backend::Cpu;
   softik::LinearSolverKind kind = softik::LinearSolverKind::Automatic;
-  int reuse = -1;  ///< -1: the fixed-goal step; >= 0: tracking with this reuse_factorization
-  int contacts = 0;  ///< the fixed-goal step against a wall with this many contact candidates
+  int reuse = -1;                ///< -1: the fixed-goal step; >= 0: tracking with this reuse_factorization
+  int contacts = 0;              ///< the fixed-goal step against a wall with this many contact candidates
   std::array<Real, 3> centre{};  ///< tracking: the tip position the circle is centred on
   int sample = 0;                ///< tracking: the next goal sample
   std::unique_ptr<softik::LinearSolver> solver;
@@ -217,7 +217,7 @@ Case& inverse_case(int size, softik::Backend backend, softik::LinearSolverKind k
   c->x = p.mesh.rest_positions();
   c->inverse->step(c->x);  // analysis, first factorisation, CUDA context: untimed
   for (int k = 0; contacts > 0 && k < 10; ++k) c->inverse->step(c->x);  // the tip pressed on the wall: untimed
-  if (reuse >= 0) {        // tracking: settle at the circle's start, untimed
+  if (reuse >= 0) {  // tracking: settle at the circle's start, untimed
     auto& tip = tip_effector(*c);
     tip.set_goal({L - 0.0015, 0.01, 0.0255});
     tip.set_max_shift(1e-3);
@@ -271,8 +271,8 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   }
   const softik::Assembler& a = assembler(*g_problem, backend, reuse >= 0);
   if (kind == softik::LinearSolverKind::CudaDense && a.num_free_dofs() > softik::kGpuDenseMaxDofs) {
-    state.SkipWithError(("skipped: " + std::to_string(a.num_free_dofs()) + " free DOFs > kGpuDenseMaxDofs = " +
-                         std::to_string(softik::kGpuDenseMaxDofs))
+    state.SkipWithError(("skipped: " + std::to_string(a.num_free_dofs()) +
+                         " free DOFs > kGpuDenseMaxDofs = " + std::to_string(softik::kGpuDenseMaxDofs))
                             .c_str());
     return;
   }
@@ -341,7 +341,8 @@ int main(int argc, char** argv) {
       int reuse;
       int contacts;
     };
-    std::vector<Entry> cases{{softik::Backend::Cpu, cpu, -1, 0}, {softik::Backend::Cpu, cpu, 0, 0}, {softik::Backend::Cpu, cpu, 10, 0}};
+    std::vector<Entry> cases{
+        {softik::Backend::Cpu, cpu, -1, 0}, {softik::Backend::Cpu, cpu, 0, 0}, {softik::Backend::Cpu, cpu, 10, 0}};
     if (kSizes[size].target <= kGpuDenseMaxTets)
       cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaDense, -1, 0});
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, 0});
@@ -354,11 +355,10 @@ int main(int argc, char** argv) {
         cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, n});
       }
     for (const Entry& e : cases) {
-      const std::string name = std::string(e.backend == softik::Backend::Cpu ? "CPU/" : "GPU/") +
-                               softik::linear_solver_kind_name(e.kind) +
-                               (e.reuse >= 0 ? "/tracking/reuse:" + std::to_string(e.reuse) : "") +
-                               (e.contacts > 0 ? "/contacts:" + std::to_string(e.contacts) : "") +
-                               "/tets:" + kSizes[size].name;
+      const std::string name =
+          std::string(e.backend == softik::Backend::Cpu ? "CPU/" : "GPU/") + softik::linear_solver_kind_name(e.kind) +
+          (e.reuse >= 0 ? "/tracking/reuse:" + std::to_string(e.reuse) : "") +
+          (e.contacts > 0 ? "/contacts:" + std::to_string(e.contacts) : "") + "/tets:" + kSizes[size].name;
       benchmark::RegisterBenchmark(name.c_str(), BM_InverseStep, size, e.backend, e.kind, e.reuse, e.contacts)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()

@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "bench_beam.hpp"
 #include "cuda/solvers/cuda_pcg_solver.hpp"
 #include "softik/backend.hpp"
-#include "bench_beam.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 

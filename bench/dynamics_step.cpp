@@ -1,9 +1,9 @@
 // One implicit dynamic step (backward Euler, Newton) of the pneumatic finger (make_finger, Tet4,
 // neo-Hookean silicone, base fixed, gravity, its cavity at 20 kPa), without contact and
 // lying on a table with friction (a plane under its bottom face: the finger sags onto it) and
-// on a frictionless one (whose pairs need only their normal rows in W), vs mesh size. Counters are per step, in milliseconds, averaged over the timed steps: the whole
-// step, and of it detection, the compliance W = H A^-1 H^T and the contact solve (PGS); also the
-// contacts detected and active, Newton iterations and factorisations per step.
+// on a frictionless one (whose pairs need only their normal rows in W), vs mesh size. Counters are per step, in
+// milliseconds, averaged over the timed steps: the whole step, and of it detection, the compliance W = H A^-1 H^T and
+// the contact solve (PGS); also the contacts detected and active, Newton iterations and factorisations per step.
 //
 //   ./build/bench/bench_dynamics_step --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -50,7 +50,8 @@ void BM_DynamicStep(benchmark::State& state) {
   }
   softik::DynamicSolver dyn(assembler, *solver, loads, options);
   for (int s = 0; s < 10; ++s) dyn.step();  // warm-up: the finger settles onto the table
-  double total = 0, detection = 0, compliance = 0, solve = 0, contacts = 0, active = 0, iterations = 0, factorizations = 0;
+  double total = 0, detection = 0, compliance = 0, solve = 0, contacts = 0, active = 0, iterations = 0,
+         factorizations = 0;
   int steps = 0;
   for (auto _ : state) {
     const softik::DynamicStepReport r = dyn.step();

@@ -65,7 +65,8 @@ const Finger& finger(int level) {
     slot->loads.pressures.push_back(p);
     slot->x = slot->mesh.rest_positions();
     auto solver = softik::make_linear_solver();
-    slot->iterations = softik::solve_static(*slot->assembler, *solver, slot->loads, slot->x, newton_options()).iterations;
+    slot->iterations =
+        softik::solve_static(*slot->assembler, *solver, slot->loads, slot->x, newton_options()).iterations;
     slot->assembler->assemble(slot->x, nullptr, nullptr, &slot->K);
     softik::add_pressure_stiffness(p, kPressure, *slot->assembler, slot->x, -1.0, slot->K);
   }
@@ -136,7 +137,8 @@ void BM_FingerStaticSolveChord(benchmark::State& state) {
     result = softik::solve_static(*f.assembler, *solver, f.loads, x, options);
   }
   int factorizations = 0;
-  for (const softik::NewtonIterationLog& entry : result.log) factorizations += entry.factorized && entry.step_length > 0 ? 1 : 0;
+  for (const softik::NewtonIterationLog& entry : result.log)
+    factorizations += entry.factorized && entry.step_length > 0 ? 1 : 0;
   common_counters(state, f);
   state.counters["newton_iterations"] = result.iterations;
   state.counters["factorizations"] = factorizations;
@@ -211,7 +213,11 @@ void PredictorLevels(benchmark::internal::Benchmark* bm) {
   for (int level : {0, 1, 2})
     for (int extrapolate : {0, 1}) bm->Args({level, extrapolate});
 }
-BENCHMARK(BM_FingerStaticSolvePredictor)->Apply(PredictorLevels)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_FingerStaticSolvePredictor)
+    ->Apply(PredictorLevels)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 

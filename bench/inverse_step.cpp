@@ -72,7 +72,8 @@ std::unique_ptr<softik::InverseSolver> make_inverse(const Finger& f, softik::Lin
 // Index 0-4: the 10 cm finger refined (3.18k to 444k tets); 5: 3.5 mm cells, 9.48k tets (the
 // grid of the 10 cm finger gives nothing between 3.18k and 9.48k); 6: the 4 mm grid on a 16 cm
 // finger, 5.09k tets: the 5k-tet model of issue 16's contact benchmark.
-const FingerSize kSizes[] = {{0.004, 0.1}, {0.003, 0.1}, {0.002, 0.1}, {0.0015, 0.1}, {0.001, 0.1}, {0.0035, 0.1}, {0.004, 0.16}};
+const FingerSize kSizes[] = {{0.004, 0.1}, {0.003, 0.1},  {0.002, 0.1}, {0.0015, 0.1},
+                             {0.001, 0.1}, {0.0035, 0.1}, {0.004, 0.16}};
 
 void BM_InverseStep(benchmark::State& state) {
   const Finger& f = finger(kSizes[state.range(0)]);
@@ -116,7 +117,7 @@ void BM_InverseTracking(benchmark::State& state) {
   const std::array<Real, 3> centre{f.length - 0.0015, 0.01, 0.0255};
   std::vector<Real> x = f.mesh.rest_positions();
   tip.set_goal(centre);
-  tip.set_max_shift(1e-3);  // approach the start from rest by at most 1 mm per step
+  tip.set_max_shift(1e-3);                        // approach the start from rest by at most 1 mm per step
   for (int k = 0; k < 60; ++k) inverse->step(x);  // settle, outside the timing
   tip.set_max_shift(0);
   const std::array<Real, 3> p0 = tip.position(x);

@@ -1,23 +1,22 @@
 // Node networks (issue 17 item 7): the link-force gather (with volume terms too), the static
-// tangent, and whole explicit steps on cubic lattices (make_box Hex8 -> make_node_network: edges and face diagonals, 9 links per cell),
-// vs size and threads, next to the memory bandwidth of this machine (a STREAM-like triad in the
-// same program, the bound the gather is measured against).
-// Counters: nodes/s (node updates: one node's force gathered, or one node integrated), links/s
-// (link evaluations: each link is evaluated from both of its ends), and GB/s of the arrays the
-// gather streams (per incidence the other node's index and the link's k and L (linear springs);
-// per node its position, the neighbours' positions (cached), and the force written).
+// tangent, and whole explicit steps on cubic lattices (make_box Hex8 -> make_node_network: edges and face diagonals, 9
+// links per cell), vs size and threads, next to the memory bandwidth of this machine (a STREAM-like triad in the same
+// program, the bound the gather is measured against). Counters: nodes/s (node updates: one node's force gathered, or
+// one node integrated), links/s (link evaluations: each link is evaluated from both of its ends), and GB/s of the
+// arrays the gather streams (per incidence the other node's index and the link's k and L (linear springs); per node its
+// position, the neighbours' positions (cached), and the force written).
 //
 //   ./build/bench/bench_node_network --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
-#include "stream_triad.hpp"
 #include "softik/exec/thread_pool.hpp"
 #include "softik/explicit_dynamics.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/network_statics.hpp"
 #include "softik/node_network.hpp"
+#include "stream_triad.hpp"
 
 namespace {
 
@@ -125,7 +124,12 @@ void BM_ExplicitStep(benchmark::State& state) {
 BENCHMARK(BM_ExplicitStep)->ArgsProduct({{20, 60}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // The memory bound (bench/stream_triad.hpp).
-BENCHMARK(softik::bench::stream_triad)->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(softik::bench::stream_triad)
+    ->Name("BM_StreamTriad")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -25,7 +25,8 @@ inline void stream_triad(benchmark::State& state) {
     });
     benchmark::DoNotOptimize(a.data());
   }
-  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);
 }
 
 }  // namespace softik::bench

@@ -13,19 +13,20 @@ namespace softik {
 std::unique_ptr<DeviceAssembly> make_device_assembly(const Assembler& host);  // cuda/assembly/device_assembler.cu
 std::unique_ptr<DesignAssemblyEngine> make_device_design_engine(
     const std::vector<const Assembler*>& designs);  // cuda/assembly/design_engine.cu
-std::unique_ptr<PressureEvaluator> make_device_pressure_evaluator(const PressureLoad& load,
-                                                                  const Mesh& mesh);  // cuda/assembly/device_pressure.cu
+std::unique_ptr<PressureEvaluator> make_device_pressure_evaluator(
+    const PressureLoad& load,
+    const Mesh& mesh);  // cuda/assembly/device_pressure.cu
 std::unique_ptr<DeviceNetworkForces> make_device_network_forces(
     const std::vector<int>& first, const std::vector<int>& other, const std::vector<Real>& spring,
     const std::vector<Real>& extra, const VolumeCellTable& cells);  // cuda/network/device_network.cu
-std::unique_ptr<LinearSolver> make_cuda_dense_solver();  // cuda/solvers/cuda_dense_solver.cu
-std::unique_ptr<LinearSolver> make_cuda_pcg_solver();    // cuda/solvers/cuda_pcg_solver.cu
-std::unique_ptr<LinearSolver> make_cusolversp_solver();  // cuda/solvers/cusolversp_solver.cu
-bool have_cudss();                                       // cuda/solvers/cudss_solver.cu
-std::unique_ptr<LinearSolver> make_cudss_solver();       // cuda/solvers/cudss_solver.cu (throws without cuDSS)
+std::unique_ptr<LinearSolver> make_cuda_dense_solver();             // cuda/solvers/cuda_dense_solver.cu
+std::unique_ptr<LinearSolver> make_cuda_pcg_solver();               // cuda/solvers/cuda_pcg_solver.cu
+std::unique_ptr<LinearSolver> make_cusolversp_solver();             // cuda/solvers/cusolversp_solver.cu
+bool have_cudss();                                                  // cuda/solvers/cudss_solver.cu
+std::unique_ptr<LinearSolver> make_cudss_solver();  // cuda/solvers/cudss_solver.cu (throws without cuDSS)
 
 namespace cuda {
-bool device_usable(std::string* reason);             // cuda/exec/device.cu
+bool device_usable(std::string* reason);            // cuda/exec/device.cu
 bool cudss_library_available(std::string* reason);  // cuda/solvers/cudss_solver.cu or cudss_library.cu
 }  // namespace cuda
 

@@ -8,10 +8,14 @@ namespace {
 
 std::unique_ptr<LinearSolver> make_gpu_linear_solver(LinearSolverKind kind) {
   switch (kind) {
-    case LinearSolverKind::CudaDense: return make_cuda_dense_solver();
-    case LinearSolverKind::CudaPcg: return make_cuda_pcg_solver();
-    case LinearSolverKind::CusolverSpCholesky: return make_cusolversp_solver();
-    default: return make_cudss_solver();
+    case LinearSolverKind::CudaDense:
+      return make_cuda_dense_solver();
+    case LinearSolverKind::CudaPcg:
+      return make_cuda_pcg_solver();
+    case LinearSolverKind::CusolverSpCholesky:
+      return make_cusolversp_solver();
+    default:
+      return make_cudss_solver();
   }
 }
 

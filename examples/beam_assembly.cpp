@@ -46,8 +46,8 @@ void run(const char* label, softik::CellType type, softik::Formulation formulati
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count() / repeats;
   double norm = 0;
   for (softik::Real f : force) norm += f * f;
-  std::printf("%-32s %8d cells %8d free DOFs %10d nnz | energy %.6e J | |f| %.6e N | %.3f ms (%.2f M cells/s)\n",
-              label, mesh.num_cells(), assembler.num_free_dofs(), assembler.pattern().nnz(), energy, std::sqrt(norm),
+  std::printf("%-32s %8d cells %8d free DOFs %10d nnz | energy %.6e J | |f| %.6e N | %.3f ms (%.2f M cells/s)\n", label,
+              mesh.num_cells(), assembler.num_free_dofs(), assembler.pattern().nnz(), energy, std::sqrt(norm),
               1e3 * seconds, mesh.num_cells() / seconds / 1e6);
 }
 

@@ -73,8 +73,8 @@ void read(const std::string& path, const std::string& text) {
 #elif defined(SOFTIK_FUZZ_TARGET_expression)
   (void)path;
   // An objective (arithmetic) and a constraint (one comparison), evaluated with every column 2.
-  for (const auto kind : {softik::batch_detail::Expression::Kind::Arithmetic,
-                          softik::batch_detail::Expression::Kind::Comparison}) {
+  for (const auto kind :
+       {softik::batch_detail::Expression::Kind::Arithmetic, softik::batch_detail::Expression::Kind::Comparison}) {
     try {
       const softik::batch_detail::Expression e(text, kind);
       (void)e.evaluate([](const std::string&) { return std::optional<double>(2.0); });
@@ -112,7 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const softik::Error& e) {
     if (std::string(e.what()).empty()) std::abort();  // an error must say something
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "softik fuzz: a %s escaped the reader instead of softik::Error: %s\n", typeid(e).name(), e.what());
+    std::fprintf(stderr, "softik fuzz: a %s escaped the reader instead of softik::Error: %s\n", typeid(e).name(),
+                 e.what());
     std::abort();
   }
   return 0;

@@ -52,7 +52,8 @@ inline std::vector<FormulationCase> formulation_cases() {
   hyper("NeoHookeanD1", fem::NeoHookeanD1::from_young_poisson(E, nu));
   hyper("StableNeoHookean", fem::StableNeoHookean::from_young_poisson(E, nu));
   hyper("MooneyRivlin", fem::MooneyRivlin::from_constants(0.3 * mu, 0.2 * mu, 2.0 / kappa, fem::Volumetric::D1Form));
-  hyper("MooneyRivlinLogJ", fem::MooneyRivlin::from_constants(0.3 * mu, 0.2 * mu, 2.0 / kappa, fem::Volumetric::LogSquared));
+  hyper("MooneyRivlinLogJ",
+        fem::MooneyRivlin::from_constants(0.3 * mu, 0.2 * mu, 2.0 / kappa, fem::Volumetric::LogSquared));
   hyper("Ogden", fem::Ogden<3>::from_constants({0.6 * mu, 0.5 * mu, -0.1 * mu}, {1.3, 5.0, -2.0}, 2.0 / kappa,
                                                fem::Volumetric::D1Form));
   hyper("Yeoh", fem::Yeoh::from_constants(0.5 * mu, 0.05 * mu, 0.01 * mu, 2.0 / kappa, fem::Volumetric::D1Form));
@@ -106,8 +107,8 @@ inline bool dilatation_applies(CellType type, const AssemblyOptions& options) {
 }
 
 inline const std::vector<CellType>& all_cell_types() {
-  static const std::vector<CellType> types = {CellType::Edge2, CellType::Tri3, CellType::Quad4, CellType::Tet4,
-                                              CellType::Hex8,  CellType::Tet10};
+  static const std::vector<CellType> types = {CellType::Edge2, CellType::Tri3, CellType::Quad4,
+                                              CellType::Tet4,  CellType::Hex8, CellType::Tet10};
   return types;
 }
 

@@ -36,7 +36,10 @@ inline std::pair<Real, Real> golden_max(F f, Real a, Real b) {
   const Real g = (std::sqrt(5.0) - 1) / 2;
   for (int k = 0; k < 200; ++k) {
     const Real c = b - g * (b - a), d = a + g * (b - a);
-    if (f(c) > f(d)) b = d; else a = c;
+    if (f(c) > f(d))
+      b = d;
+    else
+      a = c;
   }
   return {(a + b) / 2, f((a + b) / 2)};
 }
@@ -65,7 +68,8 @@ inline Balloon balloon(Real ratio, int nr, int n, CellType type, fem::Dilatation
   options.dilatation = dilatation;
   const Real mu = 1;
   b.assembler = std::make_unique<Assembler>(
-      b.mesh, std::vector<Material>{fem::NeoHookeanD1::from_constants(mu / 2, 2 / (bulk_over_mu * mu))}, fixed, options);
+      b.mesh, std::vector<Material>{fem::NeoHookeanD1::from_constants(mu / 2, 2 / (bulk_over_mu * mu))}, fixed,
+      options);
   // The octant's inner wall. With the symmetry planes through the centre its cone volume
   // sum p1.(p2 x p3)/6 is the octant of the cavity and the load is conservative (the open rim's
   // extra terms act normal to the symmetry planes, on fixed DOFs): closed = true.

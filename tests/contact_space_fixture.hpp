@@ -25,11 +25,16 @@ struct OneContactSpace {
   /// The contact (apart, no force carried over) is the row after the last constraint row, at
   /// `node`, named `contact_name` in messages.
   OneContactSpace(Eigen::MatrixXd W_, Eigen::VectorXd delta_free_, std::vector<int> actuators_,
-                  std::vector<int> effectors_, std::vector<Interval> lambda_bounds_, std::vector<Interval> delta_bounds_,
-                  std::vector<std::string> names_, int node, std::string contact_name)
-      : W(std::move(W_)), delta_free(std::move(delta_free_)), actuators(std::move(actuators_)),
-        effectors(std::move(effectors_)), lambda_bounds(std::move(lambda_bounds_)),
-        delta_bounds(std::move(delta_bounds_)), names(std::move(names_)) {
+                  std::vector<int> effectors_, std::vector<Interval> lambda_bounds_,
+                  std::vector<Interval> delta_bounds_, std::vector<std::string> names_, int node,
+                  std::string contact_name)
+      : W(std::move(W_)),
+        delta_free(std::move(delta_free_)),
+        actuators(std::move(actuators_)),
+        effectors(std::move(effectors_)),
+        lambda_bounds(std::move(lambda_bounds_)),
+        delta_bounds(std::move(delta_bounds_)),
+        names(std::move(names_)) {
     ContactPoint point;
     point.node = node;
     contacts.points.push_back(point);
@@ -41,8 +46,8 @@ struct OneContactSpace {
 
   /// The view the solves take (it refers to this object's members).
   inverse_detail::ContactSpace space() const {
-    return {W, delta_free, actuators, effectors, static_cast<int>(W.rows()) - 1, lambda_bounds, delta_bounds, names,
-            contacts};
+    return {W,     delta_free, actuators, effectors, static_cast<int>(W.rows()) - 1, lambda_bounds, delta_bounds,
+            names, contacts};
   }
 };
 

@@ -128,7 +128,8 @@ inline void expect_contact_conditions(const std::vector<ContactPoint>& contacts,
     if (f[3 * i] > 1e-6 * fmax) {
       EXPECT_LE(std::abs(gap), 1e-6 * kSize) << where << ": a pressed node is off the wall";
     }
-    EXPECT_LE(std::hypot(f[3 * i + 1], f[3 * i + 2]), mu_bound * f[3 * i] + 1e-9 * fmax) << where << ": outside the cone";
+    EXPECT_LE(std::hypot(f[3 * i + 1], f[3 * i + 2]), mu_bound * f[3 * i] + 1e-9 * fmax)
+        << where << ": outside the cone";
   }
 }
 

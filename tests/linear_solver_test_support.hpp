@@ -24,7 +24,8 @@ struct System {
 /// A 4 x 1 x 1 Tet4 beam of 12 x 3 x 3 cells (E = 100, nu = 0.3), its xmin face clamped (or
 /// nothing fixed: six rigid-body modes, K singular), optionally compressed along x before K is
 /// assembled (the neo-Hookean tangent is indefinite at 0.4). `extra_fixed`: DOFs fixed too.
-inline System beam(bool fixed, Formulation formulation, Real compression = 1.0, const std::vector<int>& extra_fixed = {}) {
+inline System beam(bool fixed, Formulation formulation, Real compression = 1.0,
+                   const std::vector<int>& extra_fixed = {}) {
   System s;
   BoxSpec spec;
   spec.size = {4.0, 1.0, 1.0};

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -34,7 +33,8 @@ inline Kkt kkt_of(const QpProblem& p, const QpResult& r) {
   const Eigen::Index n = p.H.rows(), m = p.A.rows();
   Kkt k;
   const Eigen::VectorXd Hx = p.H * r.x, Ax = p.A * r.x;
-  Eigen::VectorXd res = Hx + p.g - r.mu_x, scale = (p.H.cwiseAbs() * r.x.cwiseAbs()) + p.g.cwiseAbs() + r.mu_x.cwiseAbs();
+  Eigen::VectorXd res = Hx + p.g - r.mu_x,
+                  scale = (p.H.cwiseAbs() * r.x.cwiseAbs()) + p.g.cwiseAbs() + r.mu_x.cwiseAbs();
   for (Eigen::Index j = 0; j < m; ++j) {
     res -= r.mu_a(j) * p.A.row(j).transpose();
     scale += std::abs(r.mu_a(j)) * p.A.row(j).transpose().cwiseAbs();
@@ -48,11 +48,15 @@ inline Kkt kkt_of(const QpProblem& p, const QpResult& r) {
     if (std::isfinite(hi)) k.primal = std::max(k.primal, (v - hi) / std::max(std::abs(hi) + terms, 1e-300));
     const Real nu = std::abs(mu) * ainf / G;
     if (mu > 0) {
-      if (!std::isfinite(lo)) k.dual = std::max(k.dual, nu);
-      else k.complementarity = std::max(k.complementarity, nu * std::abs(v - lo) / std::max(std::abs(lo) + terms, 1e-300));
+      if (!std::isfinite(lo))
+        k.dual = std::max(k.dual, nu);
+      else
+        k.complementarity = std::max(k.complementarity, nu * std::abs(v - lo) / std::max(std::abs(lo) + terms, 1e-300));
     } else if (mu < 0) {
-      if (!std::isfinite(hi)) k.dual = std::max(k.dual, nu);
-      else k.complementarity = std::max(k.complementarity, nu * std::abs(v - hi) / std::max(std::abs(hi) + terms, 1e-300));
+      if (!std::isfinite(hi))
+        k.dual = std::max(k.dual, nu);
+      else
+        k.complementarity = std::max(k.complementarity, nu * std::abs(v - hi) / std::max(std::abs(hi) + terms, 1e-300));
     }
   };
   for (Eigen::Index i = 0; i < n; ++i) one(r.x(i), lo_of(p, i), hi_of(p, i), std::abs(r.x(i)), r.mu_x(i), 1.0);
@@ -63,8 +67,8 @@ inline Kkt kkt_of(const QpProblem& p, const QpResult& r) {
 }
 
 inline std::string describe(const Kkt& k) {
-  return "stationarity " + std::to_string(k.stationarity) + " primal " + std::to_string(k.primal) + " complementarity " +
-         std::to_string(k.complementarity) + " dual " + std::to_string(k.dual);
+  return "stationarity " + std::to_string(k.stationarity) + " primal " + std::to_string(k.primal) +
+         " complementarity " + std::to_string(k.complementarity) + " dual " + std::to_string(k.dual);
 }
 
 /// Random strictly convex problem, feasible by construction: every bound and row range contains
@@ -85,10 +89,22 @@ inline QpProblem random_problem(std::mt19937& rng, int n, int m, Real cond = 0.1
       return;
     }
     switch (kind(rng)) {
-      case 0: lo = -kInf; hi = kInf; break;
-      case 1: lo = v - 0.3 * std::abs(u(rng)); hi = kInf; break;
-      case 2: lo = -kInf; hi = v + 0.3 * std::abs(u(rng)); break;
-      default: lo = v - 0.2 * std::abs(u(rng)); hi = v + 0.2 * std::abs(u(rng)); break;
+      case 0:
+        lo = -kInf;
+        hi = kInf;
+        break;
+      case 1:
+        lo = v - 0.3 * std::abs(u(rng));
+        hi = kInf;
+        break;
+      case 2:
+        lo = -kInf;
+        hi = v + 0.3 * std::abs(u(rng));
+        break;
+      default:
+        lo = v - 0.2 * std::abs(u(rng));
+        hi = v + 0.2 * std::abs(u(rng));
+        break;
     }
   };
   p.lower.resize(n);
@@ -131,7 +147,8 @@ inline Eigen::VectorXd brute_force(const QpProblem& p) {
       const Real lo = j < n ? lo_of(p, j) : p.a_lower(j - n), hi = j < n ? hi_of(p, j) : p.a_upper(j - n);
       const Real v = c % 3 == 1 ? lo : hi;
       ok = std::isfinite(v) && !(c % 3 == 2 && lo == hi);
-      act.emplace_back(j < n ? Eigen::VectorXd(Eigen::VectorXd::Unit(n, j)) : Eigen::VectorXd(p.A.row(j - n).transpose()), v);
+      act.emplace_back(
+          j < n ? Eigen::VectorXd(Eigen::VectorXd::Unit(n, j)) : Eigen::VectorXd(p.A.row(j - n).transpose()), v);
     }
     if (!ok || static_cast<int>(act.size()) > n) continue;
     const int a = static_cast<int>(act.size());
@@ -159,7 +176,6 @@ inline Eigen::VectorXd brute_force(const QpProblem& p) {
 }
 
 inline Real max_abs(const Eigen::VectorXd& v) { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
-
 
 inline QpProblem one_d(Real h, Real g, Real lo, Real hi) {
   QpProblem p;

@@ -2,9 +2,9 @@
 // files, CSV tables and positions in scene text.
 #pragma once
 
+#include <sys/wait.h>
 #include <algorithm>
 #include <cstdlib>
-#include <sys/wait.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -96,7 +96,8 @@ void expect_scene_build_errors(const Cases& cases) {
 
 #ifdef SOFTIK_CLI_PATH
 /// Runs the softik program with `arguments`; returns its exit status (-1 if it did not exit).
-inline int run_cli(const std::string& arguments, const fs::path& stderr_file, const fs::path& stdout_file = "/dev/null") {
+inline int run_cli(const std::string& arguments, const fs::path& stderr_file,
+                   const fs::path& stdout_file = "/dev/null") {
   const std::string command =
       std::string(SOFTIK_CLI_PATH) + " " + arguments + " >" + stdout_file.string() + " 2>" + stderr_file.string();
   const int status = std::system(command.c_str());

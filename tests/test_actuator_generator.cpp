@@ -18,9 +18,9 @@
 
 #include "softik/actuator_generator.hpp"
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/fem/element_traits.hpp"
 #include "softik/surface.hpp"
+#include "tests/expect_refused.hpp"
 
 namespace softik {
 namespace {
@@ -52,15 +52,19 @@ int components(const SurfaceGroup& s) {
   for (const auto& q : s.quads) faces.push_back({q[0], q[1], q[2], q[3]});
   std::vector<int> parent(faces.size());
   std::iota(parent.begin(), parent.end(), 0);
-  std::function<int(int)> root = [&](int f) { return parent[size_t(f)] == f ? f : parent[size_t(f)] = root(parent[size_t(f)]); };
+  std::function<int(int)> root = [&](int f) {
+    return parent[size_t(f)] == f ? f : parent[size_t(f)] = root(parent[size_t(f)]);
+  };
   std::map<std::pair<int, int>, int> edge_face;
   for (size_t f = 0; f < faces.size(); ++f)
     for (size_t k = 0; k < faces[f].size(); ++k) {
       const int a = faces[f][k], b = faces[f][(k + 1) % faces[f].size()];
       const auto key = std::make_pair(std::min(a, b), std::max(a, b));
       const auto it = edge_face.find(key);
-      if (it == edge_face.end()) edge_face[key] = int(f);
-      else parent[size_t(root(int(f)))] = root(it->second);
+      if (it == edge_face.end())
+        edge_face[key] = int(f);
+      else
+        parent[size_t(root(int(f)))] = root(it->second);
     }
   int n = 0;
   for (size_t f = 0; f < faces.size(); ++f) n += root(int(f)) == int(f) ? 1 : 0;
@@ -148,8 +152,8 @@ TEST(ActuatorGenerator, FingerDefaults) {
     FingerSpec s;
     s.cell_type = type;
     const Mesh m = make_finger(s);
-    const Real cavity = (s.length - s.base_wall - s.tip_wall) * (s.width - 2 * s.side_wall) *
-                        (s.height - s.bottom_wall - s.top_wall);
+    const Real cavity =
+        (s.length - s.base_wall - s.tip_wall) * (s.width - 2 * s.side_wall) * (s.height - s.bottom_wall - s.top_wall);
     check_generated(m, {s.length, s.width, s.height}, {{"cavity", cavity}}, s.cell_size);
     // 50 x 10 x 10 grid cells minus the 40 x 6 x 4 of the cavity.
     EXPECT_EQ(m.num_cells(), (5000 - 960) * (type == CellType::Tet4 ? 6 : 1));
@@ -168,8 +172,8 @@ TEST(ActuatorGenerator, FingerWallsOffTheCellSizeAreExact) {
     s.top_wall = 0.0061;
     s.cell_size = 0.0025;
     const Mesh m = make_finger(s);
-    const Real cavity = (s.length - s.base_wall - s.tip_wall) * (s.width - 2 * s.side_wall) *
-                        (s.height - s.bottom_wall - s.top_wall);
+    const Real cavity =
+        (s.length - s.base_wall - s.tip_wall) * (s.width - 2 * s.side_wall) * (s.height - s.bottom_wall - s.top_wall);
     check_generated(m, {s.length, s.width, s.height}, {{"cavity", cavity}}, s.cell_size);
   }
 }
@@ -237,18 +241,24 @@ TEST(ActuatorGenerator, FingerParameterErrors) {
       make_finger(s);
     };
   };
-  expect_error_mentions(finger([](FingerSpec& s) { s.bottom_wall = 0.001; }), {"make_finger", "bottom_wall = 0.001", "thinner than one cell"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.bottom_wall = 0.001; }),
+                        {"make_finger", "bottom_wall = 0.001", "thinner than one cell"});
   expect_error_mentions(finger([](FingerSpec& s) { s.side_wall = 0; }), {"side_wall", "thinner than one cell"});
   expect_error_mentions(finger([](FingerSpec& s) { s.length = NAN; }), {"length = nan", "positive finite"});
   expect_error_mentions(finger([](FingerSpec& s) { s.width = -0.02; }), {"width = -0.02", "positive finite"});
   expect_error_mentions(finger([](FingerSpec& s) { s.cell_size = 0; }), {"cell_size = 0"});
   expect_error_mentions(finger([](FingerSpec& s) { s.top_wall = NAN; }), {"top_wall = nan"});
-  expect_error_mentions(finger([](FingerSpec& s) { s.cell_type = CellType::Tri3; }), {"cell_type Tri3", "Tet4, Hex8 or Tet10"});
-  expect_error_mentions(finger([](FingerSpec& s) { s.base_wall = s.tip_wall = 0.05; }), {"base_wall + tip_wall", "length"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.cell_type = CellType::Tri3; }),
+                        {"cell_type Tri3", "Tet4, Hex8 or Tet10"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.base_wall = s.tip_wall = 0.05; }),
+                        {"base_wall + tip_wall", "length"});
   expect_error_mentions(finger([](FingerSpec& s) { s.side_wall = 0.01; }), {"side_wall", "width"});
-  expect_error_mentions(finger([](FingerSpec& s) { s.bottom_wall = s.top_wall = 0.01; }), {"bottom_wall + top_wall", "height"});
-  expect_error_mentions(finger([](FingerSpec& s) { s.cell_size = 1e-12; }), {"cell_size = 1e-12", "cells along axis 0", "raise cell_size"});
-  expect_error_mentions(finger([](FingerSpec& s) { s.cell_size = 1e-5; }), {"cell_size = 1e-05", "grid cells", "raise cell_size"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.bottom_wall = s.top_wall = 0.01; }),
+                        {"bottom_wall + top_wall", "height"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.cell_size = 1e-12; }),
+                        {"cell_size = 1e-12", "cells along axis 0", "raise cell_size"});
+  expect_error_mentions(finger([](FingerSpec& s) { s.cell_size = 1e-5; }),
+                        {"cell_size = 1e-05", "grid cells", "raise cell_size"});
 }
 
 TEST(ActuatorGenerator, BellowsParameterErrors) {
@@ -261,8 +271,10 @@ TEST(ActuatorGenerator, BellowsParameterErrors) {
   };
   expect_error_mentions(bellows([](BellowsSpec& s) { s.chambers = 0; }), {"make_bellows", "chambers = 0"});
   expect_error_mentions(bellows([](BellowsSpec& s) { s.wall = 0.001; }), {"wall = 0.001", "thinner than one cell"});
-  expect_error_mentions(bellows([](BellowsSpec& s) { s.end_wall = 0.0015; }), {"end_wall = 0.0015", "thinner than one cell"});
-  expect_error_mentions(bellows([](BellowsSpec& s) { s.channel = 0.02; }), {"channel = 0.02", "rim", "thinner than one cell"});
+  expect_error_mentions(bellows([](BellowsSpec& s) { s.end_wall = 0.0015; }),
+                        {"end_wall = 0.0015", "thinner than one cell"});
+  expect_error_mentions(bellows([](BellowsSpec& s) { s.channel = 0.02; }),
+                        {"channel = 0.02", "rim", "thinner than one cell"});
   expect_error_mentions(bellows([](BellowsSpec& s) { s.channel = -1; }), {"channel = -1", "positive finite"});
   expect_error_mentions(bellows([](BellowsSpec& s) { s.chamber_length = NAN; }), {"chamber_length = nan"});
   expect_error_mentions(bellows([](BellowsSpec& s) { s.side_wall = 0.015; }), {"side_wall", "no chamber"});
@@ -278,21 +290,25 @@ TEST(ActuatorGenerator, MultiCavityParameterErrors) {
   };
   expect_error_mentions(block({{0.05, 0.01, 0.01, 0.02, 0.01, 0.01}}), {"cavities[0]", "outside the body"});
   expect_error_mentions(block({{-0.01, 0.01, 0.01, 0.02, 0.01, 0.01}}), {"cavities[0]", "outside the body"});
-  expect_error_mentions(block({{0.001, 0.01, 0.01, 0.02, 0.01, 0.01}}), {"cavities[0]", "xmin", "thinner than one cell"});
-  expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0.01, 0.0195}}), {"cavities[0]", "zmax", "thinner than one cell"});
+  expect_error_mentions(block({{0.001, 0.01, 0.01, 0.02, 0.01, 0.01}}),
+                        {"cavities[0]", "xmin", "thinner than one cell"});
+  expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0.01, 0.0195}}),
+                        {"cavities[0]", "zmax", "thinner than one cell"});
   expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0.01, 0.01}, {0.02, 0.012, 0.012, 0.02, 0.01, 0.01}}),
-               {"cavities[1] and cavities[0] overlap or touch"});
+                        {"cavities[1] and cavities[0] overlap or touch"});
   expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0.01, 0.01}, {0.03, 0.01, 0.01, 0.02, 0.01, 0.01}}),
-               {"cavities[1] and cavities[0] overlap or touch"});
+                        {"cavities[1] and cavities[0] overlap or touch"});
   expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0.01, 0.01}, {0.031, 0.01, 0.01, 0.02, 0.01, 0.01}}),
-               {"wall between cavities[1] and cavities[0]", "thinner than one cell"});
+                        {"wall between cavities[1] and cavities[0]", "thinner than one cell"});
   expect_error_mentions(block({{0.01, 0.01, 0.01, 0.02, 0, 0.01}}), {"cavities[0] extent 1 = 0"});
   expect_error_mentions(block({{0.01, NAN, 0.01, 0.02, 0.01, 0.01}}), {"cavities[0] corner coordinate 1 = nan"});
-  expect_error_mentions([] {
-    MultiCavitySpec s;
-    s.size[2] = 0;
-    make_multi_cavity_block(s);
-  }, {"size[2] = 0"});
+  expect_error_mentions(
+      [] {
+        MultiCavitySpec s;
+        s.size[2] = 0;
+        make_multi_cavity_block(s);
+      },
+      {"size[2] = 0"});
 }
 
 }  // namespace

@@ -135,10 +135,11 @@ TEST(ArcLengthBalloon, PassesThePressureMaximumOnTheIncompressibleCurveWhereLoad
   for (size_t k = 0; k < r.path.size(); ++k) load[k] = r.path[k].load_factor;
   const auto limit = path_maximum(la, load, m);
   const Real stretch_error = limit.first / exact.first - 1, pressure_error = limit.second / exact.second - 1;
-  std::printf("balloon: %zu points to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; limit l_a %.6f "
-              "(exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e)\n",
-              r.path.size(), la.back(), r.iterations, r.step_cuts, curve, limit.first, exact.first, stretch_error,
-              limit.second, exact.second, pressure_error);
+  std::printf(
+      "balloon: %zu points to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; limit l_a %.6f "
+      "(exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e)\n",
+      r.path.size(), la.back(), r.iterations, r.step_cuts, curve, limit.first, exact.first, stretch_error, limit.second,
+      exact.second, pressure_error);
   EXPECT_LE(curve, 6e-4);
   EXPECT_LE(std::abs(pressure_error), 5e-4);
   EXPECT_LE(std::abs(stretch_error), 5e-4);
@@ -272,10 +273,11 @@ TEST(ArcLength, MatchesLoadControlAndEveryPointMeetsResidualAndArcConstraint) {
     EXPECT_LE(diff, 1e-9 * size) << "point " << k << " at load factor " << p.load_factor;
     worst_x = std::max(worst_x, diff / size);
   }
-  std::printf("monotonic: %zu points, %d iterations, %d cuts; max |x_arc - x_load| / max|u| = %.2e, residual / bound "
-              "<= %.2f, arc constraint relative error <= %.2e; %.2f s\n",
-              r.path.size(), r.iterations, r.step_cuts, worst_x, worst_residual, worst_arc,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::printf(
+      "monotonic: %zu points, %d iterations, %d cuts; max |x_arc - x_load| / max|u| = %.2e, residual / bound "
+      "<= %.2f, arc constraint relative error <= %.2e; %.2f s\n",
+      r.path.size(), r.iterations, r.step_cuts, worst_x, worst_residual, worst_arc,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 // The inertia (negative pivots) every CPU solver reports, against the eigenvalues, on dense
@@ -293,8 +295,11 @@ TEST(ArcLength, SolversReportTheInertiaOfTheFactorisation) {
   const Eigen::MatrixXd Q = Eigen::HouseholderQR<Eigen::MatrixXd>(M).householderQ();
   std::vector<LinearSolverKind> kinds{LinearSolverKind::EigenLDLT};
   if (have_cholmod()) kinds.push_back(LinearSolverKind::Cholmod);
-  const std::vector<std::vector<Real>> spectra{{1, 2, 3, 4, 5, 6}, {3, -1, 2, -0.5, 1.5, 4}, {-1, 2, -3, 0.7, -2, 1},
-                                               {-1, -2, -3, -4, -5, -6}, {2, 1, 3, -0.25, 5, 1}};
+  const std::vector<std::vector<Real>> spectra{{1, 2, 3, 4, 5, 6},
+                                               {3, -1, 2, -0.5, 1.5, 4},
+                                               {-1, 2, -3, 0.7, -2, 1},
+                                               {-1, -2, -3, -4, -5, -6},
+                                               {2, 1, 3, -0.25, 5, 1}};
   for (LinearSolverKind kind : kinds) {
     auto solver = make_linear_solver(kind);
     solver->analyze(pattern);

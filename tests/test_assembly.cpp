@@ -421,14 +421,19 @@ TEST(AssemblyErrors, MaterialMismatches) {
   const Mesh mesh = testing::small_box(CellType::Tet4);
   AssemblyOptions corot;
   corot.formulation = Formulation::Corotational;
-  EXPECT_NE(error_of([&] { Assembler(mesh, {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, corot); }).find("LinearElastic"),
+  EXPECT_NE(error_of([&] {
+              Assembler(mesh, {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, corot);
+            }).find("LinearElastic"),
             std::string::npos);
   AssemblyOptions hyper;
   hyper.formulation = Formulation::Hyperelastic;
   std::vector<Material> mixed(static_cast<size_t>(mesh.num_cells()), fem::NeoHookean::from_young_poisson(1, 0.3));
   mixed[3] = fem::SaintVenantKirchhoff::from_young_poisson(1, 0.3);
   EXPECT_NE(error_of([&] { Assembler(mesh, mixed, {}, hyper); }).find("material 3"), std::string::npos);
-  EXPECT_NE(error_of([&] { Assembler(mesh, {mixed[0], mixed[0]}, {}, hyper); }).find("one per cell"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              Assembler(mesh, {mixed[0], mixed[0]}, {}, hyper);
+            }).find("one per cell"),
+            std::string::npos);
 }
 
 TEST(AssemblyErrors, InvertedInCurrentConfigurationNamesTheCell) {

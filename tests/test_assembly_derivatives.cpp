@@ -49,7 +49,8 @@ TEST_P(AssemblyDerivatives, ForceIsMinusEnergyGradient) {
   const std::vector<Real> x = testing::deformed_state(mesh, 0.15, 0.6, 11);
   const std::vector<Real> f = assembler.force(x);
   const Real h = 1e-6;
-  Eigen::VectorXd fd(f.size()), exact = Eigen::Map<const Eigen::VectorXd>(f.data(), static_cast<Eigen::Index>(f.size()));
+  Eigen::VectorXd fd(f.size()),
+      exact = Eigen::Map<const Eigen::VectorXd>(f.data(), static_cast<Eigen::Index>(f.size()));
   for (size_t k = 0; k < x.size(); ++k) {
     std::vector<Real> xp = x, xm = x;
     xp[k] += h;
@@ -85,8 +86,9 @@ TEST_P(AssemblyDerivatives, RigidMotionProducesNoForce) {
   const Assembler assembler(mesh, {c.formulation.material}, {}, c.formulation.options);
   // Scale: the force norm produced by a 15% strain.
   const std::vector<Real> strained = testing::deformed_state(mesh, 0.15, 0.0, 13);
-  const Real scale = Eigen::Map<const Eigen::VectorXd>(assembler.force(strained).data(),
-                                                       static_cast<Eigen::Index>(strained.size())).norm();
+  const Real scale =
+      Eigen::Map<const Eigen::VectorXd>(assembler.force(strained).data(), static_cast<Eigen::Index>(strained.size()))
+          .norm();
   ASSERT_GT(scale, 0);
   const std::vector<Real> rigid = testing::deformed_state(mesh, 0.0, 1.1, 13);
   const std::vector<Real> f = assembler.force(rigid);

@@ -80,7 +80,8 @@ TEST(Backend, CudaWithoutADeviceOrBuildIsAClearError) {
   options.backend = Backend::Cuda;
   EXPECT_THROW(Assembler(mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, {}, options), Error);
   // A GPU solver: an error at construction (no CUDA build) or at analysis (no device).
-  const Assembler cpu(mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)}, fix_nodes(mesh, mesh.node_groups.at("xmin")));
+  const Assembler cpu(mesh, {fem::LinearElastic::from_young_poisson(1e5, 0.3)},
+                      fix_nodes(mesh, mesh.node_groups.at("xmin")));
   for (LinearSolverKind k : {LinearSolverKind::CudaDense, LinearSolverKind::CudaPcg, LinearSolverKind::Cudss}) {
     try {
       make_linear_solver(k)->analyze(cpu.pattern());
@@ -94,8 +95,9 @@ TEST(Backend, CudaWithoutADeviceOrBuildIsAClearError) {
 
 TEST(Backend, CliBackendAndSolverOptions) {
   const fs::path dir = fresh_dir("backend_cli");
-  write_file(dir / "s.yaml", kBlock + "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
-                                      "outputs: {vtu: false}\n");
+  write_file(dir / "s.yaml", kBlock +
+                                 "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
+                                 "outputs: {vtu: false}\n");
   const fs::path err = dir / "stderr.txt", out = dir / "out";
   const std::string scene = (dir / "s.yaml").string();
   EXPECT_EQ(run_cli("run " + scene + " --out " + out.string() + " --backend gpu", err), 1);
@@ -127,7 +129,8 @@ TEST(Backend, SceneSolverKeys) {
     parse_scene((dir / "bad.yaml").string());
     FAIL() << "backend: gpu was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.yaml").string() + ":" + position_of(bad, "gpu"), 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.yaml").string() + ":" + position_of(bad, "gpu"), 0), 0u)
+        << e.what();
   }
   if (!cuda_backend_built()) {
     write_file(dir / "cuda.yaml", kBlock + "solver: {backend: cuda}\n");

@@ -172,14 +172,13 @@ designs:
   EXPECT_NE(csv.str().find("floating,error,"), std::string::npos) << csv.str();
 }
 
-
 TEST(Batch, CliWritesOneRowPerDesign) {
   const fs::path dir = fresh_dir("batch_cli");
   write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "sweep.yaml", "scene: block.yaml\nsweep: {loads.pressure.value: [1000, 3000]}\n");
   const fs::path out = dir / "out", so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", se, so),
-            0)
+  ASSERT_EQ(
+      run_cli("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 2 --quiet", se, so), 0)
       << read_file(se);
   EXPECT_NE(read_file(so).find("2/2 designs ok"), std::string::npos) << read_file(so);
   const auto rows = read_csv(out / "sweep.csv");
@@ -211,7 +210,7 @@ TEST(Batch, DesignNamesAreOneSafePathComponent) {
       {"'a/b'", "path separator"},
       {"'..\\\\x'", "path separator"},
       {"\"a\\tb\"", "control character"},
-      {"b.csv", "taken by the batch's own files"},      // the batch file is b.yaml: its table is b.csv
+      {"b.csv", "taken by the batch's own files"},  // the batch file is b.yaml: its table is b.csv
       {"b.summary.csv", "taken by the batch's own files"},
   };
   for (const Case& c : cases) {
@@ -273,8 +272,8 @@ TEST(Batch, NothingOutsideOutIsWrittenOrDeleted) {
   std::vector<std::string> beside;
   for (const auto& e : fs::directory_iterator(dir)) beside.push_back(e.path().filename().string());
   std::sort(beside.begin(), beside.end());
-  const std::vector<std::string> expected = {"b.csv", "block.csv", "block.pvd", "block.yaml", "block_0001.vtu", "keep.txt",
-                                             "out"};
+  const std::vector<std::string> expected = {"b.csv",          "block.csv", "block.pvd", "block.yaml",
+                                             "block_0001.vtu", "keep.txt",  "out"};
   EXPECT_EQ(beside, expected);
 }
 

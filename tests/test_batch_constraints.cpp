@@ -75,15 +75,17 @@ constraints: ['materials.young > 5.0e4', '2 * (materials.young - 1.0e5) < 1.0e5 
   ASSERT_EQ(strict.designs.size(), 1u);
   EXPECT_EQ(strict.designs[0].name, "sweep1");
   EXPECT_EQ(strict.dropped, 2u);
-  const BatchSpec all = parse_in(dir, "scene: block.yaml\nsweep: {materials.young: [5.0e4, 1.0e5]}\n"
-                                      "constraints: ['materials.young >= 5.0e4']\n");
+  const BatchSpec all = parse_in(dir,
+                                 "scene: block.yaml\nsweep: {materials.young: [5.0e4, 1.0e5]}\n"
+                                 "constraints: ['materials.young >= 5.0e4']\n");
   EXPECT_EQ(all.designs.size(), 2u);
   EXPECT_EQ(all.dropped, 0u);
 }
 
 TEST(BatchConstraints, SampledDesignsViolatingAConstraintAreLeftOut) {
   const fs::path dir = fresh_dir("batch_constraints_sample");
-  const std::string sample = "scene: block.yaml\nsample: {method: sobol, count: 16, ranges: {materials.young: [5.0e4, 2.0e5]}}\n";
+  const std::string sample =
+      "scene: block.yaml\nsample: {method: sobol, count: 16, ranges: {materials.young: [5.0e4, 2.0e5]}}\n";
   const BatchSpec unconstrained = parse_in(dir, sample);
   ASSERT_EQ(unconstrained.designs.size(), 16u);
   std::vector<std::string> expected;
@@ -111,8 +113,9 @@ TEST(BatchConstraints, AConstraintReadsTheBaseScenesValue) {
   EXPECT_EQ(mixed.designs[0].name, "sweep1");
   EXPECT_EQ(mixed.designs[1].name, "sweep2");
   // A design's override wins over the base's value.
-  const BatchSpec overridden = parse_in(dir, "scene: block.yaml\nsweep: {materials.poisson: [0.3, 0.45, 0.49]}\n"
-                                             "constraints: ['materials.poisson < 0.45']\n");
+  const BatchSpec overridden = parse_in(dir,
+                                        "scene: block.yaml\nsweep: {materials.poisson: [0.3, 0.45, 0.49]}\n"
+                                        "constraints: ['materials.poisson < 0.45']\n");
   ASSERT_EQ(overridden.designs.size(), 1u);
   EXPECT_EQ(overridden.designs[0].name, "sweep0");
 }
@@ -158,8 +161,9 @@ TEST(BatchConstraints, BadConstraintsNameThePathOrTheLine) {
 
 TEST(BatchConstraints, ABatchWithNoDesignIsAnError) {
   const fs::path dir = fresh_dir("batch_constraints_empty");
-  const std::string dropped = error_in(dir, "scene: block.yaml\nsweep: {materials.young: [5.0e4, 1.0e5]}\n"
-                                            "constraints: ['materials.young > 1.0e6']\n");
+  const std::string dropped = error_in(dir,
+                                       "scene: block.yaml\nsweep: {materials.young: [5.0e4, 1.0e5]}\n"
+                                       "constraints: ['materials.young > 1.0e6']\n");
   EXPECT_NE(dropped.find("violate"), std::string::npos) << dropped;
   EXPECT_NE(dropped.find("2"), std::string::npos) << dropped;
   const std::string empty = error_in(dir, "scene: block.yaml\ndesigns: []\n");
@@ -175,8 +179,10 @@ TEST(BatchConstraints, MaxDesignsCapsTheBatch) {
   const std::string sampled = error_in(
       dir, "scene: block.yaml\nmax_designs: 4\nsample: {count: 5, ranges: {materials.young: [5.0e4, 2.0e5]}}\n");
   EXPECT_NE(sampled.find("max_designs"), std::string::npos) << sampled;
-  const std::string together = error_in(dir, "scene: block.yaml\nmax_designs: 4\n"
-                                             "designs: [{name: a}, {name: b}]\nsweep: {materials.young: [5.0e4, 1.0e5, 2.0e5]}\n");
+  const std::string together =
+      error_in(dir,
+               "scene: block.yaml\nmax_designs: 4\n"
+               "designs: [{name: a}, {name: b}]\nsweep: {materials.young: [5.0e4, 1.0e5, 2.0e5]}\n");
   EXPECT_NE(together.find("max_designs"), std::string::npos) << together;
   const std::string zero = error_in(dir, "scene: block.yaml\nmax_designs: 0\ndesigns: [{name: a}]\n");
   EXPECT_NE(zero.find("max_designs"), std::string::npos) << zero;
@@ -194,14 +200,16 @@ designs:
 )");
   EXPECT_NE(in_set.find("overlaps"), std::string::npos) << in_set;
   EXPECT_NE(in_set.find("loads.pressure.value"), std::string::npos) << in_set;
-  const std::string twice = error_in(dir, "scene: block.yaml\ndesigns: [{name: a, set: {'materials[0].young': 1.0e5, "
-                                          "materials.0.young: 2.0e5}}]\n");
+  const std::string twice = error_in(dir,
+                                     "scene: block.yaml\ndesigns: [{name: a, set: {'materials[0].young': 1.0e5, "
+                                     "materials.0.young: 2.0e5}}]\n");
   // Two spellings of one path (the same node): an error naming both.
   EXPECT_NE(twice.find("names the same node as"), std::string::npos) << twice;
   EXPECT_NE(twice.find("'materials.0.young'"), std::string::npos) << twice;
   EXPECT_NE(twice.find("'materials[0].young'"), std::string::npos) << twice;
-  const std::string same = error_in(dir, "scene: block.yaml\ndesigns: [{name: a, set: {materials.young: 1.0e5, "
-                                         "materials.young: 2.0e5}}]\n");
+  const std::string same = error_in(dir,
+                                    "scene: block.yaml\ndesigns: [{name: a, set: {materials.young: 1.0e5, "
+                                    "materials.young: 2.0e5}}]\n");
   EXPECT_NE(same.find("is given twice"), std::string::npos) << same;
   const std::string in_sweep = error_in(dir, R"(scene: block.yaml
 sweep:
@@ -224,8 +232,9 @@ sample:
 )");
   EXPECT_NE(same_in_sample.find("sample.ranges"), std::string::npos) << same_in_sample;
   // Siblings do not overlap, nor do keys that share a prefix of letters.
-  EXPECT_EQ(parse_in(dir, "scene: block.yaml\ndesigns: [{name: a, set: {materials.young: 1.0e5, materials.poisson: 0.4, "
-                          "loads.pressure.value: 1000, loads.pressure.name: cavity}}]\n")
+  EXPECT_EQ(parse_in(dir,
+                     "scene: block.yaml\ndesigns: [{name: a, set: {materials.young: 1.0e5, materials.poisson: 0.4, "
+                     "loads.pressure.value: 1000, loads.pressure.name: cavity}}]\n")
                 .designs[0]
                 .set.size(),
             4u);
@@ -244,8 +253,9 @@ TEST(BatchConstraints, AHugeListIndexIsACleanError) {
   }
   std::string error;
   try {
-    error = error_in(dir, "scene: block.yaml\nsweep: {materials.young: [5.0e4]}\n"
-                          "constraints: ['loads.pressure[99999999999].value > 0']\n");
+    error = error_in(dir,
+                     "scene: block.yaml\nsweep: {materials.young: [5.0e4]}\n"
+                     "constraints: ['loads.pressure[99999999999].value > 0']\n");
   } catch (const std::exception& e) {
     FAIL() << "constraint: not a softik::Error: " << e.what();
   }

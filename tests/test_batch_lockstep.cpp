@@ -21,8 +21,8 @@
 #include "host/batch/design_batch.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
-#include "softik/mesh_generator.hpp"
 #include "softik/material.hpp"
+#include "softik/mesh_generator.hpp"
 
 namespace softik {
 namespace {
@@ -34,7 +34,10 @@ using batch_detail::DesignBatch;
 class RecordingEngine final : public DesignAssemblyEngine {
  public:
   RecordingEngine(int designs, int fail_design, int fail_at)
-      : designs_(designs), fail_design_(fail_design), fail_at_(fail_at), energy_(static_cast<size_t>(designs), 0),
+      : designs_(designs),
+        fail_design_(fail_design),
+        fail_at_(fail_at),
+        energy_(static_cast<size_t>(designs), 0),
         count_(static_cast<size_t>(designs), 0) {}
   int num_designs() const override { return designs_; }
   void assemble(const std::vector<const std::vector<Real>*>& x, bool, bool, bool,
@@ -140,10 +143,10 @@ Assembler block_assembler(Real young, int cells_x, bool fix_xmin, bool neo_hooke
 
 TEST(BatchLockstep, DesignsOfOneMeshGroupTogetherOthersDoNot) {
   const Assembler a = block_assembler(1e5, 4, true);
-  EXPECT_TRUE(batch_detail::same_assembly(a, block_assembler(3e5, 4, true)));         // another material: one group
-  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 5, true)));        // another mesh
-  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 4, false)));       // other fixed DOFs
-  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 4, true, false))); // another law
+  EXPECT_TRUE(batch_detail::same_assembly(a, block_assembler(3e5, 4, true)));          // another material: one group
+  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 5, true)));         // another mesh
+  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 4, false)));        // other fixed DOFs
+  EXPECT_FALSE(batch_detail::same_assembly(a, block_assembler(1e5, 4, true, false)));  // another law
   Mesh moved = a.mesh();
   moved.X[5] += 1e-4;  // another geometry of the same topology: one group, each its own rest data
   const Assembler b(moved, a.materials(), fix_nodes(moved, moved.node_groups.at("xmin")), a.options());
@@ -277,7 +280,8 @@ sweep:
   EXPECT_LT(on.lockstep.passes, on.lockstep.design_passes);
   EXPECT_EQ(without_seconds(cells(dir / "on" / "b.csv")), without_seconds(cells(dir / "off" / "b.csv")));
   for (const DesignResult& d : on.designs)
-    EXPECT_EQ(without_seconds(cells(dir / "on" / d.name / "drop.csv")), without_seconds(cells(dir / "off" / d.name / "drop.csv")))
+    EXPECT_EQ(without_seconds(cells(dir / "on" / d.name / "drop.csv")),
+              without_seconds(cells(dir / "off" / d.name / "drop.csv")))
         << d.name;
 }
 
@@ -309,7 +313,8 @@ TEST(BatchLockstep, BadKeysAreNamed) {
   const fs::path dir = fresh_dir("batch_lockstep_keys");
   write_file(dir / "block.yaml", kBatchBase);
   const std::string base = "scene: block.yaml\nsweep: {loads.pressure.value: [1000]}\n";
-  const std::string mode = batch_error_of([&] { parse_batch_string(base + "lockstep: sometimes\n", (dir / "b.yaml").string()); });
+  const std::string mode =
+      batch_error_of([&] { parse_batch_string(base + "lockstep: sometimes\n", (dir / "b.yaml").string()); });
   EXPECT_NE(mode.find("b.yaml:3:"), std::string::npos) << mode;
   EXPECT_NE(mode.find("lockstep"), std::string::npos) << mode;
   EXPECT_NE(mode.find("auto"), std::string::npos) << mode;

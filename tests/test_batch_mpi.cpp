@@ -56,8 +56,9 @@ int run_mpi(int ranks, const std::string& arguments, const fs::path& err, const 
   // leak-checked without MPI by the other batch tests.
   const char* asan = std::getenv("ASAN_OPTIONS");
   const std::string options = std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
-  const std::string command = "ASAN_OPTIONS='" + options + "' " + std::string(SOFTIK_MPIEXEC) + " -n " + std::to_string(ranks) +
-                              " " + SOFTIK_CLI_PATH + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const std::string command = "ASAN_OPTIONS='" + options + "' " + std::string(SOFTIK_MPIEXEC) + " -n " +
+                              std::to_string(ranks) + " " + SOFTIK_CLI_PATH + " " + arguments + " >" + out.string() +
+                              " 2>" + err.string();
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -82,7 +83,8 @@ sweep:
   EXPECT_EQ(table_without_seconds(dir / "mpi" / "b.csv"), one);
   EXPECT_NE(read_file(dir / "out2.txt").find("7/7 designs ok"), std::string::npos) << read_file(dir / "out2.txt");
   for (const char* design : {"soft", "sweep0", "sweep5"})
-    EXPECT_TRUE(fs::exists(dir / "mpi" / design)) << design << ": each design's own outputs, from whichever rank ran it";
+    EXPECT_TRUE(fs::exists(dir / "mpi" / design))
+        << design << ": each design's own outputs, from whichever rank ran it";
 
   // A rank that dies ends the job with the rows that arrived; --resume redoes only the others.
   auto records = batch_detail::read_csv(read_file(dir / "mpi" / "b.csv"), "b.csv");
@@ -109,7 +111,9 @@ TEST(BatchMpi, WithoutMpiTheOptionSaysHowToGetIt) {
   const fs::path dir = fresh_dir("batch_no_mpi");
   write_file(dir / "block.yaml", kBatchBase);
   write_file(dir / "b.yaml", "scene: block.yaml\nsweep: {loads.pressure.value: [1000]}\n");
-  ASSERT_EQ(run_cli("batch " + (dir / "b.yaml").string() + " --out " + (dir / "out").string() + " --mpi", dir / "err.txt"), 1);
+  ASSERT_EQ(
+      run_cli("batch " + (dir / "b.yaml").string() + " --out " + (dir / "out").string() + " --mpi", dir / "err.txt"),
+      1);
   EXPECT_NE(read_file(dir / "err.txt").find("built without MPI"), std::string::npos) << read_file(dir / "err.txt");
 }
 

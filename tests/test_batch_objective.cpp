@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "host/batch/objective.hpp"
 #include "batch_test_support.hpp"
+#include "host/batch/objective.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 

@@ -135,8 +135,13 @@ TEST(BatchReport, ParetoFrontIsTheSetOfNonDominatedDesigns) {
 }
 
 TEST(BatchReport, FailedMissingAndNonFiniteDesignsAreUnranked) {
-  HandBatch h = hand_batch({{"good1", 1, 2}, {"good2", 3, 1}, {"failed", 5, 5}, {"no_b", 1, 1}, {"zero_b", 1, 0},
-                            {"zero_zero", 0, 0}, {"text_b", 1, 1}});
+  HandBatch h = hand_batch({{"good1", 1, 2},
+                            {"good2", 3, 1},
+                            {"failed", 5, 5},
+                            {"no_b", 1, 1},
+                            {"zero_b", 1, 0},
+                            {"zero_zero", 0, 0},
+                            {"text_b", 1, 1}});
   h.result.designs[2].ok = false;
   h.result.designs[2].error = "boom";
   h.result.designs[3].row = {{"a", "1"}};
@@ -148,9 +153,11 @@ TEST(BatchReport, FailedMissingAndNonFiniteDesignsAreUnranked) {
   EXPECT_EQ(p.front[1].name, "good1");
   EXPECT_EQ(p.front[1].x, 0.5);
   EXPECT_TRUE(p.dominated.empty());
-  const std::vector<std::pair<std::string, std::string>> unranked = {
-      {"failed", "failed"}, {"no_b", "no number in column 'b'"}, {"zero_b", "'a / b' is not finite"},
-      {"zero_zero", "'a / b' is not finite"}, {"text_b", "no number in column 'b'"}};
+  const std::vector<std::pair<std::string, std::string>> unranked = {{"failed", "failed"},
+                                                                     {"no_b", "no number in column 'b'"},
+                                                                     {"zero_b", "'a / b' is not finite"},
+                                                                     {"zero_zero", "'a / b' is not finite"},
+                                                                     {"text_b", "no number in column 'b'"}};
   EXPECT_EQ(p.unranked, unranked);
   h.spec.pareto = {goal("a", true), goal("a / b", true)};  // the second objective's reason
   const BatchPareto q = pareto_front(h.spec, h.result);
@@ -159,8 +166,8 @@ TEST(BatchReport, FailedMissingAndNonFiniteDesignsAreUnranked) {
 }
 
 TEST(BatchReport, TicksAreRoundAndInsideTheRange) {
-  const std::vector<std::pair<double, double>> ranges = {
-      {0, 1}, {0.0043, 0.0077}, {-3e4, 2e5}, {1e-9, 3e-9}, {-1, -0.2}, {7, 7.0001}, {12345, 98765}};
+  const std::vector<std::pair<double, double>> ranges = {{0, 1},     {0.0043, 0.0077}, {-3e4, 2e5},   {1e-9, 3e-9},
+                                                         {-1, -0.2}, {7, 7.0001},      {12345, 98765}};
   for (const auto& [lo, hi] : ranges) {
     const std::vector<double> t = nice_ticks(lo, hi);
     SCOPED_TRACE("[" + exact(lo) + ", " + exact(hi) + "]: " + std::to_string(t.size()) + " ticks");
@@ -184,8 +191,8 @@ TEST(BatchReport, TicksAreRoundAndInsideTheRange) {
     EXPECT_GT(t.back() + step, hi) << "the last multiple of the step <= hi";
   }
   EXPECT_EQ(nice_ticks(0, 1, 10).size(), 11u);  // step 0.1
-  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
-           {2, 2}, {3, 1}, {std::nan(""), 1}, {0, std::nan("")}, {0, INFINITY}})
+  for (const auto& [lo, hi] :
+       std::vector<std::pair<double, double>>{{2, 2}, {3, 1}, {std::nan(""), 1}, {0, std::nan("")}, {0, INFINITY}})
     EXPECT_TRUE(nice_ticks(lo, hi).empty()) << lo << " " << hi;
 }
 
@@ -210,7 +217,10 @@ size_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(BatchReport, SvgScatterDrawsEscapedTooltipsWhereThePointsAre) {
-  PlotSeries points{"designs <all>", "#1f77b4", 3, false,
+  PlotSeries points{"designs <all>",
+                    "#1f77b4",
+                    3,
+                    false,
                     {0.5, -5, 10, 1, 2, std::nan(""), INFINITY},
                     {0, 1, 2, 100, -100, 3, 4},
                     {"a<b&c", "left", "right", "top", "bottom", "nan_point", "inf_point"}};
@@ -318,8 +328,9 @@ TEST(BatchReport, ReportFilesSummariseRankAndListTheFront) {
 TEST(BatchReport, ReadBatchTableGivesBackTheRowsOfTheRun) {
   const fs::path dir = fresh_dir("batch_report_table");
   write_file(dir / "block.yaml", kBatchBase);
-  write_file(dir / "b.yaml", "scene: block.yaml\nworkers: 2\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n"
-                             "pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]\n");
+  write_file(dir / "b.yaml",
+             "scene: block.yaml\nworkers: 2\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n"
+             "pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]\n");
   const BatchSpec spec = parse_batch((dir / "b.yaml").string());
   BatchRunOptions options;
   options.out_dir = (dir / "out").string();
@@ -376,9 +387,10 @@ TEST(BatchReport, BadParetoIsAnErrorAtItsLine) {
 TEST(BatchReport, CommandLinePrintsTheFrontAndWritesTheReport) {
   const fs::path dir = fresh_dir("batch_report_cli");
   write_file(dir / "block.yaml", kBatchBase);
-  write_file(dir / "B.yaml", "scene: block.yaml\nworkers: 2\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n"
-                             "objective: {expression: uz_tip / pressure_cavity, goal: max, best: 2}\n"
-                             "pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]\n");
+  write_file(dir / "B.yaml",
+             "scene: block.yaml\nworkers: 2\nsweep: {loads.pressure.value: [2000, 4000, 6000]}\n"
+             "objective: {expression: uz_tip / pressure_cavity, goal: max, best: 2}\n"
+             "pareto: [{expression: uz_tip, goal: max}, {expression: pressure_cavity, goal: min}]\n");
   const fs::path out = dir / "out", so = dir / "stdout.txt", se = dir / "stderr.txt";
   ASSERT_EQ(run_cli("batch " + (dir / "B.yaml").string() + " --out " + out.string() + " --quiet", se, so), 0)
       << read_file(se);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "host/batch/batch_csv.hpp"
 #include "batch_test_support.hpp"
+#include "host/batch/batch_csv.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "host/batch/sampling.hpp"
 #include "batch_test_support.hpp"
+#include "host/batch/sampling.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -158,7 +158,8 @@ TEST(BatchSampling, BadSamplesAreNamedWithTheirLine) {
     return r;
   }();
   const std::vector<Case> cases = {
-      {"  count: 0\n  ranges: {materials.poisson: [0.3, 0.4]}\n", "sample.count: the number of designs, 1 to max_designs (100000; got 0)"},
+      {"  count: 0\n  ranges: {materials.poisson: [0.3, 0.4]}\n",
+       "sample.count: the number of designs, 1 to max_designs (100000; got 0)"},
       {"  count: 4\n  ranges: {materials.poisson: [0.4, 0.3]}\n", "sample.ranges.materials.poisson: expected [lo, hi]"},
       {"  count: 4\n  ranges: {materials.poisson: [0.3]}\n", "expected [lo, hi] with finite lo < hi"},
       {"  count: 4\n  method: halton\n  ranges: {materials.poisson: [0.3, 0.4]}\n", "halton"},

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "host/batch/batch_csv.hpp"
 #include "batch_test_support.hpp"
+#include "host/batch/batch_csv.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -26,7 +26,6 @@ designs:
 sweep:
   loads.pressure.value: [2000, 4000, 6000]
 )";
-
 
 TEST(BatchShards, ShardsPartitionTheDesignsRoundRobin) {
   const fs::path dir = fresh_dir("batch_shards_split");
@@ -92,8 +91,9 @@ TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
   // a row twice, a table cut short.
   const std::string shards = options.out_dir;
   const std::string merged_path = (dir / "again.csv").string();
-  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, 3, merged_path); })
-                .find("cannot read the table of shard 0 of 3"),
+  EXPECT_NE(batch_error_of([&] {
+              (void)merge_batch_shards(spec, shards, 3, merged_path);
+            }).find("cannot read the table of shard 0 of 3"),
             std::string::npos);
   const fs::path t1 = batch_shard_csv_path(shards, spec, 1, n);
   const std::string original = read_file(t1);
@@ -102,19 +102,24 @@ TEST(BatchShards, MergedTablesAreTheTableOfOneRun) {
   const std::string first_row = body.substr(0, body.find('\n') + 1);  // "soft,ok,..." (design 1)
   write_file(t1, header + body.substr(first_row.size()));
   const std::string missing = batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); });
-  EXPECT_NE(missing.find("1 of 5 designs have no row in the shard tables: soft (shard 1)"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("1 of 5 designs have no row in the shard tables: soft (shard 1)"), std::string::npos)
+      << missing;
   EXPECT_FALSE(fs::exists(merged_path)) << "nothing written when the merge fails";
   write_file(t1, original + first_row);
-  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); }).find("design 'soft' has two rows"),
+  EXPECT_NE(batch_error_of([&] {
+              (void)merge_batch_shards(spec, shards, n, merged_path);
+            }).find("design 'soft' has two rows"),
             std::string::npos);
   write_file(batch_shard_csv_path(shards, spec, 0, n), read_file(batch_shard_csv_path(shards, spec, 0, n)) + first_row);
   write_file(t1, original);
-  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
-                .find("design 'soft' belongs to shard 1 of 2, not 0"),
+  EXPECT_NE(batch_error_of([&] {
+              (void)merge_batch_shards(spec, shards, n, merged_path);
+            }).find("design 'soft' belongs to shard 1 of 2, not 0"),
             std::string::npos);
   write_file(batch_shard_csv_path(shards, spec, 0, n), header + "sweep0,ok,\"cut short\n");
-  EXPECT_NE(batch_error_of([&] { (void)merge_batch_shards(spec, shards, n, merged_path); })
-                .find("a quoted field is not closed"),
+  EXPECT_NE(batch_error_of([&] {
+              (void)merge_batch_shards(spec, shards, n, merged_path);
+            }).find("a quoted field is not closed"),
             std::string::npos);
 }
 
@@ -138,7 +143,8 @@ TEST(BatchShards, CommandLineRunsShardsAndMerges) {
   EXPECT_EQ(cells(dir / "out" / "b.csv").size(), 6u);
   for (const char* bad : {" --shard 3/3", " --shard x", " --merge 0", " --merge 2 --shard 0/2"}) {
     EXPECT_EQ(run_cli(batch + bad, dir / "err.txt"), 1) << bad;
-    EXPECT_NE(read_file(dir / "err.txt").find("softik: error: --"), std::string::npos) << bad << ": " << read_file(dir / "err.txt");
+    EXPECT_NE(read_file(dir / "err.txt").find("softik: error: --"), std::string::npos)
+        << bad << ": " << read_file(dir / "err.txt");
   }
 }
 #endif

@@ -38,7 +38,8 @@ Real tip_deflection(CellType type, int n) {
   auto add_face = [&](const int* v, int k) {
     Eigen::Vector3d p[4];
     for (int j = 0; j < k; ++j) p[j] = Eigen::Vector3d(mesh.X[3 * v[j]], mesh.X[3 * v[j] + 1], mesh.X[3 * v[j] + 2]);
-    const Real area = k == 3 ? 0.5 * (p[1] - p[0]).cross(p[2] - p[0]).norm() : (p[2] - p[0]).cross(p[3] - p[1]).norm() / 2;
+    const Real area =
+        k == 3 ? 0.5 * (p[1] - p[0]).cross(p[2] - p[0]).norm() : (p[2] - p[0]).cross(p[3] - p[1]).norm() / 2;
     for (int j = 0; j < k; ++j) rhs[assembler.free_dof_index()[3 * v[j] + 2]] -= traction * area / k;
   };
   for (const auto& t : end.triangles) add_face(t.data(), 3);

@@ -5,8 +5,8 @@
 // OpenBLAS that does not export its shutdown.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <dlfcn.h>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -24,7 +24,8 @@ TEST(BlasThreads, AThreadedFactorisationLeavesNoOpenBlasWorkerBehind) {
   if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD";
   if (detail::blas_threads() == 0) GTEST_SKIP() << "no OpenBLAS in this process";
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: BLAS runs on one thread";
-  if (!dlsym(RTLD_DEFAULT, "blas_thread_shutdown_")) GTEST_SKIP() << "this OpenBLAS does not export blas_thread_shutdown_";
+  if (!dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))
+    GTEST_SKIP() << "this OpenBLAS does not export blas_thread_shutdown_";
   // K of a clamped 16x16x16 Hex8 block (14.7k free DOFs): a factorisation far above the 0.2 GFlop
   // from which CholmodSolver runs BLAS on every core.
   BoxSpec spec;
@@ -37,7 +38,7 @@ TEST(BlasThreads, AThreadedFactorisationLeavesNoOpenBlasWorkerBehind) {
   exec::parallel(2, [](int, int) {});  // softik's pool, started
   auto solver = make_linear_solver(LinearSolverKind::Cholmod);
   solver->analyze(assembler.pattern());
-  solver->factorize(K);  // the first: OpenBLAS's workers from its start are stopped after it
+  solver->factorize(K);                  // the first: OpenBLAS's workers from its start are stopped after it
   ASSERT_GT(solver->info().flops, 2e8);  // threaded (kParallelFlops), or the test proves nothing
   const int after_first = process_threads();
   ASSERT_GT(after_first, 0);
@@ -63,7 +64,8 @@ TEST(BlasThreads, AThreadedFactorisationLeavesNoOpenBlasWorkerBehind) {
   for (int i = 0; i < p.rows; ++i) {
     for (int k = p.row_ptr[static_cast<size_t>(i)]; k < p.row_ptr[static_cast<size_t>(i) + 1]; ++k)
       Kx[static_cast<size_t>(i)] += K[static_cast<size_t>(k)] * x[static_cast<size_t>(p.col[static_cast<size_t>(k)])];
-    r2 += (Kx[static_cast<size_t>(i)] - b[static_cast<size_t>(i)]) * (Kx[static_cast<size_t>(i)] - b[static_cast<size_t>(i)]);
+    r2 += (Kx[static_cast<size_t>(i)] - b[static_cast<size_t>(i)]) *
+          (Kx[static_cast<size_t>(i)] - b[static_cast<size_t>(i)]);
     b2 += b[static_cast<size_t>(i)] * b[static_cast<size_t>(i)];
   }
   EXPECT_LT(std::sqrt(r2 / b2), 1e-10);

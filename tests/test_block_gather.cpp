@@ -73,7 +73,8 @@ void expect_gather_equals_scatter(const Mesh& mesh, bool per_cell_law) {
   const int num_cells = mesh.num_cells();
   const size_t N = static_cast<size_t>(num_cells);
   std::vector<int> nodes(N * n);
-  for (int c = 0; c < num_cells; ++c) std::copy(mesh.cell(c), mesh.cell(c) + n, nodes.begin() + static_cast<long>(c) * n);
+  for (int c = 0; c < num_cells; ++c)
+    std::copy(mesh.cell(c), mesh.cell(c) + n, nodes.begin() + static_cast<long>(c) * n);
   constexpr int words = assembly::rest_words<E>();
   std::vector<Real> rest(N * words);
   for (int c = 0; c < num_cells; ++c) assembly::pack_rest<E>(mesh, c, rest.data() + static_cast<size_t>(c) * words, 1);
@@ -94,7 +95,8 @@ void expect_gather_equals_scatter(const Mesh& mesh, bool per_cell_law) {
   pass.K = {gathered_K.data(), gathered_K.size()};
   pass.status = {&status, 1};
 
-  const assembly::BlockGatherTable table = assembly::build_block_gather(mesh, assembler.block_slots(), assembler.node_rows());
+  const assembly::BlockGatherTable table =
+      assembly::build_block_gather(mesh, assembler.block_slots(), assembler.node_rows());
   std::vector<Real> frames(N * assembly::frame_words<E>());
   assembly::BlockGatherPass<exec::Space::Host> gather;
   gather.num_blocks = table.num_blocks();

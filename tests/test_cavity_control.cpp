@@ -49,7 +49,8 @@ Eigen::VectorXd residual(const Assembler& assembler, const Loads& loads, const C
   std::vector<Real> f;
   assembler.assemble(x, nullptr, &f, nullptr);
   const std::vector<Real> P = cavities.pressures(x, 1.0, std::vector<Real>(loads.pressures.size(), 0.0));
-  for (size_t k = 0; k < loads.pressures.size(); ++k) add_pressure_forces(loads.pressures[k], P[k], assembler.mesh(), x, f);
+  for (size_t k = 0; k < loads.pressures.size(); ++k)
+    add_pressure_forces(loads.pressures[k], P[k], assembler.mesh(), x, f);
   Eigen::VectorXd r(assembler.num_free_dofs());
   for (size_t d = 0; d < x.size(); ++d)
     if (assembler.free_dof_index()[d] >= 0) r(assembler.free_dof_index()[d]) = f[d];
@@ -82,7 +83,8 @@ TEST(CavityControl, GasTangentMatchesFiniteDifferencesOfTheResidual) {
   solver->analyze(b.assembler->pattern());
   solver->factorize(K);
   const int n = b.assembler->num_free_dofs();
-  std::vector<Real> v(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP, weights, dx_plain(static_cast<size_t>(n));
+  std::vector<Real> v(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP, weights,
+      dx_plain(static_cast<size_t>(n));
   for (Real& e : v) e = u(rng) * 1e3;
   cavities.solve(*solver, x, 1.0, 1.0, v, dx, dP, weights);
   solver->solve(v.data(), dx_plain.data(), 1);
@@ -94,7 +96,8 @@ TEST(CavityControl, GasTangentMatchesFiniteDifferencesOfTheResidual) {
       xp[d] += h * step[static_cast<size_t>(i)];
       xm[d] -= h * step[static_cast<size_t>(i)];
     }
-    const Eigen::VectorXd dr = (residual(*b.assembler, b.loads, cavities, xp) - residual(*b.assembler, b.loads, cavities, xm)) / (2 * h);
+    const Eigen::VectorXd dr =
+        (residual(*b.assembler, b.loads, cavities, xp) - residual(*b.assembler, b.loads, cavities, xm)) / (2 * h);
     const Eigen::Map<const Eigen::VectorXd> V(v.data(), n);
     return (dr + V).norm() / V.norm();
   };
@@ -215,10 +218,11 @@ TEST(CavityControl, VolumeControlledBalloonPassesItsPressureMaximumOnTheAnalytic
   }
   const auto limit = path_maximum(la, P, m);
   const Real stretch_error = limit.first / exact.first - 1, pressure_error = limit.second / exact.second - 1;
-  std::printf("volume-controlled balloon: %zu steps to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; "
-              "limit l_a %.6f (exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e); volumes within %.1e V0\n",
-              P.size(), la.back(), result.iterations, result.step_cuts, curve, limit.first, exact.first, stretch_error,
-              limit.second, exact.second, pressure_error, volume_error);
+  std::printf(
+      "volume-controlled balloon: %zu steps to l_a = %.3f, %d iterations, %d cuts; curve error <= %.2e p_max; "
+      "limit l_a %.6f (exact %.6f, rel %.2e), p %.6f (exact %.6f, rel %.2e); volumes within %.1e V0\n",
+      P.size(), la.back(), result.iterations, result.step_cuts, curve, limit.first, exact.first, stretch_error,
+      limit.second, exact.second, pressure_error, volume_error);
   EXPECT_LE(curve, 6e-4);
   EXPECT_LE(std::abs(pressure_error), 5e-4);
   EXPECT_LE(std::abs(stretch_error), 5e-4);
@@ -302,10 +306,10 @@ TEST(CavityControl, GasInLinearElasticSphereMatchesLameComplianceAndBoylesLaw) {
     return (-B + std::sqrt(B * B + 4 * compliance * (N - ambient * V0))) / (2 * compliance);
   };
   const Real rigid = N / V0 - ambient;
-  std::printf("gas in a linear sphere: C_h / C_Lame - 1 = %.2e; P = %.6e, Lame + Boyle %.6e (rel %.2e), FE compliance + "
-              "Boyle %.6e (rel %.2e), rigid cavity %.6e; (P + P_atm) V / N - 1 = %.1e\n",
-              C_h / C - 1, P, boyle(C), P / boyle(C) - 1, boyle(C_h), P / boyle(C_h) - 1, rigid,
-              (P + ambient) * V / N - 1);
+  std::printf(
+      "gas in a linear sphere: C_h / C_Lame - 1 = %.2e; P = %.6e, Lame + Boyle %.6e (rel %.2e), FE compliance + "
+      "Boyle %.6e (rel %.2e), rigid cavity %.6e; (P + P_atm) V / N - 1 = %.1e\n",
+      C_h / C - 1, P, boyle(C), P / boyle(C) - 1, boyle(C_h), P / boyle(C_h) - 1, rigid, (P + ambient) * V / N - 1);
   EXPECT_LE(std::abs(C_h / C - 1), 3e-3);  // the discretisation
   EXPECT_LE(std::abs(P / boyle(C) - 1), 3e-3);
   EXPECT_LE(std::abs(P / boyle(C_h) - 1), 1e-4);

@@ -1,11 +1,11 @@
 // Host cell batches (host/assembly/cell_batch.hpp): the rotated corotational Tet4 and the neo-Hookean
 // Tet4 (fem::NeoHookean, and the decoupled Ibar1 laws fem::NeoHookeanD1, fem::Yeoh and
-// fem::ArrudaBoyce, each cell with its own constants and volumetric term), two cells per SSE2 register or four per AVX2 register (where the CPU has it), must give the
-// one-cell kernel's numbers (assemble_cell) to round-off on every output, including the lanes the
-// polar iteration cannot take (inverted cells: the SVD route, lane by lane), lanes far from their
-// rotation (the scaled Newton step beside plain ones), inverted neo-Hookean cells (recorded, adding
-// nothing, next to upright ones), a different material per cell, blocks whose length is not a
-// multiple of the lanes, and a non-finite position (recorded, as one cell at a time records it).
+// fem::ArrudaBoyce, each cell with its own constants and volumetric term), two cells per SSE2 register or four per AVX2
+// register (where the CPU has it), must give the one-cell kernel's numbers (assemble_cell) to round-off on every
+// output, including the lanes the polar iteration cannot take (inverted cells: the SVD route, lane by lane), lanes far
+// from their rotation (the scaled Newton step beside plain ones), inverted neo-Hookean cells (recorded, adding nothing,
+// next to upright ones), a different material per cell, blocks whose length is not a multiple of the lanes, and a
+// non-finite position (recorded, as one cell at a time records it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,12 +45,13 @@ struct BatchCase {
   exec::HostColours colours;
 
   explicit BatchCase(int block_size)
-      : mesh(make_box(3, CellType::Tet4, [] {
-          BoxSpec spec;
-          spec.size = {1.0, 0.8, 0.6};
-          spec.cells = {4, 3, 3};
-          return spec;
-        }())),
+      : mesh(make_box(3, CellType::Tet4,
+                      [] {
+                        BoxSpec spec;
+                        spec.size = {1.0, 0.8, 0.6};
+                        spec.cells = {4, 3, 3};
+                        return spec;
+                      }())),
         assembler(mesh, {Material(Law::from_young_poisson(1e3, 0.3))}, fix_nodes(mesh, mesh.node_groups.at("xmin")),
                   [] {
                     AssemblyOptions o;
@@ -67,7 +68,8 @@ struct BatchCase {
       d1_laws.push_back(NeoHookeanD1::from_young_poisson(1e3 * (1 + 0.1 * (c % 3)), 0.2 + 0.04 * (c % 6)));
       const auto volumetric = static_cast<fem::Volumetric>(c % 3);  // a batch's lanes differ in U(J)
       yeoh_laws.push_back(Yeoh::from_constants(150 * (1 + 0.1 * (c % 4)), -10 + c % 3, 2, 1e-3, volumetric));
-      arruda_boyce_laws.push_back(ArrudaBoyce::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.3, 2 + 0.2 * (c % 3), volumetric));
+      arruda_boyce_laws.push_back(
+          ArrudaBoyce::from_young_poisson(1e3 * (1 + 0.1 * (c % 5)), 0.3, 2 + 0.2 * (c % 3), volumetric));
     }
     // One block per colour, run on one thread: any block size, no two blocks at once.
     const int blocks = (mesh.num_cells() + block_size - 1) / block_size;
@@ -99,7 +101,8 @@ struct BatchCase {
     CellPass<Space::Host> p;
     p.num_cells = mesh.num_cells();
     p.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(4)};
-    p.rest = {{rest.data(), rest.size()}, exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
+    p.rest = {{rest.data(), rest.size()},
+              exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
     p.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(16)};
     p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
     const std::vector<M>& of_m = laws_of<M>();
@@ -129,7 +132,8 @@ enum class BatchWidth { One, Dispatched, Two, FourAvx2 };
 /// One pass of law M in formulation Form with the outputs `which` asks for ("e", "f", "K" in any
 /// combination).
 template <class M = Law, class Form = assembly::RotatedCorotational>
-BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which, BatchWidth lanes) {
+BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, const std::string& which,
+                           BatchWidth lanes) {
   BatchOutputs out;
   CellPass<Space::Host> p = bc.pass<M>();
   p.x = {x.data(), x.size()};
@@ -149,8 +153,11 @@ BatchOutputs run_tet4_pass(const BatchCase& bc, const std::vector<Real>& x, cons
   constexpr auto coloured = assembly::Scatter::Coloured;
   int c = 0;
   switch (lanes) {
-    case BatchWidth::One: break;
-    case BatchWidth::Dispatched: assembly::assemble_cell_blocks<fem::Tet4, M, Form>(bc.colours, p); return out;
+    case BatchWidth::One:
+      break;
+    case BatchWidth::Dispatched:
+      assembly::assemble_cell_blocks<fem::Tet4, M, Form>(bc.colours, p);
+      return out;
     case BatchWidth::Two:
       for (; c + 2 <= p.num_cells; c += 2) assembly::assemble_tet4_batch<2, M, Form, coloured>(p, c);
       break;

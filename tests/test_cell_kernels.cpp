@@ -89,7 +89,8 @@ struct Outputs {
 };
 
 template <class E, class M, class Form, assembly::Scatter mode, class Policy>
-Outputs run_pass(const Policy& policy, CellPass<Space::Host> pass, const Assembler& assembler, const std::vector<Real>& x) {
+Outputs run_pass(const Policy& policy, CellPass<Space::Host> pass, const Assembler& assembler,
+                 const std::vector<Real>& x) {
   Outputs out;
   out.cell_energy.assign(static_cast<size_t>(pass.num_cells), 0.0);
   out.force.assign(x.size(), 0.0);
@@ -123,7 +124,8 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
   // caches: the same numbers, bit for bit.
   CellPass<Space::Host> prefetching = cells.pass;
   prefetching.prefetch_cells = assembly::kPrefetchCells;
-  const Outputs prefetched = run_pass<E, M, Form, assembly::Scatter::Coloured>(exec::Serial{}, prefetching, assembler, x);
+  const Outputs prefetched =
+      run_pass<E, M, Form, assembly::Scatter::Coloured>(exec::Serial{}, prefetching, assembler, x);
   EXPECT_EQ(prefetched.force, serial.force);
   EXPECT_EQ(prefetched.K, serial.K);
   for (const Outputs* o : {&serial, &atomic}) {
@@ -151,7 +153,8 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
   pass.x_stride = x.size();
   pass.force_stride = x.size();
   pass.K_stride = K.size();
-  std::vector<Real> f_all(2 * x.size(), 0.0), K_all(2 * K.size(), 0.0), e_all(2 * static_cast<size_t>(mesh.num_cells()));
+  std::vector<Real> f_all(2 * x.size(), 0.0), K_all(2 * K.size(), 0.0),
+      e_all(2 * static_cast<size_t>(mesh.num_cells()));
   CellStatus status[2];
   pass.x = {x_all.data(), x_all.size()};
   pass.force = {f_all.data(), f_all.size()};
@@ -162,9 +165,12 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
   const Assembler second(mesh, {Material(stiffer)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), options);
   std::vector<Real> force2, K2;
   second.assemble(x2, nullptr, &force2, &K2);
-  EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin(), f_all.begin() + static_cast<long>(x.size())), force), 1e-13);
-  EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin() + static_cast<long>(x.size()), f_all.end()), force2), 1e-13);
-  EXPECT_LE(relative_difference(std::vector<Real>(K_all.begin() + static_cast<long>(K.size()), K_all.end()), K2), 1e-13);
+  EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin(), f_all.begin() + static_cast<long>(x.size())), force),
+            1e-13);
+  EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin() + static_cast<long>(x.size()), f_all.end()), force2),
+            1e-13);
+  EXPECT_LE(relative_difference(std::vector<Real>(K_all.begin() + static_cast<long>(K.size()), K_all.end()), K2),
+            1e-13);
 }
 
 TEST(CellKernel, EveryPolicyAndScatterGiveTheAssemblersNumbers) {

@@ -118,13 +118,14 @@ TEST(Cli, EveryOptionOfHelpIsDocumented) {
 
 TEST(Cli, LinearSolverAutoRunsAScene) {
   const fs::path dir = fresh_dir("cli_auto");
-  write_file(dir / "s.yaml", kBlock + "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
-                                      "outputs: {vtu: false}\n");
+  write_file(dir / "s.yaml", kBlock +
+                                 "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
+                                 "outputs: {vtu: false}\n");
   const fs::path err = dir / "stderr.txt";
-  EXPECT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + (dir / "out").string() +
-                        " --linear-solver auto --quiet",
-                    err),
-            0)
+  EXPECT_EQ(
+      run_cli("run " + (dir / "s.yaml").string() + " --out " + (dir / "out").string() + " --linear-solver auto --quiet",
+              err),
+      0)
       << read_file(err);
 }
 
@@ -144,7 +145,8 @@ TEST(Cli, UnreachedGoalExitsWithStatusTwoAndSaysByHowMuch) {
   const fs::path dir = fresh_dir("cli_unreached");
   write_file(dir / "far.yaml", unreachable_scene());
   const fs::path err = dir / "stderr.txt", out = dir / "stdout.txt";
-  EXPECT_EQ(run_cli("run " + (dir / "far.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err, out), 2)
+  EXPECT_EQ(run_cli("run " + (dir / "far.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err, out),
+            2)
       << read_file(err);
   const std::string text = read_file(err);
   EXPECT_NE(text.find("goals not reached"), std::string::npos) << text;
@@ -180,8 +182,9 @@ TEST(Cli, NewtonFailureExitsWithStatusTwo) {
   // A linear-elastic St Venant-Kirchhoff block cannot carry 100 MPa in its cavity: the cells
   // invert, and six step cuts do not help.
   write_file(dir / "burst.yaml",
-             kBlock + "loads: {pressure: {surface: cavity0, value: 1.0e8}}\nsolver: {load_steps: 1, max_iterations: 3}\n"
-                      "outputs: {vtu: false}\n");
+             kBlock +
+                 "loads: {pressure: {surface: cavity0, value: 1.0e8}}\nsolver: {load_steps: 1, max_iterations: 3}\n"
+                 "outputs: {vtu: false}\n");
   const fs::path err = dir / "stderr.txt";
   EXPECT_EQ(run_cli("run " + (dir / "burst.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err), 2)
       << read_file(err);
@@ -190,8 +193,9 @@ TEST(Cli, NewtonFailureExitsWithStatusTwo) {
 
 TEST(Cli, UnwritableOutputFolderExitsWithStatusThree) {
   const fs::path dir = fresh_dir("cli_io");
-  write_file(dir / "s.yaml", kBlock + "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
-                                      "outputs: {vtu: false}\n");
+  write_file(dir / "s.yaml", kBlock +
+                                 "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: 1}\n"
+                                 "outputs: {vtu: false}\n");
   write_file(dir / "a_file", "not a folder");
   const fs::path err = dir / "stderr.txt";
   // The output folder would be inside a regular file: it cannot be created, even by root.
@@ -204,17 +208,20 @@ TEST(Cli, ARerunWithFewerStepsLeavesNoStaleVtuAndKeepsTheUsersFiles) {
   const fs::path dir = fresh_dir("cli_rerun");
   const fs::path out = dir / "out", err = dir / "stderr.txt";
   const auto scene = [](int steps) {
-    return kBlock + "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: " + std::to_string(steps) +
+    return kBlock +
+           "loads: {pressure: {surface: cavity0, value: 1000}}\nsolver: {load_steps: " + std::to_string(steps) +
            "}\noutputs: {vtu: true}\n";
   };
   write_file(dir / "s.yaml", scene(4));
-  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0) << read_file(err);
+  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0)
+      << read_file(err);
   ASSERT_TRUE(fs::exists(out / "s_0004.vtu"));
   write_file(out / "notes.txt", "mine");
-  write_file(out / "s_final.vtu", "mine too");       // not softik's numbering
+  write_file(out / "s_final.vtu", "mine too");          // not softik's numbering
   write_file(out / "other_0003.vtu", "another scene");  // another scene's series
   write_file(dir / "s.yaml", scene(2));
-  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0) << read_file(err);
+  ASSERT_EQ(run_cli("run " + (dir / "s.yaml").string() + " --out " + out.string() + " --quiet", err), 0)
+      << read_file(err);
   EXPECT_TRUE(fs::exists(out / "s_0002.vtu"));
   EXPECT_FALSE(fs::exists(out / "s_0003.vtu"));
   EXPECT_FALSE(fs::exists(out / "s_0004.vtu"));
@@ -245,7 +252,8 @@ TEST(Cli, MessagesNeverNameSoftiksSourceFiles) {
       "mesh: {generator: {type: box, divisions: [0, 1, 1]}}\nmaterials: {law: linear, young: 1, poisson: 0.3}\n",
       "mesh: {file: nowhere.msh}\nmaterials: {law: linear, young: 1, poisson: 0.3}\n",
       "mesh: {generator: {type: box}}\nmaterials: {law: neo_hookean, young: 1e5, poisson: 0.6}\n",
-      "mesh: {generator: {type: box}}\nmaterials: {law: linear, young: 1e5, poisson: 0.3}\nsolver: {linear_solver: x}\n",
+      "mesh: {generator: {type: box}}\nmaterials: {law: linear, young: 1e5, poisson: 0.3}\nsolver: {linear_solver: "
+      "x}\n",
       "mesh: {generator: {type: box}}\nmaterials: {law: linear, young: 1e5, poisson: 0.3}\n",  // nothing fixed
       "{{{",
   };
@@ -269,7 +277,8 @@ TEST(Cli, MaterialsListsTheLibraryAndShowsOneWithItsSource) {
     EXPECT_NE(list.find("\n  " + m.name + "  " + m.title), std::string::npos) << m.name << " in\n" << list;
     for (const MaterialFit& f : m.fits) EXPECT_NE(list.find(f.law), std::string::npos) << f.id;
   }
-  EXPECT_NE(list.find("dragon_skin_30  Dragon Skin 30 (Smooth-On): yeoh (default, fitted by softik)"), std::string::npos)
+  EXPECT_NE(list.find("dragon_skin_30  Dragon Skin 30 (Smooth-On): yeoh (default, fitted by softik)"),
+            std::string::npos)
       << list;
 
   ASSERT_EQ(run_cli("materials ecoflex_00_30", dir / "err.txt", dir / "one.txt"), 0) << read_file(dir / "err.txt");

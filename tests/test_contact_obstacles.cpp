@@ -98,12 +98,12 @@ TEST(ContactObstacle, BoxFacesEdgesCornersAndInside) {
     Vec3r n;
   };
   const Case cases[] = {
-      {{1.5, 0, 0}, 0.5, {1, 0, 0}},                                       // face +x
-      {{0, -0.5, 0}, 0, {0, -1, 0}},                                       // on face -y
-      {{1.3, 0.9, 0}, 0.5, {0.6, 0.8, 0}},                                 // edge x-y
-      {{-2, -1.5, 1.25}, std::sqrt(3.0), Vec3r(-1, -1, 1).normalized()},   // corner
-      {{0.9, 0, 0}, -0.1, {1, 0, 0}},                                      // inside near +x
-      {{0, 0, -0.2}, -0.05, {0, 0, -1}},                                   // inside near -z
+      {{1.5, 0, 0}, 0.5, {1, 0, 0}},                                      // face +x
+      {{0, -0.5, 0}, 0, {0, -1, 0}},                                      // on face -y
+      {{1.3, 0.9, 0}, 0.5, {0.6, 0.8, 0}},                                // edge x-y
+      {{-2, -1.5, 1.25}, std::sqrt(3.0), Vec3r(-1, -1, 1).normalized()},  // corner
+      {{0.9, 0, 0}, -0.1, {1, 0, 0}},                                     // inside near +x
+      {{0, 0, -0.2}, -0.05, {0, 0, -1}},                                  // inside near -z
   };
   for (const Case& c : cases) {
     const Vec3r p = box.center + c.local;
@@ -137,9 +137,9 @@ TEST(ContactObstacle, CylinderCapsRimSideAndInside) {
   tangent_frame(cyl.axis, u, v);
   const Vec3r& a = cyl.axis;
   const Vec3r c = cyl.center;
-  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c + 0.5 * u).distance, 0.2, 1e-14);               // side
-  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c + 1.1 * a + 0.1 * v).distance, 0.3, 1e-14);     // cap
-  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c - 1.2 * a - 0.6 * u).distance, 0.5, 1e-14);     // rim
+  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c + 0.5 * u).distance, 0.2, 1e-14);            // side
+  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c + 1.1 * a + 0.1 * v).distance, 0.3, 1e-14);  // cap
+  EXPECT_NEAR(distance_to_obstacle(cyl, 0, c - 1.2 * a - 0.6 * u).distance, 0.5, 1e-14);  // rim
   const ObstacleDistance in_side = distance_to_obstacle(cyl, 0, c + 0.25 * v);
   EXPECT_NEAR(in_side.distance, -0.05, 1e-14);
   EXPECT_LT((in_side.normal - v).norm(), 1e-12);
@@ -152,7 +152,8 @@ TEST(ContactObstacle, CylinderCapsRimSideAndInside) {
     const Vec3r p = c + Vec3r(w(rng), w(rng), w(rng));
     const Real z = a.dot(p - c);
     const Real dr = (p - c - z * a).norm() - cyl.radius, dz = std::abs(z) - cyl.half_length;
-    const Real expected = std::hypot(std::max(dr, Real(0)), std::max(dz, Real(0))) + std::min(std::max(dr, dz), Real(0));
+    const Real expected =
+        std::hypot(std::max(dr, Real(0)), std::max(dz, Real(0))) + std::min(std::max(dr, dz), Real(0));
     const ObstacleDistance d = distance_to_obstacle(cyl, 0, p);
     EXPECT_NEAR(d.distance, expected, 1e-13);
     expect_consistent(d, p);
@@ -190,7 +191,12 @@ TEST(ContactObstacle, ValidateNamesTheObstacleAndTheBadValue) {
   bad([](Obstacle& o) { o.center[0] = NAN; }, plane, "not finite");
   bad([](Obstacle& o) { o.friction = -0.5; }, plane, "-0.5");
   bad([](Obstacle& o) { o.path_times = {0, 1}; }, plane, "2 times but 0 offsets");
-  bad([](Obstacle& o) { o.path_times = {0, 1, 1}; o.path_offsets.assign(3, Vec3r::Zero()); }, plane, "increasing");
+  bad(
+      [](Obstacle& o) {
+        o.path_times = {0, 1, 1};
+        o.path_offsets.assign(3, Vec3r::Zero());
+      },
+      plane, "increasing");
   bad([](Obstacle& o) { o.radius = -1; }, make_cylinder(), "radius is -1");
   bad([](Obstacle& o) { o.half_length = 0; }, make_cylinder(), "half length is 0");
   bad([](Obstacle& o) { o.axis = Vec3r(1, 1, 0); }, make_cylinder(), "the axis");

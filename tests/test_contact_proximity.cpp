@@ -69,7 +69,9 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
                                       const std::vector<Real>& x, Real dc, Real da) {
   std::vector<std::vector<int>> ring(x.size() / 3);
   for (const Tri& t : tris)
-    for (int k = 0; k < 3; ++k) ring[size_t(t[size_t(k)])].push_back(t[size_t((k + 1) % 3)]), ring[size_t(t[size_t((k + 1) % 3)])].push_back(t[size_t(k)]);
+    for (int k = 0; k < 3; ++k)
+      ring[size_t(t[size_t(k)])].push_back(t[size_t((k + 1) % 3)]),
+          ring[size_t(t[size_t((k + 1) % 3)])].push_back(t[size_t(k)]);
   std::vector<ContactPoint> out;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Vec3r p = node_at(x, nodes[i]);
@@ -85,7 +87,8 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
         for (int r : ring[size_t(nodes[i])]) near_ring = near_ring || v == r;
       if (own || (tri_surface[t] == node_surface[i] && (!self || near_ring))) continue;
       const Vec3r c = closest_reference(p, node_at(x, tri[0]), node_at(x, tri[1]), node_at(x, tri[2]));
-      const Vec3r n = (node_at(x, tri[1]) - node_at(x, tri[0])).cross(node_at(x, tri[2]) - node_at(x, tri[0])).normalized();
+      const Vec3r n =
+          (node_at(x, tri[1]) - node_at(x, tri[0])).cross(node_at(x, tri[2]) - node_at(x, tri[0])).normalized();
       const Real d2 = (p - c).squaredNorm(), align = std::abs((p - c).normalized().dot(n));
       if (d2 >= limit) continue;
       // Ties (a shared edge or vertex): the triangle facing p most directly.
@@ -105,7 +108,8 @@ std::vector<ContactPoint> brute_force(const std::vector<Tri>& tris, const std::v
   return out;
 }
 
-void expect_same(const std::vector<ContactPoint>& got, const std::vector<ContactPoint>& want, const std::vector<Real>& x) {
+void expect_same(const std::vector<ContactPoint>& got, const std::vector<ContactPoint>& want,
+                 const std::vector<Real>& x) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k) {
     EXPECT_EQ(got[k].node, want[k].node);

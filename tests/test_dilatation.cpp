@@ -17,8 +17,8 @@
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
-#include "softik/static_solver.hpp"
 #include "softik/scene.hpp"
+#include "softik/static_solver.hpp"
 
 namespace softik {
 namespace {
@@ -89,7 +89,8 @@ TEST(Dilatation, TheSplitLeavesExactlyTheNonBulkPartAtFiniteDilatation) {
               expected = 0.5 * m.mu * (3 * s * s - 3) - m.mu * std::log(s * s * s);
             } else if constexpr (std::is_same<M, fem::StableNeoHookean>::value) {
               const Real mu_ = m.energy_mu(), l_ = m.energy_lambda(), a = m.alpha(), Ic = 3 * s * s;
-              expected = 0.5 * mu_ * (Ic - 3) - 0.5 * mu_ * std::log(Ic + 1) - (0.5 * l_ * (1 - a) * (1 - a) - 0.5 * mu_ * std::log(4.0));
+              expected = 0.5 * mu_ * (Ic - 3) - 0.5 * mu_ * std::log(Ic + 1) -
+                         (0.5 * l_ * (1 - a) * (1 - a) - 0.5 * mu_ * std::log(4.0));
             }
             EXPECT_NEAR(remainder, expected, 1e-12 * (std::abs(m.psi(F)) + 1)) << name << " s = " << s;
           },
@@ -127,7 +128,8 @@ TEST(Dilatation, HomogeneousStateIsThePlainElementAndOthersAreNot) {
         const Eigen::Vector3d y = F * Eigen::Vector3d(mesh.X[3 * n], mesh.X[3 * n + 1], mesh.X[3 * n + 2]);
         for (int i = 0; i < 3; ++i) x[static_cast<size_t>(n) * 3 + i] = y[i];
       }
-      const std::string what = std::string(cell_type_name(type)) + (mode == fem::Dilatation::CellMean ? " cell" : " nodal");
+      const std::string what =
+          std::string(cell_type_name(type)) + (mode == fem::Dilatation::CellMean ? " cell" : " nodal");
       EXPECT_NEAR(a.energy(x), b.energy(x), 1e-12 * a.energy(x)) << what;
       EXPECT_LE(relative(b.force(x), a.force(x)), 1e-11) << what;
       const std::vector<Real> y = testing::deformed_state(mesh, 0.15, 0.3, 5);
@@ -171,7 +173,8 @@ TEST(Dilatation, NodalMeanTangentWithFixedDofsIsTheForceJacobian) {
   AssemblyOptions o;
   o.formulation = Formulation::Hyperelastic;
   o.dilatation = fem::Dilatation::NodalMean;
-  const Assembler a(mesh, {fem::NeoHookean::from_young_poisson(1000, 0.49)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), o);
+  const Assembler a(mesh, {fem::NeoHookean::from_young_poisson(1000, 0.49)},
+                    fix_nodes(mesh, mesh.node_groups.at("xmin")), o);
   const std::vector<Real> x = testing::deformed_state(mesh, 0.1, 0.3, 8);
   const Eigen::MatrixXd K = Eigen::MatrixXd(a.stiffness(x));
   const std::vector<int>& free = a.free_dof_index();
@@ -229,7 +232,8 @@ TEST(Dilatation, BadCombinationsAreRefusedWithTheFix) {
   EXPECT_NE(m.find("CellMean on Tet4 cells is the plain element"), std::string::npos) << m;
   EXPECT_NE(m.find("use NodalMean"), std::string::npos) << m;
   o.dilatation = fem::Dilatation::NodalMean;
-  m = error_of([&] { Assembler(testing::small_box(CellType::Hex8), {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o); });
+  m = error_of(
+      [&] { Assembler(testing::small_box(CellType::Hex8), {fem::NeoHookean::from_young_poisson(1, 0.3)}, {}, o); });
   EXPECT_NE(m.find("not of Hex8 cells: use CellMean"), std::string::npos) << m;
 }
 
@@ -267,7 +271,8 @@ Real cantilever_tip(CellType type, int n, fem::Dilatation dilatation) {
   AssemblyOptions o;
   o.formulation = Formulation::Hyperelastic;
   o.dilatation = dilatation;
-  const Assembler a(mesh, {fem::NeoHookean::from_young_poisson(1000, 0.49)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), o);
+  const Assembler a(mesh, {fem::NeoHookean::from_young_poisson(1000, 0.49)},
+                    fix_nodes(mesh, mesh.node_groups.at("xmin")), o);
   const std::vector<Real> f = gravity_load(a, 1.0, {0, 0, -0.26});
   std::vector<Real> x = mesh.rest_positions();
   auto solver = make_linear_solver();
@@ -277,7 +282,9 @@ Real cantilever_tip(CellType type, int n, fem::Dilatation dilatation) {
   for (int node : end) tip += x[3 * static_cast<size_t>(node) + 2] - mesh.X[3 * static_cast<size_t>(node) + 2];
   tip /= static_cast<Real>(end.size());
   std::printf("nu = 0.49 cantilever %s %s n = %d (%d cells): tip u_z %.6f\n", cell_type_name(type),
-              dilatation == fem::Dilatation::Pointwise ? "plain" : dilatation == fem::Dilatation::CellMean ? "cell mean" : "nodal mean",
+              dilatation == fem::Dilatation::Pointwise  ? "plain"
+              : dilatation == fem::Dilatation::CellMean ? "cell mean"
+                                                        : "nodal mean",
               n, mesh.num_cells(), tip);
   return tip;
 }
@@ -326,7 +333,8 @@ TEST(Dilatation, SceneKeyReachesTheAssemblerAndBadValuesNameTheLine) {
     std::string text, token, words;
   };
   std::vector<Bad> bad = {
-      {kDilatationScene + "dilatation: nodal\n", "nodal", "dilatation: expected one of: pointwise, cell_mean, nodal_mean"},
+      {kDilatationScene + "dilatation: nodal\n", "nodal",
+       "dilatation: expected one of: pointwise, cell_mean, nodal_mean"},
       {"mesh: {generator: {type: box, cell_type: hex8}}\nformulation: corotational\nmaterials: [{law: linear, lambda: "
        "1, mu: 1}]\ndilatation: cell_mean\n",
        "cell_mean", "needs formulation: hyperelastic or linear, not corotational"},

@@ -31,8 +31,9 @@ Beam make_beam(Real L, Real h, std::array<int, 3> cells, Real E) {
   b.mesh = make_box(3, CellType::Hex8, spec);
   AssemblyOptions options;
   options.formulation = Formulation::LinearSmallStrain;
-  b.assembler = std::make_unique<Assembler>(b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(E, 0.0)},
-                                            fix_nodes(b.mesh, b.mesh.node_groups.at("xmin")), options);
+  b.assembler =
+      std::make_unique<Assembler>(b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(E, 0.0)},
+                                  fix_nodes(b.mesh, b.mesh.node_groups.at("xmin")), options);
   b.solver = make_linear_solver();
   return b;
 }
@@ -94,9 +95,9 @@ std::vector<Real> energy_history(TimeScheme scheme, int steps, Real dt) {
   std::vector<Real> v(static_cast<size_t>(b.assembler->num_dofs()), 0.0);
   for (int n = 0; n < b.mesh.num_nodes(); ++n) {
     const Real X = b.mesh.X[3 * static_cast<size_t>(n)];
-    v[3 * static_cast<size_t>(n) + 2] = 0.3 * X * X;           // bending
-    v[3 * static_cast<size_t>(n) + 1] = -0.1 * X;              // sideways
-    v[3 * static_cast<size_t>(n)] = 0.05 * std::sin(3 * X);   // axial: higher modes too
+    v[3 * static_cast<size_t>(n) + 2] = 0.3 * X * X;         // bending
+    v[3 * static_cast<size_t>(n) + 1] = -0.1 * X;            // sideways
+    v[3 * static_cast<size_t>(n)] = 0.05 * std::sin(3 * X);  // axial: higher modes too
   }
   dyn.set_state(b.mesh.rest_positions(), v);
   std::vector<Real> energy{dyn.kinetic_energy() + dyn.elastic_energy()};

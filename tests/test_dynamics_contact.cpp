@@ -31,8 +31,8 @@ RestingBlock make_block(CellType type, Real young) {
   b.mesh = make_box(3, type, spec);
   AssemblyOptions options;
   options.formulation = Formulation::LinearSmallStrain;
-  b.assembler = std::make_unique<Assembler>(b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(young, 0.3)},
-                                            std::vector<char>{}, options);
+  b.assembler = std::make_unique<Assembler>(
+      b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(young, 0.3)}, std::vector<char>{}, options);
   b.solver = make_linear_solver();
   return b;
 }
@@ -57,7 +57,8 @@ void expect_contact_laws(const DynamicSolver& dyn, Real force_tol, Real length_t
     const Real gap = d[3 * k], slip = std::hypot(d[3 * k + 1], d[3 * k + 2]);
     EXPECT_GE(ln, -force_tol) << "contact " << k;
     EXPECT_GE(gap, -length_tol) << "contact " << k;
-    EXPECT_LE(std::min(std::abs(ln), std::abs(gap) / length_tol * force_tol), force_tol) << "complementarity, contact " << k;
+    EXPECT_LE(std::min(std::abs(ln), std::abs(gap) / length_tol * force_tol), force_tol)
+        << "complementarity, contact " << k;
     EXPECT_LE(lt, mu * ln + force_tol) << "friction cone, contact " << k;
     if (lt < mu * ln - force_tol) {
       EXPECT_LE(slip, length_tol) << "sticking contact " << k << " slips";
@@ -286,10 +287,12 @@ TEST(DynamicsContact, ABlockStackedOnAnotherRestsOnItBetweenParts) {
   // their bulge, far below the 5 mm the upper cube fell.
   Real lowest_upper = 1;
   for (int n = 0; n < mesh.num_nodes(); ++n)
-    if (mesh.X[3 * static_cast<size_t>(n) + 2] > 0.054) lowest_upper = std::min(lowest_upper, dyn.positions()[3 * static_cast<size_t>(n) + 2]);
+    if (mesh.X[3 * static_cast<size_t>(n) + 2] > 0.054)
+      lowest_upper = std::min(lowest_upper, dyn.positions()[3 * static_cast<size_t>(n) + 2]);
   Real highest_lower = 0;
   for (int n = 0; n < mesh.num_nodes(); ++n)
-    if (mesh.X[3 * static_cast<size_t>(n) + 2] < 0.051) highest_lower = std::max(highest_lower, dyn.positions()[3 * static_cast<size_t>(n) + 2]);
+    if (mesh.X[3 * static_cast<size_t>(n) + 2] < 0.051)
+      highest_lower = std::max(highest_lower, dyn.positions()[3 * static_cast<size_t>(n) + 2]);
   EXPECT_NEAR(lowest_upper, highest_lower, 1e-4);
   EXPECT_LT(highest_lower, 0.05);
 }

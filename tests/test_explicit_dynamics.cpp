@@ -93,7 +93,8 @@ TEST(ExplicitDynamics, ALatticeBarVibratesAtTheWaveSpeed) {
   while (crossings.size() < 5 && solver.time() < 1) {
     solver.step();
     const Real u = tip_u();
-    if ((previous > 0) != (u > 0)) crossings.push_back(t_previous + (solver.time() - t_previous) * previous / (previous - u));
+    if ((previous > 0) != (u > 0))
+      crossings.push_back(t_previous + (solver.time() - t_previous) * previous / (previous - u));
     previous = u, t_previous = solver.time();
   }
   ASSERT_EQ(crossings.size(), 5u);
@@ -184,7 +185,8 @@ TEST(ExplicitDynamics, APressurisedFreeNetworkKeepsItsMomentumAndEnergy) {
       error[half] = std::abs(solver.kinetic_energy() + solver.potential_energy() - E0);
     }
     std::printf("pressurised network: energy error %.3e J (dt), %.3e J (dt/2), P V0 %.3e J\n", error[0], error[1], PV0);
-    EXPECT_GT(error[0] / error[1], 3.0) << "the follower pressure of a closed cavity is conservative: only the O(dt^2) error";
+    EXPECT_GT(error[0] / error[1], 3.0)
+        << "the follower pressure of a closed cavity is conservative: only the O(dt^2) error";
     EXPECT_LT(error[1], 1e-4 * PV0);
   }
 }
@@ -223,7 +225,8 @@ TEST(ExplicitDynamics, ExplicitAndImplicitDynamicsOfOneFemCantileverAgree) {
   const Mesh mesh = make_box(3, CellType::Hex8, spec);
   AssemblyOptions ao;
   ao.formulation = Formulation::LinearSmallStrain;
-  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(E, 0.3)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  const Assembler assembler(mesh, {fem::LinearElastic::from_young_poisson(E, 0.3)},
+                            fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
   std::vector<Real> f(static_cast<size_t>(assembler.num_dofs()), 0.0);
   const std::vector<int>& tip = mesh.node_groups.at("xmax");
   for (int n : tip) f[3 * n + 2] = 1e-2 / tip.size();
@@ -254,8 +257,10 @@ TEST(ExplicitDynamics, ExplicitAndImplicitDynamicsOfOneFemCantileverAgree) {
       explicit_solver.advance(implicit.time() - explicit_solver.time());
       worst[refined] = std::max(worst[refined], std::abs(tip_w(explicit_solver.x()) - tip_w(implicit.positions())));
     }
-    std::printf("cantilever: explicit (dt %.2e s, %ld steps) vs Newmark (dt %.2e s): largest tip difference %.2e of the amplitude\n",
-                explicit_solver.time_step(), explicit_solver.steps(), io.dt, worst[refined] / std::abs(w0));
+    std::printf(
+        "cantilever: explicit (dt %.2e s, %ld steps) vs Newmark (dt %.2e s): largest tip difference %.2e of the "
+        "amplitude\n",
+        explicit_solver.time_step(), explicit_solver.steps(), io.dt, worst[refined] / std::abs(w0));
   }
   // The difference is Newmark's own error: halving its step shrinks it (measured 4.6e-3 -> 2.4e-3:
   // the modes above the first few, which the trapezoidal rule does not resolve at these steps,
@@ -343,8 +348,9 @@ TEST(ExplicitDynamics, ADampingThatOverflowsIsNamedAndAHugeOneLimitsTheStep) {
       ADD_FAILURE() << key << " 1e300 accepted, stable step " << solver.stable_time_step();
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("the damping overflows double precision"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(std::string(key == std::string("mass_damping") ? "alpha" : "c_g") + " = 1e+300"),
-                std::string::npos)
+      EXPECT_NE(
+          std::string(e.what()).find(std::string(key == std::string("mass_damping") ? "alpha" : "c_g") + " = 1e+300"),
+          std::string::npos)
           << e.what();
     }
   }

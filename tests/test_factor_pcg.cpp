@@ -29,8 +29,9 @@ struct LoadedBox {
     spec.cells = {6, 3, 3};
     spec.size = {0.06, 0.03, 0.03};
     mesh = make_box(3, CellType::Tet4, spec);
-    assembler = std::make_unique<Assembler>(mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(1e5, 0.3)},
-                                            fix_nodes(mesh, mesh.node_groups.at("xmin")));
+    assembler =
+        std::make_unique<Assembler>(mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(1e5, 0.3)},
+                                    fix_nodes(mesh, mesh.node_groups.at("xmin")));
     assembler->assemble(mesh.rest_positions(), nullptr, nullptr, &K);
     b.resize(static_cast<size_t>(assembler->num_free_dofs()));
     for (size_t k = 0; k < b.size(); ++k) b[k] = std::sin(0.7 * static_cast<Real>(k)) + 0.1;
@@ -90,7 +91,8 @@ TEST(FactorPcg, TheProductWithKEqualsTheDenseProduct) {
   // The pattern holds both triangles: K is symmetric entry for entry (to round-off).
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < i; ++j)
-      ASSERT_NEAR(dense[static_cast<size_t>(i) * n + j], dense[static_cast<size_t>(j) * n + i], 1e-12 * std::abs(block.K[0]));
+      ASSERT_NEAR(dense[static_cast<size_t>(i) * n + j], dense[static_cast<size_t>(j) * n + i],
+                  1e-12 * std::abs(block.K[0]));
 }
 
 TEST(FactorPcg, KsOwnFactorSolvesInOneIteration) {
@@ -128,7 +130,8 @@ TEST(FactorPcg, StopsAtTheIterationCapWithoutClaimingConvergence) {
   const auto solver = factored(block, block.K);
   const std::vector<Real> K2 = block.nearby(3.0);
   std::vector<Real> x(block.b.size());
-  const detail::FactorPcgResult r = detail::factor_pcg(block.pattern(), K2, *solver, block.b.data(), x.data(), 1e-12, 2, 2);
+  const detail::FactorPcgResult r =
+      detail::factor_pcg(block.pattern(), K2, *solver, block.b.data(), x.data(), 1e-12, 2, 2);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.iterations, 2);
   EXPECT_GT(r.relative_residual, 1e-12);
@@ -139,7 +142,8 @@ TEST(FactorPcg, AZeroRightHandSideGivesZero) {
   const LoadedBox block;
   const auto solver = factored(block, block.K);
   std::vector<Real> zero(block.b.size(), 0.0), x(block.b.size(), 1.0);
-  const detail::FactorPcgResult r = detail::factor_pcg(block.pattern(), block.K, *solver, zero.data(), x.data(), 1e-8, 10, 1);
+  const detail::FactorPcgResult r =
+      detail::factor_pcg(block.pattern(), block.K, *solver, zero.data(), x.data(), 1e-8, 10, 1);
   EXPECT_TRUE(r.converged);
   EXPECT_EQ(r.iterations, 0);
   EXPECT_TRUE(std::all_of(x.begin(), x.end(), [](Real v) { return v == 0; }));
@@ -151,7 +155,8 @@ TEST(FactorPcg, AnIndefiniteKBreaksDownInsteadOfConverging) {
   std::vector<Real> minus = block.K;
   for (Real& v : minus) v = -v;
   std::vector<Real> x(block.b.size());
-  const detail::FactorPcgResult r = detail::factor_pcg(block.pattern(), minus, *solver, block.b.data(), x.data(), 1e-8, 10, 1);
+  const detail::FactorPcgResult r =
+      detail::factor_pcg(block.pattern(), minus, *solver, block.b.data(), x.data(), 1e-8, 10, 1);
   EXPECT_FALSE(r.converged);
   EXPECT_TRUE(r.indefinite);
   EXPECT_EQ(r.iterations, 1);

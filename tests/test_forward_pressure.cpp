@@ -41,8 +41,8 @@ HollowBlock hollow_block() {
   b.mesh.surface_groups.clear();
   b.cavity.name = "cavity";
   for (const auto& f : kHexFaces)
-    b.cavity.surface.quads.push_back({box.cell(centre)[f[0]], box.cell(centre)[f[1]], box.cell(centre)[f[2]],
-                                      box.cell(centre)[f[3]]});
+    b.cavity.surface.quads.push_back(
+        {box.cell(centre)[f[0]], box.cell(centre)[f[1]], box.cell(centre)[f[2]], box.cell(centre)[f[3]]});
   return b;
 }
 

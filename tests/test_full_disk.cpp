@@ -38,9 +38,8 @@ TEST(FullDisk, BatchKeepsTheRowsWrittenAndExitsWithAnIoError) {
   const fs::path dir = fresh_dir("full_disk_batch");
   write_batch(dir);
   const fs::path out = dir / "out", err = dir / "stderr.txt";
-  EXPECT_EQ(run_cli_on_small_disk("batch " + (dir / "sweep.yaml").string() + " --out " + out.string() +
-                                      " --workers 1 --quiet",
-                                  err),
+  EXPECT_EQ(run_cli_on_small_disk(
+                "batch " + (dir / "sweep.yaml").string() + " --out " + out.string() + " --workers 1 --quiet", err),
             3)
       << read_file(err);
   const std::string message = read_file(err);
@@ -55,7 +54,8 @@ TEST(FullDisk, BatchKeepsTheRowsWrittenAndExitsWithAnIoError) {
     EXPECT_EQ(rows[r][0], "sweep" + std::to_string(r - 1));
     EXPECT_EQ(rows[r][1], "ok");
   }
-  EXPECT_NE(message.find("keeps the " + std::to_string(rows.size() - 1) + " design rows"), std::string::npos) << message;
+  EXPECT_NE(message.find("keeps the " + std::to_string(rows.size() - 1) + " design rows"), std::string::npos)
+      << message;
   EXPECT_FALSE(fs::exists(out / "sweep.csv.tmp"));
 }
 

@@ -40,7 +40,9 @@ TEST(BallGenerator, BoundaryOnTheSphereAndVolumeConverges) {
         const Real* a = &ball.X[3 * static_cast<size_t>(t[0])];
         const Real* b = &ball.X[3 * static_cast<size_t>(t[1])];
         const Real* c = &ball.X[3 * static_cast<size_t>(t[2])];
-        volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+        volume += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                   a[2] * (b[0] * c[1] - b[1] * c[0])) /
+                  6;
       }
     const Real exact = 4.0 / 3.0 * kPi * std::pow(spec.radius, 3);
     const Real error = std::abs(volume - exact) / exact;

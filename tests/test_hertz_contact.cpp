@@ -103,8 +103,10 @@ TEST(HertzContact, SphereOnHalfSpaceFollowsHertzForceAndContactRadius) {
       EXPECT_GE(ln, 0) << "contact " << k;
       EXPECT_GE(gap, -1e-12) << "contact " << k;
       EXPECT_LE(std::min(ln / F, gap / kDeltaMax), 1e-9) << "complementarity, contact " << k;
-      if (ln > 0) pressed = std::max(pressed, rad);
-      else free_nearest = std::min(free_nearest, rad);
+      if (ln > 0)
+        pressed = std::max(pressed, rad);
+      else
+        free_nearest = std::min(free_nearest, rad);
     }
     std::printf("delta/R %.4f  F %.6g  Hertz %.6g  F/Hertz %.4f  contact radius in (%.4f, %.4f], Hertz a %.4f\n", d, F,
                 hertz, F / hertz, pressed, free_nearest, a);

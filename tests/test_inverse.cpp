@@ -35,7 +35,8 @@ TEST(Inverse, ReachableTargetRoundTripsThroughTheForwardSolver) {
     std::vector<Real> x = f.mesh.rest_positions();
     const InverseSolveReport r = inverse.solve(x);
     ASSERT_TRUE(r.converged) << "iterations " << r.iterations;
-    std::printf("method %d: %d iterations, pressure %.9g\n", static_cast<int>(method), r.iterations, inverse.lambda()[0]);
+    std::printf("method %d: %d iterations, pressure %.9g\n", static_cast<int>(method), r.iterations,
+                inverse.lambda()[0]);
     EXPECT_NEAR(inverse.lambda()[0], P_true, 1e-6 * P_true);
     EXPECT_LE(distance(tip->position(x), goal, {true, false, true}), 1e-6 * kSize);
     // Forward re-simulation with the found pressure lands on the target.
@@ -59,7 +60,8 @@ TEST(Inverse, UnreachableTargetSaturatesTheInputAndMinimisesTheError) {
   const Real error = distance(tip->position(x), goal, {true, false, true});
   // A search over the admissible pressures: none does better than the inverse answer.
   Real best = kInf;
-  for (int k = 0; k <= 10; ++k) best = std::min(best, distance(f.tip().position(f.inflate(k * P_max / 10)), goal, {true, false, true}));
+  for (int k = 0; k <= 10; ++k)
+    best = std::min(best, distance(f.tip().position(f.inflate(k * P_max / 10)), goal, {true, false, true}));
   // The best sample is the bound itself: equal up to the two solvers' tolerances.
   EXPECT_LE(error, best + 1e-9 * kSize);
 }
@@ -187,8 +189,8 @@ TEST(Inverse, ForwardSolvesOnlyGiveTheSameStepAsFullSolves) {
     }
     for (int s = 0; s < kSteps; ++s) {
       const Eigen::Map<const Eigen::VectorXd> l_half(lambda[1][s].data(), 2), l_full(lambda[0][s].data(), 2);
-      EXPECT_LE((l_half - l_full).norm(), 1e-10 * l_full.norm()) << "step " << s << ": " << l_half.transpose()
-                                                                 << " vs " << l_full.transpose();
+      EXPECT_LE((l_half - l_full).norm(), 1e-10 * l_full.norm())
+          << "step " << s << ": " << l_half.transpose() << " vs " << l_full.transpose();
       Real dx = 0, u = 0;  // |x_half - x_full| relative to the displacement |x_full - X|
       for (size_t k = 0; k < rest.size(); ++k) {
         dx += std::pow(x_after[1][s][k] - x_after[0][s][k], 2);
@@ -268,7 +270,8 @@ TEST(Inverse, RealTimeStepsReusingTheFactorisationReachTheSameAnswer) {
     lambda_end[k] = inverse.lambda();
     tip_end[k] = tip->position(x);
   }
-  std::printf("factorisations in 60 steps: %d (every step), %d (reuse up to 8)\n", factorisations[0], factorisations[1]);
+  std::printf("factorisations in 60 steps: %d (every step), %d (reuse up to 8)\n", factorisations[0],
+              factorisations[1]);
   EXPECT_EQ(factorisations[0], 60);
   EXPECT_LE(factorisations[1], 20);
   EXPECT_NEAR(lambda_end[1][0], lambda_end[0][0], 1e-6 * lambda_end[0][0]);

@@ -156,7 +156,7 @@ TEST(InverseCable, ConvergedSolveUnderALargeTensionConvergesQuadratically) {
   std::printf("%d iterations, %d increments, %d cuts; relative residuals:", r.iterations, r.increments, r.cuts);
   for (const InverseStepReport& s : r.steps) std::printf(" %.2e", s.relative_residual());
   std::printf("\n");
-  EXPECT_LE(r.cuts, 1);  // at most one failed try of the whole tension
+  EXPECT_LE(r.cuts, 1);                             // at most one failed try of the whole tension
   EXPECT_LT(f.tip().position(x)[2], 0.02 - 0.005);  // a strong bend: the tip drops by > 5 mm
   // The last increment (the last run of steps at continuation s = 1) is Newton's method: few
   // iterations, and its last step that starts above 1e-7 (relative; below it round-off takes
@@ -165,8 +165,7 @@ TEST(InverseCable, ConvergedSolveUnderALargeTensionConvergesQuadratically) {
   size_t first = r.steps.size();
   while (first > 0 && r.steps[first - 1].continuation == 1) --first;
   std::vector<Real> rel;
-  for (size_t i = first; i < r.steps.size(); ++i)
-    rel.push_back(r.steps[i].relative_residual());
+  for (size_t i = first; i < r.steps.size(); ++i) rel.push_back(r.steps[i].relative_residual());
   EXPECT_LE(rel.size(), 12u);
   size_t k = rel.size();
   for (size_t i = 1; i + 1 < rel.size(); ++i)
@@ -225,7 +224,8 @@ TEST(InverseCable, StepSolvesTheTangentWithTheLowRankStiffnessExactly) {
     for (int row = 0; row < p.rows; ++row)
       for (int e = p.row_ptr[static_cast<size_t>(row)]; e < p.row_ptr[static_cast<size_t>(row) + 1]; ++e)
         Ktdx[static_cast<size_t>(dof_of[static_cast<size_t>(row)])] +=
-            K[static_cast<size_t>(e)] * dx[static_cast<size_t>(dof_of[static_cast<size_t>(p.col[static_cast<size_t>(e)])])];
+            K[static_cast<size_t>(e)] *
+            dx[static_cast<size_t>(dof_of[static_cast<size_t>(p.col[static_cast<size_t>(e)])])];
     add_low_rank_product(lr, dx, Ktdx);
     Real err = 0, scale = 0, low_rank_part = 0;
     for (size_t k = 0; k < free.size(); ++k) {

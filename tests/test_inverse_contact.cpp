@@ -9,9 +9,9 @@
 #include <cmath>
 #include <random>
 
+#include "contact_space_fixture.hpp"
 #include "host/inverse/contact_complementarity.hpp"
 #include "host/inverse/inverse_contact.hpp"
-#include "contact_space_fixture.hpp"
 #include "inverse_test_support.hpp"
 #include "softik/error.hpp"
 
@@ -94,7 +94,8 @@ TEST(ContactQp, RandomProblemsMeetComplementarityAndThePyramidExactly) {
     const auto r = inverse_detail::solve_contact_qp(p, {}, 200, {});
     ASSERT_NE(r.qp.status, QpStatus::Infeasible) << r.message;
     settled += r.settled ? 1 : 0;
-    if (!r.settled) std::cout << "trial " << trial << ": " << r.pivots << " pivots, " << r.pieces << " pieces: " << r.message << "\n";
+    if (!r.settled)
+      std::cout << "trial " << trial << ": " << r.pivots << " pivots, " << r.pieces << " pieces: " << r.message << "\n";
     const Eigen::VectorXd& z = r.qp.x;
     const Eigen::VectorXd lc = z.tail(p.Wc.rows());
     const Eigen::VectorXd delta = p.delta_c_free + p.Wc * z;
@@ -105,7 +106,8 @@ TEST(ContactQp, RandomProblemsMeetComplementarityAndThePyramidExactly) {
       const Real ln = lc(c.row), dn = delta(c.row);
       EXPECT_GE(ln, 0) << "trial " << trial << " contact " << i;
       EXPECT_GE(dn, -1e-10 * scale) << "trial " << trial << " contact " << i << ": penetrates";
-      EXPECT_LE(std::abs(ln * dn), 1e-10 * scale * fscale) << "trial " << trial << " contact " << i << ": complementarity";
+      EXPECT_LE(std::abs(ln * dn), 1e-10 * scale * fscale)
+          << "trial " << trial << " contact " << i << ": complementarity";
       if (r.states[i].normal == ContactState::kPressed) ++pressed_total;
       if (c.rows != 3) continue;
       ++frictional;
@@ -148,7 +150,8 @@ TEST(ContactQp, FrictionlessAnswersAreTheGlobalOptimumOfEveryPiece) {
     Real best = kInf;
     for (int mask = 0; mask < 8; ++mask) {
       std::vector<ContactState> s(3);
-      for (int i = 0; i < 3; ++i) s[static_cast<size_t>(i)].normal = (mask >> i) & 1 ? ContactState::kPressed : ContactState::kSeparated;
+      for (int i = 0; i < 3; ++i)
+        s[static_cast<size_t>(i)].normal = (mask >> i) & 1 ? ContactState::kPressed : ContactState::kSeparated;
       const auto one = inverse_detail::solve_contact_qp(p, s, 0, {});
       if (one.qp.status == QpStatus::Optimal) best = std::min(best, objective(p, one.qp.x));
     }
@@ -169,10 +172,11 @@ TEST(ContactQp, AContactIsNeverGivenUpForAnActuatorsDisplacementWindow) {
                                           "contact of node 7 with 'wall'");
   const inverse_detail::ContactSpace space = one.space();
   InverseStepReport rep;
-  const inverse_detail::ContactSolve r =
-      inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{}, {}, 1e-3, Eigen::VectorXd::Zero(1), rep);
+  const inverse_detail::ContactSolve r = inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{},
+                                                                             {}, 1e-3, Eigen::VectorXd::Zero(1), rep);
   EXPECT_EQ(r.status, QpStatus::Infeasible);
-  EXPECT_NE(r.message.find("of 'cavity' were set aside for this step so that no contact is violated"), std::string::npos)
+  EXPECT_NE(r.message.find("of 'cavity' were set aside for this step so that no contact is violated"),
+            std::string::npos)
       << r.message;
   const Real gap = delta_free(1) + W(1, 0) * r.lambda_a(0) + W(1, 1) * r.lambda_c(0);
   EXPECT_GE(r.lambda_c(0), 0);
@@ -186,8 +190,8 @@ TEST(ContactQp, AContactIsNeverGivenUpForAnActuatorsDisplacementWindow) {
 
 /// lambda_n >= 0, and a pressed contact sits on the wall, the friction within mu's cone
 /// (inverse_test::expect_contact_conditions) at the solver's last step.
-void expect_contact_conditions(const InverseSolver& s, const std::vector<Real>& x, const Obstacle& wall,
-                               Real mu_bound, const std::string& where) {
+void expect_contact_conditions(const InverseSolver& s, const std::vector<Real>& x, const Obstacle& wall, Real mu_bound,
+                               const std::string& where) {
   inverse_test::expect_contact_conditions(s.contacts(), s.contact_forces(), x, wall, mu_bound, where);
 }
 

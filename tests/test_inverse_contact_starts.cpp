@@ -12,10 +12,10 @@
 #include <random>
 #include <string>
 
+#include "contact_space_fixture.hpp"
 #include "host/contact/contact_solvers.hpp"
 #include "host/inverse/contact_complementarity.hpp"
 #include "host/inverse/inverse_contact.hpp"
-#include "contact_space_fixture.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
@@ -112,8 +112,8 @@ TEST(ContactQp, AnEffectorOnlyAContactMovesIsReachedByPressingIt) {
                                           "contact of node 3 with another part");
   const inverse_detail::ContactSpace space = one.space();
   InverseStepReport rep;
-  const inverse_detail::ContactSolve r =
-      inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{}, {}, 1e-12, Eigen::VectorXd::Zero(1), rep);
+  const inverse_detail::ContactSolve r = inverse_detail::solve_step_contacts(space, InverseOptions{}, ContactOptions{},
+                                                                             {}, 1e-12, Eigen::VectorXd::Zero(1), rep);
   ASSERT_EQ(r.status, QpStatus::Optimal) << r.message;
   EXPECT_NEAR(r.lambda_a(0), 1.2, 1e-8);
   EXPECT_NEAR(r.lambda_c(0), 0.5, 1e-8);
@@ -121,8 +121,8 @@ TEST(ContactQp, AnEffectorOnlyAContactMovesIsReachedByPressingIt) {
   ASSERT_EQ(r.states.size(), 1u);
   EXPECT_EQ(r.states[0].normal, ContactState::kPressed);
   // The start carried over alone (apart) leaves the ball where it is.
-  const inverse_detail::ContactSolve apart =
-      inverse_detail::solve_inverse_with_contacts(space, {}, {}, 1e-12, Eigen::VectorXd::Zero(1), one.contacts.start, 200, 500);
+  const inverse_detail::ContactSolve apart = inverse_detail::solve_inverse_with_contacts(
+      space, {}, {}, 1e-12, Eigen::VectorXd::Zero(1), one.contacts.start, 200, 500);
   EXPECT_NEAR(apart.effector_error, 0.5, 1e-8);
 }
 

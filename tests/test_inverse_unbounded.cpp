@@ -77,8 +77,8 @@ inverse:
 outputs: {vtu: false}
 )");
   const fs::path err = dir / "stderr.txt", out = dir / "stdout.txt";
-  EXPECT_EQ(run_cli("run " + (dir / "across.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err, out),
-            2)
+  EXPECT_EQ(
+      run_cli("run " + (dir / "across.yaml").string() + " --out " + (dir / "out").string() + " --quiet", err, out), 2)
       << read_file(err);
   const std::string text = read_file(err);
   EXPECT_NE(text.find("actuator 'cavity' cannot move the effectors"), std::string::npos) << text;

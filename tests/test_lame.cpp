@@ -138,7 +138,8 @@ TEST(ShellGenerator, SphereOctantCountsGroupsConformityAndOrientation) {
         e[2][i] = p3[static_cast<size_t>(i)] - p0[static_cast<size_t>(i)];
       }
       volume += (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-                 e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6;
+                 e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+                6;
     }
     const Real error = (exact - volume) / exact;
     EXPECT_GT(error, 0);
@@ -184,7 +185,8 @@ Real lame_cylinder(Real a, Real b, Real r, Real nu = kCylinderNu) {
 }
 
 Real lame_sphere(Real a, Real b, Real r) {
-  return kCylinderP * a * a * a / (kCylinderE * (b * b * b - a * a * a)) * ((1 - 2 * kCylinderNu) * r + (1 + kCylinderNu) * b * b * b / (2 * r * r));
+  return kCylinderP * a * a * a / (kCylinderE * (b * b * b - a * a * a)) *
+         ((1 - 2 * kCylinderNu) * r + (1 + kCylinderNu) * b * b * b / (2 * r * r));
 }
 
 /// The pressure p on the "inner" surface (open: a symmetry sector). Tet4: its triangles (P A/3
@@ -198,8 +200,8 @@ std::vector<PressureLoad> inner_pressure(const Mesh& mesh) {
 }
 
 struct LameResult {
-  Real max_error = 0;  ///< max over "inner" and "outer" nodes of |u_r - u_r exact| / |u_r exact|
-  Real rms_error = 0;  ///< root mean square of the same relative errors
+  Real max_error = 0;                     ///< max over "inner" and "outer" nodes of |u_r - u_r exact| / |u_r exact|
+  Real rms_error = 0;                     ///< root mean square of the same relative errors
   std::array<Real, 3> reaction{0, 0, 0};  ///< summed reactions on the fixed DOFs, per component
   int iterations = 0;
 };
@@ -300,8 +302,8 @@ void cylinder_case(CellType type, int nr0, int nt0, Real min_order = 1.5, Real m
   };
   const auto bcs = cylinder_bcs;
   const std::string name = std::string("cylinder ") + cell_type_name(type);
-  const LameResult finest =
-      convergence(name.c_str(), mesh_of, bcs, false, [&](Real r) { return lame_cylinder(a, b, r); }, min_order, max_error);
+  const LameResult finest = convergence(
+      name.c_str(), mesh_of, bcs, false, [&](Real r) { return lame_cylinder(a, b, r); }, min_order, max_error);
   const Real resultant = kCylinderP * a * thickness(2);
   std::printf("%s reactions %.7e %.7e %.1e (-p a t = %.7e)\n", name.c_str(), finest.reaction[0], finest.reaction[1],
               finest.reaction[2], -resultant);
@@ -325,8 +327,8 @@ void sphere_case(CellType type, int nr0, int n0, Real min_order = 1.5, Real max_
     return fixed;
   };
   const std::string name = std::string("sphere ") + cell_type_name(type);
-  const LameResult finest = convergence(name.c_str(), mesh_of, bcs, true, [&](Real r) { return lame_sphere(a, b, r); },
-                                        min_order, max_error);
+  const LameResult finest = convergence(
+      name.c_str(), mesh_of, bcs, true, [&](Real r) { return lame_sphere(a, b, r); }, min_order, max_error);
   const Mesh finest_mesh = mesh_of(2);
   // Fan triangles (origin, arc node k, arc node k+1) in the (y, z) plane, 1/2 |y1 z2 - y2 z1| each.
   std::vector<std::array<Real, 2>> arc;
@@ -370,7 +372,8 @@ TEST(Lame, NearlyIncompressibleCylinderTet10WithinOnePercentWhereTet4Locks) {
   const Real a = 1.0, b = 2.0, nu = 0.499;
   const auto solve = [&](CellType type, int nr, int nt) {
     const Mesh mesh = make_thick_cylinder_quarter(a, b, a * 0.5 * kPi / nt, nr, nt, 1, type);
-    const LameResult r = solve_lame(mesh, cylinder_bcs(mesh), false, [&](Real x) { return lame_cylinder(a, b, x, nu); }, nu);
+    const LameResult r = solve_lame(
+        mesh, cylinder_bcs(mesh), false, [&](Real x) { return lame_cylinder(a, b, x, nu); }, nu);
     std::printf("nu = %.3f %s %dx%d (%d nodes): u_r error max %.3e rms %.3e\n", nu, cell_type_name(type), nr, nt,
                 mesh.num_nodes(), r.max_error, r.rms_error);
     return r;

@@ -24,7 +24,6 @@ std::vector<LinearSolverKind> kinds() {
   return k;
 }
 
-
 Real relative_residual(const System& s, const Eigen::MatrixXd& X, const Eigen::MatrixXd& B) {
   const auto K = s.assembler->to_sparse(s.K);
   return (K * X - B).norm() / B.norm();
@@ -150,7 +149,6 @@ TEST(LinearSolver, MisuseIsAnError) {
   }
 }
 
-
 TEST(LinearSolver, HalfSolvesComposeToTheFullSolveAndGiveTheCompliance) {
   const System s = beam(true, Formulation::Corotational);
   const int n = s.assembler->num_free_dofs(), nrhs = 4;
@@ -163,7 +161,7 @@ TEST(LinearSolver, HalfSolvesComposeToTheFullSolveAndGiveTheCompliance) {
     ASSERT_TRUE(solver->has_cholesky_factor()) << solver->name() << ": the clamped beam's K is SPD";
     Eigen::MatrixXd X(n, nrhs), Z(n, nrhs), X_half(n, nrhs);
     solver->solve(B.data(), X.data(), nrhs);
-    solver->solve_forward(B.data(), Z.data(), nrhs);    // Z = L^-1 P B
+    solver->solve_forward(B.data(), Z.data(), nrhs);        // Z = L^-1 P B
     solver->solve_backward(Z.data(), X_half.data(), nrhs);  // P^T L^-T Z = K^-1 B
     EXPECT_LE((X_half - X).norm() / X.norm(), 1e-12) << solver->name();
     // Z^T Z = B^T P^T L^-T L^-1 P B = B^T K^-1 B (the compliance W from forward solves only).
@@ -288,8 +286,9 @@ TEST(LinearSolver, HalfSolvesOfAnyWidthComposeToTheFullSolve) {
   spec.size = {4.0, 1.0, 1.0};
   spec.cells = {24, 6, 6};
   s.mesh = make_box(3, CellType::Tet4, spec);
-  s.assembler = std::make_unique<Assembler>(s.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)},
-                                            fix_nodes(s.mesh, s.mesh.node_groups.at("xmin")));
+  s.assembler =
+      std::make_unique<Assembler>(s.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)},
+                                  fix_nodes(s.mesh, s.mesh.node_groups.at("xmin")));
   s.assembler->assemble(s.mesh.rest_positions(), nullptr, nullptr, &s.K);
   const int n = s.assembler->num_free_dofs();
   for (LinearSolverKind kind : kinds()) {
@@ -304,7 +303,8 @@ TEST(LinearSolver, HalfSolvesOfAnyWidthComposeToTheFullSolve) {
       solver->solve_forward(B.data(), Z.data(), nrhs);
       solver->solve_backward(Z.data(), X_half.data(), nrhs);
       EXPECT_LE((X_half - X).norm() / X.norm(), 1e-12) << solver->name() << ", " << nrhs << " columns";
-      EXPECT_LE(std::abs((Z.transpose() * Z).trace() - (B.transpose() * X).trace()) / (B.transpose() * X).trace(), 1e-12)
+      EXPECT_LE(std::abs((Z.transpose() * Z).trace() - (B.transpose() * X).trace()) / (B.transpose() * X).trace(),
+                1e-12)
           << solver->name() << ", " << nrhs << " columns: |L^-1 P B|^2 = tr(B^T K^-1 B)";
       for (int c = 0; c < nrhs; ++c) {  // each column alone gives the same column
         Eigen::VectorXd z1(n);

@@ -57,7 +57,8 @@ TEST(Mass, Hex8ConsistentIsTheTensorProductOfLineMasses) {
     for (int q = 0; q < 8; ++q) {
       Real expected = kRho;
       for (int k = 0; k < 3; ++k)
-        expected *= spec.size[static_cast<size_t>(k)] * line(mesh.X[3 * static_cast<size_t>(p) + k], mesh.X[3 * static_cast<size_t>(q) + k]);
+        expected *= spec.size[static_cast<size_t>(k)] *
+                    line(mesh.X[3 * static_cast<size_t>(p) + k], mesh.X[3 * static_cast<size_t>(q) + k]);
       EXPECT_NEAR(entry(a, M, 3 * p + 1, 3 * q + 1), expected, 1e-12 * kRho);
       EXPECT_EQ(entry(a, M, 3 * p + 1, 3 * q + 2), 0.0);
     }
@@ -109,11 +110,14 @@ TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSumOrHrz)
   Real kinetic = 0, total = 0;
   for (int r = 0; r < p.rows; ++r)
     for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e) {
-      kinetic += 0.5 * v[static_cast<size_t>(r)] * M[static_cast<size_t>(e)] * v[static_cast<size_t>(p.col[static_cast<size_t>(e)])];
+      kinetic += 0.5 * v[static_cast<size_t>(r)] * M[static_cast<size_t>(e)] *
+                 v[static_cast<size_t>(p.col[static_cast<size_t>(e)])];
       total += M[static_cast<size_t>(e)];
       // The lumped matrix is diagonal and holds the consistent row sums.
-      if (p.col[static_cast<size_t>(e)] != r) EXPECT_EQ(L[static_cast<size_t>(e)], 0.0);
-      else EXPECT_NEAR(L[static_cast<size_t>(e)], lumped[static_cast<size_t>(r)], 1e-12 * kRho);
+      if (p.col[static_cast<size_t>(e)] != r)
+        EXPECT_EQ(L[static_cast<size_t>(e)], 0.0);
+      else
+        EXPECT_NEAR(L[static_cast<size_t>(e)], lumped[static_cast<size_t>(r)], 1e-12 * kRho);
     }
   const Real sx = 0.6, sy = 0.4, sz = 0.3, mass = kRho * sx * sy * sz;
   const Real inertia = mass * (sx * sx + sy * sy) / 3;  // about the z axis through the corner
@@ -122,7 +126,8 @@ TEST_P(MassOfEveryMesh, RigidRotationEnergyIsExactAndLumpedMassIsTheRowSumOrHrz)
   Real lumped_total = 0;
   for (int r = 0; r < p.rows; ++r) {
     Real row = 0;
-    for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e) row += M[static_cast<size_t>(e)];
+    for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e)
+      row += M[static_cast<size_t>(e)];
     EXPECT_NEAR(row, share[static_cast<size_t>(r)], 1e-12 * mass);  // integral(rho N_a) on every cell
     if (!quadratic) {
       EXPECT_NEAR(row, lumped[static_cast<size_t>(r)], 1e-12 * mass);

@@ -219,8 +219,8 @@ TEST(MaterialLibrary, DensitiesAreTheBulletinsSpecificGravityTimes1000) {
     Real specific_gravity, specific_volume;  // as printed: g/cc, cu. in./lb
   };
   const std::vector<Row> rows = {
-      {"ecoflex_00_10", "smooth_on_ecoflex_tb", 1.04, 26.6},   // Ecoflex 00-10 14,000 cps 1.04 26.6 ...
-      {"ecoflex_00_50", "smooth_on_ecoflex_tb", 1.07, 25.9},   // Ecoflex 00-50 8,000 cps 1.07 25.9 ...
+      {"ecoflex_00_10", "smooth_on_ecoflex_tb", 1.04, 26.6},       // Ecoflex 00-10 14,000 cps 1.04 26.6 ...
+      {"ecoflex_00_50", "smooth_on_ecoflex_tb", 1.07, 25.9},       // Ecoflex 00-50 8,000 cps 1.07 25.9 ...
       {"dragon_skin_10", "smooth_on_dragon_skin_tb", 1.07, 25.8},  // Dragon Skin 10 Medium 23,000 cps 1.07 25.8 ...
       {"dragon_skin_20", "smooth_on_dragon_skin_tb", 1.08, 25.6},  // Dragon Skin 20 20,000 cps 1.08 25.6 ...
       {"dragon_skin_30", "smooth_on_dragon_skin_tb", 1.08, 25.7},  // Dragon Skin 30 20,000 cps 1.08 25.7 ...
@@ -244,7 +244,8 @@ TEST(MaterialLibrary, DensitiesAreTheBulletinsSpecificGravityTimes1000) {
     EXPECT_NE(s.read.find(std::string(" ") + sg + " " + sv + " "), std::string::npos) << s.read;
     EXPECT_EQ(m->datasheet_source, r.source);
     // half a unit of the last printed digit of each figure
-    EXPECT_LE(std::abs(r.specific_volume * r.specific_gravity / water - 1), 0.005 / r.specific_gravity + 0.05 / r.specific_volume);
+    EXPECT_LE(std::abs(r.specific_volume * r.specific_gravity / water - 1),
+              0.005 / r.specific_gravity + 0.05 / r.specific_volume);
   }
   // Ecoflex 00-30's row (1.07, 26.0) passes the same check; Elastosil M4601 has no density read.
   EXPECT_DOUBLE_EQ(lib.find("ecoflex_00_30")->density, 1070);
@@ -387,14 +388,12 @@ TEST(MaterialLibrary, SceneEntriesPickFitsAndOverrideConstants) {
   }
   // overrides
   EXPECT_DOUBLE_EQ(ogden_of("material: ecoflex_00_30, D1: 1.0e-6").D1, 1.0e-6);
-  EXPECT_NEAR(ogden_of("material: ecoflex_00_30, poisson: 0.45").D1,
-              3 * 0.1 / (17300 * 1.45), 1e-15);
+  EXPECT_NEAR(ogden_of("material: ecoflex_00_30, poisson: 0.45").D1, 3 * 0.1 / (17300 * 1.45), 1e-15);
   const fem::Ogden<3> mu = ogden_of("material: ecoflex_00_30, mu: [1.0e4, 1.0e3, 2.0e3]");
   EXPECT_EQ(mu.mu[0], 1.0e4);
   EXPECT_EQ(mu.alpha[0], 1.3);
   EXPECT_NEAR(mu.D1, d1_from_poisson(1.3e4, 0.49), 1e-15);  // D1 follows the overridden mu0
-  EXPECT_EQ(ogden_of("material: ecoflex_00_30, volumetric: log_squared").volumetric,
-            fem::Volumetric::LogSquared);
+  EXPECT_EQ(ogden_of("material: ecoflex_00_30, volumetric: log_squared").volumetric, fem::Volumetric::LogSquared);
   s = scene_material("material: elastosil_m4601, region: cap");
   EXPECT_EQ(s.region, "cap");
   ASSERT_TRUE(std::holds_alternative<fem::NeoHookeanD1>(s.material));
@@ -403,8 +402,9 @@ TEST(MaterialLibrary, SceneEntriesPickFitsAndOverrideConstants) {
   EXPECT_DOUBLE_EQ(std::get<fem::NeoHookeanD1>(c10.material).C10, 1.0e5);
 
   // a library material and the law's own constants in two regions: one law, two materials
-  const Scene two = parse_scene_string(kMesh + "materials:\n  - {material: ecoflex_00_30}\n"
-                                               "  - {region: r, law: ogden, mu: [1.0e4], alpha: [2], D1: 1.0e-6}\n",
+  const Scene two = parse_scene_string(kMesh +
+                                           "materials:\n  - {material: ecoflex_00_30}\n"
+                                           "  - {region: r, law: ogden, mu: [1.0e4], alpha: [2], D1: 1.0e-6}\n",
                                        "scene.yaml");
   EXPECT_EQ(two.materials.size(), 2u);
 }
@@ -415,23 +415,33 @@ TEST(MaterialLibrary, SceneErrorsNameTheKeyAndTheChoices) {
     std::vector<std::string> message;
   };
   const std::vector<Case> cases = {
-      {"[{material: ecoflex_0030}]", "ecoflex_0030",
+      {"[{material: ecoflex_0030}]",
+       "ecoflex_0030",
        {"materials[0].material: unknown material 'ecoflex_0030'; did you mean 'ecoflex_00_30'?",
         "ecoflex_00_30, elastosil_m4601"}},
-      {"[{material: ecoflex_00_30, law: mooney_rivlin}]", "mooney_rivlin",
+      {"[{material: ecoflex_00_30, law: mooney_rivlin}]",
+       "mooney_rivlin",
        {"materials[0].law: the library has no published fit of the law 'mooney_rivlin' for ecoflex_00_30; laws "
         "available for it: ogden, yeoh"}},
-      {"[{material: ecoflex_00_30, fit: moseley}]", "moseley",
+      {"[{material: ecoflex_00_30, fit: moseley}]",
+       "moseley",
        {"materials[0].fit: ecoflex_00_30 has no fit 'moseley'; its fits: steck2019_ogden3"}},
-      {"[{material: ecoflex_00_30, D1: 1.0e-6, poisson: 0.45}]", "poisson", {"'D1' and 'poisson' cannot both be given"}},
-      {"[{material: ecoflex_00_30, young: 1.0e5}]", "young", {"unknown key 'young' in materials[0]; allowed keys: material"}},
-      {"[{material: ecoflex_00_30, mu: [1.0e4]}]", "[1.0e4]",
+      {"[{material: ecoflex_00_30, D1: 1.0e-6, poisson: 0.45}]",
+       "poisson",
+       {"'D1' and 'poisson' cannot both be given"}},
+      {"[{material: ecoflex_00_30, young: 1.0e5}]",
+       "young",
+       {"unknown key 'young' in materials[0]; allowed keys: material"}},
+      {"[{material: ecoflex_00_30, mu: [1.0e4]}]",
+       "[1.0e4]",
        {"materials[0].mu: expected as many exponents as moduli (1), got 3"}},
-      {"[{material: ecoflex_00_30, poisson: 0.5}]", "{material",
+      {"[{material: ecoflex_00_30, poisson: 0.5}]",
+       "{material",
        {"materials[0] (ecoflex_00_30, fit steck2019_ogden3): Poisson's ratio nu = 0.5 is out of range"}},
       {"[{material: [ecoflex_00_30]}]", "[ecoflex", {"materials[0].material: expected"}},
       {"[{region: r}]", "{region", {"missing required key 'law'", "or 'material' (a named material: ecoflex_00_30"}},
-      {"[{material: ecoflex_00_30}, {region: r, material: elastosil_m4601}]", "{region",
+      {"[{material: ecoflex_00_30}, {region: r, material: elastosil_m4601}]",
+       "{region",
        {"law 'neo_hookean_decoupled' differs from materials[0]'s 'ogden'"}},
   };
   for (const Case& c : cases) {

@@ -30,8 +30,12 @@ struct LawCase {
 
 template <class M>
 LawCase make_case(const std::string& name, Real nu, const M& m, bool objective = true) {
-  return {name, nu, [m](const Mat3& F) { return m.psi(F); }, [m](const Mat3& F) { return m.P(F); },
-          [m](const Mat3& F) { return m.dPdF(F); }, objective};
+  return {name,
+          nu,
+          [m](const Mat3& F) { return m.psi(F); },
+          [m](const Mat3& F) { return m.P(F); },
+          [m](const Mat3& F) { return m.dPdF(F); },
+          objective};
 }
 
 /// A decoupled law with every term of decoupled_cc, W12 and W22 included (no shipped law has
@@ -81,14 +85,17 @@ std::vector<LawCase> all_laws() {
   c.push_back(make_case("MooneyRivlinD1", nu2, MooneyRivlin::from_young_poisson(kE, nu2, Volumetric::D1Form, 0.4)));
   c.push_back(make_case("MooneyRivlinLogJ", nu, MooneyRivlin::from_young_poisson(kE, nu, Volumetric::LogSquared, 0.3)));
   c.push_back(make_case("Ogden2", nu, Ogden<2>::from_young_poisson(kE, nu, {1.3, 5.0})));
-  c.push_back(make_case("Ogden2NegativeAlpha", nu2, Ogden<2>::from_young_poisson(kE, nu2, {2.5, -2.0}, Volumetric::LogSquared)));
+  c.push_back(make_case("Ogden2NegativeAlpha", nu2,
+                        Ogden<2>::from_young_poisson(kE, nu2, {2.5, -2.0}, Volumetric::LogSquared)));
   c.push_back(make_case("Ogden3", nu, Ogden<3>::from_constants({0.6 * mu, 0.5 * mu, -0.1 * mu}, {1.3, 5.0, -2.0}, D1)));
   c.push_back(make_case("Yeoh", nu, Yeoh::from_constants(mu / 2, 0.1 * mu, 0.02 * mu, D1)));
-  c.push_back(make_case("YeohLogJ", nu, Yeoh::from_constants(mu / 2, -0.05 * mu, 0.01 * mu, D1, Volumetric::LogSquared)));
+  c.push_back(
+      make_case("YeohLogJ", nu, Yeoh::from_constants(mu / 2, -0.05 * mu, 0.01 * mu, D1, Volumetric::LogSquared)));
   c.push_back(make_case("ArrudaBoyce", nu, ArrudaBoyce::from_young_poisson(kE, nu, 2.5)));
   c.push_back(make_case("ArrudaBoyceD1", nu2, ArrudaBoyce::from_young_poisson(kE, nu2, 4.0, Volumetric::D1Form)));
   // Small-strain shear modulus 2 (W1 + W2) = 2 (c1 + c2) = mu.
-  c.push_back(make_case("PolynomialInvariants", nu, PolynomialInvariants{0.3 * mu, 0.2 * mu, 0.1 * mu, 0.05 * mu, 0.08 * mu, D1}));
+  c.push_back(make_case("PolynomialInvariants", nu,
+                        PolynomialInvariants{0.3 * mu, 0.2 * mu, 0.1 * mu, 0.05 * mu, 0.08 * mu, D1}));
   return c;
 }
 
@@ -217,7 +224,8 @@ TEST(Materials, MooneyRivlinUniaxialAnalytic) {
       const Real I1 = l * l + 2 * t * t, I2 = 2 * l * l * t * t + t * t * t * t, J = l * t * t;
       const Real a = std::pow(J, -2.0 / 3.0), b = a * a;
       const Real dU = v == Volumetric::D1Form ? 2 * (J - 1) / m.D1 : (2 / m.D1) * std::log(J) / J;
-      const Real P11 = m.C10 * a * (2 * l - 2.0 / 3 * I1 / l) + m.C01 * b * (4 * l * t * t - 4.0 / 3 * I2 / l) + dU * t * t;
+      const Real P11 =
+          m.C10 * a * (2 * l - 2.0 / 3 * I1 / l) + m.C01 * b * (4 * l * t * t - 4.0 / 3 * I2 / l) + dU * t * t;
       const Real P22 = m.C10 * a * (2 * t - 2.0 / 3 * I1 / t) +
                        m.C01 * b * (2 * t * (l * l + t * t) - 4.0 / 3 * I2 / t) + dU * l * t;
       const Mat3 P = m.P(Vec3(l, t, t).asDiagonal());
@@ -265,10 +273,15 @@ TEST(Materials, ParameterValidation) {
     EXPECT_THROW(ArrudaBoyce::from_young_poisson(E, nu, 5.0), Error);
   };
   const Real inf = std::numeric_limits<Real>::infinity();
-  for (const auto& [E, nu] : {std::pair<Real, Real>{1, 0.5}, {1, 0.6}, {1, -1}, {-1, 0.3}, {0, 0.3}, {nan, 0.3}, {1, nan}, {inf, 0.3}})
+  for (const auto& [E, nu] :
+       {std::pair<Real, Real>{1, 0.5}, {1, 0.6}, {1, -1}, {-1, 0.3}, {0, 0.3}, {nan, 0.3}, {1, nan}, {inf, 0.3}})
     all_yp(E, nu);
   std::string msg;  // the message names the parameter and its valid range
-  try { NeoHookean::from_young_poisson(1.0, 0.5); } catch (const Error& e) { msg = e.what(); }
+  try {
+    NeoHookean::from_young_poisson(1.0, 0.5);
+  } catch (const Error& e) {
+    msg = e.what();
+  }
   EXPECT_TRUE(msg.find("nu = 0.5") != std::string::npos && msg.find("-1 < nu < 0.5") != std::string::npos) << msg;
   EXPECT_THROW(LinearElastic::from_lame(1.0, -1.0), Error);
   EXPECT_THROW(NeoHookean::from_lame(-1.0, 1.0), Error);  // bulk modulus 1/3 - 1 < 0

@@ -210,8 +210,11 @@ TEST(MeshIo, WriteVtuRefusesNonFiniteValuesInEveryEncoding) {
         EXPECT_NE(std::string(e.what()).find(path + ": not written: " + words), std::string::npos) << e.what();
       }
     };
-    expect_refused([&] { write_vtu(path, box, x, {}, {{"von_mises", 1, {std::nan("")}}}, options); },
-                   "cell 0's 'von_mises' is nan");
+    expect_refused(
+        [&] {
+          write_vtu(path, box, x, {}, {{"von_mises", 1, {std::nan("")}}}, options);
+        },
+        "cell 0's 'von_mises' is nan");
     std::vector<Real> bad = x;
     bad[3 * 5 + 2] = INFINITY;
     expect_refused([&] { write_vtu(path, box, bad, {}, {}, options); }, "node 5's position is inf");
@@ -269,7 +272,6 @@ TEST(MeshIo, StlAsciiWithTwoSolidsAndBinaryMergeSharedVertices) {
 }
 
 // ---- malformed input ---------------------------------------------------------------------------
-
 
 }  // namespace
 }  // namespace softik::mesh_io_test

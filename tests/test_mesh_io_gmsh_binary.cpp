@@ -17,12 +17,18 @@ std::string binary_double(double v) {
 
 int nodes_of_type(long long type) {
   switch (type) {
-    case 1: return 2;
-    case 2: return 3;
-    case 3: return 4;
-    case 4: return 4;
-    case 5: return 8;
-    case 15: return 1;
+    case 1:
+      return 2;
+    case 2:
+      return 3;
+    case 3:
+      return 4;
+    case 4:
+      return 4;
+    case 5:
+      return 8;
+    case 15:
+      return 1;
   }
   ADD_FAILURE() << "element type " << type;
   return 0;
@@ -163,9 +169,10 @@ std::string box_msh41() {
   spec.cells = {6, 3, 2};
   const Mesh box = make_box(3, CellType::Tet4, spec);
   char buffer[96];
-  std::string s = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 2 \"bottom\"\n3 1 \"body\"\n"
-                  "$EndPhysicalNames\n$Entities\n0 0 1 1\n1 0 0 0 0.1 0.03 0 1 2 0\n1 0 0 0 0.1 0.03 0.02 1 1 0\n"
-                  "$EndEntities\n$Nodes\n";
+  std::string s =
+      "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 2 \"bottom\"\n3 1 \"body\"\n"
+      "$EndPhysicalNames\n$Entities\n0 0 1 1\n1 0 0 0 0.1 0.03 0 1 2 0\n1 0 0 0 0.1 0.03 0.02 1 1 0\n"
+      "$EndEntities\n$Nodes\n";
   const int n = box.num_nodes(), cells = box.num_cells();
   s += "1 " + std::to_string(n) + " 7 " + std::to_string(7 + 3 * (n - 1)) + "\n3 1 0 " + std::to_string(n) + "\n";
   for (int i = 0; i < n; ++i) s += std::to_string(7 + 3 * i) + "\n";
@@ -186,8 +193,8 @@ std::string box_msh41() {
   s += "$EndNodes\n$Elements\n2 " + std::to_string(cells + static_cast<int>(bottom.size())) + " 1 1000000\n";
   s += "2 1 2 " + std::to_string(bottom.size()) + "\n";
   for (size_t i = 0; i < bottom.size(); ++i)
-    s += std::to_string(500000 + i) + " " + std::to_string(7 + 3 * bottom[i][0]) + " " + std::to_string(7 + 3 * bottom[i][1]) +
-         " " + std::to_string(7 + 3 * bottom[i][2]) + "\n";
+    s += std::to_string(500000 + i) + " " + std::to_string(7 + 3 * bottom[i][0]) + " " +
+         std::to_string(7 + 3 * bottom[i][1]) + " " + std::to_string(7 + 3 * bottom[i][2]) + "\n";
   s += "3 1 4 " + std::to_string(cells) + "\n";
   for (int c = 0; c < cells; ++c) {
     s += std::to_string(1000 + 11 * c);
@@ -206,7 +213,8 @@ TEST(MeshIoGmshBinary, Binary41ReadsAsItsAsciiFile) {
            {"two_tets41", kGmsh41}, {"parametric41", parametric}, {"cube41", cube}, {"box41", box}})
     for (const int size_bytes : {8, 4}) {
       const std::string binary = to_binary(ascii, size_bytes);
-      ASSERT_NE(binary.find("4.1 1 " + std::to_string(size_bytes) + "\n" + std::string("\x01\0\0\0\n", 5)), std::string::npos);
+      ASSERT_NE(binary.find("4.1 1 " + std::to_string(size_bytes) + "\n" + std::string("\x01\0\0\0\n", 5)),
+                std::string::npos);
       const Mesh a = read_mesh(temp_file(name + ".msh", ascii));
       const Mesh b = read_mesh(temp_file(name + "_binary" + std::to_string(size_bytes) + ".msh", binary));
       expect_same_mesh(a, b, name + " with size_t of " + std::to_string(size_bytes) + " bytes");
@@ -219,8 +227,8 @@ TEST(MeshIoGmshBinary, Binary41ReadsAsItsAsciiFile) {
 }
 
 TEST(MeshIoGmshBinary, Binary22ReadsAsItsAsciiFile) {
-  for (const auto& [name, ascii] : std::vector<std::pair<std::string, std::string>>{{"two_tets22", kGmsh22},
-                                                                                      {"square22", kGmsh2d}}) {
+  for (const auto& [name, ascii] :
+       std::vector<std::pair<std::string, std::string>>{{"two_tets22", kGmsh22}, {"square22", kGmsh2d}}) {
     const std::string binary = to_binary(ascii);
     const Mesh a = read_mesh(temp_file(name + ".msh", ascii));
     const Mesh b = read_mesh(temp_file(name + "_binary.msh", binary));
@@ -271,11 +279,13 @@ TEST(MeshIoGmshBinary, DamagedBinarySectionsNameTheFileAndSection) {
   // The lines an editor shows: the binary kGmsh41 has $Entities on line 12, $Nodes on 15 and
   // $Elements on 20 (its binary data holds bytes 10, '\n'); the binary kGmsh22 $Elements on 18.
   expect_error("cut_nodes.msh", b41.substr(0, nodes + 20), 15,
-               "$Nodes (binary, byte " + std::to_string(nodes + 16) + "): only 4 bytes are left for the 8 bytes of "
-               "the smallest node tag (is the file truncated");
+               "$Nodes (binary, byte " + std::to_string(nodes + 16) +
+                   "): only 4 bytes are left for the 8 bytes of "
+                   "the smallest node tag (is the file truncated");
   expect_error("cut_coordinates.msh", b41.substr(0, nodes + 104), 15,
-               "$Nodes (binary, byte " + std::to_string(nodes + 84) + "): 4 node coordinates of 24 bytes do not fit in "
-               "the 20 bytes left (is the file truncated");
+               "$Nodes (binary, byte " + std::to_string(nodes + 84) +
+                   "): 4 node coordinates of 24 bytes do not fit in "
+                   "the 20 bytes left (is the file truncated");
   expect_error("cut_elements.msh", b41.substr(0, elements + 50), 20, "$Elements (binary, byte");
   expect_error("cut_entities.msh", b41.substr(0, entities + 20), 12, "$Entities (binary, byte");
   expect_error("cut_22.msh", b22.substr(0, b22.find("$Elements\n") + 16), 18, "$Elements (binary, byte");
@@ -285,8 +295,9 @@ TEST(MeshIoGmshBinary, DamagedBinarySectionsNameTheFileAndSection) {
                "the number of nodes is 1099511627776, above 2147483647");
   expect_error("block_nodes.msh", patched(b41, nodes + 32 + 12, le_bytes(6, 8)), 15,
                "node block 0 holds 6 nodes, more than the 5 left of the 5 the $Nodes header declares");
-  expect_error("huge_block.msh", patched(patched(b41, nodes + 8, le_bytes(1u << 30, 8)), nodes + 32 + 12, le_bytes(1u << 30, 8)),
-               15, "1073741824 node tags of 8 bytes do not fit in the");
+  expect_error("huge_block.msh",
+               patched(patched(b41, nodes + 8, le_bytes(1u << 30, 8)), nodes + 32 + 12, le_bytes(1u << 30, 8)), 15,
+               "1073741824 node tags of 8 bytes do not fit in the");
   expect_error("parametric.msh", patched(b41, nodes + 32 + 8, le_bytes(7, 4)), 15, "the parametric flag is 7");
   expect_error("physicals.msh", patched(b41, entities + 32 + 4 + 24, le_bytes(1ull << 62, 8)), 12,
                "4611686018427387904 physical tags of 4 bytes do not fit in the");
@@ -300,7 +311,8 @@ TEST(MeshIoGmshBinary, DamagedBinarySectionsNameTheFileAndSection) {
   // The int 1 after the format line: its byte order, or not there at all.
   expect_error("big_endian.msh", patched(b41, b41.find("\n") + 9, std::string("\0\0\0\x01", 4)), 2,
                "written on a big-endian machine");
-  expect_error("no_one.msh", replace(kGmsh41, "4.1 0 8", "4.1 1 8"), 2, "expected the binary int 1 after the format line");
+  expect_error("no_one.msh", replace(kGmsh41, "4.1 0 8", "4.1 1 8"), 2,
+               "expected the binary int 1 after the format line");
   expect_error("size_bytes.msh", replace(b41, "4.1 1 8", "4.1 1 2"), 2, "the data size is 2, expected 8 (or 4)");
 }
 

@@ -6,10 +6,10 @@ namespace softik::mesh_io_test {
 namespace {
 
 struct BadFile {
-  std::string name;     // file name: the extension picks the reader
+  std::string name;  // file name: the extension picks the reader
   std::string content;
-  long line;            // expected line; 0: the message starts with "<path>: "
-  std::string what;     // a piece of the expected message
+  long line;         // expected line; 0: the message starts with "<path>: "
+  std::string what;  // a piece of the expected message
 };
 
 // Reads `bad`; the Error must start with "<path>:<line>: " and contain `what`.
@@ -125,12 +125,15 @@ TEST(MeshIo, MalformedVtuNamesFileAndLine) {
       {"nan.vtu", replace(v, "0 1 0 0 0 1\n", "0 1 0 0 nan 1\n"), 24, "point 3 has the non-finite coordinate"},
       {"word.vtu", replace(v, "10 5\n", "10 five\n"), 43, "found 'five'"},
       {"wedge.vtu", replace(v, "10 5\n", "13 5\n"), 43, "VTK cell type 13 (wedge)"},
-      {"offsets.vtu", replace(v, "4 7\n        </DataArray>\n        <DataArray type=\"UInt8\"",
-                              "4 9\n        </DataArray>\n        <DataArray type=\"UInt8\""),
+      {"offsets.vtu",
+       replace(v, "4 7\n        </DataArray>\n        <DataArray type=\"UInt8\"",
+               "4 9\n        </DataArray>\n        <DataArray type=\"UInt8\""),
        40, "offset 9 of cell 1 decreases or exceeds the 7 connectivity entries"},
-      {"quote.vtu", replace(v, "NumberOfPoints=\"4\"", "NumberOfPoints=4"), 10, "the value of NumberOfPoints is not quoted"},
+      {"quote.vtu", replace(v, "NumberOfPoints=\"4\"", "NumberOfPoints=4"), 10,
+       "the value of NumberOfPoints is not quoted"},
       {"close.vtu", replace(v, "</Points>", "</Cells>"), 34, "</Cells> does not close <Points> (opened at line 21)"},
-      {"truncated.vtu", v.substr(0, v.find("</Cells>")), 45, "unexpected end of file inside <Cells> (opened at line 35)"},
+      {"truncated.vtu", v.substr(0, v.find("</Cells>")), 45,
+       "unexpected end of file inside <Cells> (opened at line 35)"},
       {"no_types.vtu", replace(v, "Name=\"types\"", "Name=\"kinds\""), 10, "no Cells DataArray named 'types'"},
       {"html.vtu", "<html>\n</html>\n", 1, "expected <VTKFile> as the root element, found <html>"},
       {"text.vtu", "solid\n", 1, "no <VTKFile> element"},
@@ -156,9 +159,12 @@ TEST(MeshIo, MalformedSurfacesAndPathsNameTheFile) {
       {"facet.stl", "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nendloop\n", 6,
        "expected 'vertex' (a facet has exactly 3 vertices), found only 2"},
       {"unterminated.stl", kStlAscii.substr(0, kStlAscii.find("endsolid second")), 17, "unexpected end of file"},
-      {"inf.stl", replace(kStlAscii, "vertex 1 1 0\n    endloop\n  endfacet\nendsolid first",
-                          "vertex 1 inf 0\n    endloop\n  endfacet\nendsolid first"), 6, "not a finite number"},
-      {"truncated.stl", kStlBinary.substr(0, 150), 0, "binary header declares 2 triangles (184 bytes) but the file has 150"},
+      {"inf.stl",
+       replace(kStlAscii, "vertex 1 1 0\n    endloop\n  endfacet\nendsolid first",
+               "vertex 1 inf 0\n    endloop\n  endfacet\nendsolid first"),
+       6, "not a finite number"},
+      {"truncated.stl", kStlBinary.substr(0, 150), 0,
+       "binary header declares 2 triangles (184 bytes) but the file has 150"},
       {"nan.stl", nan_stl, 0, "binary STL triangle 1 (byte 162): vertex 1 has a NaN/inf coordinate"},
       {"tiny.stl", "sol", 0, "shorter than the 84-byte header"},
       {"mesh.ply", "ply\n", 0, "unsupported mesh format '.ply'"},
@@ -187,9 +193,9 @@ TEST(MeshIo, MalformedSurfacesAndPathsNameTheFile) {
 // indices are in range) or throw softik::Error naming the file; nothing else may escape.
 TEST(MeshIo, TruncatedAndMutatedFilesReadOrThrowError) {
   const std::vector<std::pair<std::string, std::string>> fixtures = {
-      {"fuzz22.msh", kGmsh22}, {"fuzz41.msh", kGmsh41}, {"fuzz2d.msh", kGmsh2d},  {"fuzz.vtk", kVtk},
-      {"fuzz51.vtk", kVtk51},  {"fuzz.vtu", kVtu},      {"fuzz.obj", kObj},       {"fuzz.stl", kStlAscii},
-      {"fuzzb.stl", kStlBinary}};
+      {"fuzz22.msh", kGmsh22}, {"fuzz41.msh", kGmsh41}, {"fuzz2d.msh", kGmsh2d},
+      {"fuzz.vtk", kVtk},      {"fuzz51.vtk", kVtk51},  {"fuzz.vtu", kVtu},
+      {"fuzz.obj", kObj},      {"fuzz.stl", kStlAscii}, {"fuzzb.stl", kStlBinary}};
   const char replacements[] = {'0', '9', '-', ' ', '\n', '$', '<', '>', '"', '/', 'x', 'e', '.', '\0', '\xff'};
   std::mt19937 rng(20261122);
   int errors = 0, reads = 0;
@@ -231,7 +237,6 @@ TEST(MeshIo, TruncatedAndMutatedFilesReadOrThrowError) {
   EXPECT_GT(errors, 5000);
   EXPECT_GT(reads, 100);
 }
-
 
 }  // namespace
 }  // namespace softik::mesh_io_test

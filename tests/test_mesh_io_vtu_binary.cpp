@@ -96,13 +96,14 @@ std::uint64_t le(const std::string& s, size_t at, int bytes) {
 
 // One appended DataArray of a file write_vtu wrote: its offset attribute and block.
 struct AppendedBlock {
-  size_t offset;       // its offset attribute
-  std::string bytes;   // the block, header included
+  size_t offset;      // its offset attribute
+  std::string bytes;  // the block, header included
 };
 
 // The start of the appended data (after '_') and its blocks, in file order.
 std::vector<AppendedBlock> blocks_of(const std::string& file, bool compressed, size_t* data_start) {
-  *data_start = file.find("<AppendedData encoding=\"raw\">\n   _") + std::strlen("<AppendedData encoding=\"raw\">\n   _");
+  *data_start =
+      file.find("<AppendedData encoding=\"raw\">\n   _") + std::strlen("<AppendedData encoding=\"raw\">\n   _");
   std::vector<AppendedBlock> blocks;
   for (size_t p = file.find("offset=\""); p < *data_start; p = file.find("offset=\"", p + 1)) {
     AppendedBlock b;
@@ -130,7 +131,8 @@ TEST(MeshIoVtu, CompressedBlocksFollowVtkLayoutAndAreSmallerThanRaw) {
   expect_read_back(w, zip_path);
   const std::string raw = read_text(raw_path), zip = read_text(zip_path);
   size_t raw_start = 0, zip_start = 0;
-  const std::vector<AppendedBlock> raw_blocks = blocks_of(raw, false, &raw_start), zip_blocks = blocks_of(zip, true, &zip_start);
+  const std::vector<AppendedBlock> raw_blocks = blocks_of(raw, false, &raw_start),
+                                   zip_blocks = blocks_of(zip, true, &zip_start);
   ASSERT_EQ(raw_blocks.size(), 6u);  // points, connectivity, offsets, types, displacement, von Mises
   ASSERT_EQ(zip_blocks.size(), 6u);
   size_t raw_next = 0, zip_next = 0;
@@ -156,7 +158,8 @@ TEST(MeshIoVtu, CompressedBlocksFollowVtkLayoutAndAreSmallerThanRaw) {
   EXPECT_EQ(raw.substr(raw_start + raw_next), "\n  </AppendedData>\n</VTKFile>\n");
   EXPECT_EQ(zip.substr(zip_start + zip_next), "\n  </AppendedData>\n</VTKFile>\n");
   const std::string ascii_path = write(w, "big_ascii.vtu", VtuEncoding::Ascii);
-  const auto ascii_size = fs::file_size(ascii_path), raw_size = fs::file_size(raw_path), zip_size = fs::file_size(zip_path);
+  const auto ascii_size = fs::file_size(ascii_path), raw_size = fs::file_size(raw_path),
+             zip_size = fs::file_size(zip_path);
   std::printf("32^3 hex box (35937 nodes, 32768 cells): ascii %ju B, binary %ju B, compressed %ju B (%.2f of binary)\n",
               static_cast<std::uintmax_t>(ascii_size), static_cast<std::uintmax_t>(raw_size),
               static_cast<std::uintmax_t>(zip_size), static_cast<double>(zip_size) / static_cast<double>(raw_size));
@@ -219,7 +222,8 @@ std::string convert(const std::string& file, bool compressed, Layout layout, int
 TEST(MeshIoVtu, InlineAndAppendedBase64AndUInt32HeadersReadToTheSameNumbers) {
   const Written w = sample(CellType::Tet4, {12, 12, 12});  // arrays of several 32 KiB blocks
   for (const bool compressed : {true, false}) {
-    const std::string ours = read_text(write(w, "ours.vtu", compressed ? VtuEncoding::Compressed : VtuEncoding::Binary));
+    const std::string ours =
+        read_text(write(w, "ours.vtu", compressed ? VtuEncoding::Compressed : VtuEncoding::Binary));
     for (const int header_bytes : {4, 8})
       for (const Layout layout : {Layout::InlineBase64, Layout::AppendedBase64, Layout::AppendedRaw}) {
         const std::string name = std::string(compressed ? "zlib" : "raw") + "_h" + std::to_string(header_bytes) + "_" +
@@ -270,7 +274,8 @@ void expect_damaged(const std::string& name, const std::string& text, const std:
     const std::string m = e.what();
     EXPECT_EQ(m.rfind(path + ":", 0), 0u) << name << ": " << m;
     EXPECT_EQ(e.kind(), ErrorKind::Input) << name;
-    for (const std::string& piece : what) EXPECT_NE(m.find(piece), std::string::npos) << name << ": '" << piece << "' in: " << m;
+    for (const std::string& piece : what)
+      EXPECT_NE(m.find(piece), std::string::npos) << name << ": '" << piece << "' in: " << m;
   }
 }
 
@@ -282,15 +287,18 @@ TEST(MeshIoVtu, DamagedBinaryDataNamesTheFileAndTheArray) {
   const std::vector<AppendedBlock> zb = blocks_of(zip, true, &zs), rb = blocks_of(raw, false, &rs);
   const std::string damaged = ": the binary data is damaged";
   // Truncated inside the points' first zlib block, inside a header, and just before the end tags.
-  expect_damaged("cut_points.vtu", zip.substr(0, zs + 40), {"DataArray 'Points'", "zlib block 1 of 1 declares", damaged});
+  expect_damaged("cut_points.vtu", zip.substr(0, zs + 40),
+                 {"DataArray 'Points'", "zlib block 1 of 1 declares", damaged});
   expect_damaged("cut_header.vtu", zip.substr(0, zs + zb[2].offset + 12),
                  {"DataArray 'offsets'", "the compression header needs 24 bytes, 12 remain", damaged});
-  expect_damaged("cut_end.vtu", zip.substr(0, zip.size() - 12), {"</AppendedData></VTKFile> does not follow", "truncated"});
+  expect_damaged("cut_end.vtu", zip.substr(0, zip.size() - 12),
+                 {"</AppendedData></VTKFile> does not follow", "truncated"});
   // The zlib header of the points' block overwritten, a compressed size too large and too small.
   const size_t first_stream = zs + 8 * 4;
   std::string bad = zip;
   bad[first_stream] = '\0';
-  expect_damaged("zlib_header.vtu", bad, {"DataArray 'Points'", "zlib block 1 of 1 is corrupt (zlib: incorrect header check)"});
+  expect_damaged("zlib_header.vtu", bad,
+                 {"DataArray 'Points'", "zlib block 1 of 1 is corrupt (zlib: incorrect header check)"});
   bad = zip;
   bad.replace(zs + 24, 8, le_bytes(le(zip, zs + 24, 8) - 10, 8));
   expect_damaged("zlib_short.vtu", bad, {"DataArray 'Points'", "ends before its zlib stream does"});
@@ -298,7 +306,8 @@ TEST(MeshIoVtu, DamagedBinaryDataNamesTheFileAndTheArray) {
   bad.replace(zs + 16, 8, le_bytes(le(zip, zs + 16, 8) - 1, 8));  // the block decompresses to 1 byte more
   expect_damaged("zlib_long.vtu", bad, {"DataArray 'Points'", "decompresses to 864 bytes, its header declares 863"});
   bad.replace(zs + 16, 8, le_bytes(100, 8));
-  expect_damaged("zlib_longer.vtu", bad, {"DataArray 'Points'", "decompresses to more than the 100 bytes its header declares"});
+  expect_damaged("zlib_longer.vtu", bad,
+                 {"DataArray 'Points'", "decompresses to more than the 100 bytes its header declares"});
   bad = zip;
   bad.replace(zs + 24, 8, le_bytes(1u << 30, 8));
   expect_damaged("zlib_size.vtu", bad, {"DataArray 'Points'", "declares 1073741824 compressed bytes, more than the"});
@@ -315,13 +324,15 @@ TEST(MeshIoVtu, DamagedBinaryDataNamesTheFileAndTheArray) {
   // Attributes: an unknown type, a floating-point connectivity, other compressors, offsets, encodings.
   expect_damaged("type.vtu", replace(zip, "type=\"Float64\" Name=\"Points\"", "type=\"Float128\" Name=\"Points\""),
                  {"DataArray 'Points' has type \"Float128\", which softik does not read"});
-  expect_damaged("float_cells.vtu", replace(zip, "type=\"Int64\" Name=\"connectivity\"", "type=\"Float64\" Name=\"connectivity\""),
+  expect_damaged("float_cells.vtu",
+                 replace(zip, "type=\"Int64\" Name=\"connectivity\"", "type=\"Float64\" Name=\"connectivity\""),
                  {"the <Cells> arrays need an integer type"});
   expect_damaged("lz4.vtu", replace(zip, "vtkZLibDataCompressor", "vtkLZ4DataCompressor"),
                  {"compressor \"vtkLZ4DataCompressor\" is not read"});
   expect_damaged("offset.vtu", replace(zip, "offset=\"" + std::to_string(zb[1].offset) + "\"", "offset=\"999999\""),
                  {"DataArray 'connectivity' has offset 999999, beyond the"});
-  expect_damaged("encoding.vtu", replace(zip, "encoding=\"raw\"", "encoding=\"hex\""), {"needs encoding=\"raw\" or \"base64\""});
+  expect_damaged("encoding.vtu", replace(zip, "encoding=\"raw\"", "encoding=\"hex\""),
+                 {"needs encoding=\"raw\" or \"base64\""});
   expect_damaged("big_endian.vtu", replace(zip, "LittleEndian", "BigEndian"), {"byte_order BigEndian"});
   expect_damaged("no_appended.vtu", zip.substr(0, zip.find("  <AppendedData")) + "</VTKFile>\n",
                  {"DataArray 'Points' has format \"appended\" but the file has no <AppendedData>"});

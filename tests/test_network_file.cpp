@@ -253,7 +253,8 @@ links: [[0, 1], [1, 2], {nodes: [0, 2], rest_length: 1.25, hardening: 0}]
   EXPECT_NEAR(e[2], (l2 - 1.25) / 1.25, 1e-14);
 
   // softik's own .vtu reader takes line cells on the x axis only: a chain there, in every encoding.
-  const NodeNetwork chain = read_node_network(temp_file("chain.network.yaml", R"(nodes: [[0, 0, 0], [1, 0, 0], [2.5, 0, 0]]
+  const NodeNetwork chain =
+      read_node_network(temp_file("chain.network.yaml", R"(nodes: [[0, 0, 0], [1, 0, 0], [2.5, 0, 0]]
 mass: 0.5
 links: [{nodes: [0, 1], stiffness: 10}, {nodes: [1, 2], stiffness: 20, rest_length: 1}]
 )"));
@@ -269,7 +270,7 @@ links: [{nodes: [0, 1], stiffness: 10}, {nodes: [1, 2], stiffness: 20, rest_leng
     const VtuField* strain = field(data.cell_fields, "strain");
     ASSERT_TRUE(tension && strain && field(data.point_fields, "displacement") && field(data.point_fields, "mass"));
     ASSERT_EQ(tension->values.size(), 2u);
-    EXPECT_NEAR(tension->values[0], 10 * 0.2, 1e-14) << vtu_encoding_name(encoding);  // stretched by 0.2
+    EXPECT_NEAR(tension->values[0], 10 * 0.2, 1e-14) << vtu_encoding_name(encoding);        // stretched by 0.2
     EXPECT_NEAR(tension->values[1], 20 * (1.3 - 1), 1e-13) << vtu_encoding_name(encoding);  // l = 1.3, L = 1
     EXPECT_NEAR(strain->values[1], 0.3, 1e-14);
   }
@@ -320,15 +321,19 @@ TEST(NetworkFile, HostileFilesAreErrorsNamingTheFileLineAndKey) {
        "  - {nodes: [0, 1], stifness: 3}\n",
        6,
        {"unknown key 'stifness' in links[1]"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - {stiffness: 3}\n", 5,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - {stiffness: 3}\n",
+       5,
        {"missing required key 'nodes' in links[0]"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: {value: 1}\nlinks: [[0, 1]]\n", 2, {"mass: expected one number"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: 7\n", 3, {"links: expected a list"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1], [1, 9]]\n", 4,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1], [1, 9]]\n",
+       4,
        {"links[1]: node 9 is out of range (the file has 2 nodes)"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - {nodes: [0, 5]}\n", 5,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - {nodes: [0, 5]}\n",
+       5,
        {"links[0].nodes: node 5 is out of range"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1.5]]\n", 4,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1.5]]\n",
+       4,
        {"links[0]: expected a node index"}},
       {"nodes:\n  - [0, 0, 0]\n  - [1, 0, .nan]\nmass: 1\nlinks: [[0, 1]]\n", 3, {"nodes[1][2]", "finite number"}},
       {"nodes:\n  - [0, 0, 0]\n  - [1, 0, 1e999]\nmass: 1\nlinks: [[0, 1]]\n", 3, {"nodes[1][2]", "finite number"}},
@@ -336,38 +341,51 @@ TEST(NetworkFile, HostileFilesAreErrorsNamingTheFileLineAndKey) {
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: [1, 2, 3]\nlinks: [[0, 1]]\n", 2, {"mass: 3 values for 2 nodes"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: [1, 0]\nlinks: [[0, 1]]\n", 2, {"mass[1]: 0 must be > 0"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [[0, 1]]\n", 3, {"links[0]: no stiffness", "link_defaults"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [{nodes: [0, 1], stiffness: -2}]\n", 3,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [{nodes: [0, 1], stiffness: -2}]\n",
+       3,
        {"links[0].stiffness: -2 must be >= 0"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [{nodes: [0, 1], stiffness: 2, rest_length: 0}]\n", 3,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [{nodes: [0, 1], stiffness: 2, rest_length: 0}]\n",
+       3,
        {"links[0].rest_length: 0 must be > 0"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1], [1, 1]]\n", 4,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1], [1, 1]]\n",
+       4,
        {"links[1]: joins node 1 to itself"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - [0, 1]\n  - [1, 0]\n", 6,
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks:\n  - [0, 1]\n  - [1, 0]\n",
+       6,
        {"links[1]: nodes 1 and 0 are joined already by links[0]"}},
       {"nodes: [[0, 0, 0], [1, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1], [1, 2]]\n",
-       4, {"links[1]: nodes 1 and 2 are at the same place"}},
+       4,
+       {"links[1]: nodes 1 and 2 are at the same place"}},
       {"nodes:\n  - [0, 0, 0]\n  - [1, 0, 0]\n  - [2, 0, 0]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\n",
-       4, {"nodes[2]: node 2 belongs to no link"}},
-      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nmass: 2\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\n", 3,
+       4,
+       {"nodes[2]: node 2 belongs to no link"}},
+      {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nmass: 2\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\n",
+       3,
        {"duplicate key 'mass' at the top level"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\nnode_groups:\n"
        "  tip: [1, 4]\n",
-       6, {"node_groups.tip[1]: node 4 is out of range"}},
+       6,
+       {"node_groups.tip[1]: node 4 is out of range"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\nsurfaces:\n"
        "  lid: {triangles: [[0, 1]]}\n",
-       6, {"surfaces.lid.triangles[0]: expected [a, b, c]"}},
+       6,
+       {"surfaces.lid.triangles[0]: expected [a, b, c]"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlink_defaults: {stiffness: 1}\nlinks: [[0, 1]]\nsurfaces:\n"
        "  lid: {triangle: [[0, 1, 1]]}\n",
-       6, {"unknown key 'triangle' in surfaces.lid"}},
+       6,
+       {"unknown key 'triangle' in surfaces.lid"}},
       {"nodes: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]\nmass: 1\nlink_defaults: {stiffness: 1}\n"
        "links: [[0, 1], [0, 2], [0, 3]]\nvolume_cells: {type: tet10, stiffness: 1, cells: [[0, 1, 2, 3]]}\n",
-       5, {"volume_cells.type: expected tet4 or hex8"}},
+       5,
+       {"volume_cells.type: expected tet4 or hex8"}},
       {"nodes: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]\nmass: 1\nlink_defaults: {stiffness: 1}\n"
        "links: [[0, 1], [0, 2], [0, 3]]\nvolume_cells:\n  type: tet4\n  stiffness: 1\n  cells:\n    - [0, 2, 1, 3]\n",
-       9, {"volume_cells.cells[0]: the cell's volume at the rest positions is -0.1666", "VTK"}},
+       9,
+       {"volume_cells.cells[0]: the cell's volume at the rest positions is -0.1666", "VTK"}},
       {"nodes: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]\nmass: 1\nlink_defaults: {stiffness: 1}\n"
        "links: [[0, 1], [0, 2], [0, 3]]\nvolume_cells:\n  type: tet4\n  stiffness: [1, 2]\n  cells: [[0, 1, 2, 3]]\n",
-       7, {"volume_cells.stiffness: 2 values for 1 cells"}},
+       7,
+       {"volume_cells.stiffness: 2 values for 1 cells"}},
       {"nodes: [[0, 0, 0], [1, 0, 0]]\nmass: 1\nlinks: [[0, 1]\n", 4, {"YAML syntax error"}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {

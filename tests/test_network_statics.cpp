@@ -12,10 +12,10 @@
 
 #include "softik/continuation.hpp"
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/network_statics.hpp"
+#include "tests/expect_refused.hpp"
 
 namespace softik {
 namespace {
@@ -149,9 +149,10 @@ TEST(NetworkArcLength, ShallowTrussDomeSnapsThroughAlongItsClosedFormPath) {
     }
     EXPECT_FALSE(pt.bifurcation_suspected) << "point " << p;
   }
-  std::printf("star dome: %zu points, worst |lambda P_ref - P(w)| = %.3g N (P* = %.6g N at w* = %.6g), max lambda P_ref = "
-              "%.6g N, end w = %.6g\n",
-              r.path.size(), worst, P_star, w_star, max_lambda * P_ref, dome.h + r.path.back().displacement);
+  std::printf(
+      "star dome: %zu points, worst |lambda P_ref - P(w)| = %.3g N (P* = %.6g N at w* = %.6g), max lambda P_ref = "
+      "%.6g N, end w = %.6g\n",
+      r.path.size(), worst, P_star, w_star, max_lambda * P_ref, dome.h + r.path.back().displacement);
   EXPECT_LT(worst, 1e-8 * P_ref);
   EXPECT_EQ(limit_heights.size(), 2u) << "both limit points (the maximum and the minimum of the load)";
   EXPECT_LE(max_lambda * P_ref, P_star * (1 + 1e-9));
@@ -191,7 +192,8 @@ struct InflatedCube {
     const NodeNetwork net = make_node_network(mesh, from);
     auto node_at = [&](Real x, Real y, Real z) {
       for (int i = 0; i < net.num_nodes(); ++i)
-        if (std::abs(net.X[3 * i] - x) + std::abs(net.X[3 * i + 1] - y) + std::abs(net.X[3 * i + 2] - z) < 1e-12) return i;
+        if (std::abs(net.X[3 * i] - x) + std::abs(net.X[3 * i + 1] - y) + std::abs(net.X[3 * i + 2] - z) < 1e-12)
+          return i;
       ADD_FAILURE() << "no node at " << x << " " << y << " " << z;
       return 0;
     };
@@ -218,7 +220,8 @@ struct InflatedCube {
     Run out;
     opt.on_step = [&](const PathPoint& pt, const std::vector<Real>& xs) {
       const Real s = 1 + pt.displacement;
-      for (size_t k = 0; k < xs.size(); ++k) out.worst_shape = std::max(out.worst_shape, std::abs(xs[k] - s * net.X[k]));
+      for (size_t k = 0; k < xs.size(); ++k)
+        out.worst_shape = std::max(out.worst_shape, std::abs(xs[k] - s * net.X[k]));
     };
     auto solver = make_linear_solver();
     out.result = solve_arc_length(statics, *solver, loads, x, opt);
@@ -249,9 +252,10 @@ TEST(NetworkArcLength, LatticeCubeUnderFollowerPressurePassesItsPressureMaximum)
       EXPECT_EQ(pt.negative_pivots > 0, s > 2) << "stretch " << s;
     }
   }
-  std::printf("lattice cube: %zu points to stretch %.3f, worst |P - 2E(s-1)/s^2| = %.3g Pa, max P = %.8g Pa (E/2 = %g), "
-              "worst deviation from the uniform stretch %.3g\n",
-              r.path.size(), s_end, worst, max_P, E / 2, run.worst_shape);
+  std::printf(
+      "lattice cube: %zu points to stretch %.3f, worst |P - 2E(s-1)/s^2| = %.3g Pa, max P = %.8g Pa (E/2 = %g), "
+      "worst deviation from the uniform stretch %.3g\n",
+      r.path.size(), s_end, worst, max_P, E / 2, run.worst_shape);
   EXPECT_GT(s_end, 2.5) << "the path goes on past the maximum";
   EXPECT_LT(worst, 1e-7 * E);
   EXPECT_LT(run.worst_shape, 1e-8);
@@ -273,9 +277,10 @@ TEST(NetworkArcLength, LatticeCubeWithVolumeTermsFollowsItsClosedFormWithoutALim
     EXPECT_EQ(pt.negative_pivots, 0);
   }
   const Real s_end = 1 + r.path.back().displacement;
-  std::printf("lattice cube nu 0.45: %zu points to P = %g Pa at stretch %.4f, worst |P - P(s)| = %.3g Pa, worst deviation "
-              "from the uniform stretch %.3g\n",
-              r.path.size(), r.path.back().load_factor * cube.E, s_end, worst, run.worst_shape);
+  std::printf(
+      "lattice cube nu 0.45: %zu points to P = %g Pa at stretch %.4f, worst |P - P(s)| = %.3g Pa, worst deviation "
+      "from the uniform stretch %.3g\n",
+      r.path.size(), r.path.back().load_factor * cube.E, s_end, worst, run.worst_shape);
   EXPECT_NEAR(r.path.back().load_factor, 100, 1e-12);
   EXPECT_LT(worst, 1e-9 * 100 * cube.E);
   EXPECT_LT(run.worst_shape, 1e-8);
@@ -315,7 +320,8 @@ TEST(NetworkArcLength, BadInputIsRefusedWithTheReason) {
   Loads with_pressure = loads;
   with_pressure.pressures.push_back(p);
   const NetworkStatics statics(net, fixed);
-  expect_refused([&] { solve_arc_length(statics, *solver, with_pressure, x, o); }, "give the load to the NetworkStatics");
+  expect_refused([&] { solve_arc_length(statics, *solver, with_pressure, x, o); },
+                 "give the load to the NetworkStatics");
   // Local mechanisms: a planar two-bar truss's apex out of its plane; a straight chain's middle
   // node sideways (at rest no link resists it: their tension is zero).
   NodeNetwork planar;

@@ -15,11 +15,11 @@
 #include <Eigen/Eigenvalues>
 
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/fem/cell_volume.hpp"
 #include "softik/fem/element_traits.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/node_network.hpp"
+#include "tests/expect_refused.hpp"
 #include "tests/node_coordinates.hpp"
 
 namespace softik {
@@ -78,8 +78,8 @@ void check_derivatives() {
   }
   g_error /= g.cwiseAbs().maxCoeff();
   H_error /= H.cwiseAbs().maxCoeff();
-  std::printf("%s: finite-difference error of dW/dx %.2e, of d2W/dx2 %.2e (relative)\n", n == 4 ? "Tet4" : "Hex8", g_error,
-              H_error);
+  std::printf("%s: finite-difference error of dW/dx %.2e, of d2W/dx2 %.2e (relative)\n", n == 4 ? "Tet4" : "Hex8",
+              g_error, H_error);
   EXPECT_LT(g_error, 1e-6);
   EXPECT_LT(H_error, 1e-6);
   EXPECT_LT((H - H.transpose()).cwiseAbs().maxCoeff(), 1e-12 * H.cwiseAbs().maxCoeff());
@@ -148,8 +148,8 @@ TEST(NetworkVolume, ARigidMotionStoresNothingAndGivesNoForce) {
     Real largest = 0, V = 0;
     for (int n = 0; n < net.num_nodes(); ++n) largest = std::max(largest, node_at(f, n).norm());
     for (Real V0 : net.rest_volume) V += V0;
-    std::printf("%s rigid motion: largest force %.2e E h^2, energy %.2e E V\n", cell_type_name(type), largest / (E * h * h),
-                forces.energy(x.data()) / (E * V));
+    std::printf("%s rigid motion: largest force %.2e E h^2, energy %.2e E V\n", cell_type_name(type),
+                largest / (E * h * h), forces.energy(x.data()) / (E * V));
     EXPECT_LT(largest, 1e-10 * E * h * h) << cell_type_name(type);
     EXPECT_LT(forces.energy(x.data()), 1e-20 * E * V) << cell_type_name(type);
   }
@@ -193,8 +193,10 @@ TEST(NetworkVolume, ACubeLatticeWithVolumeTermsPassesThePatchTestOfAnIsotropicSo
       Real pull = 0, lateral = 0, largest_elsewhere = 0;
       for (int i = 0; i < net.num_nodes(); ++i) {
         const Vec3 X = node_at(net.X, i);
-        if (std::abs(X[0] - side) < 1e-12) pull += f[3 * i];
-        else if (std::abs(X[0]) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
+        if (std::abs(X[0] - side) < 1e-12)
+          pull += f[3 * i];
+        else if (std::abs(X[0]) > 1e-12)
+          largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
         if (std::abs(X[1] - side) < 1e-12) lateral += f[3 * i + 1];
       }
       // The end carries -sigma A = -E eps A; the sides and the interior are free of force.
@@ -209,9 +211,10 @@ TEST(NetworkVolume, ACubeLatticeWithVolumeTermsPassesThePatchTestOfAnIsotropicSo
         if (std::abs(net.X[3 * i + 1] - side) < 1e-12) shear += f[3 * i];
       const Real mu = E / (2 * (1 + nu));
       const Real shear_error = std::abs(shear + mu * eps * A) / (mu * eps * A);
-      std::printf("patch test nu %.2f%s: pull error %.2e, largest force elsewhere %.2e E eps h^2, lateral resultant "
-                  "%.2e E eps A, shear error %.2e\n",
-                  nu, body ? " (body diagonals)" : "", pull_error, elsewhere, std::abs(lateral) / (E * eps * A), shear_error);
+      std::printf(
+          "patch test nu %.2f%s: pull error %.2e, largest force elsewhere %.2e E eps h^2, lateral resultant "
+          "%.2e E eps A, shear error %.2e\n",
+          nu, body ? " (body diagonals)" : "", pull_error, elsewhere, std::abs(lateral) / (E * eps * A), shear_error);
       EXPECT_LT(pull_error, 1e-6) << "nu " << nu << ", body diagonals " << body;
       EXPECT_LT(elsewhere, 1e-6) << "nu " << nu << ", body diagonals " << body;
       EXPECT_LT(std::abs(lateral), 1e-6 * E * eps * A) << "nu " << nu << ", body diagonals " << body;

@@ -151,10 +151,11 @@ TEST(NetworkVolumeDynamics, AFreeNetworkKeepsItsMomentaAndItsEnergy) {
       if (s > steps - steps / 10) last = std::max(last, drift);
     }
     const Momenta p = momenta(model, solver.x(), solver.v());
-    std::printf("%s free network, nu 0.45, %d steps: energy error %.2e (first tenth) %.2e (last tenth); momentum "
-                "%.1e, angular momentum change %.1e (relative)\n",
-                cell_type_name(type), steps, first, last, p.linear.norm() / p0.scale,
-                (p.angular - p0.angular).norm() / p0.angular.norm());
+    std::printf(
+        "%s free network, nu 0.45, %d steps: energy error %.2e (first tenth) %.2e (last tenth); momentum "
+        "%.1e, angular momentum change %.1e (relative)\n",
+        cell_type_name(type), steps, first, last, p.linear.norm() / p0.scale,
+        (p.angular - p0.angular).norm() / p0.angular.norm());
     EXPECT_GT(largest_potential, 0.05 * E0) << "the motion strains the network";
     EXPECT_LT(p.linear.norm(), 1e-12 * p0.scale) << cell_type_name(type);
     EXPECT_LT((p.angular - p0.angular).norm(), 1e-10 * p0.angular.norm()) << cell_type_name(type);

@@ -10,9 +10,9 @@
 #include <Eigen/Eigenvalues>
 
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/node_network.hpp"
+#include "tests/expect_refused.hpp"
 #include "tests/node_coordinates.hpp"
 
 namespace softik {
@@ -32,7 +32,8 @@ TEST(NodeNetwork, LinkForceIsMinusTheEnergyGradientAndItsStiffnessTheForceDeriva
     dp[i] = h;
     const Real dE = (fem::link_energy(p, xa, xb + dp) - fem::link_energy(p, xa, xb - dp)) / (2 * h);
     EXPECT_NEAR(f[i], -dE, 1e-7 * f.norm()) << "component " << i;
-    const Vec3 df = (fem::link_force_on_b(p, xa, xb + dp, zero, zero) - fem::link_force_on_b(p, xa, xb - dp, zero, zero)) / (2 * h);
+    const Vec3 df =
+        (fem::link_force_on_b(p, xa, xb + dp, zero, zero) - fem::link_force_on_b(p, xa, xb - dp, zero, zero)) / (2 * h);
     const Mat3 H = fem::link_stiffness_block(p, xa, xb);
     for (int k = 0; k < 3; ++k) EXPECT_NEAR(-df[k], H(k, i), 1e-6 * H.norm()) << "entry " << k << ", " << i;
   }
@@ -92,8 +93,10 @@ TEST(NodeNetwork, CubicLatticePassesThePatchTestOfAnIsotropicSolidWithPoissonRat
     Real pull = 0, largest_elsewhere = 0;
     for (int i = 0; i < net.num_nodes(); ++i) {
       const Real X = net.X[3 * i];
-      if (std::abs(X - side) < 1e-12) pull += f[3 * i];
-      else if (std::abs(X) > 1e-12) largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
+      if (std::abs(X - side) < 1e-12)
+        pull += f[3 * i];
+      else if (std::abs(X) > 1e-12)
+        largest_elsewhere = std::max(largest_elsewhere, node_at(f, i).norm());
     }
     // Traction-free sides and a balanced interior; the end carries -sigma A = -E eps A.
     EXPECT_NEAR(pull, -E * eps * A, 1e-6 * E * eps * A) << "body diagonals " << body;
@@ -124,7 +127,8 @@ TEST(NodeNetwork, AnyTetNetworkStoresTheExactBulkEnergy) {
     for (Real& value : x) value *= 1 + e;
     Real V = 0;
     for (Real m : net.mass) V += m / 1000;  // lumped masses sum to rho V
-    EXPECT_NEAR(NetworkForces(net, 1).energy(x.data()), 3 * E * e * e * V, 1e-10 * E * e * e * V) << cell_type_name(type);
+    EXPECT_NEAR(NetworkForces(net, 1).energy(x.data()), 3 * E * e * e * V, 1e-10 * E * e * e * V)
+        << cell_type_name(type);
   }
 }
 

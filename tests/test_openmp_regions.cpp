@@ -36,7 +36,8 @@ TEST(OpenMPRegions, TheScopeMakesRegionsSerialAndRestoresTheCallersLevels) {
 
 TEST(OpenMPRegions, ACholmodFactorisationStartsNoOpenMPWorkers) {
   if (!have_cholmod()) GTEST_SKIP() << "softik was built without CHOLMOD";
-  if (detail::openmp_max_active_levels() < 0) GTEST_SKIP() << "no OpenMP runtime in this process (CHOLMOD without OpenMP)";
+  if (detail::openmp_max_active_levels() < 0)
+    GTEST_SKIP() << "no OpenMP runtime in this process (CHOLMOD without OpenMP)";
   // K of a clamped 20x20x20 Hex8 block (27.8k free DOFs): supernodes far above the size from
   // which CHOLMOD opens parallel regions (num_threads(4) in Debian's build).
   BoxSpec spec;
@@ -48,7 +49,7 @@ TEST(OpenMPRegions, ACholmodFactorisationStartsNoOpenMPWorkers) {
   assembler.assemble(mesh.rest_positions(), nullptr, nullptr, &K);
   auto solver = make_linear_solver(LinearSolverKind::Cholmod);
   const detail::ScopedBlasThreadCap one_blas_thread(1);  // OpenBLAS's own threads exist from its start
-  exec::parallel(2, [](int, int) {});                     // softik's pool, started
+  exec::parallel(2, [](int, int) {});                    // softik's pool, started
   solver->analyze(assembler.pattern());
   const int before = process_threads();
   ASSERT_GT(before, 0);

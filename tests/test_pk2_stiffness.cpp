@@ -96,14 +96,16 @@ TEST(Pk2Stiffness, EqualsTheContractionOfDPdFForEveryLawAndElement) {
 /// closed form sums the other points only (their terms kept, the left-out ones zeroed). Node `from`
 /// is moved a fraction t of the way to node `to`, which inverts the points near it.
 template <class E, class M>
-void expect_partly_inverted_cell_sums_its_upright_points(const std::string& name, const M& law, int from, int to, Real t) {
+void expect_partly_inverted_cell_sums_its_upright_points(const std::string& name, const M& law, int from, int to,
+                                                         Real t) {
   RestData<E> rest;
   const NodeMatrix<E> X = rest_cell<E>();
   ASSERT_GT(compute_rest_data<E>(X, rest), 0);
   NodeMatrix<E> x = X;
   x.row(from) = X.row(from) + t * (X.row(to) - X.row(from));
   int upright = 0;
-  for (int q = 0; q < E::num_quad; ++q) upright += embed<3>(deformation_gradient<E>(x, rest.dN_dX[q])).determinant() > 0;
+  for (int q = 0; q < E::num_quad; ++q)
+    upright += embed<3>(deformation_gradient<E>(x, rest.dN_dX[q])).determinant() > 0;
   ASSERT_GT(upright, 0) << name << ": the cell must keep some upright points";
   ASSERT_LT(upright, E::num_quad) << name << ": the cell must have inverted points";
   ElementVector<E> f_new, f_ref;

@@ -16,10 +16,10 @@
 
 #include "softik/actuator_generator.hpp"
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/fem/element_traits.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/point_location.hpp"
+#include "tests/expect_refused.hpp"
 
 namespace softik {
 namespace {
@@ -36,7 +36,8 @@ Mesh distorted_box(int dim, CellType type, int n, Real amount, unsigned seed) {
   std::uniform_real_distribution<Real> u(-amount / n, amount / n);
   for (int v = 0; v < m.num_nodes(); ++v) {
     bool interior = true;
-    for (int i = 0; i < dim; ++i) interior = interior && m.X[3 * size_t(v) + i] > 1e-12 && m.X[3 * size_t(v) + i] < 1 - 1e-12;
+    for (int i = 0; i < dim; ++i)
+      interior = interior && m.X[3 * size_t(v) + i] > 1e-12 && m.X[3 * size_t(v) + i] < 1 - 1e-12;
     if (interior)
       for (int i = 0; i < dim; ++i) m.X[3 * size_t(v) + i] += u(rng);
   }
@@ -148,8 +149,11 @@ TEST(PointLocation, OutsidePointsClampOrThrow) {
     EXPECT_NEAR(side.distance, 0.2, 1e-12);
     expect_consistent(m, side, {0.0, 0.37, 0.61});
 
-    expect_error_mentions([&] { locator.locate({1.5, 0.5, 0.5}, 0.1); },
-                 {"point (1.5, 0.5, 0.5)", "outside the mesh", "distance 0.5 ", "tolerance 0.1"});
+    expect_error_mentions(
+        [&] {
+          locator.locate({1.5, 0.5, 0.5}, 0.1);
+        },
+        {"point (1.5, 0.5, 0.5)", "outside the mesh", "distance 0.5 ", "tolerance 0.1"});
     expect_error_mentions([&] { locate_point(m, {0.5, 4.0, 0.5}, 0); }, {"point (0.5, 4, 0.5)", "distance 3 "});
     expect_error_mentions([&] { locator.locate({0.5, 0.5, 0.5}, -1); }, {"tolerance = -1"});
     expect_error_mentions([&] { locator.locate({0.5, NAN, 0.5}, 0); }, {"non-finite"});

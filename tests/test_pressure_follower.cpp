@@ -22,10 +22,16 @@ constexpr Real kFollowerE = 1e6, kFollowerNu = 0.3, kFollowerP = 2e5;  // 20% of
 
 std::string cube(const std::string& law, const std::string& formulation, const std::string& follower) {
   return "mesh: {generator: {type: box, size: [1, 1, 1], cells: [2, 2, 2], cell_type: hex8}}\n"
-         "formulation: " + formulation + "\n"
-         "materials: {law: " + law + ", young: " + std::to_string(kFollowerE) + ", poisson: " + std::to_string(kFollowerNu) + "}\n"
+         "formulation: " +
+         formulation +
+         "\n"
+         "materials: {law: " +
+         law + ", young: " + std::to_string(kFollowerE) + ", poisson: " + std::to_string(kFollowerNu) +
+         "}\n"
          "fixed: [{group: xmin, components: [x]}, {group: ymin, components: [y]}, {group: zmin, components: [z]}]\n"
-         "loads: {pressure: {surface: xmax, value: " + std::to_string(kFollowerP) + ", closed: false" + follower + "}}\n"
+         "loads: {pressure: {surface: xmax, value: " +
+         std::to_string(kFollowerP) + ", closed: false" + follower +
+         "}}\n"
          "solver: {load_steps: 8, residual_tolerance: 1.0e-12}\n"
          "outputs: {vtu: false, probes: [{name: corner, point: [1, 1, 1]}]}\n";
 }
@@ -40,7 +46,8 @@ std::array<Real, 3> corner_displacement(const std::string& yaml, const std::stri
 
 /// The homogeneous stretches (a, b) of the closed form, by Newton on (P11 - t(b), P22) = 0.
 std::array<Real, 2> stretches(bool follower) {
-  const Real mu = kFollowerE / (2 * (1 + kFollowerNu)), lambda = kFollowerE * kFollowerNu / ((1 + kFollowerNu) * (1 - 2 * kFollowerNu));
+  const Real mu = kFollowerE / (2 * (1 + kFollowerNu)),
+             lambda = kFollowerE * kFollowerNu / ((1 + kFollowerNu) * (1 - 2 * kFollowerNu));
   Real a = 1, b = 1;
   for (int it = 0; it < 50; ++it) {
     const Real L = std::log(a * b * b);
@@ -62,8 +69,9 @@ TEST(PressureFollower, DeadAndFollowerLoadsMatchTheirClosedForms) {
   for (const bool follower : {false, true}) {
     SCOPED_TRACE(follower ? "follower" : "dead");
     const auto [a, b] = stretches(follower);
-    const auto u = corner_displacement(cube("neo_hookean", "hyperelastic", follower ? ", follower: true" : ", follower: false"),
-                                       follower ? "pressure_follower" : "pressure_dead");
+    const auto u =
+        corner_displacement(cube("neo_hookean", "hyperelastic", follower ? ", follower: true" : ", follower: false"),
+                            follower ? "pressure_follower" : "pressure_dead");
     EXPECT_NEAR(u[0], a - 1, 1e-8 * (a - 1));
     EXPECT_NEAR(u[1], b - 1, 1e-8 * (1 - b));
     EXPECT_NEAR(u[2], b - 1, 1e-8 * (1 - b));
@@ -88,7 +96,8 @@ TEST(PressureFollower, AFollowerLoadIsRefusedWithTheLinearFormulation) {
   EXPECT_NE(e.find("loads.pressure 'xmax': follower: true with formulation: linear"), std::string::npos) << e;
   EXPECT_NE(e.find("use formulation: corotational or hyperelastic"), std::string::npos) << e;
   // What a follower load is for, asked of the linear formulation, names the formulations that carry it.
-  std::string volume = kBlock + "formulation: linear\nloads: {pressure: {surface: cavity0, control: volume, volume_growth: 1.0e-7}}\n";
+  std::string volume =
+      kBlock + "formulation: linear\nloads: {pressure: {surface: cavity0, control: volume, volume_growth: 1.0e-7}}\n";
   volume.replace(volume.find("law: neo_hookean"), std::string("law: neo_hookean").size(), "law: linear");
   e = scene_build_error(volume);
   EXPECT_NE(e.find("control: volume needs a follower load"), std::string::npos) << e;

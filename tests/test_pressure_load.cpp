@@ -68,8 +68,7 @@ Surface cube_surface(int n, Real side) {
 
 Surface octahedron(Real r) {
   Surface s;
-  s.x = {Vec3(r, 0, 0),  Vec3(-r, 0, 0), Vec3(0, r, 0),
-         Vec3(0, -r, 0), Vec3(0, 0, r),  Vec3(0, 0, -r)};
+  s.x = {Vec3(r, 0, 0), Vec3(-r, 0, 0), Vec3(0, r, 0), Vec3(0, -r, 0), Vec3(0, 0, r), Vec3(0, 0, -r)};
   s.tris = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
   return s;
 }
@@ -90,8 +89,7 @@ VecX positions(const Surface& s) {
 
 Real volume(const Surface& s, const VecX& x) {
   Real V = 0;
-  for (const Tri& t : s.tris)
-    V += triangle_volume_contribution(at(x, t[0]), at(x, t[1]), at(x, t[2]));
+  for (const Tri& t : s.tris) V += triangle_volume_contribution(at(x, t[0]), at(x, t[1]), at(x, t[2]));
   return V;
 }
 
@@ -209,9 +207,8 @@ TEST(PressureLoad, AssembledHessianMatchesFiniteDifferencesAndIsSymmetric) {
   const Real P = 1.5;
   const Surface s = perturbed(cube_surface(3, 1.0), 0.12, 23);
   const VecX x = positions(s);
-  const MatX H = assemble(s, x, [](const Vec3& a, const Vec3& b, const Vec3& c, Mat9& M) {
-    triangle_volume_hessian(a, b, c, M);
-  });
+  const MatX H =
+      assemble(s, x, [](const Vec3& a, const Vec3& b, const Vec3& c, Mat9& M) { triangle_volume_hessian(a, b, c, M); });
   const int n = s.dofs();
   const Real h = 1e-6;
   MatX Hfd(n, n), Kfd(n, n);
@@ -226,9 +223,8 @@ TEST(PressureLoad, AssembledHessianMatchesFiniteDifferencesAndIsSymmetric) {
   EXPECT_LE((H - H.transpose()).norm(), 1e-12 * H.norm());
 
   // The assembled follower-load stiffness d f/dx equals P d2V/dx2 and its finite differences.
-  const MatX K = assemble(s, x, [P](const Vec3& a, const Vec3& b, const Vec3& c, Mat9& M) {
-    triangle_pressure_stiffness(P, a, b, c, M);
-  });
+  const MatX K = assemble(
+      s, x, [P](const Vec3& a, const Vec3& b, const Vec3& c, Mat9& M) { triangle_pressure_stiffness(P, a, b, c, M); });
   EXPECT_LE((K - P * H).norm(), 1e-12 * K.norm());
   EXPECT_LE((K - Kfd).norm(), 1e-6 * K.norm());
   EXPECT_LE((K - K.transpose()).norm(), 1e-12 * K.norm());
@@ -250,13 +246,10 @@ TEST(PressureLoad, SingleTriangleStiffnessIsNotSymmetric) {
     pp[j] += h;
     pm[j] -= h;
     Vec3 fp[3], fm[3];
-    triangle_pressure_forces(P, pp.segment<3>(0), pp.segment<3>(3), pp.segment<3>(6), fp[0], fp[1],
-                             fp[2]);
-    triangle_pressure_forces(P, pm.segment<3>(0), pm.segment<3>(3), pm.segment<3>(6), fm[0], fm[1],
-                             fm[2]);
+    triangle_pressure_forces(P, pp.segment<3>(0), pp.segment<3>(3), pp.segment<3>(6), fp[0], fp[1], fp[2]);
+    triangle_pressure_forces(P, pm.segment<3>(0), pm.segment<3>(3), pm.segment<3>(6), fm[0], fm[1], fm[2]);
     for (int a = 0; a < 3; ++a)
-      for (int k = 0; k < 3; ++k)
-        EXPECT_NEAR(K(3 * a + k, j), (fp[a][k] - fm[a][k]) / (2 * h), 1e-8);
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(K(3 * a + k, j), (fp[a][k] - fm[a][k]) / (2 * h), 1e-8);
   }
   // The volume Hessian of one triangle (a scalar's Hessian) is symmetric with skew blocks and
   // zero diagonal blocks, and P*H differs from K: only the closed-surface sums agree.

@@ -94,14 +94,14 @@ TEST(PressureRows, RefusesAWrongPositionVectorAndABadSurface) {
     rows.volume_and_jacobian(std::vector<Real>(5, 0.0), J);
     FAIL() << "a 5-entry x was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("pressure load 'lid': x has 5 entries, expected " +
-                                         std::to_string(mesh.num_dofs())),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("pressure load 'lid': x has 5 entries, expected " + std::to_string(mesh.num_dofs())),
+        std::string::npos)
         << e.what();
   }
   load.surface.triangles = {{0, 1, mesh.num_nodes()}};
-  for (auto make : {+[](const PressureLoad& l, const Mesh& m) { (void)detail::PressureRows(l, m); },
-                    +[](const PressureLoad& l, const Mesh& m) { (void)surface_volume(l, m, m.X); }}) {
+  for (auto make : {+[](const PressureLoad&l, const Mesh&m) { (void)detail::PressureRows(l, m); },
+                    +[](const PressureLoad&l, const Mesh&m) { (void)surface_volume(l, m, m.X); }}) {
     try {
       make(load, mesh);
       FAIL() << "a vertex out of range was accepted";

@@ -32,7 +32,8 @@ std::string static_scene(int steps) {
 }
 
 /// Runs `yaml` with a callback that records every event.
-std::vector<ProgressEvent> events_of(const std::string& yaml, const std::string& name, SceneRunResult* result = nullptr) {
+std::vector<ProgressEvent> events_of(const std::string& yaml, const std::string& name,
+                                     SceneRunResult* result = nullptr) {
   std::vector<ProgressEvent> events;
   SceneRunOptions options;
   options.out_dir = fresh_dir("progress_" + name).string();
@@ -91,8 +92,9 @@ TEST(Progress, AStaticStepCutRaisesTheTotal) {
   // One load step of 20 kPa with at most 5 Newton iterations does not converge: the step is cut
   // until it does, and the remaining increments (of the cut size) raise N.
   SceneRunResult r;
-  const std::string yaml = kBlock + "loads: {pressure: {surface: cavity0, value: 20000}}\n"
-                                    "solver: {load_steps: 1, max_iterations: 5}\noutputs: {vtu: false}\n";
+  const std::string yaml = kBlock +
+                           "loads: {pressure: {surface: cavity0, value: 20000}}\n"
+                           "solver: {load_steps: 1, max_iterations: 5}\noutputs: {vtu: false}\n";
   const std::vector<ProgressEvent> events = events_of(yaml, "cut", &r);
   ASSERT_GT(r.step_cuts, 0) << "the scene no longer needs a step cut; raise the pressure";
   expect_counts_to_the_end(events, "load step");
@@ -101,7 +103,8 @@ TEST(Progress, AStaticStepCutRaisesTheTotal) {
 }
 
 TEST(Progress, DynamicSceneReportsEveryTimeStep) {
-  const std::string yaml = R"(mesh: {generator: {type: box, size: [0.05, 0.05, 0.05], cells: [2, 2, 2], cell_type: hex8}}
+  const std::string yaml =
+      R"(mesh: {generator: {type: box, size: [0.05, 0.05, 0.05], cells: [2, 2, 2], cell_type: hex8}}
 formulation: linear
 materials: {law: linear, young: 1.0e5, poisson: 0.3}
 fixed: [{group: zmin}]
@@ -118,7 +121,8 @@ outputs: {vtu: false, every: 3}
 }
 
 std::string inverse_scene(const std::string& mode) {
-  return kBlock + "outputs: {vtu: false}\ninverse:\n  mode: " + mode + (mode == "realtime" ? "\n  steps_per_target: 3" : "") + R"(
+  return kBlock + "outputs: {vtu: false}\ninverse:\n  mode: " + mode +
+         (mode == "realtime" ? "\n  steps_per_target: 3" : "") + R"(
   actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 6000}]
   effectors:
     - {type: position, name: tip, point: [0.03, 0.006, 0.006], axes: [x], waypoints: [[0.0301, 0.006, 0.006], [0.0302, 0.006, 0.006]]}
@@ -231,8 +235,8 @@ TEST(ProgressDisplay, TheBarIsOneLineRewrittenInPlaceAndEndedWithANewline) {
   const std::string second = "design 2/3  elapsed 2.0 s  ETA 1.0 s  b: ok";
   const std::string third = "design 3/3  elapsed 3.0 s  ETA 0.0 s  c: ok";
   // A shorter text is padded with spaces over the longer one before it.
-  EXPECT_EQ(out.str(), "\r" + first + "\r" + second + std::string(first.size() - second.size(), ' ') + "\r" + third +
-                           "\n");
+  EXPECT_EQ(out.str(),
+            "\r" + first + "\r" + second + std::string(first.size() - second.size(), ' ') + "\r" + third + "\n");
   display.finish();  // already ended: nothing more
   const std::string text = out.str();
   EXPECT_EQ(text.back(), '\n');
@@ -276,9 +280,7 @@ TEST(ProgressDisplay, ModesAndDurations) {
 #ifdef SOFTIK_CLI_PATH
 
 /// The run's summary with its wall times ("0.42 s") masked: what must not depend on --progress.
-std::string masked(const std::string& text) {
-  return std::regex_replace(text, std::regex("[0-9]+\\.[0-9]+ s"), "T s");
-}
+std::string masked(const std::string& text) { return std::regex_replace(text, std::regex("[0-9]+\\.[0-9]+ s"), "T s"); }
 
 TEST(ProgressCli, PlainLinesOnStderrAndStdoutUnchanged) {
   const fs::path dir = fresh_dir("progress_cli");

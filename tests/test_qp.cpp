@@ -12,7 +12,7 @@ TEST(Qp, RandomProblemsMeetTheKktConditions) {
   struct Size {
     int n, m, count;
   };
-  const std::vector<Size> sizes = {{1, 0, 20},  {1, 3, 40},   {2, 2, 60},   {3, 5, 60},   {5, 3, 60},  {8, 8, 60},
+  const std::vector<Size> sizes = {{1, 0, 20},  {1, 3, 40},   {2, 2, 60},   {3, 5, 60},   {5, 3, 60},    {8, 8, 60},
                                    {12, 4, 40}, {12, 24, 40}, {20, 40, 30}, {30, 10, 20}, {50, 100, 10}, {100, 200, 4}};
   int total = 0, active_total = 0;
   Real worst = 0;
@@ -241,8 +241,12 @@ TEST(Qp, WarmStartFromThePreviousActiveSetSavesIterations) {
     int n, m, count;
     Real change;
   };
-  for (const Case& c : std::vector<Case>{{10, 8, 40, 1e-3}, {10, 8, 40, 5e-2}, {30, 60, 15, 1e-3}, {30, 60, 15, 5e-2},
-                                         {100, 200, 3, 1e-3}, {100, 200, 3, 5e-2}}) {
+  for (const Case& c : std::vector<Case>{{10, 8, 40, 1e-3},
+                                         {10, 8, 40, 5e-2},
+                                         {30, 60, 15, 1e-3},
+                                         {30, 60, 15, 5e-2},
+                                         {100, 200, 3, 1e-3},
+                                         {100, 200, 3, 5e-2}}) {
     long cold_total = 0, warm_total = 0;
     double cold_s = 0, warm_s = 0;
     const int steps = 5;
@@ -253,7 +257,8 @@ TEST(Qp, WarmStartFromThePreviousActiveSetSavesIterations) {
       for (int step = 0; step < steps; ++step) {
         p.g += c.change * max_abs(p.g) * Eigen::VectorXd::NullaryExpr(c.n, [&] { return u(rng); });
         for (Eigen::Index r = 0; r < p.A.rows(); ++r)
-          if (p.a_lower(r) < p.a_upper(r) && std::isfinite(p.a_upper(r))) p.a_upper(r) += 0.1 * c.change * std::abs(u(rng));
+          if (p.a_lower(r) < p.a_upper(r) && std::isfinite(p.a_upper(r)))
+            p.a_upper(r) += 0.1 * c.change * std::abs(u(rng));
         const auto t0 = std::chrono::steady_clock::now();
         const QpResult cold = solve_qp(p);
         const auto t1 = std::chrono::steady_clock::now();
@@ -273,10 +278,11 @@ TEST(Qp, WarmStartFromThePreviousActiveSetSavesIterations) {
       }
     }
     const int solves = steps * c.count;
-    std::printf("QP n %3d m %3d, g changed by %.0e per step, %3d solves: iterations per solve cold %.1f warm %.1f; "
-                "time per solve cold %.3f ms warm %.3f ms\n",
-                c.n, c.m, c.change, solves, double(cold_total) / solves, double(warm_total) / solves,
-                1e3 * cold_s / solves, 1e3 * warm_s / solves);
+    std::printf(
+        "QP n %3d m %3d, g changed by %.0e per step, %3d solves: iterations per solve cold %.1f warm %.1f; "
+        "time per solve cold %.3f ms warm %.3f ms\n",
+        c.n, c.m, c.change, solves, double(cold_total) / solves, double(warm_total) / solves, 1e3 * cold_s / solves,
+        1e3 * warm_s / solves);
     EXPECT_LT(warm_total * (c.change < 1e-2 ? 10 : 2), cold_total) << "n " << c.n << " change " << c.change;
   }
 }

@@ -215,7 +215,7 @@ Real least_violation_certificate(const QpProblem& p, const QpResult& r) {
   Real worst = 0;
   for (Eigen::Index i = 0; i < r.x.size(); ++i) {
     const Real rel = grad(i) / std::max(scale(i), 1e-300);
-    const Real tol = 1e-12 * (1 + std::abs(r.x(i)));  // at a bound to round-off
+    const Real tol = 1e-12 * (1 + std::abs(r.x(i)));                // at a bound to round-off
     if (r.x(i) > lo_of(p, i) + tol) worst = std::max(worst, rel);   // could move down: grad <= 0 needed
     if (r.x(i) < hi_of(p, i) - tol) worst = std::max(worst, -rel);  // could move up: grad >= 0 needed
   }

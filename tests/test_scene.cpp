@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "scene_test_support.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/scene.hpp"
-#include "scene_test_support.hpp"
 
 namespace softik {
 namespace {
@@ -206,9 +206,10 @@ TEST(Scene, PressureOnSurfaceGroupAndEmbeddedStl) {
   const fs::path dir = fresh_dir("embedded");
   write_stl_box(dir / "out.stl", {0.004, 0.002, 0.002}, {0.026, 0.010, 0.010}, false);
   write_stl_box(dir / "in.stl", {0.004, 0.002, 0.002}, {0.026, 0.010, 0.010}, true);
-  const std::string loads = "loads:\n  pressure:\n    - {surface: cavity0, value: 1000}\n"
-                            "    - {name: drawn, file: out.stl, value: 2000}\n"
-                            "    - {name: flipped, file: in.stl, value: 3000}\n";
+  const std::string loads =
+      "loads:\n  pressure:\n    - {surface: cavity0, value: 1000}\n"
+      "    - {name: drawn, file: out.stl, value: 2000}\n"
+      "    - {name: flipped, file: in.stl, value: 3000}\n";
   write_file(dir / "s.yaml", kBlock + loads);
   const BuiltScene built = build_scene(parse_scene((dir / "s.yaml").string()));
   ASSERT_EQ(built.loads.pressures.size(), 3u);
@@ -242,35 +243,42 @@ struct Malformed {
   bool at_build = false;             ///< found by build_scene, not by the parser
 };
 
-const std::string kBase = "mesh: {generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1]}}\n"
-                          "materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45}]\n"
-                          "fixed: [{group: xmin}]\n";
+const std::string kBase =
+    "mesh: {generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1]}}\n"
+    "materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45}]\n"
+    "fixed: [{group: xmin}]\n";
 
 TEST(Scene, MalformedScenesNameLineColumnAndKey) {
   const std::vector<Malformed> cases = {
-      {"solvr: {load_steps: 2}\n", "solvr",
+      {"solvr: {load_steps: 2}\n",
+       "solvr",
        {"unknown key 'solvr' in the scene", "allowed keys: name, description, mesh, formulation, materials"}},
       {"solver:\n  load_steps: ten\n", "ten", {"solver.load_steps: expected an integer, got 'ten'"}},
-      {"loads:\n  pressure:\n    - surface: cavity\n      valeu: 20000\n", "valeu",
+      {"loads:\n  pressure:\n    - surface: cavity\n      valeu: 20000\n",
+       "valeu",
        {"unknown key 'valeu' in loads.pressure[0]", "allowed keys: name, surface, file, scale"}},
-      {"loads:\n  pressure:\n    - surface: cavity\n", "surface: cavity",
+      {"loads:\n  pressure:\n    - surface: cavity\n",
+       "surface: cavity",
        {"loads.pressure[0]: missing required key 'value'"}},
       {"formulation: corotational\n", "corotational", {"formulation 'corotational' needs law 'linear'"}},
       {"outputs: {vtu: yes}\n", "yes", {"outputs.vtu: expected true or false, got 'yes'"}},
-      {"loads: {gravity: {density: 1000, g: [0, -9.81]}}\n", "[0, -9.81]",
+      {"loads: {gravity: {density: 1000, g: [0, -9.81]}}\n",
+       "[0, -9.81]",
        {"loads.gravity.g: expected a list of 3 numbers, got 2"}},
-      {"prescribed: [{group: xmax, components: [x, w], displacement: [1, 0, 0]}]\n", "w]",
+      {"prescribed: [{group: xmax, components: [x, w], displacement: [1, 0, 0]}]\n",
+       "w]",
        {"prescribed[0].components entry: expected one of: x, y, z, got 'w'"}},
-      {"prescribed: [{group: xmax, box: {min: [0, 0, 0], max: [1, 1, 1]}, displacement: [1, 0, 0]}]\n", "box: {min",
+      {"prescribed: [{group: xmax, box: {min: [0, 0, 0], max: [1, 1, 1]}, displacement: [1, 0, 0]}]\n",
+       "box: {min",
        {"'group' and 'box' cannot both be given"}},
       {"solver:\n  load_steps: 2\n  load_steps: 3\n", "load_steps: 3", {"duplicate key 'load_steps' in solver"}},
       {"solver: {load_steps: 0}\n", "0}", {"solver.load_steps: must be >= 1, got 0"}},
-      {"outputs: {probes: [{name: tip, point: [1, 1, 1]}]}\n", "{name: tip",
-       {"outputs.probes 'tip'"}, true},
-      {"loads: {forces: [{group: xmn, force: [0, 0, 1]}]}\n", "{group: xmn",
-       {"loads.forces[0]: the mesh has no node group 'xmn'", "its node groups: xmax, xmin"}, true},
-      {"loads: {pressure: [{surface: cavity, value: 1}]}\n", "{surface",
-       {"no surface group 'cavity'", "xmax"}, true},
+      {"outputs: {probes: [{name: tip, point: [1, 1, 1]}]}\n", "{name: tip", {"outputs.probes 'tip'"}, true},
+      {"loads: {forces: [{group: xmn, force: [0, 0, 1]}]}\n",
+       "{group: xmn",
+       {"loads.forces[0]: the mesh has no node group 'xmn'", "its node groups: xmax, xmin"},
+       true},
+      {"loads: {pressure: [{surface: cavity, value: 1}]}\n", "{surface", {"no surface group 'cavity'", "xmax"}, true},
   };
   for (const Malformed& c : cases) {
     const std::string text = kBase + c.text;
@@ -292,18 +300,23 @@ TEST(Scene, MalformedMaterialsAndDocuments) {
   const std::string mesh = "mesh: {generator: {type: box}}\n";
   const std::vector<Malformed> cases = {
       {"materials:\n  - young: 1.0e5\n    poisson: 0.45\n", "young", {"materials[0]: missing required key 'law'"}},
-      {"materials: [{law: neo_hooke, young: 1.0e5, poisson: 0.45}]\n", "neo_hooke",
+      {"materials: [{law: neo_hooke, young: 1.0e5, poisson: 0.45}]\n",
+       "neo_hooke",
        {"materials[0].law: expected one of: linear, saint_venant_kirchhoff, neo_hookean"}},
-      {"materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45, lambda: 3}]\n", "lambda",
+      {"materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45, lambda: 3}]\n",
+       "lambda",
        {"give either young and poisson, or the constants of neo_hookean (lambda, mu)"}},
-      {"materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.5}]\n", "{law",
+      {"materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.5}]\n",
+       "{law",
        {"materials[0] (neo_hookean)", "Poisson's ratio nu = 0.5 is out of range"}},
       {"materials: [{law: yeoh, C10: 1.0e4}]\n", "{law", {"materials[0]: missing required key 'D1'"}},
-      {"materials: [{law: ogden, mu: [1.0e4, 2.0e3], alpha: [2], D1: 1.0e-5}]\n", "[2]",
+      {"materials: [{law: ogden, mu: [1.0e4, 2.0e3], alpha: [2], D1: 1.0e-5}]\n",
+       "[2]",
        {"materials[0].alpha: expected as many exponents as moduli (2), got 1"}},
       {"materials:\n  - {law: neo_hookean, young: 1.0e5, poisson: 0.45}\n"
        "  - {region: tip, law: mooney_rivlin, young: 2.0e5, poisson: 0.45}\n",
-       "{region", {"law 'mooney_rivlin' differs from materials[0]'s 'neo_hookean'", "all regions must use one law"}},
+       "{region",
+       {"law 'mooney_rivlin' differs from materials[0]'s 'neo_hookean'", "all regions must use one law"}},
       {"materials: [{law: linear, young: 1.0e5, poisson: 0.3}\n", "materials", {"YAML syntax error"}},
   };
   for (const Malformed& c : cases) {
@@ -344,9 +357,9 @@ outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
   EXPECT_GT(result.pressures[0].volume, result.pressures[0].volume0);
 
   const auto rows = read_csv(dir / "out" / "block.csv");
-  const std::vector<std::string> header = {"step",     "load_factor", "p_cavity0",         "volume_cavity0",
-                                           "volume_growth_cavity0", "ux_tip", "uy_tip", "uz_tip",
-                                           "newton_iterations", "residual", "seconds"};
+  const std::vector<std::string> header = {
+      "step",   "load_factor",       "p_cavity0", "volume_cavity0", "volume_growth_cavity0", "ux_tip", "uy_tip",
+      "uz_tip", "newton_iterations", "residual",  "seconds"};
   ASSERT_EQ(rows.size(), 1u + 1 + 3);  // header, rest state, 3 load steps
   EXPECT_EQ(rows[0], header);
   Real previous_growth = -1;
@@ -356,8 +369,10 @@ outputs: {probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
     EXPECT_NEAR(std::stod(rows[r][2]), 6000.0 * static_cast<double>(r - 1) / 3, 1e-6);
     const Real growth = std::stod(rows[r][4]);
     EXPECT_NEAR(growth, std::stod(rows[r][3]) - std::stod(rows[1][3]), 1e-12);
-    if (r == 1) EXPECT_EQ(growth, 0);
-    else EXPECT_GT(growth, previous_growth);
+    if (r == 1)
+      EXPECT_EQ(growth, 0);
+    else
+      EXPECT_GT(growth, previous_growth);
     previous_growth = growth;
   }
   EXPECT_GT(previous_growth, 0);
@@ -406,8 +421,9 @@ TEST(Scene, AnEmbeddedCavityMovedOntoTheMeshIsWarnedOf) {
   ASSERT_EQ(built.warnings.size(), 1u);
   const std::string& w = built.warnings[0];
   EXPECT_NE(w.find("loads.pressure[0] 'tall': 4 of 8 vertices of '"), std::string::npos) << w;
-  EXPECT_NE(w.find("lie outside the mesh and were moved onto it (within embed_tolerance 0.001), the farthest by 0.0005"),
-            std::string::npos)
+  EXPECT_NE(
+      w.find("lie outside the mesh and were moved onto it (within embed_tolerance 0.001), the farthest by 0.0005"),
+      std::string::npos)
       << w;
   EXPECT_NE(w.find("the cavity's rest volume changes by -4.7619%"), std::string::npos) << w;
   const Real V = 0.022 * 0.008 * 0.010;  // what the solver sees: the projected cavity
@@ -420,14 +436,17 @@ TEST(Scene, AnEmbeddedCavityMovedOntoTheMeshIsWarnedOf) {
 TEST(Scene, APlaneNormalThatOverflowsIsRefusedAsSuch) {
   // |n|^2 overflows to inf: it was refused later as "zero or not finite".
   const auto scene = [](const std::string& normal) {
-    return kBlock.substr(0, kBlock.find("fixed:")) + "fixed: [{group: xmin}, {plane: {point: [0.03, 0, 0], normal: " +
-           normal + "}}]\n";
+    return kBlock.substr(0, kBlock.find("fixed:")) +
+           "fixed: [{group: xmin}, {plane: {point: [0.03, 0, 0], normal: " + normal + "}}]\n";
   };
   std::string e = scene_build_error(scene("[1.0e+200, 0, 0]"));
-  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e+200, 0, 0] overflows double precision"), std::string::npos) << e;
+  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e+200, 0, 0] overflows double precision"), std::string::npos)
+      << e;
   EXPECT_NE(e.find("e.g. [1, 0, 0]"), std::string::npos) << e;
   e = scene_build_error(scene("[1.0e-170, 1.0e-170, 0]"));
-  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e-170, 1e-170, 0] underflows double precision"), std::string::npos) << e;
+  EXPECT_NE(e.find("fixed[1].plane.normal: the length of [1e-170, 1e-170, 0] underflows double precision"),
+            std::string::npos)
+      << e;
   EXPECT_EQ(scene_build_error(scene("[1.0e+100, 0, 0]")), "(no error)");
 }
 

@@ -28,7 +28,8 @@ TEST(SceneCavityControl, TheBalloonInflatedByVolumePassesItsPressureMaximumOnThe
   const size_t p_col = column(rows[0], "p_inner"), v_col = column(rows[0], "volume_inner");
   const Real mu = 1e5, V0 = std::stod(rows[1][v_col]);
   // The inner stretch from the cavity's volume: V = V0 la^3.
-  const Real p_max = balloon_test::golden_max([&](Real l) { return balloon_test::balloon_pressure(mu, 1.2, l); }, 1.0001, 3.0).second;
+  const Real p_max =
+      balloon_test::golden_max([&](Real l) { return balloon_test::balloon_pressure(mu, 1.2, l); }, 1.0001, 3.0).second;
   Real largest = 0, worst = 0;
   size_t at = 0;
   for (size_t k = 2; k < rows.size(); ++k) {
@@ -36,8 +37,9 @@ TEST(SceneCavityControl, TheBalloonInflatedByVolumePassesItsPressureMaximumOnThe
     worst = std::max(worst, std::abs(p - balloon_test::balloon_pressure(mu, 1.2, la)) / p_max);
     if (p > largest) largest = p, at = k;
   }
-  std::printf("volume-controlled balloon scene: curve within %.2e p_max, largest pressure %.1f Pa (analytic maximum %.1f)\n",
-              worst, largest, p_max);
+  std::printf(
+      "volume-controlled balloon scene: curve within %.2e p_max, largest pressure %.1f Pa (analytic maximum %.1f)\n",
+      worst, largest, p_max);
   EXPECT_LT(worst, 1e-3);
   EXPECT_GT(at, 2u);
   EXPECT_LT(at, rows.size() - 3) << "the maximum lies inside the path, not at its end";
@@ -74,14 +76,16 @@ TEST(SceneCavityControl, AGasCavityEndsWhereBoylesLawHolds) {
 }
 
 TEST(SceneCavityControl, BadValuesNameTheirKey) {
-  const std::string head = R"(mesh: {generator: {type: multi_cavity, cavities: [[0.02, 0.01, 0.01, 0.02, 0.01, 0.01]], cell_type: hex8}}
+  const std::string head =
+      R"(mesh: {generator: {type: multi_cavity, cavities: [[0.02, 0.01, 0.01, 0.02, 0.01, 0.01]], cell_type: hex8}}
 materials: {law: neo_hookean, young: 1.0e5, poisson: 0.45}
 fixed: [{group: xmin}]
 )";
   const SceneErrorCase cases[] = {
       {head + "loads: {pressure: [{surface: cavity0, control: volume, value: 1000, volume_growth: 1e-6}]}\n",
        "the solve finds the pressure; remove value"},
-      {head + "loads: {pressure: [{surface: cavity0, value: 1000, volume_growth: 1e-6}]}\n", "applies to control: volume or gas"},
+      {head + "loads: {pressure: [{surface: cavity0, value: 1000, volume_growth: 1e-6}]}\n",
+       "applies to control: volume or gas"},
       {head + "loads: {pressure: [{surface: cavity0, control: volume}]}\n", "volume_growth"},
       {head + "loads: {pressure: [{surface: cavity0, control: gas}]}\n", "gas_amount"},
       {head + "loads: {pressure: [{surface: cavity0, control: gas, gas_amount: -1}]}\n", "gas_amount: must be > 0"},
@@ -92,11 +96,13 @@ fixed: [{group: xmin}]
       {head + "loads: {pressure: [{surface: cavity0, control: vacuum}]}\n", "pressure, volume, gas"},
       {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6, closed: false}]}\n",
        "needs a closed cavity"},
-      {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6, over_time: [[0, 0], [1, 1]]}]}\n",
+      {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6, over_time: [[0, 0], [1, "
+              "1]]}]}\n",
        "applies to control: pressure"},
       {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6, follower: false}]}\n",
        "needs a follower load"},
-      {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6}]}\ndynamics: {dt: 0.01, duration: 0.1, density: 1000}\n",
+      {head + "loads: {pressure: [{surface: cavity0, control: volume, volume_growth: 1e-6}]}\ndynamics: {dt: 0.01, "
+              "duration: 0.1, density: 1000}\n",
        "static load-ramp runs only"},
   };
   expect_scene_build_errors(cases);

@@ -43,9 +43,21 @@ TEST(SceneContinuation, TheBalloonExamplePassesItsPressureMaximumOnTheAnalyticCu
 
   const auto rows = read_csv(out / "balloon.csv");
   ASSERT_EQ(rows.size(), 42u);  // header, the rest state, 40 steps
-  const std::vector<std::string> expected = {"step", "load_factor", "p_inner", "volume_inner", "monitor_displacement",
-                                             "arc", "negative_pivots", "limit_point", "bifurcation_suspected",
-                                             "iterations", "residual", "ux_pole", "uy_pole", "uz_pole", "seconds"};
+  const std::vector<std::string> expected = {"step",
+                                             "load_factor",
+                                             "p_inner",
+                                             "volume_inner",
+                                             "monitor_displacement",
+                                             "arc",
+                                             "negative_pivots",
+                                             "limit_point",
+                                             "bifurcation_suspected",
+                                             "iterations",
+                                             "residual",
+                                             "ux_pole",
+                                             "uy_pole",
+                                             "uz_pole",
+                                             "seconds"};
   EXPECT_EQ(rows.front(), expected);
   const Real mu = 1e5, A = 0.01, V0 = std::stod(rows[1][3]);
   // The closed form's maximum: p = 0.225138 mu at la = 1.470164.
@@ -58,8 +70,8 @@ TEST(SceneContinuation, TheBalloonExamplePassesItsPressureMaximumOnTheAnalyticCu
     const auto& row = rows[k];
     ASSERT_EQ(row.size(), expected.size()) << "row " << k;
     EXPECT_EQ(std::stoi(row[0]), static_cast<int>(k - 1));
-    EXPECT_DOUBLE_EQ(std::stod(row[2]), mu * std::stod(row[1]));      // p = value x load factor
-    EXPECT_DOUBLE_EQ(std::stod(row[4]), std::stod(row[11]));          // the monitor is ux of the pole
+    EXPECT_DOUBLE_EQ(std::stod(row[2]), mu * std::stod(row[1]));  // p = value x load factor
+    EXPECT_DOUBLE_EQ(std::stod(row[4]), std::stod(row[11]));      // the monitor is ux of the pole
     EXPECT_EQ(row[8], "0") << "no bifurcation on the balloon's path, row " << k;
     if (std::stod(row[1]) > std::stod(rows[top][1])) top = k;
     if (row[7] == "1") {
@@ -74,7 +86,8 @@ TEST(SceneContinuation, TheBalloonExamplePassesItsPressureMaximumOnTheAnalyticCu
   }
   EXPECT_LE(curve, 1e-3);
   ASSERT_EQ(limit_rows, 1);
-  EXPECT_TRUE(limit_row == top || limit_row == top + 1) << "limit flagged at row " << limit_row << ", maximum at " << top;
+  EXPECT_TRUE(limit_row == top || limit_row == top + 1)
+      << "limit flagged at row " << limit_row << ", maximum at " << top;
   EXPECT_EQ(rows[limit_row - 1][6], "0");
   EXPECT_EQ(rows[limit_row][6], "1");
   EXPECT_EQ(rows.back()[6], "1");
@@ -85,8 +98,9 @@ TEST(SceneContinuation, TheBalloonExamplePassesItsPressureMaximumOnTheAnalyticCu
   // pressure, +1.9e-3 on the pole's displacement; asserted with margins.
   ASSERT_EQ(c.limits.size(), 1u);
   const ContinuationRunSummary::Limit& l = c.limits.front();
-  std::printf("balloon scene: limit p = %.2f Pa (analytic %.2f, rel %.2e), pole %.4e m (analytic %.4e), curve %.2e, %.2f s\n",
-              l.load, exact.second, l.load / exact.second - 1, l.displacement, (exact.first - 1) * A, curve, r.seconds);
+  std::printf(
+      "balloon scene: limit p = %.2f Pa (analytic %.2f, rel %.2e), pole %.4e m (analytic %.4e), curve %.2e, %.2f s\n",
+      l.load, exact.second, l.load / exact.second - 1, l.displacement, (exact.first - 1) * A, curve, r.seconds);
   EXPECT_NEAR(l.load / exact.second, 1, 6e-4);
   EXPECT_NEAR(l.displacement / ((exact.first - 1) * A), 1, 5e-3);
   EXPECT_GE(l.load, std::stod(rows[top][2]));  // the parabola's top is at or above the highest point
@@ -132,8 +146,9 @@ TEST(SceneContinuation, AMonotonicPathEndsWhereLoadControlEndsAndMonitorsSelecte
   const fs::path out = fresh_dir("continuation_beam");
   const std::string ramp_yaml = kCantilever + "solver: {load_steps: 5, residual_tolerance: 1.0e-10}\n";
   (void)run_scene(parse_scene_string(ramp_yaml, "beam.yaml"), {(out / "ramp").string(), nullptr, nullptr});
-  const std::string yaml = kCantilever + "continuation: {initial_arc: 0.0005, max_arc: 0.002, residual_tolerance: "
-                                         "1.0e-10, monitor: {group: xmax, component: z}}\n";
+  const std::string yaml = kCantilever +
+                           "continuation: {initial_arc: 0.0005, max_arc: 0.002, residual_tolerance: "
+                           "1.0e-10, monitor: {group: xmax, component: z}}\n";
   const SceneRunResult r = run_scene(parse_scene_string(yaml, "beam.yaml"), {(out / "arc").string(), nullptr, nullptr});
   const ContinuationRunSummary& c = r.continuation;
   EXPECT_EQ(c.status, "reached max_load_factor") << c.message;
@@ -179,8 +194,9 @@ TEST(SceneContinuation, AMonotonicPathEndsWhereLoadControlEndsAndMonitorsSelecte
 TEST(SceneContinuation, AContinuationThatCannotConvergeIsAnUnmetGoalWithItsReason) {
   // One corrector iteration cannot converge a nonlinear step to 1e-12, and the arc cannot be
   // cut (min_arc = initial_arc): the first step fails; the rest state is the path.
-  const std::string yaml = kCantilever + "continuation: {initial_arc: 0.002, min_arc: 0.002, max_iterations: 1, "
-                                         "desired_iterations: 1, residual_tolerance: 1.0e-12}\n";
+  const std::string yaml = kCantilever +
+                           "continuation: {initial_arc: 0.002, min_arc: 0.002, max_iterations: 1, "
+                           "desired_iterations: 1, residual_tolerance: 1.0e-12}\n";
   const fs::path out = fresh_dir("continuation_fail");
   const SceneRunResult r = run_scene(parse_scene_string(yaml, "beam.yaml"), {out.string(), nullptr, nullptr});
   EXPECT_TRUE(r.continuation.failed);
@@ -204,13 +220,15 @@ TEST(SceneContinuation, AContinuationThatCannotConvergeIsAnUnmetGoalWithItsReaso
 }
 
 TEST(SceneContinuation, TheSphereShellGeneratorGivesTheOctantWithItsGroups) {
-  const std::string yaml = R"(mesh: {generator: {type: sphere_shell, inner_radius: 0.5, outer_radius: 0.8, layers: 3, cells: 2,
+  const std::string yaml =
+      R"(mesh: {generator: {type: sphere_shell, inner_radius: 0.5, outer_radius: 0.8, layers: 3, cells: 2,
                                        cell_type: hex8, radial_grading: 2}}
 materials: {law: linear, young: 1.0e5, poisson: 0.3}
 )";
   const BuiltScene b = build_scene(parse_scene_string(yaml, "s.yaml"));
   EXPECT_EQ(b.mesh.num_cells(), 3 * 2 * 2 * 3);  // 3 n^2 nr hexahedra
-  for (const char* group : {"x0", "y0", "z0", "inner", "outer"}) EXPECT_EQ(b.mesh.node_groups.count(group), 1u) << group;
+  for (const char* group : {"x0", "y0", "z0", "inner", "outer"})
+    EXPECT_EQ(b.mesh.node_groups.count(group), 1u) << group;
   ASSERT_EQ(b.mesh.surface_groups.count("inner"), 1u);
   for (int n : b.mesh.node_groups.at("outer")) {
     const Real* X = &b.mesh.X[3 * static_cast<size_t>(n)];
@@ -245,8 +263,7 @@ void expect_error(const std::string& extra, const std::string& token, const std:
 
 TEST(SceneContinuation, BadValuesAreErrorsNamingTheirKeys) {
   const std::string c = "continuation:\n  initial_arc: 0.01\n";
-  expect_error("continuation: {max_steps: 3}\n", "{max_steps",
-               "continuation: missing required key 'initial_arc'");
+  expect_error("continuation: {max_steps: 3}\n", "{max_steps", "continuation: missing required key 'initial_arc'");
   expect_error("continuation: {initial_arc: -2}\n", "-2", "continuation.initial_arc: must be > 0");
   expect_error("continuation: {initial_arc: .inf}\n", ".inf", "continuation.initial_arc: expected a finite number");
   expect_error(c + "  min_arc: 0.1\n", "0.1", "continuation.min_arc: 0.100000 is larger than initial_arc");
@@ -255,32 +272,38 @@ TEST(SceneContinuation, BadValuesAreErrorsNamingTheirKeys) {
   expect_error(c + "  max_steps: 0\n", "0\n", "continuation.max_steps: must be >= 1");
   expect_error(c + "  max_steps: 2000000\n", "2000000", "continuation.max_steps: 2000000 is above the cap of 1000000");
   expect_error(c + "  max_iterations: 0\n", "0\n", "continuation.max_iterations: must be >= 1");
-  expect_error(c + "  desired_iterations: 8\n  max_iterations: 5\n", "8", "continuation.desired_iterations: 8 is above max_iterations (5)");
+  expect_error(c + "  desired_iterations: 8\n  max_iterations: 5\n", "8",
+               "continuation.desired_iterations: 8 is above max_iterations (5)");
   expect_error(c + "  max_load_factor: 0\n", "0\n", "continuation.max_load_factor: must be > 0");
   expect_error(c + "  psi: -3\n", "-3", "continuation.psi: must be >= 0");
   expect_error(c + "  residual_tolerance: 0\n", "0\n", "continuation.residual_tolerance: must be > 0");
   expect_error(c + "  method: riks\n", "riks", "arc_length");
   expect_error(c + "  arclength: 1\n", "arclength", "unknown key 'arclength' in continuation");
-  expect_error(c + "  monitor: {probe: pole}\n", "pole", "continuation.monitor.probe: no probe is named 'pole' (outputs.probes: tip)");
-  expect_error(c + "  monitor: {probe: tip, group: xmax}\n", "group: xmax}", "continuation.monitor: 'probe' and 'group' cannot both be given");
+  expect_error(c + "  monitor: {probe: pole}\n", "pole",
+               "continuation.monitor.probe: no probe is named 'pole' (outputs.probes: tip)");
+  expect_error(c + "  monitor: {probe: tip, group: xmax}\n", "group: xmax}",
+               "continuation.monitor: 'probe' and 'group' cannot both be given");
   expect_error(c + "  monitor: {probe: tip, component: w}\n", "w}", "continuation.monitor.component");
-  expect_error(c + "  monitor: {group: nowhere}\n", "{group: nowhere", "continuation.monitor: the mesh has no node group 'nowhere'");
+  expect_error(c + "  monitor: {group: nowhere}\n", "{group: nowhere",
+               "continuation.monitor: the mesh has no node group 'nowhere'");
   // What continuation cannot be combined with, and the load ramp's keys it replaces.
   expect_error(c + "dynamics: {dt: 0.01, duration: 0.1, density: 1000}\n", "initial_arc",
                "continuation: cannot be combined with a dynamics: section");
   expect_error(c + "explicit: {duration: 0.1, frame_interval: 0.01, density: 1000}\n", "initial_arc",
                "continuation: cannot be combined with an explicit: section");
-  expect_error(c + "inverse: {actuators: [{type: force, name: f, point: [1, 0.5, 0.5], direction: [0, 0, 1], min_force: 0, max_force: 1}], "
-                   "effectors: [{type: position, name: e, point: [1, 0.5, 0.5], goal: [1, 0.5, 0.6]}]}\n", "initial_arc",
-               "continuation: cannot be combined with an inverse: section");
-  expect_error(c + "contact: {obstacles: [{name: floor, type: plane, point: [0, 0, -1], normal: [0, 0, 1]}]}\n", "initial_arc",
-               "continuation: cannot be combined with a contact: section");
+  expect_error(c + "inverse: {actuators: [{type: force, name: f, point: [1, 0.5, 0.5], direction: [0, 0, 1], "
+                   "min_force: 0, max_force: 1}], "
+                   "effectors: [{type: position, name: e, point: [1, 0.5, 0.5], goal: [1, 0.5, 0.6]}]}\n",
+               "initial_arc", "continuation: cannot be combined with an inverse: section");
+  expect_error(c + "contact: {obstacles: [{name: floor, type: plane, point: [0, 0, -1], normal: [0, 0, 1]}]}\n",
+               "initial_arc", "continuation: cannot be combined with a contact: section");
   expect_error(c + "prescribed: [{group: xmax, displacement: [0, 0, 0.1]}]\n", "initial_arc",
                "fix those nodes with fixed:, or replace them by loads.forces");
   expect_error(c + "solver: {threads: 1, load_steps: 5}\n", "load_steps",
                "solver.load_steps: applies to the load ramp, which continuation: replaces");
   expect_error(c + "solver: {line_search: energy}\n", "line_search", "solver.line_search: applies to the load ramp");
-  expect_error(c + "solver: {krylov_iterations: 5}\n", "krylov_iterations", "solver.krylov_iterations: applies to the load ramp");
+  expect_error(c + "solver: {krylov_iterations: 5}\n", "krylov_iterations",
+               "solver.krylov_iterations: applies to the load ramp");
   expect_error(c + "solver: {extrapolate: false}\n", "extrapolate", "solver.extrapolate: applies to the load ramp");
   expect_error(c + "solver: {pressure_stiffness: false}\n", "pressure_stiffness",
                "solver.pressure_stiffness: false is not available with continuation:");
@@ -289,7 +312,8 @@ materials: {law: linear, young: 1.0e5, poisson: 0.3}
 fixed: [{group: xmin}]
 continuation: {initial_arc: 0.01}
 )";
-  EXPECT_NE(scene_build_error(unloaded).find("s.yaml:4:15: continuation: the scene has no load to follow"), std::string::npos)
+  EXPECT_NE(scene_build_error(unloaded).find("s.yaml:4:15: continuation: the scene has no load to follow"),
+            std::string::npos)
       << scene_build_error(unloaded);
   // The solver keys that still apply are accepted.
   EXPECT_EQ(scene_build_error(kContinuationScene + c + "solver: {linear_solver: eigen, threads: 1}\n"), "(no error)");
@@ -297,29 +321,37 @@ continuation: {initial_arc: 0.01}
 
 TEST(SceneContinuation, BadSphereShellValuesAreErrorsNamingTheirKeys) {
   const auto shell = [](const std::string& fields) {
-    return "mesh: {generator: {type: sphere_shell, " + fields + "}}\nmaterials: {law: linear, young: 1, poisson: 0.3}\n";
+    return "mesh: {generator: {type: sphere_shell, " + fields +
+           "}}\nmaterials: {law: linear, young: 1, poisson: 0.3}\n";
   };
   const auto check = [&](const std::string& fields, const std::string& token, const std::string& message) {
     const std::string yaml = shell(fields);
     const std::string e = scene_build_error(yaml);
-    EXPECT_NE(e.find("s.yaml:" + position_of(yaml, token) + ": " + message), std::string::npos) << fields << " -> " << e;
+    EXPECT_NE(e.find("s.yaml:" + position_of(yaml, token) + ": " + message), std::string::npos)
+        << fields << " -> " << e;
   };
   check("outer_radius: 2", "{type", "mesh.generator: missing required key 'inner_radius'");
   check("inner_radius: 1", "{type", "mesh.generator: missing required key 'outer_radius'");
-  check("inner_radius: 1, outer_radius: 0.5", "0.5", "mesh.generator.outer_radius: 0.500000 must be larger than inner_radius");
+  check("inner_radius: 1, outer_radius: 0.5", "0.5",
+        "mesh.generator.outer_radius: 0.500000 must be larger than inner_radius");
   check("inner_radius: -1, outer_radius: 2", "-1", "mesh.generator.inner_radius: must be > 0");
-  check("inner_radius: 1, outer_radius: 2, layers: 0", "0}", "mesh.generator.layers: 0 cells through the wall; give 1 to 1000");
+  check("inner_radius: 1, outer_radius: 2, layers: 0", "0}",
+        "mesh.generator.layers: 0 cells through the wall; give 1 to 1000");
   check("inner_radius: 1, outer_radius: 2, cells: 1001", "1001", "mesh.generator.cells: 1001 cells per side");
   check("inner_radius: 1, outer_radius: 2, radial_grading: 0", "0}", "mesh.generator.radial_grading: must be > 0");
   check("inner_radius: 1, outer_radius: 2, cell_type: quad4", "quad4", "mesh.generator.cell_type");
   check("inner_radius: 1, outer_radius: 2, size: [1, 1, 1]", "size", "unknown key 'size' in mesh.generator");
   // The octant's inner wall is open: a closed pressure surface is refused, a symmetry sector accepted.
-  const std::string loaded = shell("inner_radius: 1, outer_radius: 2, cells: 1, layers: 1") + "loads: {pressure: {surface: inner, value: 1";
-  EXPECT_NE(scene_build_error(loaded + "}}\n").find("the cavity surface is not closed"), std::string::npos) << scene_build_error(loaded + "}}\n");
+  const std::string loaded =
+      shell("inner_radius: 1, outer_radius: 2, cells: 1, layers: 1") + "loads: {pressure: {surface: inner, value: 1";
+  EXPECT_NE(scene_build_error(loaded + "}}\n").find("the cavity surface is not closed"), std::string::npos)
+      << scene_build_error(loaded + "}}\n");
   EXPECT_EQ(scene_build_error(loaded + ", symmetry_sector: true}}\n"), "(no error)");
   const std::string open = loaded + ", closed: false, symmetry_sector: true}}\n";
-  EXPECT_NE(scene_build_error(open).find("s.yaml:" + position_of(open, "true}") + ": loads.pressure[0].symmetry_sector: applies to a closed cavity"),
-            std::string::npos) << scene_build_error(open);
+  EXPECT_NE(scene_build_error(open).find("s.yaml:" + position_of(open, "true}") +
+                                         ": loads.pressure[0].symmetry_sector: applies to a closed cavity"),
+            std::string::npos)
+      << scene_build_error(open);
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ contact:
   obstacles: [{name: wall, type: plane, point: [0, 0, )" +
          wall_z + R"(], normal: [0, 0, -1]}]
   nodes: [{box: {min: [0.08, -1, -1], max: [1, 1, 1]}}]
-)" + inverse + "outputs: {vtu: false}\n";
+)" + inverse +
+         "outputs: {vtu: false}\n";
 }
 
 TEST(SceneControl, ADynamicSceneWithAnInverseSectionControlsTheInputsEveryStep) {
@@ -151,21 +152,23 @@ TEST(SceneControl, AnInverseRunWarnsOfNodesStartingInsideAnObstacleAndReportsThe
 }
 
 TEST(SceneControl, BadCombinationsAreRefusedNamingLineAndColumn) {
-  const std::string wall = "contact:\n  obstacles: [{name: wall, type: plane, point: [0.031, 0, 0], normal: [-1, 0, 0]}]\n";
+  const std::string wall =
+      "contact:\n  obstacles: [{name: wall, type: plane, point: [0.031, 0, 0], normal: [-1, 0, 0]}]\n";
   const std::string dynamics = "dynamics: {dt: 0.01, duration: 0.1, density: 1070}\n";
   struct Case {
     std::string text, token, message;
   };
   const std::vector<Case> cases = {
-      {wall + "inverse:\n" + kActuator + "  force_targets: [{name: push, obstacle: floor, force: 1}]\n",
-       "{name: push", "inverse.force_targets 'push': no contact obstacle is named 'floor' (obstacles: 'wall')"},
+      {wall + "inverse:\n" + kActuator + "  force_targets: [{name: push, obstacle: floor, force: 1}]\n", "{name: push",
+       "inverse.force_targets 'push': no contact obstacle is named 'floor' (obstacles: 'wall')"},
       {"inverse:\n" + kActuator + "  force_targets: [{name: push, obstacle: wall, force: 1}]\n", "{name: push",
        "the scene has no contact.obstacles"},
       {wall + "inverse:\n" + kActuator + "  force_targets: [{name: push, obstacle: wall, force: -1}]\n", "-1",
        "inverse.force_targets[0].force: must be a finite force >= 0"},
       {wall + "inverse:\n" + kActuator + "  force_targets: [{name: push, force: 1}]\n", "{name: push",
        "give the obstacle"},
-      {wall + "inverse:\n  method: gauss_seidel\n" + kActuator + "  force_targets: [{name: push, obstacle: wall, force: 1}]\n",
+      {wall + "inverse:\n  method: gauss_seidel\n" + kActuator +
+           "  force_targets: [{name: push, obstacle: wall, force: 1}]\n",
        "{name: push", "need the QP method"},
       {wall + dynamics + "inverse:\n" + kActuator + "  force_targets: [{name: push, obstacle: wall, force: 1}]\n",
        "{name: push", "contact force targets are solved in static inverse problems"},

@@ -75,7 +75,8 @@ TEST(SceneDynamics, BadValuesNameTheirKey) {
       {base + "dynamics: {dt: 0.01, duration: 1, rayleigh: {mass: -1}}\n", "alpha must be >= 0"},
       {base + "dynamics: {dt: 0.01, duration: 1, density: 500}\n", "differs from dynamics.density"},
       {base + dyn + "contact: {obstacles: [{type: plane, friction: -0.1}]}\n", "mu must be >= 0"},
-      {base + dyn + "contact: {obstacles: [{type: sphere, radius: 0.1, normal: [0, 0, 1]}]}\n", "not a key of a sphere"},
+      {base + dyn + "contact: {obstacles: [{type: sphere, radius: 0.1, normal: [0, 0, 1]}]}\n",
+       "not a key of a sphere"},
       {base + dyn + "contact: {obstacles: [{type: sphere}]}\n", "radius"},
       {base + dyn + "contact: {obstacles: [{type: cone}]}\n", "cylinder"},
       {base + dyn + "contact: {obstacles: [{type: plane, normal: [0, 0, 0]}]}\n", "non-zero direction"},
@@ -94,7 +95,8 @@ materials: {law: linear, young: 1.0e5, poisson: 0.3}
 fixed: [{group: zmin}]
 loads: {gravity: {density: 1000, over_time: [[0, 0], [1, 1]]}}
 )");
-  EXPECT_NE(scene_build_error(no_dynamics).find("needs a dynamics: section"), std::string::npos) << scene_build_error(no_dynamics);
+  EXPECT_NE(scene_build_error(no_dynamics).find("needs a dynamics: section"), std::string::npos)
+      << scene_build_error(no_dynamics);
 }
 
 TEST(SceneDynamics, AContactDistanceAboveTheSmallestElementIsRefusedAtRun) {
@@ -124,8 +126,9 @@ outputs:
 )") + cable;
 }
 
-const char* kTendonPoints = "[[0.0, 0.01, 0.002], [0.025, 0.01, 0.002], [0.05, 0.01, 0.002], [0.075, 0.01, 0.002], "
-                            "[0.1, 0.01, 0.002]]";
+const char* kTendonPoints =
+    "[[0.0, 0.01, 0.002], [0.025, 0.01, 0.002], [0.05, 0.01, 0.002], [0.075, 0.01, 0.002], "
+    "[0.1, 0.01, 0.002]]";
 
 TEST(SceneDynamics, ACableHeldAtATensionSettlesWhereTheStaticSolveAtThatTensionIs) {
   // Pulled to 1.5 N and held, the damped beam comes to rest at the static equilibrium with the
@@ -151,7 +154,8 @@ inverse:
 )");
   const fs::path out = fresh_dir("dynamics_cable");
   const SceneRunResult d = run_scene(parse_scene_string(dynamic, "cable.yaml"), {out.string(), nullptr, nullptr});
-  const SceneRunResult s = run_scene(parse_scene_string(statics, "static.yaml"), {(out / "static").string(), nullptr, nullptr});
+  const SceneRunResult s =
+      run_scene(parse_scene_string(statics, "static.yaml"), {(out / "static").string(), nullptr, nullptr});
   ASSERT_EQ(d.probes.size(), 1u);
   ASSERT_EQ(s.probes.size(), 1u);
   EXPECT_EQ(d.dynamics.cut_steps, 0);
@@ -178,8 +182,8 @@ inverse:
 
 TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
   const std::string dyn = "dynamics: {dt: 0.01, duration: 0.02, density: 1000}\n";
-  const std::string cable = std::string("loads:\n  cable:\n    - {name: c, pull_point: [-0.01, 0.01, 0.002], points: ") +
-                            kTendonPoints;
+  const std::string cable =
+      std::string("loads:\n  cable:\n    - {name: c, pull_point: [-0.01, 0.01, 0.002], points: ") + kTendonPoints;
   const SceneErrorCase cases[] = {
       {cable_beam(cable + ", force: -1}\n" + dyn), "a cable only pulls"},
       {cable_beam(cable + ", force: 1, over_time: [[0, 1], [1, -1]]}\n" + dyn), "factors >= 0"},
@@ -188,7 +192,8 @@ TEST(SceneDynamics, BadCableLoadsNameTheirKey) {
       {cable_beam("loads:\n  cable:\n    - {name: c, pull_point: [0, 0, 0], points: [], force: 1}\n" + dyn), "empty"},
       {cable_beam("loads:\n  cable:\n    - {name: c, pull_point: [0, 0, 0], points: [[5, 5, 5]], force: 1}\n" + dyn),
        "loads.cable[0] 'c' point 0"},
-      {cable_beam(cable + ", force: 1}\n    - {name: c, pull_point: [0, 0, 0], points: [[0.1, 0.01, 0.01]], force: 1}\n" + dyn),
+      {cable_beam(cable +
+                  ", force: 1}\n    - {name: c, pull_point: [0, 0, 0], points: [[0.1, 0.01, 0.01]], force: 1}\n" + dyn),
        "already used"},
   };
   expect_scene_build_errors(cases);
@@ -213,10 +218,12 @@ TEST(SceneDynamics, StepCountsAreCappedAndAnOverflowIsNamed) {
       {base + "dynamics: {dt: 0.5, duration: 0.1}\n", "dynamics.dt: 0.5 is longer than dynamics.duration (0.1)"},
       {base + "dynamics: {dt: 0.01, duration: 0.1, max_iterations: 100000}\n",
        "dynamics.max_iterations: 100000 is above the cap of 10000"},
-      {base + "dynamics: {dt: 0.01, duration: 0.1, max_iterations: 0}\n", "dynamics.max_iterations: must be >= 1, got 0"},
+      {base + "dynamics: {dt: 0.01, duration: 0.1, max_iterations: 0}\n",
+       "dynamics.max_iterations: must be >= 1, got 0"},
       {base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 1000000000}\n",
        "contact.max_iterations: 1000000000 is above the cap of 100000"},
-      {base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 0}\n", "contact.max_iterations: must be >= 1"},
+      {base + dyn + "contact: {obstacles: [{type: plane}], max_iterations: 0}\n",
+       "contact.max_iterations: must be >= 1"},
   };
   expect_scene_build_errors(cases);
   EXPECT_EQ(parse_scene_string(base + "dynamics: {dt: 0.1, duration: 0.1}\n", "s.yaml").dynamics.steps, 1);
@@ -227,21 +234,27 @@ TEST(SceneDynamics, StepCountsAreCappedAndAnOverflowIsNamed) {
 
 TEST(SceneDynamics, ACsvTableAboveAGigabyteIsWarnedOfBeforeTheRun) {
   // 5e6 steps of 16 columns: ~1.3 GB of CSV.
-  const std::string big = build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-7, duration: 1}\noutputs: {vtu: false}\n");
+  const std::string big =
+      build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-7, duration: 1}\noutputs: {vtu: false}\n");
   EXPECT_NE(big.find("s.yaml:7:11: outputs: the CSV table drop.csv will take about 1.28 GB"), std::string::npos) << big;
   EXPECT_NE(big.find("rows from dynamics.duration / dynamics.dt = "), std::string::npos) << big;
-  const std::string small = build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-5, duration: 1}\noutputs: {vtu: false}\n");
+  const std::string small =
+      build_warnings(std::string(kDropScene) + "dynamics: {dt: 2.0e-5, duration: 1}\noutputs: {vtu: false}\n");
   EXPECT_EQ(small.find("CSV table"), std::string::npos) << small;
 }
 
 TEST(SceneDynamics, AnObstacleEntirelyInsideTheBodyIsWarnedOf) {
   // The body is the cube [0, 0.05]^2 x [0.002, 0.052].
   const std::string head = std::string(kDropScene) + "dynamics: {dt: 0.01, duration: 0.02}\ncontact:\n  obstacles:\n";
-  std::string w = build_warnings(head + "    - {name: stone, type: sphere, center: [0.025, 0.025, 0.027], radius: 0.01}\n");
-  EXPECT_NE(w.find("s.yaml:10:7: contact: obstacle 'stone' (sphere) lies entirely inside the body"), std::string::npos) << w;
+  std::string w =
+      build_warnings(head + "    - {name: stone, type: sphere, center: [0.025, 0.025, 0.027], radius: 0.01}\n");
+  EXPECT_NE(w.find("s.yaml:10:7: contact: obstacle 'stone' (sphere) lies entirely inside the body"), std::string::npos)
+      << w;
   EXPECT_NE(w.find("has no effect"), std::string::npos) << w;
-  w = build_warnings(head + "    - {name: brick, type: box, center: [0.025, 0.025, 0.027], size: [0.02, 0.03, 0.04]}\n"
-                            "    - {name: rod, type: cylinder, center: [0.02, 0.02, 0.02], axis: [1, 1, 0], radius: 0.005, length: 0.02}\n");
+  w = build_warnings(
+      head +
+      "    - {name: brick, type: box, center: [0.025, 0.025, 0.027], size: [0.02, 0.03, 0.04]}\n"
+      "    - {name: rod, type: cylinder, center: [0.02, 0.02, 0.02], axis: [1, 1, 0], radius: 0.005, length: 0.02}\n");
   EXPECT_NE(w.find("obstacle 'brick' (box) lies entirely inside"), std::string::npos) << w;
   EXPECT_NE(w.find("obstacle 'rod' (cylinder) lies entirely inside"), std::string::npos) << w;
   // Outside, partly outside, moved out along its path, or a plane: no warning.
@@ -272,10 +285,13 @@ TEST(SceneDynamics, ARayleighDampingWhoseForcesOverflowIsNamed) {
   // iterations; reduce dt, add damping".
   for (const std::string rayleigh : {"{mass: 1.0e+300}", "{stiffness: 1.0e+300}"}) {
     const std::string yaml = std::string(kDropScene) + "fixed: [{group: zmin}]\n" +
-                             "dynamics: {dt: 0.01, duration: 0.02, scheme: newmark, rayleigh: " +
-                             rayleigh + "}\noutputs: {vtu: false}\n";
+                             "dynamics: {dt: 0.01, duration: 0.02, scheme: newmark, rayleigh: " + rayleigh +
+                             "}\noutputs: {vtu: false}\n";
     expect_error_mentions(
-        [&] { (void)run_scene(parse_scene_string(yaml, "s.yaml"), {fresh_dir("rayleigh_overflow").string(), nullptr, nullptr}); },
+        [&] {
+          (void)run_scene(parse_scene_string(yaml, "s.yaml"),
+                          {fresh_dir("rayleigh_overflow").string(), nullptr, nullptr});
+        },
         {"the Rayleigh damping forces alpha M v + beta K v overflow double precision",
          rayleigh.find("mass") != std::string::npos ? "rayleigh mass alpha = 1e+300" : "stiffness beta = 1e+300"});
   }

@@ -95,7 +95,8 @@ TEST(SceneExplicit, BadValuesNameTheirKey) {
       {base + "explicit: {duration: 0.1, frame_interval: 0.01, network: {}}\n", "model: node_network only"},
       {base + "explicit: {model: node_network, duration: 0.1, frame_interval: 0.01, network: {dashpot_time: -1}}\n",
        "dashpot_time: must be >= 0"},
-      {base + "explicit: {duration: 0.1, frame_interval: 0.01}\ndynamics: {dt: 0.01, duration: 0.1}\n", "dynamics: section"},
+      {base + "explicit: {duration: 0.1, frame_interval: 0.01}\ndynamics: {dt: 0.01, duration: 0.1}\n",
+       "dynamics: section"},
       {replaced(kColumn, "poisson: 0.25", "poisson: 0.2") +
            "explicit: {model: node_network, duration: 0.1, frame_interval: 0.01}\n",
        "Cauchy relation"},
@@ -110,11 +111,14 @@ formulation: corotational
 materials: {law: linear, young: 1.0e5, poisson: 0.25}
 explicit: {duration: 0.1, frame_interval: 0.01}
 )";
-  EXPECT_NE(scene_build_error(no_density).find("give the mass density"), std::string::npos) << scene_build_error(no_density);
+  EXPECT_NE(scene_build_error(no_density).find("give the mass density"), std::string::npos)
+      << scene_build_error(no_density);
   // A time step above the stable limit is refused when the run starts, naming the limit.
-  const std::string too_long = std::string(kColumn) + "explicit: {duration: 0.1, frame_interval: 0.01, time_step: 0.01}\n";
+  const std::string too_long =
+      std::string(kColumn) + "explicit: {duration: 0.1, frame_interval: 0.01, time_step: 0.01}\n";
   try {
-    (void)run_scene(parse_scene_string(too_long, "s.yaml"), {fresh_dir("explicit_too_long").string(), nullptr, nullptr});
+    (void)run_scene(parse_scene_string(too_long, "s.yaml"),
+                    {fresh_dir("explicit_too_long").string(), nullptr, nullptr});
     ADD_FAILURE() << "a time step of 0.01 s was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("exceeds the stable limit"), std::string::npos) << e.what();
@@ -125,7 +129,8 @@ TEST(SceneExplicit, AGivenTimeStepIsCappedAndAnOverflowIsNamed) {
   const std::string base = kColumn;
   const SceneErrorCase cases[] = {
       {base + "explicit: {duration: 1, frame_interval: 0.1, time_step: 1.0e-12}\n",
-       "explicit.time_step: explicit.duration / explicit.time_step = 1 / 1e-12 = 1e+12 steps is above the cap of 1e+09"},
+       "explicit.time_step: explicit.duration / explicit.time_step = 1 / 1e-12 = 1e+12 steps is above the cap of "
+       "1e+09"},
       {base + "explicit: {duration: 1.0e+300, frame_interval: 1.0e+296, time_step: 1.0e-300}\n",
        "explicit.time_step: explicit.duration / explicit.time_step = 1e+300 / 1e-300 overflows double precision"},
       // Steps land on every frame: a longer time step is never taken.
@@ -134,7 +139,8 @@ TEST(SceneExplicit, AGivenTimeStepIsCappedAndAnOverflowIsNamed) {
       {base + "explicit: {duration: 0.1, frame_interval: 0.1, time_step: 0.5}\n",
        "explicit.time_step: 0.5 is longer than explicit.duration (0.1)"},
       {base + "explicit: {duration: 1, frame_interval: 1.0e-6}\n",
-       "explicit.frame_interval: explicit.duration / explicit.frame_interval = 1 / 1e-06 = 1e+06 frames is above the cap"},
+       "explicit.frame_interval: explicit.duration / explicit.frame_interval = 1 / 1e-06 = 1e+06 frames is above the "
+       "cap"},
   };
   expect_scene_build_errors(cases);
   EXPECT_EQ(parse_scene_string(base + "explicit: {duration: 1, frame_interval: 0.1, time_step: 1.0e-9}\n", "s.yaml")
@@ -148,7 +154,8 @@ TEST(SceneExplicit, TheAutomaticTimeStepIsCappedBeforeTheRun) {
   const fs::path dir = fresh_dir("scene_explicit_auto_cap");
   SceneRunOptions options;
   options.out_dir = (dir / "out").string();
-  const Scene scene = parse_scene_string(std::string(kColumn) + "explicit: {duration: 1.0e+6, frame_interval: 1.0e+3}\n", "s.yaml");
+  const Scene scene =
+      parse_scene_string(std::string(kColumn) + "explicit: {duration: 1.0e+6, frame_interval: 1.0e+3}\n", "s.yaml");
   try {
     (void)run_scene(scene, options);
     ADD_FAILURE() << "no error";
@@ -156,14 +163,15 @@ TEST(SceneExplicit, TheAutomaticTimeStepIsCappedBeforeTheRun) {
     EXPECT_NE(std::string(e.what()).find("steps for duration 1e+06 s, above the cap of 1e+09"), std::string::npos)
         << e.what();
   }
-  EXPECT_NO_THROW((void)run_scene(parse_scene_string(std::string(kColumn) + "explicit: {duration: 0.01, frame_interval: 0.01}\n",
-                                                     "s.yaml"),
-                                  options));
+  EXPECT_NO_THROW((void)run_scene(
+      parse_scene_string(std::string(kColumn) + "explicit: {duration: 0.01, frame_interval: 0.01}\n", "s.yaml"),
+      options));
 }
 
 TEST(SceneExplicit, ADilatationKeyIsRefusedForANetworkBuiltFromTheMesh) {
   // A network has links and volume terms, no elements whose dilatation could be averaged.
-  const std::string body = R"(mesh: {generator: {type: box, size: [0.01, 0.01, 0.01], cells: [2, 2, 2], cell_type: hex8}}
+  const std::string body =
+      R"(mesh: {generator: {type: box, size: [0.01, 0.01, 0.01], cells: [2, 2, 2], cell_type: hex8}}
 formulation: linear
 dilatation: cell_mean
 materials: {law: linear, young: 1.0e5, poisson: 0.45}

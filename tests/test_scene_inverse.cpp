@@ -38,7 +38,8 @@ Real output(const SceneRunResult& r, const std::string& actuator, const std::str
 TEST(SceneInverse, ForwardModeThenInverseRoundTripsToTheImposedPressure) {
   const fs::path dir = fresh_dir("inverse_roundtrip");
   // Forward mode: the pressure imposed (equal bounds), no effector; a probe reads the end face.
-  const SceneRunResult fwd = run(dir, "fwd", kBlock + R"(outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
+  const SceneRunResult fwd =
+      run(dir, "fwd", kBlock + R"(outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
 inverse:
   mode: converged
   actuators: [{type: pressure, name: cav, surface: cavity0, pressure: 6000}]
@@ -51,13 +52,14 @@ inverse:
   char goal[128];
   std::snprintf(goal, sizeof goal, "[%.17g, 0.006, 0.006]", 0.03 + ux);
   // Inverse: find the pressure that puts the end face there.
-  const SceneRunResult inv = run(dir, "inv", kBlock + R"(outputs: {vtu: true}
+  const SceneRunResult inv = run(dir, "inv",
+                                 kBlock + R"(outputs: {vtu: true}
 inverse:
   mode: converged
   actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 20000}]
   effectors:
     - {type: position, name: tip, point: [0.03, 0.006, 0.006], axes: [x], tolerance: 3.0e-8, goal: )" +
-                                                std::string(goal) + "}\n");
+                                     std::string(goal) + "}\n");
   EXPECT_NEAR(output(inv, "cav", "pressure"), 6000, 1e-6 * 6000);
   ASSERT_EQ(inv.inverse.effectors.size(), 1u);
   const EffectorSummary& tip = inv.inverse.effectors[0];
@@ -69,9 +71,10 @@ inverse:
   const auto rows = read_csv(dir / "out" / "inv.csv");
   ASSERT_EQ(rows.size(), 3u);
   const auto& h = rows[0];
-  for (const char* c : {"step", "goal", "cav_pressure", "cav_volume_growth", "cav_cavity_volume", "tip_x", "tip_goal_x",
-                        "tip_error", "status", "solver_iterations", "kkt_residual", "equilibrium_residual", "iterations",
-                        "t_assembly", "t_factorization", "t_solves", "t_constraint_solve", "t_update", "seconds"})
+  for (const char* c :
+       {"step", "goal", "cav_pressure", "cav_volume_growth", "cav_cavity_volume", "tip_x", "tip_goal_x", "tip_error",
+        "status", "solver_iterations", "kkt_residual", "equilibrium_residual", "iterations", "t_assembly",
+        "t_factorization", "t_solves", "t_constraint_solve", "t_update", "seconds"})
     column(h, c);
   EXPECT_EQ(rows[1][column(h, "status")], "rest");
   EXPECT_EQ(rows[2][column(h, "status")], "optimal");
@@ -85,9 +88,11 @@ TEST(SceneInverse, RealTimeWaypointsRespectBoundsAndReportUnreachedGoals) {
   const fs::path dir = fresh_dir("inverse_waypoints");
   // The last waypoint needs far more than max_pressure: it is not reached, the pressure saturates.
   const int steps = 6;
-  const SceneRunResult r = run(dir, "wp", kBlock + R"(outputs: {vtu: false}
+  const SceneRunResult r = run(dir, "wp",
+                               kBlock + R"(outputs: {vtu: false}
 inverse:
-  steps_per_target: )" + std::to_string(steps) + R"(
+  steps_per_target: )" + std::to_string(steps) +
+                                   R"(
   actuators: [{type: pressure, name: cav, surface: cavity0, min_pressure: 0, max_pressure: 15000}]
   effectors:
     - type: position
@@ -114,7 +119,9 @@ inverse:
     EXPECT_GE(p, 0);
     EXPECT_LE(p, 15000);
     EXPECT_EQ(std::stoi(rows[k][column(h, "goal")]), static_cast<int>((k - 2) / steps));
-    EXPECT_EQ(std::stod(rows[k][column(h, "tip_goal_x")]), (k - 2) / steps == 0 ? 0.0301 : (k - 2) / steps == 1 ? 0.0302 : 0.035);
+    EXPECT_EQ(std::stod(rows[k][column(h, "tip_goal_x")]), (k - 2) / steps == 0   ? 0.0301
+                                                           : (k - 2) / steps == 1 ? 0.0302
+                                                                                  : 0.035);
   }
 }
 
@@ -166,8 +173,9 @@ inverse:
 TEST(SceneInverse, TrajectoryCsvGivesOneGoalPerRow) {
   const fs::path dir = fresh_dir("inverse_trajectory");
   write_file(dir / "traj.csv", "t,x,y,z\n# comment\n0,0.0301,0.006,0.006\n1, 0.0302 ,0.006,0.006\n");
-  const std::string head = kBlock + "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0}]\n"
-                                    "  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], trajectory: ";
+  const std::string head = kBlock +
+                           "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0}]\n"
+                           "  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], trajectory: ";
   write_file(dir / "t.yaml", head + "traj.csv}]\n");
   const Scene scene = parse_scene((dir / "t.yaml").string());
   ASSERT_EQ(scene.inverse.effectors.size(), 1u);
@@ -204,8 +212,10 @@ TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
   };
   const std::vector<Case> cases = {
       {"inverse:\n  mode: fast\n" + act, "fast", "inverse.mode: expected one of: realtime, converged"},
-      {"inverse:\n  actuators: [{type: pump, name: a}]\n", "pump", "inverse.actuators[0].type: expected one of: pressure, cable, force"},
-      {"inverse:\n  actuators: [{type: pressure, surface: cavity0}]\n", "{type: pressure", "missing required key 'name'"},
+      {"inverse:\n  actuators: [{type: pump, name: a}]\n", "pump",
+       "inverse.actuators[0].type: expected one of: pressure, cable, force"},
+      {"inverse:\n  actuators: [{type: pressure, surface: cavity0}]\n", "{type: pressure",
+       "missing required key 'name'"},
       {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, pressure: 1, max_pressure: 2}]\n",
        "max_pressure", "inverse.actuators[0].max_pressure: 'pressure' imposes the value"},
       {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, min_pressure: 3, max_pressure: 2}]\n", "2}",
@@ -213,14 +223,16 @@ TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
       {"inverse:\n  actuators: [{type: pressure, name: a, surface: cavity0, sensor: true}]\n", "[{type: pressure",
        "no actuator (every entry is a sensor)"},
       {"inverse:\n  actuators:\n    - {type: pressure, name: a, surface: cavity0}\n"
-       "    - {type: cable, name: c, sensor: true, max_force: 3, pull_point: [0, 0, 0], points: [[0.01, 0.006, 0.006]]}\n",
+       "    - {type: cable, name: c, sensor: true, max_force: 3, pull_point: [0, 0, 0], points: [[0.01, 0.006, "
+       "0.006]]}\n",
        "max_force", "inverse.actuators[1].max_force: a sensor (sensor: true) only reports"},
       {"inverse:\n" + act + "  effectors: [{type: volume, name: cav, surface: cavity0, volume: 1}]\n", "{type: volume",
        "the name 'cav' is already used"},
       {"inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0, 0, 0]}]\n", "{type: position",
        "give the goal"},
       {"inverse:\n" + act +
-           "  effectors:\n    - {type: position, name: e, point: [0.03, 0.006, 0.006], waypoints: [[0, 0, 0], [1, 1, 1]]}\n"
+           "  effectors:\n    - {type: position, name: e, point: [0.03, 0.006, 0.006], waypoints: [[0, 0, 0], [1, 1, "
+           "1]]}\n"
            "    - {type: volume, name: v, surface: cavity0, volumes: [1, 2, 3]}\n",
        "{type: volume", "has 3 goals but 'e' has 2"},
       {"inverse:\n" + act + "  epsilon: -1\n", "-1", "inverse.epsilon: must be > 0"},
@@ -246,18 +258,18 @@ TEST(SceneInverse, MalformedInverseSectionsNameLineAndColumn) {
     }
   }
   // Checks made when the scene is built: a point outside the body, prescribed displacements.
-  const std::string outside = kBlock + "inverse:\n" + act +
-                              "  effectors: [{type: position, name: e, point: [0.5, 0, 0], goal: [0, 0, 0]}]\n";
+  const std::string outside =
+      kBlock + "inverse:\n" + act + "  effectors: [{type: position, name: e, point: [0.5, 0, 0], goal: [0, 0, 0]}]\n";
   try {
     build_scene(parse_scene_string(outside, "s.yaml"));
     ADD_FAILURE() << "accepted a point outside the mesh";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("s.yaml:" + position_of(outside, "{type: position") + ": inverse.effectors[0] 'e' point"),
+    EXPECT_NE(std::string(e.what()).find("s.yaml:" + position_of(outside, "{type: position") +
+                                         ": inverse.effectors[0] 'e' point"),
               std::string::npos)
         << e.what();
   }
-  const std::string prescribed =
-      kBlock + "prescribed: [{group: xmax, displacement: [0.001, 0, 0]}]\ninverse:\n" + act;
+  const std::string prescribed = kBlock + "prescribed: [{group: xmax, displacement: [0.001, 0, 0]}]\ninverse:\n" + act;
   try {
     build_scene(parse_scene_string(prescribed, "s.yaml"));
     ADD_FAILURE() << "accepted prescribed displacements in an inverse scene";
@@ -299,7 +311,8 @@ fixed: [{group: xmin}]
 TEST(SceneInverse, APressureActuatorOnlyPushesUnlessGivenAMinimum) {
   // min_pressure defaults to 0 (a cavity pushes); max_pressure stays unbounded without a value.
   const std::string head = kBlock + "inverse:\n  actuators: [{type: pressure, name: cav, surface: cavity0";
-  const std::string tail = "}]\n  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], goal: [0.0301, 0.006, 0.006]}]\n";
+  const std::string tail =
+      "}]\n  effectors: [{type: position, name: tip, point: [0.03, 0.006, 0.006], goal: [0.0301, 0.006, 0.006]}]\n";
   const auto bounds = [&](const std::string& keys) {
     return parse_scene_string(head + keys + tail, "s.yaml").inverse.actuators.at(0).force;
   };
@@ -319,10 +332,13 @@ TEST(SceneInverse, APressureActuatorOnlyPushesUnlessGivenAMinimum) {
 
 TEST(SceneInverse, AForceDirectionThatOverflowsIsRefusedAsSuch) {
   // Its length squared underflows to 0: it was taken as "no direction", a force free in 3D.
-  const std::string head = kBlock + "inverse:\n  actuators: [{type: force, name: push, point: [0.03, 0.006, 0.006], direction: ";
+  const std::string head =
+      kBlock + "inverse:\n  actuators: [{type: force, name: push, point: [0.03, 0.006, 0.006], direction: ";
   const SceneErrorCase cases[] = {
-      {head + "[1.0e-200, 0, 0]}]\n", "inverse.actuators[0].direction: the length of [1e-200, 0, 0] underflows double precision"},
-      {head + "[0, 1.0e+200, 0]}]\n", "inverse.actuators[0].direction: the length of [0, 1e+200, 0] overflows double precision"},
+      {head + "[1.0e-200, 0, 0]}]\n",
+       "inverse.actuators[0].direction: the length of [1e-200, 0, 0] underflows double precision"},
+      {head + "[0, 1.0e+200, 0]}]\n",
+       "inverse.actuators[0].direction: the length of [0, 1e+200, 0] overflows double precision"},
   };
   expect_scene_build_errors(cases);
   EXPECT_EQ(scene_build_error(head + "[0, 0, 0]}]\n"), "(no error)");

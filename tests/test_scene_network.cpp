@@ -77,7 +77,8 @@ outputs:
   probes: [{name: apex, point: [0, 0, 0.2]}]
 )";
   write_file(dir / "drop.yaml", yaml);
-  const SceneRunResult r = run_scene(parse_scene((dir / "drop.yaml").string()), {(dir / "out").string(), nullptr, nullptr});
+  const SceneRunResult r =
+      run_scene(parse_scene((dir / "drop.yaml").string()), {(dir / "out").string(), nullptr, nullptr});
   Real lo = 0.15, hi = 0.2;  // P(w) = m g on the upper branch, below the rest height
   for (int it = 0; it < 200; ++it) {
     const Real mid = 0.5 * (lo + hi);
@@ -85,7 +86,8 @@ outputs:
   }
   const Real settled = 0.5 * (lo + hi) - 0.2;
   ASSERT_EQ(r.probes.size(), 1u);
-  std::printf("star dome under its weight: apex settles at %.6g m (closed form %.6g m)\n", r.probes[0].displacement[2], settled);
+  std::printf("star dome under its weight: apex settles at %.6g m (closed form %.6g m)\n", r.probes[0].displacement[2],
+              settled);
   EXPECT_NEAR(r.probes[0].displacement[2], settled, 1e-3 * std::abs(settled));
   EXPECT_EQ(r.explicit_dynamics.links, 3);
   const std::string svg = read_file(r.explicit_dynamics.svg_path);
@@ -101,7 +103,8 @@ TEST(SceneNetwork, AMeshBuiltNetworkUnderContinuationIsABarOfModulusEAndRatioNu)
   for (const char* nu : {"0.25", "0.45"}) {
     const std::string yaml = std::string(R"(name: bar
 mesh: {generator: {type: box, size: [0.06, 0.01, 0.01], cells: [6, 1, 1], cell_type: hex8}}
-materials: [{law: linear, young: 1.0e6, poisson: )") + nu + R"(}]
+materials: [{law: linear, young: 1.0e6, poisson: )") +
+                             nu + R"(}]
 fixed:
   - {plane: {point: [0, 0, 0], normal: [1, 0, 0]}, components: [x]}
   - {plane: {point: [0, 0, 0], normal: [0, 1, 0]}, components: [y]}
@@ -117,7 +120,8 @@ outputs:
   probes: [{name: corner, point: [0.06, 0.01, 0.01]}]
 )";
     const fs::path out = fresh_dir(std::string("network_bar_") + nu);
-    const SceneRunResult r = run_scene(parse_scene_string(yaml, (out / "bar.yaml").string()), {out.string(), nullptr, nullptr});
+    const SceneRunResult r =
+        run_scene(parse_scene_string(yaml, (out / "bar.yaml").string()), {out.string(), nullptr, nullptr});
     EXPECT_EQ(r.continuation.status, "reached max_load_factor") << r.continuation.message;
     EXPECT_EQ(r.continuation.volume_cells > 0, std::string(nu) == "0.45");
     const Real eps = 0.01 / (1e6 * 1e-4), n = std::stod(nu);
@@ -144,8 +148,9 @@ std::string network_scene_error(const fs::path& dir, const std::string& yaml) {
 TEST(SceneNetwork, BadNetworkScenesAreErrorsNamingTheirKeys) {
   const fs::path dir = fresh_dir("network_errors");
   fs::copy_file(kStarDome.parent_path() / "star_dome.network.yaml", dir / "dome.network.yaml");
-  const std::string head = "mesh: {network: dome.network.yaml}\nfixed: [{group: supports}]\n"
-                           "loads: {forces: [{group: apex, force: [0, 0, -1]}]}\n";
+  const std::string head =
+      "mesh: {network: dome.network.yaml}\nfixed: [{group: supports}]\n"
+      "loads: {forces: [{group: apex, force: [0, 0, -1]}]}\n";
   const std::string cont = "continuation: {model: node_network, initial_arc: 0.001}\n";
   auto expect = [&](const std::string& yaml, const std::string& words) {
     const std::string e = network_scene_error(dir, yaml);
@@ -164,15 +169,17 @@ TEST(SceneNetwork, BadNetworkScenesAreErrorsNamingTheirKeys) {
          "explicit.density: the body is a node network");
   expect("mesh: {network: dome.network.yaml}\nfixed: [{group: supports}]\nloads: {gravity: {density: 1000}}\n" + cont,
          "loads.gravity.density: the body is a node network");
-  expect(head + cont + "outputs: {probes: [{name: p, point: [0.5, 0.5, 0.5]}]}\n", "outputs.probes 'p': no node of the network");
+  expect(head + cont + "outputs: {probes: [{name: p, point: [0.5, 0.5, 0.5]}]}\n",
+         "outputs.probes 'p': no node of the network");
   expect("mesh: {network: missing.network.yaml}\n" + cont + "fixed: [{group: supports}]\n" +
              "loads: {forces: [{group: apex, force: [0, 0, -1]}]}\n",
          "missing.network.yaml");
   expect("mesh: {network: dome.network.yaml, scale: 2}\n" + cont, "mesh.scale: applies to mesh files only");
   // A mesh-built network needs one linear material with 1/4 <= nu < 1/2.
-  const std::string box = "mesh: {generator: {type: box, cells: [2, 1, 1], cell_type: hex8}}\n"
-                          "fixed: [{plane: {point: [0, 0, 0], normal: [1, 0, 0]}}]\n"
-                          "loads: {forces: [{plane: {point: [1, 0, 0], normal: [1, 0, 0]}, force: [1, 0, 0]}]}\n";
+  const std::string box =
+      "mesh: {generator: {type: box, cells: [2, 1, 1], cell_type: hex8}}\n"
+      "fixed: [{plane: {point: [0, 0, 0], normal: [1, 0, 0]}}]\n"
+      "loads: {forces: [{plane: {point: [1, 0, 0], normal: [1, 0, 0]}, force: [1, 0, 0]}]}\n";
   expect(box + "materials: [{law: linear, young: 1.0e6, poisson: 0.2}]\n" + cont, "Cauchy relation");
   expect(box + "materials: [{law: neo_hookean, young: 1.0e6, poisson: 0.3}]\n" + cont,
          "continuation.model node_network: give one material of law linear");

@@ -17,12 +17,14 @@ namespace {
 std::string plate(const std::string& rest) {
   static const fs::path dir = [] {
     const fs::path d = fresh_dir("scene_nonsense_plate");
-    write_file(d / "plate.vtk", "# vtk DataFile Version 3.0\nplate\nASCII\nDATASET UNSTRUCTURED_GRID\n"
-                                "POINTS 6 double\n0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n"
-                                "CELLS 2 10\n4 0 1 4 3\n4 1 2 5 4\nCELL_TYPES 2\n9\n9\n");
+    write_file(d / "plate.vtk",
+               "# vtk DataFile Version 3.0\nplate\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+               "POINTS 6 double\n0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n"
+               "CELLS 2 10\n4 0 1 4 3\n4 1 2 5 4\nCELL_TYPES 2\n9\n9\n");
     return d;
   }();
-  return "mesh: {file: " + (dir / "plate.vtk").string() + "}\n"
+  return "mesh: {file: " + (dir / "plate.vtk").string() +
+         "}\n"
          "materials: {law: linear, young: 1.0e6, poisson: 0.3}\n"
          "formulation: linear\n"
          "fixed: [{nodes: [0, 3]}]\n" +
@@ -58,17 +60,22 @@ prescribed: [{group: xmin, components: [x], displacement: [-0.01, 0, 0]}, {group
 
 TEST(SceneNonsense, DerivedModuliThatOverflowNameYoungAndPoisson) {
   for (const std::string law : {"neo_hookean", "mooney_rivlin", "linear"}) {
-    const std::string e = scene_build_error("mesh: {generator: {type: box, size: [1, 1, 1], cells: [1, 1, 1]}}\n"
-                                   "materials: {law: " + law + ", young: 1.0e308, poisson: 0.45}\n"
-                                   "fixed: [{group: xmin}]\n");
-    EXPECT_NE(e.find("Young's modulus E = 1e+308 with Poisson's ratio nu = 0.45 gives"), std::string::npos) << law << ": " << e;
+    const std::string e = scene_build_error(
+        "mesh: {generator: {type: box, size: [1, 1, 1], cells: [1, 1, 1]}}\n"
+        "materials: {law: " +
+        law +
+        ", young: 1.0e308, poisson: 0.45}\n"
+        "fixed: [{group: xmin}]\n");
+    EXPECT_NE(e.find("Young's modulus E = 1e+308 with Poisson's ratio nu = 0.45 gives"), std::string::npos)
+        << law << ": " << e;
     EXPECT_NE(e.find("s.yaml:2"), std::string::npos) << e;
   }
 }
 
 TEST(SceneNonsense, AHugeGeneratedMeshIsRefusedWithItsMemoryFigure) {
-  const std::string e = scene_build_error("mesh: {generator: {type: box, size: [1, 1, 1], cells: [100000, 100000, 100000]}}\n"
-                                 "materials: {law: linear, young: 1.0e6, poisson: 0.3}\nfixed: [{group: xmin}]\n");
+  const std::string e = scene_build_error(
+      "mesh: {generator: {type: box, size: [1, 1, 1], cells: [100000, 100000, 100000]}}\n"
+      "materials: {law: linear, young: 1.0e6, poisson: 0.3}\nfixed: [{group: xmin}]\n");
   EXPECT_NE(e.find("degrees of freedom"), std::string::npos) << e;
   try {
     check_generated_size("make_box", 5e8, 5e8, CellType::Hex8);  // 1.5e9 DOFs: fits an int, not in memory

@@ -17,11 +17,12 @@
 namespace softik {
 namespace {
 
-const std::string kScene = "mesh: {generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1]}}\n"
-                           "materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45}]\n"
-                           "fixed: [{group: xmin}]\n"
-                           "loads: {gravity: {density: 1000, g: [0, 0, -9.81]}}\n"
-                           "solver: {load_steps: 2, linear_solver: eigen, threads: 1}\n";
+const std::string kScene =
+    "mesh: {generator: {type: box, size: [0.04, 0.01, 0.01], cells: [4, 1, 1]}}\n"
+    "materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.45}]\n"
+    "fixed: [{group: xmin}]\n"
+    "loads: {gravity: {density: 1000, g: [0, 0, -9.81]}}\n"
+    "solver: {load_steps: 2, linear_solver: eigen, threads: 1}\n";
 
 TEST(SceneVtuFormat, DefaultIsCompressedAndEachNameIsRead) {
   EXPECT_EQ(parse_scene_string(kScene, "s.yaml").outputs.vtu_format, VtuEncoding::Compressed);
@@ -39,8 +40,9 @@ TEST(SceneVtuFormat, AnotherValueIsRefusedAtItsLineAndColumn) {
     parse_scene_string(text, "dir/s.yaml");
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "dir/s.yaml:" + position_of(text, "zlib") +
-                                         ": outputs.vtu_format: expected one of: compressed, binary, ascii, got 'zlib'");
+    EXPECT_EQ(std::string(e.what()),
+              "dir/s.yaml:" + position_of(text, "zlib") +
+                  ": outputs.vtu_format: expected one of: compressed, binary, ascii, got 'zlib'");
     EXPECT_EQ(e.kind(), ErrorKind::Input);
   }
 }
@@ -49,14 +51,15 @@ TEST(SceneVtuFormat, ARunWritesTheFormatAskedFor) {
   const fs::path dir = fresh_dir("vtu_format");
   std::vector<MeshData> last;
   for (const char* format : {"compressed", "binary", "ascii"}) {
-    Scene scene = parse_scene_string(kScene + "name: s\noutputs: {vtu_format: " + format + "}\n",
-                                     (dir / "s.yaml").string());
+    Scene scene =
+        parse_scene_string(kScene + "name: s\noutputs: {vtu_format: " + format + "}\n", (dir / "s.yaml").string());
     SceneRunOptions options;
     options.out_dir = (dir / format).string();
     const SceneRunResult r = run_scene(scene, options);
     EXPECT_EQ(r.vtu_files, 3) << format;
     const std::string text = read_file(dir / format / "s_0002.vtu");
-    EXPECT_EQ(text.find("compressor=\"vtkZLibDataCompressor\"") != std::string::npos, std::string(format) == "compressed")
+    EXPECT_EQ(text.find("compressor=\"vtkZLibDataCompressor\"") != std::string::npos,
+              std::string(format) == "compressed")
         << format;
     EXPECT_EQ(text.find("<AppendedData encoding=\"raw\">") != std::string::npos, std::string(format) != "ascii")
         << format;

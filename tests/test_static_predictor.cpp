@@ -65,7 +65,8 @@ struct InflatedFinger {
     loads.pressures.push_back(p);
   }
 
-  std::vector<Real> solve(int load_steps, CountingSolver& solver, Real chord = 0, StaticResult* result = nullptr) const {
+  std::vector<Real> solve(int load_steps, CountingSolver& solver, Real chord = 0,
+                          StaticResult* result = nullptr) const {
     NewtonOptions o;
     o.load_steps = load_steps;
     o.chord_contraction = chord;
@@ -198,7 +199,8 @@ TEST(StaticPredictor, KrylovStepsFollowFullNewtonAtFewerFactorisations) {
     if (!e.krylov || 2 * e.cg_iterations <= o.krylov_iterations || k + 1 == krylov.log.size()) continue;
     const NewtonIterationLog& next = krylov.log[k + 1];
     if (next.step_length == 0) continue;  // the entry that ended the load step: no solve
-    EXPECT_TRUE(next.factorized && !next.krylov) << "iteration " << k + 1 << " after " << e.cg_iterations << " CG iterations";
+    EXPECT_TRUE(next.factorized && !next.krylov)
+        << "iteration " << k + 1 << " after " << e.cg_iterations << " CG iterations";
     ++refreshed;
   }
   EXPECT_EQ(cg, krylov.krylov_iterations);
@@ -216,9 +218,9 @@ TEST(StaticPredictor, AKrylovStepThatDoesNotConvergeFactorisesAsNewtonDoes) {
   const AgainstFullNewton run(finger, o);
   const StaticResult& capped = run.result;
   const std::vector<Real>&x = run.x_newton, &xc = run.x;
-  EXPECT_GT(capped.krylov_iterations, 0);  // tried ...
+  EXPECT_GT(capped.krylov_iterations, 0);               // tried ...
   EXPECT_EQ(capped.factorizations, capped.iterations);  // ... and every iteration factorised instead
-  EXPECT_EQ(xc, x);  // the very operations of full Newton
+  EXPECT_EQ(xc, x);                                     // the very operations of full Newton
 }
 
 TEST(StaticPredictor, TheExtrapolatedStepIsExactOnAQuadraticPath) {

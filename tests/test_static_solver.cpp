@@ -40,7 +40,8 @@ Assembler clamped(const Cantilever& c, Formulation formulation, const Material& 
 
 TEST(StaticSolver, LinearElasticityConvergesInOneIteration) {
   const Cantilever c = cantilever(CellType::Hex8, 1.0);
-  const Assembler assembler = clamped(c, Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(1e3, 0.3));
+  const Assembler assembler =
+      clamped(c, Formulation::LinearSmallStrain, fem::LinearElastic::from_young_poisson(1e3, 0.3));
   auto solver = make_linear_solver();
   std::vector<Real> x = c.mesh.rest_positions();
   const StaticResult r = solve_static(assembler, *solver, c.f_ext, x);

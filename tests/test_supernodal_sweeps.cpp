@@ -55,7 +55,8 @@ struct ToyFactor {
     for (int k = 0; k < ns; ++k) {
       const int nscol = super[k + 1] - super[k], nsrow = pi[k + 1] - pi[k];
       for (int c = 0; c < nscol; ++c)
-        for (int r = 0; r < nsrow; ++r) dense(s[pi[k] + r], super[k] + c) = x[static_cast<size_t>(px[k] + c * nsrow + r)];
+        for (int r = 0; r < nsrow; ++r)
+          dense(s[pi[k] + r], super[k] + c) = x[static_cast<size_t>(px[k] + c * nsrow + r)];
     }
   }
 };
@@ -131,8 +132,9 @@ struct SplitBox {
     spec.size = {8.0, 1.0, 1.0};
     spec.cells = {40, 5, 5};
     mesh = make_box(3, CellType::Tet4, spec);
-    assembler = std::make_unique<Assembler>(mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)},
-                                            fix_nodes(mesh, mesh.node_groups.at("xmin")), AssemblyOptions{});
+    assembler =
+        std::make_unique<Assembler>(mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(100.0, 0.3)},
+                                    fix_nodes(mesh, mesh.node_groups.at("xmin")), AssemblyOptions{});
     assembler->assemble(mesh.rest_positions(), nullptr, nullptr, &K);
     solver->analyze(assembler->pattern());
     solver->factorize(K);
@@ -189,7 +191,8 @@ TEST(SupernodalSweeps, CholmodPreconditionsWithASinglePrecisionFactor) {
   EXPECT_LT((p2 - 0.5 * x).norm(), 1e-4 * (0.5 * x).norm());
   // CG with K2's own factor as preconditioner reaches 1e-12 of K2's true residual in a few iterations.
   Eigen::VectorXd y(n);
-  const detail::FactorPcgResult r = detail::factor_pcg(assembler.pattern(), K2, *solver, b.data(), y.data(), 1e-12, 10, 2);
+  const detail::FactorPcgResult r =
+      detail::factor_pcg(assembler.pattern(), K2, *solver, b.data(), y.data(), 1e-12, 10, 2);
   ASSERT_TRUE(r.converged);
   EXPECT_LE(r.iterations, 4);
   const CsrPattern& pattern = assembler.pattern();

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "softik/error.hpp"
-#include "tests/expect_refused.hpp"
 #include "softik/surface.hpp"
+#include "tests/expect_refused.hpp"
 
 namespace softik {
 namespace {
@@ -108,7 +108,7 @@ TEST(SurfaceCheck, InwardSurfaceIsFlippedBackWhenAllowed) {
 TEST(SurfaceCheck, InwardSurfaceIsAnErrorWhenFlippingIsNotAllowed) {
   const Mesh m = cube_mesh();
   expect_cavity_error([&] { check_surface(m, reversed(cube_triangles()), "cavity", true, false); },
-               {"wound inward", "reverse all faces or allow flipping"});
+                      {"wound inward", "reverse all faces or allow flipping"});
 }
 
 TEST(SurfaceCheck, OneReversedFaceIsNamed) {
@@ -116,8 +116,9 @@ TEST(SurfaceCheck, OneReversedFaceIsNamed) {
   for (int k : {0, 5, 11}) {
     SurfaceGroup s = cube_triangles();
     std::swap(s.triangles[size_t(k)][1], s.triangles[size_t(k)][2]);
-    expect_cavity_error([&] { check_surface(m, s, "cavity", true, true); },
-                 {"same direction", "reverse face " + std::to_string(k) + " (triangle " + std::to_string(k) + ")"});
+    expect_cavity_error(
+        [&] { check_surface(m, s, "cavity", true, true); },
+        {"same direction", "reverse face " + std::to_string(k) + " (triangle " + std::to_string(k) + ")"});
   }
   SurfaceGroup q = cube_quads();
   std::swap(q.quads[2][1], q.quads[2][3]);
@@ -129,7 +130,7 @@ TEST(SurfaceCheck, MissingFace) {
   SurfaceGroup s = cube_triangles();
   s.triangles.pop_back();
   expect_cavity_error([&] { check_surface(m, s, "cavity", true, true); },
-               {"the cavity surface is not closed", "3 boundary edges", "add the missing faces"});
+                      {"the cavity surface is not closed", "3 boundary edges", "add the missing faces"});
   SurfaceReport r;
   check_surface(m, s, "cavity", false, true, &r);
   EXPECT_FALSE(r.closed);
@@ -149,7 +150,7 @@ TEST(SurfaceCheck, EdgeSharedByThreeFaces) {
   SurfaceGroup s = cube_triangles();
   s.triangles.push_back({0, 1, 9});
   expect_cavity_error([&] { check_surface(cube_mesh(), s, "cavity", false, true); },
-               {"edge 0-1", "shared by 3 faces", "non-manifold", "face 12 (triangle 12)"});
+                      {"edge 0-1", "shared by 3 faces", "non-manifold", "face 12 (triangle 12)"});
 }
 
 TEST(SurfaceCheck, NodeOutOfRange) {
@@ -158,7 +159,7 @@ TEST(SurfaceCheck, NodeOutOfRange) {
     SurfaceGroup s = cube_triangles();
     s.triangles[4][2] = bad;
     expect_cavity_error([&] { check_surface(m, s, "cavity", true, true); },
-                 {"face 4 (triangle 4)", "node " + std::to_string(bad), "outside the mesh's 10 nodes"});
+                        {"face 4 (triangle 4)", "node " + std::to_string(bad), "outside the mesh's 10 nodes"});
   }
   SurfaceGroup q = cube_quads();
   q.quads[3][0] = 42;
@@ -169,7 +170,8 @@ TEST(SurfaceCheck, DegenerateFaces) {
   const Mesh m = cube_mesh();
   SurfaceGroup s = cube_triangles();
   s.triangles[7] = {3, 3, 6};
-  expect_cavity_error([&] { check_surface(m, s, "cavity", true, true); }, {"face 7", "degenerate", "node 3 appears twice"});
+  expect_cavity_error([&] { check_surface(m, s, "cavity", true, true); },
+                      {"face 7", "degenerate", "node 3 appears twice"});
   s = cube_triangles();
   s.triangles.push_back({0, 1, 8});  // collinear
   expect_cavity_error([&] { check_surface(m, s, "cavity", false, true); }, {"face 12", "degenerate", "area"});

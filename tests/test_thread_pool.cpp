@@ -12,8 +12,8 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -78,9 +78,10 @@ TEST(ThreadPool, AtomicsHoldUnderContention) {
 TEST(ThreadPool, AnExceptionFromAPartReachesTheCaller) {
   for (int failing : {0, 1}) {
     if (failing >= pool_size()) continue;
-    EXPECT_THROW(parallel(2, [&](int t, int) {
-                   if (t == failing) throw std::runtime_error("part failed");
-                 }),
+    EXPECT_THROW(parallel(2,
+                          [&](int t, int) {
+                            if (t == failing) throw std::runtime_error("part failed");
+                          }),
                  std::runtime_error)
         << "part " << failing;
   }

@@ -41,8 +41,8 @@ std::size_t cells_local_bytes(std::size_t law, Formulation formulation, fem::Cor
   assembly::dispatch_kernel(law, formulation, tangent, project_spd, [&](auto law_tag, auto form_tag) {
     using M = typename decltype(law_tag)::type;
     using Form = typename decltype(form_tag)::type;
-    bytes = exec::forall_local_bytes<
-        assembly::AssembleCell<E, M, Form, assembly::Scatter::Atomic, exec::Space::Device>>();
+    bytes =
+        exec::forall_local_bytes<assembly::AssembleCell<E, M, Form, assembly::Scatter::Atomic, exec::Space::Device>>();
   });
   return bytes;
 }
@@ -60,7 +60,8 @@ void launch_cell_volumes(const DevicePass& pass, std::size_t law, Real* out) {
 }
 
 template <class E>
-void launch_nodal_bulk(const DevicePass& pass, std::size_t law, const assembly::NodalBulkFields<exec::Space::Device>& fields) {
+void launch_nodal_bulk(const DevicePass& pass, std::size_t law,
+                       const assembly::NodalBulkFields<exec::Space::Device>& fields) {
   if constexpr (assembly::nodal_mean_element<E>()) {
     assembly::dispatch_law(law, [&](auto law_tag) {
       using M = typename decltype(law_tag)::type;

@@ -51,7 +51,8 @@ class DeviceDesignEngine final : public DesignAssemblyEngine {
   void assemble(const std::vector<const std::vector<Real>*>& x, bool energy, bool force, bool stiffness,
                 std::vector<std::exception_ptr>& failures) override {
     const std::size_t D = static_cast<std::size_t>(device_.num_designs());
-    SOFTIK_CHECK(x.size() == D, "DeviceDesignEngine::assemble: " << x.size() << " position sets for " << D << " designs");
+    SOFTIK_CHECK(x.size() == D,
+                 "DeviceDesignEngine::assemble: " << x.size() << " position sets for " << D << " designs");
     for (std::size_t d = 0; d < D; ++d)
       if (x[d]) std::copy(x[d]->begin(), x[d]->end(), staging_.begin() + static_cast<std::ptrdiff_t>(d * num_dofs_));
     SOFTIK_CUDA_CHECK(cudaMemcpy(device_.device_design_positions(), staging_.data(), staging_.size() * sizeof(Real),

@@ -14,9 +14,9 @@
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "cuda/assembly/device_assembler.hpp"
-#include "cuda/backend_entries.hpp"
 #include "cuda/assembly/device_cells.hpp"
 #include "cuda/assembly/device_nodal_dilatation.hpp"
+#include "cuda/backend_entries.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/pinned_buffer.hpp"
@@ -45,7 +45,8 @@ void upload_transposed(T* dst, int num_cells, int words, Fill&& fill) {
     columns.resize(count * static_cast<std::size_t>(words));
     for (std::size_t j = 0; j < count; ++j) {
       fill(static_cast<int>(first + j), record.data());
-      for (int w = 0; w < words; ++w) columns[static_cast<std::size_t>(w) * count + j] = record[static_cast<std::size_t>(w)];
+      for (int w = 0; w < words; ++w)
+        columns[static_cast<std::size_t>(w) * count + j] = record[static_cast<std::size_t>(w)];
     }
     SOFTIK_CUDA_CHECK(cudaMemcpy2D(dst + first, static_cast<std::size_t>(num_cells) * sizeof(T), columns.data(),
                                    count * sizeof(T), count * sizeof(T), static_cast<std::size_t>(words),
@@ -63,7 +64,8 @@ bool gathered_stiffness_applies(const Assembler& host, const DeviceElement& elem
   const AssemblyOptions& o = host.options();
   return element.launch_gathered != nullptr && o.formulation == Formulation::Corotational &&
          o.corotational_tangent == fem::CorotationalTangent::Rotated && !o.project_spd &&
-         o.dilatation == fem::Dilatation::Pointwise && std::holds_alternative<fem::LinearElastic>(host.materials().front());
+         o.dilatation == fem::Dilatation::Pointwise &&
+         std::holds_alternative<fem::LinearElastic>(host.materials().front());
 }
 
 /// Device bytes of the gathered stiffness's tables, at most: per cell its pair words (npc^2
@@ -155,16 +157,18 @@ std::vector<Real> DeviceAssembler::Impl::reduce_energies(const Real* d_cell_ener
     std::vector<int> offsets(static_cast<std::size_t>(designs) + 1);
     for (std::size_t d = 0; d < offsets.size(); ++d) offsets[d] = static_cast<int>(d) * num_cells;
     segment_offsets = DeviceArray<int>(offsets.size());
-    SOFTIK_CUDA_CHECK(cudaMemcpy(segment_offsets.get(), offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
+    SOFTIK_CUDA_CHECK(
+        cudaMemcpy(segment_offsets.get(), offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
     energy_sums = DeviceArray<Real>(static_cast<std::size_t>(designs));
   }
   std::size_t scratch_bytes = 0;
   SOFTIK_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, scratch_bytes, d_cell_energy, energy_sums.get(), designs,
-                                                    segment_offsets.get(), segment_offsets.get() + 1, cudaStreamPerThread));
-  if (reduce_scratch.size() < scratch_bytes) reduce_scratch = DeviceArray<unsigned char>(scratch_bytes);
-  SOFTIK_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(reduce_scratch.get(), scratch_bytes, d_cell_energy, energy_sums.get(),
-                                                    designs, segment_offsets.get(), segment_offsets.get() + 1,
+                                                    segment_offsets.get(), segment_offsets.get() + 1,
                                                     cudaStreamPerThread));
+  if (reduce_scratch.size() < scratch_bytes) reduce_scratch = DeviceArray<unsigned char>(scratch_bytes);
+  SOFTIK_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(reduce_scratch.get(), scratch_bytes, d_cell_energy,
+                                                    energy_sums.get(), designs, segment_offsets.get(),
+                                                    segment_offsets.get() + 1, cudaStreamPerThread));
   std::vector<Real> sums(static_cast<std::size_t>(designs));
   SOFTIK_CUDA_CHECK(cudaMemcpy(sums.data(), energy_sums.get(), sums.size() * sizeof(Real), cudaMemcpyDeviceToHost));
   return sums;
@@ -175,10 +179,12 @@ std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
   const DeviceElement element = device_element(mesh.cell_type);
   const std::size_t cells = static_cast<std::size_t>(mesh.num_cells());
   const std::size_t npc = static_cast<std::size_t>(nodes_per_cell(mesh.cell_type));
-  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) + npc * npc * sizeof(int)) +
-         static_cast<std::size_t>(mesh.num_nodes()) * sizeof(int) +
-         material_bytes(host.materials()) + 2 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
-         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus) + gather_bytes(host, element);
+  return cells * (npc * sizeof(int) + static_cast<std::size_t>(element.rest_words + 1) * sizeof(Real) +
+                  npc * npc * sizeof(int)) +
+         static_cast<std::size_t>(mesh.num_nodes()) * sizeof(int) + material_bytes(host.materials()) +
+         2 * static_cast<std::size_t>(host.num_dofs()) * sizeof(Real) +
+         static_cast<std::size_t>(host.pattern().nnz()) * sizeof(Real) + sizeof(CellStatus) +
+         gather_bytes(host, element);
 }
 
 DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique<Impl>()) {
@@ -193,19 +199,22 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   const std::size_t buffers = required_device_bytes(host);
-  const std::size_t stacks = p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation,
-                                                              host.options().corotational_tangent, host.options().project_spd) *
-                             static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
+  const std::size_t stacks =
+      p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation,
+                                       host.options().corotational_tangent, host.options().project_spd) *
+      static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   SOFTIK_CHECK(buffers + stacks <= free_bytes,
                "the GPU assembly of " << mesh.num_cells() << " " << cell_type_name(mesh.cell_type) << " cells needs "
-                                      << buffers / 1e9 << " GB of device memory for its buffers and up to " << stacks / 1e9
-                                      << " GB for the kernel's stack frames; " << free_bytes / 1e9 << " GB of "
-                                      << total_bytes / 1e9 << " GB are free: use a smaller mesh or free device memory");
+                                      << buffers / 1e9 << " GB of device memory for its buffers and up to "
+                                      << stacks / 1e9 << " GB for the kernel's stack frames; " << free_bytes / 1e9
+                                      << " GB of " << total_bytes / 1e9
+                                      << " GB are free: use a smaller mesh or free device memory");
   SOFTIK_CHECK(mesh.num_cells() < kNoIndex && host.num_dofs() < kNoIndex,
-               "the GPU assembly indexes cells and DOFs below " << kNoIndex << ", got " << mesh.num_cells() << " cells and "
-                                                                << host.num_dofs() << " DOFs: split the model");
+               "the GPU assembly indexes cells and DOFs below " << kNoIndex << ", got " << mesh.num_cells()
+                                                                << " cells and " << host.num_dofs()
+                                                                << " DOFs: split the model");
   p.num_cells = mesh.num_cells();
   p.num_dofs = host.num_dofs();
   p.num_free_dofs = host.num_free_dofs();
@@ -221,15 +230,17 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   const int npc = nodes_per_cell(mesh.cell_type), slot_words = npc * npc;
   const std::size_t num_cells = static_cast<std::size_t>(p.num_cells);
   p.cells = DeviceArray<int>(num_cells * static_cast<std::size_t>(npc));
-  upload_transposed(p.cells.get(), p.num_cells, npc,
-                    [&](int c, int* record) { std::memcpy(record, mesh.cell(c), sizeof(int) * static_cast<std::size_t>(npc)); });
+  upload_transposed(p.cells.get(), p.num_cells, npc, [&](int c, int* record) {
+    std::memcpy(record, mesh.cell(c), sizeof(int) * static_cast<std::size_t>(npc));
+  });
   p.rest = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.rest_words));
   upload_transposed(p.rest.get(), p.num_cells, p.element.rest_words,
                     [&](int c, Real* record) { p.element.pack_rest(mesh, c, record, 1); });
   const int* slots = host.block_slots().data();
   p.block_slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
   upload_transposed(p.block_slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
-    std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words, sizeof(int) * static_cast<std::size_t>(slot_words));
+    std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words,
+                sizeof(int) * static_cast<std::size_t>(slot_words));
   });
   p.node_rows = DeviceArray<int>(host.node_rows().size());
   SOFTIK_CUDA_CHECK(cudaMemcpy(p.node_rows.get(), host.node_rows().data(), host.node_rows().size() * sizeof(int),
@@ -242,7 +253,8 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
         typed.reserve(materials.size());
         for (const Material& m : materials) typed.push_back(std::get<M>(m));  // one law: Assembler checked it
         p.materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
-        SOFTIK_CUDA_CHECK(cudaMemcpy(p.materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+        SOFTIK_CUDA_CHECK(
+            cudaMemcpy(p.materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
       },
       materials.front());
 
@@ -299,8 +311,9 @@ void DeviceAssembler::assemble(const std::vector<Real>& x, AssemblyRequest reque
   SOFTIK_CHECK(x.size() == static_cast<std::size_t>(p.num_dofs),
                "positions have " << x.size() << " entries, expected num_dofs = " << p.num_dofs);
   for (std::size_t k = 0; k < x.size(); ++k)
-    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is " << x[k]
-                                                          << ": the state diverged or was not initialised");
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / p.dim << " component " << k % p.dim << " is "
+                                                                    << x[k]
+                                                                    << ": the state diverged or was not initialised");
   p.staging.to_device(p.x.get(), x.data(), x.size());
   assemble(p.x.get(), request);
 }
@@ -331,14 +344,18 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   if (p.nodal && request.stiffness) p.nodal->add_second_ring(p.options.project_spd, p.K.get(), p.K.size());
   CellStatus result;
   SOFTIK_CUDA_CHECK(cudaMemcpy(&result, status, sizeof(CellStatus), cudaMemcpyDeviceToHost));  // waits
-  assembly::check_cell_status(result, p.dim, [&](int dof) {
-    Real value = 0;
-    SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
-    return value;
-  }, p.formulation_name());
+  assembly::check_cell_status(
+      result, p.dim,
+      [&](int dof) {
+        Real value = 0;
+        SOFTIK_CUDA_CHECK(cudaMemcpy(&value, d_x + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+        return value;
+      },
+      p.formulation_name());
   if (request.energy) {
     p.energy = p.reduce_energies(p.cell_energy.get(), 1).front();
-    if (p.nodal) p.energy += p.reduce_energies(p.nodal->device_bulk_energy(), 1).front();  // sum_c sum_{a in c} V_c/n U(theta_a)
+    if (p.nodal)
+      p.energy += p.reduce_energies(p.nodal->device_bulk_energy(), 1).front();  // sum_c sum_{a in c} V_c/n U(theta_a)
   }
 }
 
@@ -346,11 +363,13 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
                                   const std::vector<const Mesh*>& meshes) {
   Impl& p = *impl_;
   SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
-  SOFTIK_CHECK(!p.nodal, "set_designs: designs assembled in one launch run the pointwise and cell-mean dilatations, "
-                         "not NodalMean (the average nodal pressure): evaluate NodalMean designs one by one (batch "
-                         "lockstep: off)");
-  SOFTIK_CHECK(meshes.empty() || meshes.size() == materials.size(),
-               "set_designs: " << meshes.size() << " meshes for " << materials.size() << " designs (give none, or one each)");
+  SOFTIK_CHECK(!p.nodal,
+               "set_designs: designs assembled in one launch run the pointwise and cell-mean dilatations, "
+               "not NodalMean (the average nodal pressure): evaluate NodalMean designs one by one (batch "
+               "lockstep: off)");
+  SOFTIK_CHECK(
+      meshes.empty() || meshes.size() == materials.size(),
+      "set_designs: " << meshes.size() << " meshes for " << materials.size() << " designs (give none, or one each)");
   const std::size_t rest_words = static_cast<std::size_t>(p.element.rest_words) * static_cast<std::size_t>(p.num_cells);
   for (std::size_t d = 0; d < meshes.size(); ++d) {
     const Mesh& m = *meshes[d];
@@ -359,8 +378,8 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
                                         << " DOFs, the assembler's " << p.num_cells << " and " << p.num_dofs
                                         << ": designs of one launch share the topology");
   }
-  SOFTIK_CHECK(materials.size() < 65536, "set_designs: at most 65535 designs per launch, got " << materials.size()
-                                                                                                << ": split the batch");
+  SOFTIK_CHECK(materials.size() < 65536,
+               "set_designs: at most 65535 designs per launch, got " << materials.size() << ": split the batch");
   const std::size_t count = materials.front().size();
   SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(p.num_cells),
                "set_designs: design 0 has " << count << " materials for " << p.num_cells
@@ -371,23 +390,24 @@ void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& mate
                                                                       << ": every design needs the same count");
     for (std::size_t k = 0; k < count; ++k) {
       const Material& m = materials[d][k];
-      SOFTIK_CHECK(m.index() == p.law, "set_designs: design " << d << " material " << k << " is "
-                                                              << material_name(m) << ", the assembler's law is "
-                                                              << p.law_name << ": designs share the law (the kernel)");
+      SOFTIK_CHECK(m.index() == p.law, "set_designs: design " << d << " material " << k << " is " << material_name(m)
+                                                              << ", the assembler's law is " << p.law_name
+                                                              << ": designs share the law (the kernel)");
     }
   }
   const std::size_t D = materials.size();
   SOFTIK_CHECK(D * static_cast<std::size_t>(p.num_cells) < static_cast<std::size_t>(kNoIndex),
                "set_designs: " << D << " designs of " << p.num_cells << " cells exceed the " << kNoIndex
                                << " cells one pass indexes: evaluate the designs in smaller batches");
-  const std::size_t bytes = D * (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz) +
+  const std::size_t bytes = D *
+                                (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz) +
                                  static_cast<std::size_t>(p.num_cells) + (meshes.empty() ? 0 : rest_words)) *
                                 sizeof(Real) +
                             D * material_bytes(materials.front()) + D * sizeof(CellStatus);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() + p.design_materials.bytes() +
-                           p.design_cell_energy.bytes() + p.design_rest.bytes();
+  const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() +
+                           p.design_materials.bytes() + p.design_cell_energy.bytes() + p.design_rest.bytes();
   SOFTIK_CHECK(bytes <= free_bytes + held,
                "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
                              << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
@@ -469,11 +489,14 @@ void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request,
   for (std::size_t d = 0; d < D; ++d) {
     const Real* x_d = d_x + d * static_cast<std::size_t>(p.num_dofs);
     auto check = [&] {
-      assembly::check_cell_status(result[d], p.dim, [&](int dof) {
-        Real value = 0;
-        SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
-        return value;
-      }, p.formulation_name(), failures ? std::string() : "design " + std::to_string(d) + ": ");
+      assembly::check_cell_status(
+          result[d], p.dim,
+          [&](int dof) {
+            Real value = 0;
+            SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
+            return value;
+          },
+          p.formulation_name(), failures ? std::string() : "design " + std::to_string(d) + ": ");
     };
     if (!failures) {
       check();
@@ -511,7 +534,8 @@ std::vector<Real> DeviceAssembler::K_values() const {
 }
 
 DeviceElement device_element(CellType type) {
-  return softik::detail::dispatch_element(type, [](auto tag) { return device_element<typename decltype(tag)::type>(); });
+  return softik::detail::dispatch_element(type,
+                                          [](auto tag) { return device_element<typename decltype(tag)::type>(); });
 }
 
 }  // namespace softik::cuda

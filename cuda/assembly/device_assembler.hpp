@@ -13,12 +13,11 @@
 //   K values   d^2E/dx^2 over the free DOFs, nnz entries in the host Assembler's pattern()
 //              (CSR, both triangles, sorted columns): K_values[k] is the entry (row, col[k]).
 //   energy     sum of the cell energies.
-// Supported: every element trait (Edge2, Tri3, Quad4, Tet4, Hex8); every formulation of AssemblyOptions (corotational with the
-// polar or QR rotation and the rotated or consistent tangent, linear small strain, total
-// Lagrangian hyperelastic) and every law of softik::Material, homogeneous or per cell; the
-// optional element SPD projection (AssemblyOptions::project_spd); both averaged dilatations
-// (CellMean in the cell kernel, NodalMean with the nodal passes of DeviceNodalDilatation around
-// it). Other cell types throw.
+// Supported: every element trait (Edge2, Tri3, Quad4, Tet4, Hex8); every formulation of AssemblyOptions (corotational
+// with the polar or QR rotation and the rotated or consistent tangent, linear small strain, total Lagrangian
+// hyperelastic) and every law of softik::Material, homogeneous or per cell; the optional element SPD projection
+// (AssemblyOptions::project_spd); both averaged dilatations (CellMean in the cell kernel, NodalMean with the nodal
+// passes of DeviceNodalDilatation around it). Other cell types throw.
 //
 // Device memory (uploaded once in the constructor; structure of arrays over the cells):
 //   connectivity (npc ints/cell), rest data (fem::RestData<E> words/cell: 25 Tet4, 224 Hex8),
@@ -93,7 +92,7 @@ class DeviceAssembler final : public DeviceAssembly {
 
   /// Device buffer of num_dofs positions owned by this object (for assemble(const Real*)).
   Real* device_positions();
-  const Real* device_force() const;     ///< num_dofs entries (device_K_values(): nnz entries)
+  const Real* device_force() const;  ///< num_dofs entries (device_K_values(): nnz entries)
 
   // ---- Designs: many parameter sets of this mesh in ONE launch over designs x cells ----------
   /// Sets the designs evaluated by assemble_designs(): materials[d] holds design d's materials

@@ -24,7 +24,8 @@ class DeviceNodalDilatation {
   /// The tables of `host`'s mesh. `rest_pass` is the mesh part of a pass whose x holds the rest
   /// positions and whose status is reset (each cell's rest volume is its volume pass there);
   /// throws naming the memory it needs when the device lacks it.
-  DeviceNodalDilatation(const Assembler& host, const DeviceElement& element, std::size_t law, const DevicePass& rest_pass);
+  DeviceNodalDilatation(const Assembler& host, const DeviceElement& element, std::size_t law,
+                        const DevicePass& rest_pass);
 
   /// Before the cell pass, at pass.x (pass.status reset): throws as the CPU does. Synchronous.
   void prepare(const DeviceElement& element, std::size_t law, const DevicePass& pass, const std::string& law_name,

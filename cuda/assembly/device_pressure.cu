@@ -43,8 +43,8 @@ struct DevicePressure::Impl {
   Surface surface;  ///< x set per call
   DeviceArray<int> triangles, quadratic, nodes;
   DeviceArray<Real> triangle_weight, weights;
-  DeviceArray<Real> triangle_volume;  ///< one per triangle
-  DeviceArray<Real> total;            ///< the summed volume
+  DeviceArray<Real> triangle_volume;   ///< one per triangle
+  DeviceArray<Real> total;             ///< the summed volume
   DeviceArray<unsigned char> scratch;  ///< cub's
   std::size_t scratch_bytes = 0;
   DeviceArray<Real> x, f;  ///< for the host-vector overloads
@@ -77,7 +77,8 @@ DevicePressure::DevicePressure(const PressureLoad& load, const Mesh& mesh) : imp
   p.name = load.name;
   p.num_dofs = mesh.num_dofs();
   const assembly::TriangleList list = assembly::expand_triangles(load.surface);
-  SOFTIK_CHECK(list.vertices.size() < static_cast<std::size_t>(INT_MAX) && list.quadratic.size() < static_cast<std::size_t>(INT_MAX),
+  SOFTIK_CHECK(list.vertices.size() < static_cast<std::size_t>(INT_MAX) &&
+                   list.quadratic.size() < static_cast<std::size_t>(INT_MAX),
                "pressure load '" << load.name << "': " << list.size()
                                  << " faces (quads count 4) exceed the GPU index range: split the surface");
   SOFTIK_CHECK(mesh.num_dofs() < INT_MAX / 2,
@@ -159,7 +160,8 @@ Real DevicePressure::volume(const std::vector<Real>& x) {
 void DevicePressure::add_forces(Real P, const std::vector<Real>& x, std::vector<Real>& f) {
   Impl& p = *impl_;
   p.check_host_positions(x);
-  SOFTIK_CHECK(f.size() == x.size(), "DevicePressure::add_forces: f has " << f.size() << " entries, expected " << x.size());
+  SOFTIK_CHECK(f.size() == x.size(),
+               "DevicePressure::add_forces: f has " << f.size() << " entries, expected " << x.size());
   SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), x.data(), x.size() * sizeof(Real), cudaMemcpyHostToDevice));
   SOFTIK_CUDA_CHECK(cudaMemcpy(p.f.get(), f.data(), f.size() * sizeof(Real), cudaMemcpyHostToDevice));
   add_forces(P, static_cast<const Real*>(p.x.get()), p.f.get());

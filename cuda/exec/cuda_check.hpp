@@ -6,10 +6,10 @@
 
 #include "softik/error.hpp"
 
-#define SOFTIK_CUDA_CHECK(call)                                                                      \
-  do {                                                                                               \
-    const cudaError_t softik_cuda_status_ = (call);                                                  \
-    SOFTIK_CHECK_KIND(softik_cuda_status_ == cudaSuccess, ::softik::ErrorKind::Internal, "CUDA call " #call " failed: "                  \
-                                                         << cudaGetErrorName(softik_cuda_status_) << " (" \
-                                                         << cudaGetErrorString(softik_cuda_status_) << ")"); \
+#define SOFTIK_CUDA_CHECK(call)                                                                          \
+  do {                                                                                                   \
+    const cudaError_t softik_cuda_status_ = (call);                                                      \
+    SOFTIK_CHECK_KIND(softik_cuda_status_ == cudaSuccess, ::softik::ErrorKind::Internal,                 \
+                      "CUDA call " #call " failed: " << cudaGetErrorName(softik_cuda_status_) << " ("    \
+                                                     << cudaGetErrorString(softik_cuda_status_) << ")"); \
   } while (0)

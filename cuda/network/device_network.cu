@@ -1,6 +1,6 @@
 // The node-network force gather on the GPU (cuda/network/device_network.hpp).
-#include "cuda/network/device_network.hpp"
 #include "cuda/backend_entries.hpp"
+#include "cuda/network/device_network.hpp"
 
 #include <cuda_runtime.h>
 
@@ -18,7 +18,8 @@ namespace {
 template <class T>
 DeviceArray<T> upload(const std::vector<T>& host) {
   DeviceArray<T> d(host.size());
-  if (!host.empty()) SOFTIK_CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  if (!host.empty())
+    SOFTIK_CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
@@ -80,7 +81,8 @@ void DeviceNetwork::add_forces_from_host(const Real* x, const Real* v, Real* f) 
 
 namespace softik {
 
-std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first, const std::vector<int>& other,
+std::unique_ptr<DeviceNetworkForces> make_device_network_forces(const std::vector<int>& first,
+                                                                const std::vector<int>& other,
                                                                 const std::vector<Real>& spring,
                                                                 const std::vector<Real>& extra,
                                                                 const VolumeCellTable& cells) {

@@ -33,7 +33,7 @@ class DeviceNetwork final : public DeviceNetworkForces {
   DeviceArray<Real> cell_stiffness_, cell_rest_volume_;
   int num_cells_ = 0;
   mutable DeviceArray<Real> cell_pressure_;  ///< the cells' first pass (p_c per cell); add_forces runs in stream order
-  DeviceArray<Real> x_, v_, f_;  ///< staging for add_forces_from_host
+  DeviceArray<Real> x_, v_, f_;              ///< staging for add_forces_from_host
   std::vector<Real> f_host_;
 };
 

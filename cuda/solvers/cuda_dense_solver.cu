@@ -4,17 +4,17 @@
 // is not positive definite (a hyperelastic tangent under compression, a follower load's
 // stiffness) is factored again as P K P^T = L D L^T (Bunch-Kaufman, cusolverDnDsytrf) and solved
 // by cusolverDnXsytrs, as CHOLMOD and cuDSS do on the other backends: no half solves then.
-#include <cstddef>
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "cuda/backend_entries.hpp"
+#include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/cuda_dense_solver.hpp"
 #include "cuda/solvers/cuda_library_check.hpp"
-#include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"
 
 namespace softik::cuda {
@@ -57,7 +57,7 @@ struct CudaDenseSolver::Impl {
   int n = 0;
   int nnz = 0;
   bool analysed = false;
-  bool factored = false;  ///< the last factorisation succeeded
+  bool factored = false;    ///< the last factorisation succeeded
   bool indefinite = false;  ///< it is L D L^T (Dsytrf), not L L^T
   FactorizationInfo info;
   CusolverDnHandle solver;
@@ -69,17 +69,17 @@ struct CudaDenseSolver::Impl {
   DeviceArray<unsigned char> workspace;
   std::vector<unsigned char> host_workspace;
   std::size_t workspace_bytes = 0, host_workspace_bytes = 0;
-  DeviceArray<Real> diag;      ///< diag(L)
-  DeviceArray<int> dev_info;   ///< Xpotrf / Xpotrs status
-  DeviceArray<Real> rhs;       ///< staging for host right-hand sides: n x rhs_columns
+  DeviceArray<Real> diag;     ///< diag(L)
+  DeviceArray<int> dev_info;  ///< Xpotrf / Xpotrs status
+  DeviceArray<Real> rhs;      ///< staging for host right-hand sides: n x rhs_columns
   int rhs_columns = 0;
   // forward_gram: Z = L^-1 B (n x gram_columns) and one more column for Z c stay in gram_Z, apart
   // from the solve staging (a solve() between forward_gram and backward_combination keeps Z);
   // G and c are staged in gram.
   int gram_columns = 0;
-  DeviceArray<Real> gram_Z;    ///< n x gram_Z_columns
+  DeviceArray<Real> gram_Z;  ///< n x gram_Z_columns
   int gram_Z_columns = 0;
-  DeviceArray<Real> gram;      ///< gram_capacity entries: G (nb x nb), then c (nb)
+  DeviceArray<Real> gram;  ///< gram_capacity entries: G (nb x nb), then c (nb)
   std::size_t gram_capacity = 0;
   std::vector<Real> host_diag;
   // L D L^T (allocated on the first indefinite K): Dsytrf's pivots and workspace, Xsytrs's workspace.
@@ -186,10 +186,9 @@ void CudaDenseSolver::analyze(const CsrPattern& pattern) {
   check_fits(0);
   // Workspace query before the matrix exists: the query reads only the sizes, so any valid
   // device address stands in for A.
-  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER,
-                                                    static_cast<int64_t>(n), CUDA_R_64F, p.row_ptr.get(),
-                                                    static_cast<int64_t>(n), CUDA_R_64F, &p.workspace_bytes,
-                                                    &p.host_workspace_bytes));
+  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(
+      p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n), CUDA_R_64F, p.row_ptr.get(),
+      static_cast<int64_t>(n), CUDA_R_64F, &p.workspace_bytes, &p.host_workspace_bytes));
   check_fits(p.workspace_bytes);
 
   p.A = DeviceArray<Real>(n * n);
@@ -227,10 +226,10 @@ void CudaDenseSolver::factorize_device(const Real* d_values) {
   scatter_upper_csr_to_lower_dense<<<grid_size(n, kBlock), kBlock>>>(p.n, p.row_ptr.get(), p.col.get(), d_values,
                                                                      p.A.get());
   check_launch("scatter_upper_csr_to_lower_dense");
-  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf(p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
-                                         CUDA_R_64F, p.A.get(), static_cast<int64_t>(n), CUDA_R_64F, p.workspace.get(),
-                                         p.workspace_bytes, p.host_workspace_bytes ? p.host_workspace.data() : nullptr,
-                                         p.host_workspace_bytes, p.dev_info.get()));
+  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf(
+      p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n), CUDA_R_64F, p.A.get(),
+      static_cast<int64_t>(n), CUDA_R_64F, p.workspace.get(), p.workspace_bytes,
+      p.host_workspace_bytes ? p.host_workspace.data() : nullptr, p.host_workspace_bytes, p.dev_info.get()));
   const int status = p.download_info();  // synchronises with the factorisation
   SOFTIK_CHECK(status >= 0, "cusolverDnXpotrf rejected its parameter " << -status << " (internal error)");
   p.info.factor_nnz = static_cast<long long>(n) * static_cast<long long>(n + 1) / 2;
@@ -267,7 +266,8 @@ void CudaDenseSolver::factorize_indefinite(const Real* d_values) {
   SOFTIK_CHECK(status >= 0, "cusolverDnDsytrf rejected its parameter " << -status << " (internal error)");
   p.info.passes = 2;
   p.info.indefinite = true;
-  SOFTIK_CHECK_NUMERICAL(status == 0, "the stiffness matrix K is singular: " << name() << " (cusolverDnDsytrf, L D L^T) found "
+  SOFTIK_CHECK_NUMERICAL(status == 0, "the stiffness matrix K is singular: "
+                                          << name() << " (cusolverDnDsytrf, L D L^T) found "
                                           << "D(" << status << ", " << status << ") exactly zero, at free DOF row "
                                           << status - 1 << ". The body is not held against rigid motion: fix enough "
                                           << "nodes, at least one face of every separate part");
@@ -325,7 +325,8 @@ void CudaDenseSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
   if (p.n == 0 || nrhs == 0) return;
   const std::size_t n = static_cast<std::size_t>(p.n);
   if (d_x != d_b)
-    SOFTIK_CUDA_CHECK(cudaMemcpy(d_x, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
+    SOFTIK_CUDA_CHECK(
+        cudaMemcpy(d_x, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   if (p.indefinite) {  // Xsytrs overwrites B with the solution
     std::size_t device_bytes = 0, host_bytes = 0;
     SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs_bufferSize(p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
@@ -337,19 +338,18 @@ void CudaDenseSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
       p.sytrs_bytes = device_bytes;
     }
     if (host_bytes > p.sytrs_host.size()) p.sytrs_host.assign(host_bytes, 0);
-    SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs(p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
-                                           static_cast<int64_t>(nrhs), CUDA_R_64F, p.A.get(), static_cast<int64_t>(n),
-                                           p.pivots.get(), CUDA_R_64F, d_x, static_cast<int64_t>(n), p.sytrs_work.get(),
-                                           p.sytrs_bytes, host_bytes ? p.sytrs_host.data() : nullptr, host_bytes,
-                                           p.dev_info.get()));
+    SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs(
+        p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n), static_cast<int64_t>(nrhs), CUDA_R_64F,
+        p.A.get(), static_cast<int64_t>(n), p.pivots.get(), CUDA_R_64F, d_x, static_cast<int64_t>(n),
+        p.sytrs_work.get(), p.sytrs_bytes, host_bytes ? p.sytrs_host.data() : nullptr, host_bytes, p.dev_info.get()));
     const int status = p.download_info();
     SOFTIK_CHECK(status == 0, "cusolverDnXsytrs rejected its parameter " << -status << " (internal error)");
     return;
   }
   // Xpotrs overwrites B with the solution.
-  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrs(p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
-                                         static_cast<int64_t>(nrhs), CUDA_R_64F, p.A.get(), static_cast<int64_t>(n),
-                                         CUDA_R_64F, d_x, static_cast<int64_t>(n), p.dev_info.get()));
+  SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrs(
+      p.solver.get(), p.params.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n), static_cast<int64_t>(nrhs),
+      CUDA_R_64F, p.A.get(), static_cast<int64_t>(n), CUDA_R_64F, d_x, static_cast<int64_t>(n), p.dev_info.get()));
   const int status = p.download_info();
   SOFTIK_CHECK(status == 0, "cusolverDnXpotrs rejected its parameter " << -status << " (internal error)");
 }
@@ -382,8 +382,8 @@ namespace {
 void triangular_solve(cublasHandle_t blas, cublasOperation_t op, int n, const Real* L, Real* B, int nrhs) {
   const Real one = 1.0;
   SOFTIK_CUBLAS_CHECK(cublasDtrsm_64(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT,
-                                     static_cast<int64_t>(n), static_cast<int64_t>(nrhs), &one, L, static_cast<int64_t>(n),
-                                     B, static_cast<int64_t>(n)));
+                                     static_cast<int64_t>(n), static_cast<int64_t>(nrhs), &one, L,
+                                     static_cast<int64_t>(n), B, static_cast<int64_t>(n)));
 }
 }  // namespace
 
@@ -393,9 +393,10 @@ void CudaDenseSolver::solve_forward_device(const Real* d_b, Real* d_z, int nrhs)
   if (p.n == 0 || nrhs <= 0) return;
   const std::size_t n = static_cast<std::size_t>(p.n);
   if (d_z != d_b)
-    SOFTIK_CUDA_CHECK(cudaMemcpy(d_z, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
+    SOFTIK_CUDA_CHECK(
+        cudaMemcpy(d_z, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   triangular_solve(p.blas.get(), CUBLAS_OP_N, p.n, p.A.get(), d_z, nrhs);  // z = L^-1 b
-  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
+  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));           // this thread's stream only
 }
 
 void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs) const {
@@ -404,9 +405,10 @@ void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs
   if (p.n == 0 || nrhs <= 0) return;
   const std::size_t n = static_cast<std::size_t>(p.n);
   if (d_x != d_z)
-    SOFTIK_CUDA_CHECK(cudaMemcpy(d_x, d_z, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
+    SOFTIK_CUDA_CHECK(
+        cudaMemcpy(d_x, d_z, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
   triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, nrhs);  // x = L^-T z
-  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
+  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));           // this thread's stream only
 }
 
 void CudaDenseSolver::forward_gram(const Real* B, int n, int nb, Real* G) {
@@ -455,8 +457,8 @@ void CudaDenseSolver::backward_combination(const Real* c, Real* x) {
   Real* d_Z = p.gram_Z.get();
   Real* d_x = d_Z + static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nb);
   const Real one = 1.0, zero = 0.0;
-  SOFTIK_CUBLAS_CHECK(cublasDgemv_64(p.blas.get(), CUBLAS_OP_N, static_cast<int64_t>(p.n), static_cast<int64_t>(nb), &one,
-                                     d_Z, static_cast<int64_t>(p.n), d_c, 1, &zero, d_x, 1));
+  SOFTIK_CUBLAS_CHECK(cublasDgemv_64(p.blas.get(), CUBLAS_OP_N, static_cast<int64_t>(p.n), static_cast<int64_t>(nb),
+                                     &one, d_Z, static_cast<int64_t>(p.n), d_c, 1, &zero, d_x, 1));
   triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, 1);  // x = L^-T z
   download(x, d_x, static_cast<std::size_t>(p.n));
 }

@@ -67,9 +67,9 @@ class CudaDenseSolver final : public LinearSolver {
   // Device-pointer variants: n x nrhs column-major arrays (leading dimension n) in device
   // memory. The output may be the input (in place); otherwise they must not overlap.
   // Synchronous on the default stream.
-  void solve_device(const Real* d_b, Real* d_x, int nrhs = 1) const;          ///< x = K^-1 b
-  void solve_forward_device(const Real* d_b, Real* d_z, int nrhs = 1) const;  ///< z = L^-1 b
-  void solve_backward_device(const Real* d_z, Real* d_x, int nrhs = 1) const; ///< x = L^-T z
+  void solve_device(const Real* d_b, Real* d_x, int nrhs = 1) const;           ///< x = K^-1 b
+  void solve_forward_device(const Real* d_b, Real* d_z, int nrhs = 1) const;   ///< z = L^-1 b
+  void solve_backward_device(const Real* d_z, Real* d_x, int nrhs = 1) const;  ///< x = L^-T z
 
   /// Number of free DOFs n of the analysed pattern.
   int size() const;

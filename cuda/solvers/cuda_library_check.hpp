@@ -28,48 +28,64 @@ namespace softik::cuda {
 /// The enumerator name of a cuSOLVER status (cuSOLVER has no status-string function).
 inline const char* cusolver_status_name(cusolverStatus_t status) {
   switch (status) {
-    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
-    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
-    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED (out of device memory)";
-    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
-    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
-    case CUSOLVER_STATUS_MAPPING_ERROR: return "CUSOLVER_STATUS_MAPPING_ERROR";
-    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
-    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
-    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED: return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
-    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
-    case CUSOLVER_STATUS_ZERO_PIVOT: return "CUSOLVER_STATUS_ZERO_PIVOT";
-    case CUSOLVER_STATUS_INVALID_LICENSE: return "CUSOLVER_STATUS_INVALID_LICENSE";
-    case CUSOLVER_STATUS_INVALID_WORKSPACE: return "CUSOLVER_STATUS_INVALID_WORKSPACE";
-    default: return "cuSOLVER status (see cusolver_common.h)";
+    case CUSOLVER_STATUS_SUCCESS:
+      return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED:
+      return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED:
+      return "CUSOLVER_STATUS_ALLOC_FAILED (out of device memory)";
+    case CUSOLVER_STATUS_INVALID_VALUE:
+      return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH:
+      return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_MAPPING_ERROR:
+      return "CUSOLVER_STATUS_MAPPING_ERROR";
+    case CUSOLVER_STATUS_EXECUTION_FAILED:
+      return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR:
+      return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_ZERO_PIVOT:
+      return "CUSOLVER_STATUS_ZERO_PIVOT";
+    case CUSOLVER_STATUS_INVALID_LICENSE:
+      return "CUSOLVER_STATUS_INVALID_LICENSE";
+    case CUSOLVER_STATUS_INVALID_WORKSPACE:
+      return "CUSOLVER_STATUS_INVALID_WORKSPACE";
+    default:
+      return "cuSOLVER status (see cusolver_common.h)";
   }
 }
 
 }  // namespace softik::cuda
 
-#define SOFTIK_CUBLAS_CHECK(call)                                                                        \
-  do {                                                                                                   \
-    const cublasStatus_t softik_cublas_status_ = (::softik::cuda::cuda_math().call);                                                 \
-    SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                         \
-                 "cuBLAS call " #call " failed: " << ::softik::cuda::cuda_math().cublasGetStatusName(softik_cublas_status_) << " ("   \
-                                                  << ::softik::cuda::cuda_math().cublasGetStatusString(softik_cublas_status_) << ")"); \
+#define SOFTIK_CUBLAS_CHECK(call)                                                                              \
+  do {                                                                                                         \
+    const cublasStatus_t softik_cublas_status_ = (::softik::cuda::cuda_math().call);                           \
+    SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,           \
+                      "cuBLAS call " #call " failed: "                                                         \
+                          << ::softik::cuda::cuda_math().cublasGetStatusName(softik_cublas_status_) << " ("    \
+                          << ::softik::cuda::cuda_math().cublasGetStatusString(softik_cublas_status_) << ")"); \
   } while (0)
 
-#define SOFTIK_CUSOLVER_CHECK(call)                                                                  \
-  do {                                                                                               \
-    const cusolverStatus_t softik_cusolver_status_ = (::softik::cuda::cuda_math().call);                                         \
-    SOFTIK_CHECK_KIND(softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                 \
-                 "cuSOLVER call " #call " failed: "                                                  \
-                     << ::softik::cuda::cusolver_status_name(softik_cusolver_status_) << " (status " \
-                     << static_cast<int>(softik_cusolver_status_) << ")");                          \
+#define SOFTIK_CUSOLVER_CHECK(call)                                                                             \
+  do {                                                                                                          \
+    const cusolverStatus_t softik_cusolver_status_ = (::softik::cuda::cuda_math().call);                        \
+    SOFTIK_CHECK_KIND(                                                                                          \
+        softik_cusolver_status_ == CUSOLVER_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                      \
+        "cuSOLVER call " #call " failed: " << ::softik::cuda::cusolver_status_name(softik_cusolver_status_)     \
+                                           << " (status " << static_cast<int>(softik_cusolver_status_) << ")"); \
   } while (0)
 
-#define SOFTIK_CUSPARSE_CHECK(call)                                                                           \
-  do {                                                                                                        \
-    const cusparseStatus_t softik_cusparse_status_ = (::softik::cuda::cuda_math().call);                                                  \
-    SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                          \
-                 "cuSPARSE call " #call " failed: " << ::softik::cuda::cuda_math().cusparseGetErrorName(softik_cusparse_status_) << " ("   \
-                                                    << ::softik::cuda::cuda_math().cusparseGetErrorString(softik_cusparse_status_) << ")"); \
+#define SOFTIK_CUSPARSE_CHECK(call)                                                                               \
+  do {                                                                                                            \
+    const cusparseStatus_t softik_cusparse_status_ = (::softik::cuda::cuda_math().call);                          \
+    SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,          \
+                      "cuSPARSE call " #call " failed: "                                                          \
+                          << ::softik::cuda::cuda_math().cusparseGetErrorName(softik_cusparse_status_) << " ("    \
+                          << ::softik::cuda::cuda_math().cusparseGetErrorString(softik_cusparse_status_) << ")"); \
   } while (0)
 
 namespace softik::cuda {

@@ -41,12 +41,12 @@ CudaMathLibrary load_cuda_math() {
   const std::string cusolver = "libcusolver.so." SOFTIK_CUDA_MATH_STRING(CUSOLVER_VER_MAJOR);
   const std::string cusparse = "libcusparse.so." SOFTIK_CUDA_MATH_STRING(CUSPARSE_VER_MAJOR);
   std::string path;
-#define SOFTIK_CUDA_MATH_RESOLVE(fn)                                                             \
-  lib.api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, SOFTIK_CUDA_MATH_STRING(fn)));  \
-  if (lib.api.fn == nullptr) {                                                                   \
+#define SOFTIK_CUDA_MATH_RESOLVE(fn)                                                                \
+  lib.api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, SOFTIK_CUDA_MATH_STRING(fn)));       \
+  if (lib.api.fn == nullptr) {                                                                      \
     lib.error = path + " has no function " SOFTIK_CUDA_MATH_STRING(fn) ": it is not the library " \
-                       "of the CUDA toolkit softik was compiled with";                           \
-    return lib;                                                                                  \
+                       "of the CUDA toolkit softik was compiled with"; \
+    return lib;                                                                                     \
   }
   for (const std::string* soname : {&cublas, &cusolver, &cusparse}) {
     void* handle = open_library(*soname, path, lib.error);

@@ -28,22 +28,25 @@ namespace softik::cuda {
 
 // Every function softik calls, by its exported name (the _v2 names of cublas_v2.h's macros: the
 // unsuffixed cuBLAS symbols are the legacy API with other signatures).
-#define SOFTIK_CUBLAS_FUNCTIONS(X)                                                                     \
-  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasGetStatusName)                 \
-  X(cublasGetStatusString) X(cublasDtrsm_v2_64) X(cublasDsyrk_v2_64) X(cublasDgemv_v2_64)
-#define SOFTIK_CUSOLVER_FUNCTIONS(X)                                                                     \
-  X(cusolverDnCreate) X(cusolverDnDestroy) X(cusolverDnSetStream) X(cusolverDnCreateParams)             \
-  X(cusolverDnDestroyParams) X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXpotrs)     \
-  X(cusolverDnDsytrf_bufferSize) X(cusolverDnDsytrf) X(cusolverDnXsytrs_bufferSize) X(cusolverDnXsytrs) \
-  X(cusolverSpCreate) X(cusolverSpDestroy) X(cusolverSpSetStream) X(cusolverSpCreateCsrcholInfo)        \
-  X(cusolverSpDestroyCsrcholInfo) X(cusolverSpXcsrcholAnalysis) X(cusolverSpDcsrcholBufferInfo)         \
-  X(cusolverSpDcsrcholFactor) X(cusolverSpDcsrcholZeroPivot) X(cusolverSpDcsrcholSolve)                 \
-  X(cusolverSpDcsrcholDiag)
-#define SOFTIK_CUSPARSE_FUNCTIONS(X)                                                                   \
-  X(cusparseCreate) X(cusparseDestroy) X(cusparseSetStream) X(cusparseGetErrorName)                   \
-  X(cusparseGetErrorString) X(cusparseCreateMatDescr) X(cusparseDestroyMatDescr) X(cusparseSetMatType) \
-  X(cusparseSetMatIndexBase) X(cusparseCreateBsr) X(cusparseDestroySpMat) X(cusparseCreateDnMat)      \
-  X(cusparseDestroyDnMat) X(cusparseSpMM_bufferSize) X(cusparseSpMM)
+#define SOFTIK_CUBLAS_FUNCTIONS(X)                                                                               \
+  X(cublasCreate_v2)                                                                                             \
+  X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasGetStatusName) X(cublasGetStatusString) X(cublasDtrsm_v2_64) \
+      X(cublasDsyrk_v2_64) X(cublasDgemv_v2_64)
+#define SOFTIK_CUSOLVER_FUNCTIONS(X)                                                                            \
+  X(cusolverDnCreate)                                                                                           \
+  X(cusolverDnDestroy) X(cusolverDnSetStream) X(cusolverDnCreateParams) X(cusolverDnDestroyParams)              \
+      X(cusolverDnXpotrf_bufferSize) X(cusolverDnXpotrf) X(cusolverDnXpotrs) X(cusolverDnDsytrf_bufferSize)     \
+          X(cusolverDnDsytrf) X(cusolverDnXsytrs_bufferSize) X(cusolverDnXsytrs) X(cusolverSpCreate)            \
+              X(cusolverSpDestroy) X(cusolverSpSetStream) X(cusolverSpCreateCsrcholInfo)                        \
+                  X(cusolverSpDestroyCsrcholInfo) X(cusolverSpXcsrcholAnalysis) X(cusolverSpDcsrcholBufferInfo) \
+                      X(cusolverSpDcsrcholFactor) X(cusolverSpDcsrcholZeroPivot) X(cusolverSpDcsrcholSolve)     \
+                          X(cusolverSpDcsrcholDiag)
+#define SOFTIK_CUSPARSE_FUNCTIONS(X)                                                                                  \
+  X(cusparseCreate)                                                                                                   \
+  X(cusparseDestroy) X(cusparseSetStream) X(cusparseGetErrorName) X(cusparseGetErrorString) X(cusparseCreateMatDescr) \
+      X(cusparseDestroyMatDescr) X(cusparseSetMatType) X(cusparseSetMatIndexBase) X(cusparseCreateBsr)                \
+          X(cusparseDestroySpMat) X(cusparseCreateDnMat) X(cusparseDestroyDnMat) X(cusparseSpMM_bufferSize)           \
+              X(cusparseSpMM)
 
 /// Pointers to those functions, with the exact types the headers declare. A call written with
 /// cublas_v2.h's macro names (cublasDtrsm_64) reaches the member of the exported name.

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "cuda/backend_entries.hpp"
+#include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/block_pcg_kernels.cuh"
 #include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/solvers/cuda_pcg_solver.hpp"
-#include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"
 
 namespace softik::cuda {
@@ -102,18 +102,20 @@ void CudaPcgSolver::Impl::ensure_workspace(int nrhs) {
     const std::size_t needed = 6 * size * sizeof(Real);
     std::size_t free_bytes = 0, total_bytes = 0;
     SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    SOFTIK_CHECK(needed <= free_bytes, "block PCG with " << nrhs << " right-hand sides of " << n << " free DOFs needs "
-                                                        << needed / 1e9 << " GB of device memory for its vectors, but only "
-                                                        << free_bytes / 1e9 << " GB of " << total_bytes / 1e9
-                                                        << " GB are free: solve fewer right-hand sides at once, or use a "
-                                                           "smaller mesh");
+    SOFTIK_CHECK(needed <= free_bytes, "block PCG with "
+                                           << nrhs << " right-hand sides of " << n << " free DOFs needs "
+                                           << needed / 1e9 << " GB of device memory for its vectors, but only "
+                                           << free_bytes / 1e9 << " GB of " << total_bytes / 1e9
+                                           << " GB are free: solve fewer right-hand sides at once, or use a "
+                                              "smaller mesh");
     for (DeviceArray<Real>* v : {&B, &X, &R, &Z, &P, &Q}) {
       *v = DeviceArray<Real>(size);
       // Padded rows must stay zero in every vector (the copies in and out skip them).
       SOFTIK_CUDA_CHECK(cudaMemset(v->get(), 0, size * sizeof(Real)));
     }
     scalars = DeviceArray<Real>(5 * static_cast<std::size_t>(nrhs));
-    dot_parts = static_cast<int>(std::min<unsigned>(kMaxDotParts, grid_size(static_cast<std::size_t>(n_pad), kDotBlock)));
+    dot_parts =
+        static_cast<int>(std::min<unsigned>(kMaxDotParts, grid_size(static_cast<std::size_t>(n_pad), kDotBlock)));
     partial = DeviceArray<Real>(2 * static_cast<std::size_t>(nrhs) * static_cast<std::size_t>(dot_parts));
     active = DeviceArray<int>(static_cast<std::size_t>(nrhs));
     capacity = nrhs;
@@ -165,7 +167,8 @@ void CudaPcgSolver::Impl::choose_product(int nrhs) {
     }
     spmm_alg = alg;
     use_cusparse = true;
-    product = alg == CUSPARSE_SPMM_BSR_ALG1 ? "cusparseSpMM (CUSPARSE_SPMM_BSR_ALG1)" : "cusparseSpMM (CUSPARSE_SPMM_ALG_DEFAULT)";
+    product = alg == CUSPARSE_SPMM_BSR_ALG1 ? "cusparseSpMM (CUSPARSE_SPMM_BSR_ALG1)"
+                                            : "cusparseSpMM (CUSPARSE_SPMM_ALG_DEFAULT)";
     return;
   }
   use_cusparse = false;
@@ -192,7 +195,8 @@ void CudaPcgSolver::Impl::dots(int nrhs, const Real* A, const Real* Bm, const Re
   column_dots_partial<<<dim3(static_cast<unsigned>(dot_parts), static_cast<unsigned>(nrhs)), kDotBlock>>>(
       n_pad, n_pad, A, Bm, C, partial.get());
   check_launch("column_dots_partial");
-  column_dots_finish<<<static_cast<unsigned>(nrhs), kDotBlock>>>(dot_parts, partial.get(), out_ab, C ? out_ac : nullptr);
+  column_dots_finish<<<static_cast<unsigned>(nrhs), kDotBlock>>>(dot_parts, partial.get(), out_ab,
+                                                                 C ? out_ac : nullptr);
   check_launch("column_dots_finish");
 }
 
@@ -221,7 +225,8 @@ void CudaPcgSolver::Impl::run(int nrhs, double tolerance, int max_iter, bool war
   warm_columns = 0;  // X is in flux until this solve succeeds
   for (std::size_t j = 0; j < n_rhs; ++j)
     if (b_norm[j] == 0)  // x = 0, whatever the initial guess
-      SOFTIK_CUDA_CHECK(cudaMemset(X.get() + j * static_cast<std::size_t>(n_pad), 0, static_cast<std::size_t>(n_pad) * sizeof(Real)));
+      SOFTIK_CUDA_CHECK(
+          cudaMemset(X.get() + j * static_cast<std::size_t>(n_pad), 0, static_cast<std::size_t>(n_pad) * sizeof(Real)));
   for (std::size_t j = 0; j < n_rhs; ++j)
     SOFTIK_CHECK(std::isfinite(b_norm[j]), "block PCG: right-hand side column " << j << " holds NaN or inf");
 
@@ -244,29 +249,33 @@ void CudaPcgSolver::Impl::run(int nrhs, double tolerance, int max_iter, bool war
     }
     if (!any) break;
     if (restart == kMaxRestarts) {
-      const std::size_t j = static_cast<std::size_t>(std::find(is_active.begin(), is_active.end(), 1) - is_active.begin());
-      SOFTIK_CHECK(false, "block PCG: the recurrence of column "
-                              << j << " converged " << kMaxRestarts << " times but its true residual ||b - K x|| / ||b|| = "
-                              << std::sqrt(host_scalars[n_rhs + j]) / b_norm[j] << " stays above relative_tolerance = "
-                              << tolerance << " after " << iterations
-                              << " iterations: K is too badly conditioned for this tolerance in double precision "
-                                 "(raise relative_tolerance, or use a direct solver: LinearSolverKind::Cudss, CudaDense, "
-                                 "or a CPU solver)");
+      const std::size_t j =
+          static_cast<std::size_t>(std::find(is_active.begin(), is_active.end(), 1) - is_active.begin());
+      SOFTIK_CHECK(false,
+                   "block PCG: the recurrence of column "
+                       << j << " converged " << kMaxRestarts << " times but its true residual ||b - K x|| / ||b|| = "
+                       << std::sqrt(host_scalars[n_rhs + j]) / b_norm[j]
+                       << " stays above relative_tolerance = " << tolerance << " after " << iterations
+                       << " iterations: K is too badly conditioned for this tolerance in double precision "
+                          "(raise relative_tolerance, or use a direct solver: LinearSolverKind::Cudss, CudaDense, "
+                          "or a CPU solver)");
     }
     upload(active.get(), is_active.data(), n_rhs);
 
     while (any) {
       if (iterations >= max_iter) {
-        const std::size_t j = static_cast<std::size_t>(std::find(is_active.begin(), is_active.end(), 1) - is_active.begin());
-        SOFTIK_CHECK(false, "block PCG did not converge: right-hand-side column "
-                                << j << " still has ||r|| / ||b|| = " << history[j].back() << " after " << iterations
-                                << " iterations (max_iterations = " << max_iter << ", relative_tolerance = " << tolerance
-                                << "); residual history (iteration: ||r|| / ||b||): " << format_history(history[j])
-                                << ". K may be singular (nothing fixed, or a part floating free: fix enough nodes), "
-                                   "indefinite (a hyperelastic tangent under compression: set "
-                                   "AssemblyOptions::project_spd = true) or too badly conditioned for block-Jacobi CG: "
-                                   "raise max_iterations, or use a direct solver (LinearSolverKind::Cudss, CudaDense, or "
-                                   "a CPU solver)");
+        const std::size_t j =
+            static_cast<std::size_t>(std::find(is_active.begin(), is_active.end(), 1) - is_active.begin());
+        SOFTIK_CHECK(false,
+                     "block PCG did not converge: right-hand-side column "
+                         << j << " still has ||r|| / ||b|| = " << history[j].back() << " after " << iterations
+                         << " iterations (max_iterations = " << max_iter << ", relative_tolerance = " << tolerance
+                         << "); residual history (iteration: ||r|| / ||b||): " << format_history(history[j])
+                         << ". K may be singular (nothing fixed, or a part floating free: fix enough nodes), "
+                            "indefinite (a hyperelastic tangent under compression: set "
+                            "AssemblyOptions::project_spd = true) or too badly conditioned for block-Jacobi CG: "
+                            "raise max_iterations, or use a direct solver (LinearSolverKind::Cudss, CudaDense, or "
+                            "a CPU solver)");
       }
       spmm(nrhs, 1.0, operand(P, dn_P), 0.0, operand(Q, dn_Q));  // q = K p
       dots(nrhs, P.get(), Q.get(), nullptr, pq, nullptr);
@@ -284,19 +293,20 @@ void CudaPcgSolver::Impl::run(int nrhs, double tolerance, int max_iter, bool war
       for (std::size_t j = 0; j < n_rhs; ++j) {
         if (!is_active[j]) continue;
         const double pKp = host_scalars[j];
-        SOFTIK_CHECK(pKp > 0, "block PCG: p^T K p = " << pKp << " <= 0 in right-hand-side column " << j << " at iteration "
-                                                       << iterations
-                                                       << ": the stiffness matrix K is not positive definite (singular: "
-                                                          "nothing fixed, or a part floating free, so fix enough nodes; "
-                                                          "or an indefinite hyperelastic tangent: set "
-                                                          "AssemblyOptions::project_spd = true, or use a CPU solver "
-                                                          "(LinearSolverKind::Cholmod), which factors indefinite K)");
+        SOFTIK_CHECK(pKp > 0, "block PCG: p^T K p = " << pKp << " <= 0 in right-hand-side column " << j
+                                                      << " at iteration " << iterations
+                                                      << ": the stiffness matrix K is not positive definite (singular: "
+                                                         "nothing fixed, or a part floating free, so fix enough nodes; "
+                                                         "or an indefinite hyperelastic tangent: set "
+                                                         "AssemblyOptions::project_spd = true, or use a CPU solver "
+                                                         "(LinearSolverKind::Cholmod), which factors indefinite K)");
         const double residual = std::sqrt(host_scalars[n_rhs + j]) / b_norm[j];
         history[j].push_back(residual);
-        SOFTIK_CHECK(std::isfinite(residual),
-                     "block PCG diverged in right-hand-side column "
-                         << j << " at iteration " << iterations << " (residual history: " << format_history(history[j])
-                         << "): K is probably singular (nothing fixed, or a part floating free) or not positive definite");
+        SOFTIK_CHECK(
+            std::isfinite(residual),
+            "block PCG diverged in right-hand-side column "
+                << j << " at iteration " << iterations << " (residual history: " << format_history(history[j])
+                << "): K is probably singular (nothing fixed, or a part floating free) or not positive definite");
         if (residual <= tolerance) {
           is_active[j] = 0;
           changed = true;
@@ -318,8 +328,9 @@ const std::string& CudaPcgSolver::product() const { return impl_->product; }
 void CudaPcgSolver::reset_warm_start() { impl_->warm_columns = 0; }
 
 const std::vector<double>& CudaPcgSolver::residual_history(int column) const {
-  SOFTIK_CHECK(column >= 0 && static_cast<std::size_t>(column) < impl_->history.size(),
-               "residual_history: column " << column << " of a last solve with " << impl_->history.size() << " columns");
+  SOFTIK_CHECK(
+      column >= 0 && static_cast<std::size_t>(column) < impl_->history.size(),
+      "residual_history: column " << column << " of a last solve with " << impl_->history.size() << " columns");
   return impl_->history[static_cast<std::size_t>(column)];
 }
 
@@ -348,7 +359,8 @@ void CudaPcgSolver::analyze(const CsrPattern& pattern) {
     row_blocks.clear();
     const int first_row = 3 * I, last_row = std::min(3 * I + 3, p.n);
     for (int r = first_row; r < last_row; ++r)
-      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
+      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1];
+           ++k) {
         const int J = pattern.col[static_cast<std::size_t>(k)] / 3;
         if (seen[static_cast<std::size_t>(J)] != I) {
           seen[static_cast<std::size_t>(J)] = I;
@@ -365,7 +377,8 @@ void CudaPcgSolver::analyze(const CsrPattern& pattern) {
                  name() << ": K has too many 3 x 3 blocks for 32-bit BSR indices: split the model");
     diag_block[static_cast<std::size_t>(I)] = position[static_cast<std::size_t>(I)];
     for (int r = first_row; r < last_row; ++r)
-      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
+      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1];
+           ++k) {
         const int c = pattern.col[static_cast<std::size_t>(k)];
         slot[static_cast<std::size_t>(k)] = 9 * position[static_cast<std::size_t>(c / 3)] + 3 * (r % 3) + c % 3;
       }
@@ -377,15 +390,17 @@ void CudaPcgSolver::analyze(const CsrPattern& pattern) {
   // write either, so they stay).
   std::vector<Real> initial(9 * nnzb, 0.0);
   for (int r = p.n; r < p.n_pad; ++r)
-    initial[9 * static_cast<std::size_t>(diag_block[static_cast<std::size_t>(r / 3)]) + 4 * static_cast<std::size_t>(r % 3)] = 1.0;
+    initial[9 * static_cast<std::size_t>(diag_block[static_cast<std::size_t>(r / 3)]) +
+            4 * static_cast<std::size_t>(r % 3)] = 1.0;
 
   const std::size_t needed = (9 * nnzb + 9 * mb + static_cast<std::size_t>(p.nnz) + 2 * mb) * sizeof(Real) +
                              (mb + 1 + nnzb + static_cast<std::size_t>(p.nnz) + mb) * sizeof(int);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   SOFTIK_CHECK(needed <= free_bytes, name() << " of " << p.n << " free DOFs needs " << needed / 1e9
-                                            << " GB of device memory for K in BSR, but only " << free_bytes / 1e9 << " GB of "
-                                            << total_bytes / 1e9 << " GB are free: use a smaller mesh or free device memory");
+                                            << " GB of device memory for K in BSR, but only " << free_bytes / 1e9
+                                            << " GB of " << total_bytes / 1e9
+                                            << " GB are free: use a smaller mesh or free device memory");
   p.bsr_row_ptr = DeviceArray<int>(mb + 1);
   p.bsr_col = DeviceArray<int>(nnzb);
   p.slot = DeviceArray<int>(static_cast<std::size_t>(p.nnz));
@@ -446,8 +461,8 @@ void CudaPcgSolver::factorize_device(const Real* d_values) {
   SOFTIK_CHECK(first_bad >= p.mb,
                "the stiffness matrix K is not positive definite: its 3 x 3 diagonal block "
                    << first_bad << " (free DOF rows " << 3 * first_bad << " to " << std::min(3 * first_bad + 2, p.n - 1)
-                   << ") is not (a DOF without stiffness, or an indefinite hyperelastic tangent): "
-                   << name() << " needs a positive definite K; set AssemblyOptions::project_spd = true, or use a CPU "
+                   << ") is not (a DOF without stiffness, or an indefinite hyperelastic tangent): " << name()
+                   << " needs a positive definite K; set AssemblyOptions::project_spd = true, or use a CPU "
                    << "solver (LinearSolverKind::Cholmod), which also factors indefinite K");
   // For an iterative solver this is only an indicator of the scaling, not a pivot ratio.
   p.info.pivot_ratio = min_max[1] > 0 ? min_max[0] / min_max[1] : 0.0;
@@ -463,16 +478,16 @@ void CudaPcgSolver::solve(const Real* b, Real* x, int nrhs) const {
   p.ensure_workspace(nrhs);
   const std::size_t row_bytes = static_cast<std::size_t>(p.n) * sizeof(Real);
   const std::size_t pitch = static_cast<std::size_t>(p.n_pad) * sizeof(Real);
-  SOFTIK_CUDA_CHECK(cudaMemcpy2D(p.B.get(), pitch, b, row_bytes, row_bytes, static_cast<std::size_t>(nrhs),
-                                 cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(
+      cudaMemcpy2D(p.B.get(), pitch, b, row_bytes, row_bytes, static_cast<std::size_t>(nrhs), cudaMemcpyHostToDevice));
   try {
     p.run(nrhs, relative_tolerance, max_iterations, warm_start);
   } catch (...) {
     p.warm_columns = 0;
     throw;
   }
-  SOFTIK_CUDA_CHECK(cudaMemcpy2D(x, row_bytes, p.X.get(), pitch, row_bytes, static_cast<std::size_t>(nrhs),
-                                 cudaMemcpyDeviceToHost));
+  SOFTIK_CUDA_CHECK(
+      cudaMemcpy2D(x, row_bytes, p.X.get(), pitch, row_bytes, static_cast<std::size_t>(nrhs), cudaMemcpyDeviceToHost));
 }
 
 void CudaPcgSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {

@@ -52,12 +52,12 @@ CudssLibrary load_cudss_library() {
 #endif
   void* handle = open_first_library(candidates, "libcudss.so.1", lib.path, lib.error);
   if (handle == nullptr) return lib;
-#define SOFTIK_CUDSS_RESOLVE(fn)                                                                       \
-  lib.api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn));                                \
-  if (lib.api.fn == nullptr) {                                                                         \
+#define SOFTIK_CUDSS_RESOLVE(fn)                                                                                  \
+  lib.api.fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn));                                             \
+  if (lib.api.fn == nullptr) {                                                                                    \
     lib.error = lib.path + " has no function " #fn ": it is not a cuDSS " + std::to_string(CUDSS_VERSION_MAJOR) + \
-                ".x library";                                                                          \
-    return lib;                                                                                        \
+                ".x library";                                                                                     \
+    return lib;                                                                                                   \
   }
   SOFTIK_CUDSS_FUNCTIONS(SOFTIK_CUDSS_RESOLVE)
 #undef SOFTIK_CUDSS_RESOLVE
@@ -103,16 +103,24 @@ const CudssApi& require_cudss() {
 
 const char* cudss_status_name(cudssStatus_t status) {
   switch (status) {
-    case CUDSS_STATUS_SUCCESS: return "CUDSS_STATUS_SUCCESS";
-    case CUDSS_STATUS_NOT_INITIALIZED: return "CUDSS_STATUS_NOT_INITIALIZED";
+    case CUDSS_STATUS_SUCCESS:
+      return "CUDSS_STATUS_SUCCESS";
+    case CUDSS_STATUS_NOT_INITIALIZED:
+      return "CUDSS_STATUS_NOT_INITIALIZED";
     case CUDSS_STATUS_ALLOC_FAILED:
       return "CUDSS_STATUS_ALLOC_FAILED (out of device or host memory: use a coarser mesh, or 'cuda-pcg')";
-    case CUDSS_STATUS_INVALID_VALUE: return "CUDSS_STATUS_INVALID_VALUE";
-    case CUDSS_STATUS_NOT_SUPPORTED: return "CUDSS_STATUS_NOT_SUPPORTED";
-    case CUDSS_STATUS_EXECUTION_FAILED: return "CUDSS_STATUS_EXECUTION_FAILED";
-    case CUDSS_STATUS_INTERNAL_ERROR: return "CUDSS_STATUS_INTERNAL_ERROR";
-    case CUDSS_STATUS_IR_FAILED: return "CUDSS_STATUS_IR_FAILED";
-    default: return "unknown cuDSS status (see cudss_data_types.h)";
+    case CUDSS_STATUS_INVALID_VALUE:
+      return "CUDSS_STATUS_INVALID_VALUE";
+    case CUDSS_STATUS_NOT_SUPPORTED:
+      return "CUDSS_STATUS_NOT_SUPPORTED";
+    case CUDSS_STATUS_EXECUTION_FAILED:
+      return "CUDSS_STATUS_EXECUTION_FAILED";
+    case CUDSS_STATUS_INTERNAL_ERROR:
+      return "CUDSS_STATUS_INTERNAL_ERROR";
+    case CUDSS_STATUS_IR_FAILED:
+      return "CUDSS_STATUS_IR_FAILED";
+    default:
+      return "unknown cuDSS status (see cudss_data_types.h)";
   }
 }
 

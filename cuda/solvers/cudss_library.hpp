@@ -14,11 +14,12 @@
 namespace softik::cuda {
 
 // Every cuDSS function softik calls.
-#define SOFTIK_CUDSS_FUNCTIONS(X)                                                                              \
-  X(cudssGetProperty)                                                                                          \
-  X(cudssCreate) X(cudssDestroy) X(cudssSetStream) X(cudssConfigCreate) X(cudssConfigDestroy) X(cudssConfigSet)  \
-  X(cudssDataCreate) X(cudssDataDestroy) X(cudssDataGet) X(cudssDataSet) X(cudssMatrixCreateCsr)                \
-  X(cudssMatrixCreateDn) X(cudssMatrixDestroy) X(cudssMatrixSetValues) X(cudssExecute)
+#define SOFTIK_CUDSS_FUNCTIONS(X)                                                                                   \
+  X(cudssGetProperty)                                                                                               \
+  X(cudssCreate)                                                                                                    \
+  X(cudssDestroy) X(cudssSetStream) X(cudssConfigCreate) X(cudssConfigDestroy) X(cudssConfigSet) X(cudssDataCreate) \
+      X(cudssDataDestroy) X(cudssDataGet) X(cudssDataSet) X(cudssMatrixCreateCsr) X(cudssMatrixCreateDn)            \
+          X(cudssMatrixDestroy) X(cudssMatrixSetValues) X(cudssExecute)
 
 /// Pointers to the cuDSS functions, with the exact types cudss.h declares.
 struct CudssApi {
@@ -36,10 +37,11 @@ const char* cudss_status_name(cudssStatus_t status);
 }  // namespace softik::cuda
 
 /// Every cuDSS call: a failure becomes a softik::Error naming the call and cuDSS's status.
-#define SOFTIK_CUDSS_CHECK(call)                                                                   \
-  do {                                                                                             \
-    const cudssStatus_t softik_cudss_status_ = (call);                                             \
-    SOFTIK_CHECK_KIND(softik_cudss_status_ == CUDSS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,                                     \
-                 "cuDSS call " #call " failed: " << ::softik::cuda::cudss_status_name(softik_cudss_status_) \
-                                                 << " (status " << static_cast<int>(softik_cudss_status_) << ")"); \
+#define SOFTIK_CUDSS_CHECK(call)                                                                                 \
+  do {                                                                                                           \
+    const cudssStatus_t softik_cudss_status_ = (call);                                                           \
+    SOFTIK_CHECK_KIND(softik_cudss_status_ == CUDSS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,               \
+                      "cuDSS call " #call " failed: " << ::softik::cuda::cudss_status_name(softik_cudss_status_) \
+                                                      << " (status " << static_cast<int>(softik_cudss_status_)   \
+                                                      << ")");                                                   \
   } while (0)

@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "cuda/exec/cuda_check.hpp"
-#include "cuda/solvers/cudss_library.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/pinned_buffer.hpp"
+#include "cuda/solvers/cudss_library.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"
 #endif
 
@@ -38,11 +38,12 @@ namespace softik {
 bool have_cudss() { return false; }
 
 std::unique_ptr<LinearSolver> make_cudss_solver() {
-  SOFTIK_CHECK(false, "the GPU linear solver 'cudss' (LinearSolverKind::Cudss) was requested, but softik was built "
-                      "without cuDSS: run scripts/setup.sh (it installs the PyPI package nvidia-cudss-cu13, cuDSS's "
-                      "header and library) and rebuild (scripts/build.sh; CMake's SOFTIK_WITH_CUDSS=AUTO then finds "
-                      "it), or use 'cuda-dense' (LinearSolverKind::CudaDense, up to ~20k free DOFs) or 'cuda-pcg' "
-                      "(LinearSolverKind::CudaPcg)");
+  SOFTIK_CHECK(false,
+               "the GPU linear solver 'cudss' (LinearSolverKind::Cudss) was requested, but softik was built "
+               "without cuDSS: run scripts/setup.sh (it installs the PyPI package nvidia-cudss-cu13, cuDSS's "
+               "header and library) and rebuild (scripts/build.sh; CMake's SOFTIK_WITH_CUDSS=AUTO then finds "
+               "it), or use 'cuda-dense' (LinearSolverKind::CudaDense, up to ~20k free DOFs) or 'cuda-pcg' "
+               "(LinearSolverKind::CudaPcg)");
 }
 
 namespace cuda {
@@ -170,7 +171,7 @@ struct CudssSolver::Impl {
   DeviceArray<Real> diag;               ///< CUDSS_DATA_DIAG
   DeviceArray<PivotStats> stats;
   DeviceArray<Real> b_buffer, x_buffer;  ///< n x rhs_columns staging for host solves
-  PinnedBuffer<Real> staging;           ///< host solves' right-hand sides up and solutions down
+  PinnedBuffer<Real> staging;            ///< host solves' right-hand sides up and solutions down
   int rhs_columns = 0;
 
   Impl() = default;
@@ -290,8 +291,7 @@ struct CudssSolver::Impl {
     int zero = 0;
     (void)api->cudssDataSet(handle, f.data, CUDSS_DATA_INFO, &zero, sizeof(zero));
     bind_rhs(b_buffer.get(), x_buffer.get());  // a solve_device may have left caller pointers there
-    const int phase =
-        kUseRefactorization && f.factored_once ? CUDSS_PHASE_REFACTORIZATION : CUDSS_PHASE_FACTORIZATION;
+    const int phase = kUseRefactorization && f.factored_once ? CUDSS_PHASE_REFACTORIZATION : CUDSS_PHASE_FACTORIZATION;
     Attempt a;
     a.status = api->cudssExecute(handle, phase, config, f.data, f.A, X, B);
     SOFTIK_CHECK(a.status != CUDSS_STATUS_ALLOC_FAILED,
@@ -501,7 +501,7 @@ void CudssSolver::factorize_device(const Real* d_values) {
 void CudssSolver::solve(const Real* b, Real* x, int nrhs) const {
   Impl& p = *impl_;
   SOFTIK_CHECK(p.factored, name() << "::solve needs a successful factorisation: call analyze(pattern) and "
-                                      "factorize(values) first");
+                                     "factorize(values) first");
   SOFTIK_CHECK(nrhs >= 0, name() << "::solve got " << nrhs << " right-hand sides");
   if (p.n == 0 || nrhs == 0) return;
   p.prepare_rhs(nrhs);
@@ -514,7 +514,7 @@ void CudssSolver::solve(const Real* b, Real* x, int nrhs) const {
 void CudssSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
   Impl& p = *impl_;
   SOFTIK_CHECK(p.factored, name() << "::solve_device needs a successful factorisation: call analyze(pattern) and "
-                                      "factorize(values) first");
+                                     "factorize(values) first");
   SOFTIK_CHECK(nrhs >= 0, name() << "::solve_device got " << nrhs << " right-hand sides");
   if (p.n == 0 || nrhs == 0) return;
   SOFTIK_CHECK(d_b != nullptr && d_x != nullptr, name() << "::solve_device got a null pointer");

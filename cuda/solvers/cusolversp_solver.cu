@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "cuda/backend_entries.hpp"
-#include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/exec/device_array.hpp"
+#include "cuda/solvers/cuda_library_check.hpp"
 #include "cuda/solvers/gpu_solver_support.hpp"
 
 namespace softik::cuda {
@@ -97,8 +97,8 @@ class CusolverSpSolver final : public LinearSolver {
       factored_ = true;
       return;
     }
-    const cusolverStatus_t status = cuda_math().cusolverSpDcsrcholFactor(handle_.get(), n_, nnz_, descr_.get(), d_values,
-                                                                         row_ptr_.get(), col_.get(), chol_.get(), workspace_.get());
+    const cusolverStatus_t status = cuda_math().cusolverSpDcsrcholFactor(
+        handle_.get(), n_, nnz_, descr_.get(), d_values, row_ptr_.get(), col_.get(), chol_.get(), workspace_.get());
     SOFTIK_CHECK(status == CUSOLVER_STATUS_SUCCESS,
                  "cusolverSpDcsrcholFactor failed: " << cusolver_status_name(status)
                                                      << ". The stiffness matrix K may be singular or not positive "
@@ -114,8 +114,8 @@ class CusolverSpSolver final : public LinearSolver {
     Real largest = 0;
     for (Real d : host_diag_) largest = d > largest ? d : largest;
     int position = -1;
-    const cusolverStatus_t pivot_status =
-        cuda_math().cusolverSpDcsrcholZeroPivot(handle_.get(), chol_.get(), std::sqrt(singular_threshold) * largest, &position);
+    const cusolverStatus_t pivot_status = cuda_math().cusolverSpDcsrcholZeroPivot(
+        handle_.get(), chol_.get(), std::sqrt(singular_threshold) * largest, &position);
     SOFTIK_CHECK(pivot_status == CUSOLVER_STATUS_SUCCESS || pivot_status == CUSOLVER_STATUS_ZERO_PIVOT,
                  "cusolverSpDcsrcholZeroPivot failed: " << cusolver_status_name(pivot_status));
     // The position is in cusolverSp's internal ordering, not a free DOF row (see the top).

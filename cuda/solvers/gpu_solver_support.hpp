@@ -20,8 +20,7 @@ namespace softik::cuda {
 inline void require_device(const char* solver) {
   std::string reason;
   SOFTIK_CHECK(device_available(&reason),
-               "the GPU linear solver '" << solver << "' needs a usable CUDA device, but there is none ("
-                                         << reason
+               "the GPU linear solver '" << solver << "' needs a usable CUDA device, but there is none (" << reason
                                          << "): use a CPU solver (LinearSolverKind::Cholmod or EigenLDLT), or run on "
                                             "a machine with an NVIDIA GPU");
 }
@@ -32,16 +31,17 @@ inline void check_csr_pattern(const CsrPattern& pattern, const char* solver) {
   const std::size_t rows = static_cast<std::size_t>(pattern.rows < 0 ? 0 : pattern.rows);
   SOFTIK_CHECK(pattern.rows >= 0 && pattern.row_ptr.size() == rows + 1 && pattern.row_ptr.front() == 0 &&
                    pattern.row_ptr.back() == pattern.nnz(),
-               solver << "::analyze got a malformed CSR pattern (" << pattern.rows << " rows, " << pattern.row_ptr.size()
-                      << " row offsets, " << pattern.nnz()
+               solver << "::analyze got a malformed CSR pattern (" << pattern.rows << " rows, "
+                      << pattern.row_ptr.size() << " row offsets, " << pattern.nnz()
                       << " column indices): pass Assembler::pattern(), rows + 1 offsets from 0 to nnz");
   for (std::size_t i = 0; i < rows; ++i) {
     const int begin = pattern.row_ptr[i], end = pattern.row_ptr[i + 1];
     SOFTIK_CHECK(begin <= end, solver << "::analyze: row offsets decrease at row " << i);
     for (int k = begin; k < end; ++k)
-      SOFTIK_CHECK(pattern.col[static_cast<std::size_t>(k)] >= 0 && pattern.col[static_cast<std::size_t>(k)] < pattern.rows,
-                   solver << "::analyze: column index " << pattern.col[static_cast<std::size_t>(k)] << " of row " << i
-                          << " is outside [0, " << pattern.rows << ")");
+      SOFTIK_CHECK(
+          pattern.col[static_cast<std::size_t>(k)] >= 0 && pattern.col[static_cast<std::size_t>(k)] < pattern.rows,
+          solver << "::analyze: column index " << pattern.col[static_cast<std::size_t>(k)] << " of row " << i
+                 << " is outside [0, " << pattern.rows << ")");
   }
 }
 

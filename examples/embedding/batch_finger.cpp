@@ -44,8 +44,10 @@ int main(int argc, char** argv) {
       std::printf("batch_finger: %s: %.0f Pa, cavity volume +%.3e m^3, tip rise %.3e m\n", design.name.c_str(),
                   cavity.pressure, growth, rise);
       if (!(growth > previous_volume && rise > previous_rise)) {
-        std::fprintf(stderr, "batch_finger: FAILED: design %s does not inflate more or bend further than the "
-                     "design with a lower pressure\n", design.name.c_str());
+        std::fprintf(stderr,
+                     "batch_finger: FAILED: design %s does not inflate more or bend further than the "
+                     "design with a lower pressure\n",
+                     design.name.c_str());
         return 1;
       }
       previous_volume = growth;

@@ -21,7 +21,8 @@ int main() {
   if (!softik::cuda::device_available(&reason)) {
     try {
       softik::require_backend(softik::Backend::Cuda);
-      std::fprintf(stderr, "embedding_cuda_backend: no device (%s), yet require_backend accepted cuda\n", reason.c_str());
+      std::fprintf(stderr, "embedding_cuda_backend: no device (%s), yet require_backend accepted cuda\n",
+                   reason.c_str());
       return 1;
     } catch (const softik::Error& e) {
       std::printf("CUDA backend built; no usable device: %s\n", e.what());

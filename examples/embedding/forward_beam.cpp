@@ -39,10 +39,12 @@ int main() {
     for (int n : end) deflection -= x[3 * static_cast<size_t>(n) + 2] - mesh.X[3 * static_cast<size_t>(n) + 2];
     deflection /= static_cast<Real>(end.size());
     const Real inertia = side * side * side * side / 12, area = side * side, shear_modulus = young / 2;
-    const Real theory = load * length * length * length / (3 * young * inertia) + load * length / (5.0 / 6.0 * shear_modulus * area);
+    const Real theory =
+        load * length * length * length / (3 * young * inertia) + load * length / (5.0 / 6.0 * shear_modulus * area);
     const Real error = std::abs(deflection - theory) / theory;
-    std::printf("forward_beam: %d Newton iterations, tip deflection %.4e m, beam theory %.4e m, relative error %.2f %%\n",
-                result.iterations, deflection, theory, 100 * error);
+    std::printf(
+        "forward_beam: %d Newton iterations, tip deflection %.4e m, beam theory %.4e m, relative error %.2f %%\n",
+        result.iterations, deflection, theory, 100 * error);
     // Linear hexahedra 4 cells through the height are a little stiff in bending (shear locking:
     // 3.1 % here); tests/test_beam.cpp shows the error falling as O(h^2) toward 0 on refinement.
     // A wrong modulus, load or sign is off by far more than 5 %.

@@ -55,8 +55,10 @@ int main() {
     }
     const Real pressure = inverse.lambda().at(0);
     if (error > tolerance || !(pressure > 0 && pressure <= 50e3)) {
-      std::fprintf(stderr, "inverse_finger: FAILED: after %d steps the tip is %.3e m from its goal (tolerance %.1e m), "
-                   "pressure %.1f Pa\n", steps, error, tolerance, pressure);
+      std::fprintf(stderr,
+                   "inverse_finger: FAILED: after %d steps the tip is %.3e m from its goal (tolerance %.1e m), "
+                   "pressure %.1f Pa\n",
+                   steps, error, tolerance, pressure);
       return 1;
     }
     std::printf("inverse_finger: goal reached in %d steps with %.1f Pa\n", steps, pressure);

@@ -9,10 +9,10 @@
 
 #include "host/assembly/cell_status.hpp"
 #include "host/assembly/device_assembly.hpp"
-#include "host/exec/device_backend.hpp"
 #include "host/assembly/element_kernels.hpp"
 #include "host/assembly/nodal_dilatation.hpp"
 #include "host/assembly/slot_map.hpp"
+#include "host/exec/device_backend.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
 #include "softik/linear_solver.hpp"
@@ -107,7 +107,7 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
         }
       SOFTIK_CHECK(pattern.col.size() < static_cast<size_t>(std::numeric_limits<int>::max()),
                    "the stiffness pattern exceeds 2^31 non-zeros (" << pattern.col.size() << " at DOF row " << row
-                                                                   << "): split the model or use a coarser mesh");
+                                                                    << "): split the model or use a coarser mesh");
       pattern.row_ptr[static_cast<size_t>(row) + 1] = static_cast<int>(pattern.col.size());
     }
   // Rows were emitted in DOF order and free indices increase with DOF order, so row_ptr is
@@ -125,7 +125,8 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
     }
     first_col[static_cast<size_t>(node)] = first_row[static_cast<size_t>(node)];
     const int row = first_row[static_cast<size_t>(node)];
-    const int length = row < 0 ? 0 : pattern.row_ptr[static_cast<size_t>(row) + 1] - pattern.row_ptr[static_cast<size_t>(row)];
+    const int length =
+        row < 0 ? 0 : pattern.row_ptr[static_cast<size_t>(row) + 1] - pattern.row_ptr[static_cast<size_t>(row)];
     node_rows[static_cast<size_t>(node)] = assembly::node_row_word(length, mask);
   }
   block_slots.assign(static_cast<size_t>(mesh.num_cells()) * npc * npc, -1);
@@ -172,7 +173,8 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   free_index_.assign(static_cast<size_t>(num_dofs_), -1);
   int next = 0;
   for (int dof = 0; dof < num_dofs_; ++dof)
-    if ((fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) && referenced[static_cast<size_t>(dof / mesh_.dim)])
+    if ((fixed_dofs.empty() || !fixed_dofs[static_cast<size_t>(dof)]) &&
+        referenced[static_cast<size_t>(dof / mesh_.dim)])
       free_index_[static_cast<size_t>(dof)] = next++;
 
   SOFTIK_CHECK(options_.block_size >= 0,
@@ -222,12 +224,14 @@ const DeviceAssemblyFactory* ScopedDeviceAssemblyFactory::current() { return tls
 void Assembler::check_dilatation(const Material& law) const {
   if (options_.dilatation == fem::Dilatation::Pointwise) return;
   const char* mode = options_.dilatation == fem::Dilatation::CellMean ? "CellMean (mean dilatation)"
-                                                                     : "NodalMean (average nodal pressure)";
+                                                                      : "NodalMean (average nodal pressure)";
   SOFTIK_CHECK(options_.formulation != Formulation::Corotational,
-               "dilatation " << mode << " needs the hyperelastic or linear small-strain formulation, not the "
-                                        "corotational one: set formulation: hyperelastic (any law with a bulk term) or "
-                                        "linear");
-  const bool split = std::visit([](const auto& m) { return fem::BulkSplit<std::decay_t<decltype(m)>>::available; }, law);
+               "dilatation " << mode
+                             << " needs the hyperelastic or linear small-strain formulation, not the "
+                                "corotational one: set formulation: hyperelastic (any law with a bulk term) or "
+                                "linear");
+  const bool split =
+      std::visit([](const auto& m) { return fem::BulkSplit<std::decay_t<decltype(m)>>::available; }, law);
   SOFTIK_CHECK(split, "dilatation " << mode << " needs a law with a bulk term, and " << material_name(law)
                                     << " has none (its lambda term is not a function of the volume): use NeoHookean, "
                                        "NeoHookeanD1, StableNeoHookean, MooneyRivlin, Yeoh, Ogden, ArrudaBoyce or "
@@ -243,7 +247,8 @@ void Assembler::check_dilatation(const Material& law) const {
                                             "for linear simplices");
   SOFTIK_CHECK(options_.dilatation != fem::Dilatation::NodalMean || one_point,
                "dilatation NodalMean is the average nodal pressure element of linear simplices (Tet4, Tri3, Edge2), "
-               "not of " << cell_type_name(type) << " cells: use CellMean (mean dilatation) for them");
+               "not of "
+                   << cell_type_name(type) << " cells: use CellMean (mean dilatation) for them");
 }
 
 CellLoop Assembler::cell_loop() const {
@@ -266,12 +271,13 @@ int Assembler::slot(int c, int r, int s) const {
   const int a = r / d, b = s / d;
   const int* nodes = mesh_.cell(c);
   return assembly::entry_slot(block_slots_[(static_cast<size_t>(c) * npc + a) * npc + b],
-                              node_rows_[static_cast<size_t>(nodes[a])], node_rows_[static_cast<size_t>(nodes[b])], r % d,
-                              s % d);
+                              node_rows_[static_cast<size_t>(nodes[a])], node_rows_[static_cast<size_t>(nodes[b])],
+                              r % d, s % d);
 }
 
 void Assembler::check_status(const assembly::CellStatus& status, const Real* x) const {
-  assembly::check_cell_status(status, mesh_.dim, [x](int dof) { return x[dof]; }, kernels_->formulation_name());
+  assembly::check_cell_status(
+      status, mesh_.dim, [x](int dof) { return x[dof]; }, kernels_->formulation_name());
 }
 
 Assembler::~Assembler() = default;
@@ -291,7 +297,8 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   }
   for (size_t k = 0; k < x.size(); ++k)
     SOFTIK_CHECK_NUMERICAL(std::isfinite(x[k]), "position of node " << k / mesh_.dim << " component " << k % mesh_.dim
-                                                          << " is " << x[k] << ": the state diverged or was not initialised");
+                                                                    << " is " << x[k]
+                                                                    << ": the state diverged or was not initialised");
   const CellLoop loop = cell_loop();
   std::vector<Real> cell_energy;
   if (energy) cell_energy.assign(static_cast<size_t>(mesh_.num_cells()), 0.0);
@@ -320,7 +327,7 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
 const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const {
   SOFTIK_CHECK(device_ != nullptr && device_->on_device(),
                "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
-                                   "assembler runs on the CPU: use assemble()");
+               "assembler runs on the CPU: use assemble()");
   SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
   const std::lock_guard<std::mutex> lock(*device_mutex_);
@@ -328,7 +335,8 @@ const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* ener
   return device_->device_K_values();
 }
 
-void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, bool stiffness) const {
+void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
+                                bool stiffness) const {
   device_->assemble_from_host(x, energy != nullptr, force != nullptr, stiffness);  // checks x as the CPU does
   if (energy) *energy = device_->energy();
   if (force) device_->download_force(*force);
@@ -364,7 +372,8 @@ Eigen::SparseMatrix<Real, Eigen::RowMajor, int> Assembler::stiffness(const std::
 }
 
 std::vector<Real> Assembler::von_mises(const std::vector<Real>& x) const {
-  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_), "positions have " << x.size() << " entries, expected " << num_dofs_);
+  SOFTIK_CHECK(x.size() == static_cast<size_t>(num_dofs_),
+               "positions have " << x.size() << " entries, expected " << num_dofs_);
   std::vector<Real> out(static_cast<size_t>(mesh_.num_cells()));
   const CellLoop loop = cell_loop();
   assembly::CellStatus status;
@@ -403,7 +412,8 @@ std::vector<Real> Assembler::mass_matrix(Real density, bool lumped) const {
 std::vector<char> fix_nodes(const Mesh& mesh, const std::vector<int>& nodes) {
   std::vector<char> fixed(static_cast<size_t>(mesh.num_dofs()), 0);
   for (int node : nodes) {
-    SOFTIK_CHECK(node >= 0 && node < mesh.num_nodes(), "fix_nodes: node " << node << " outside [0, " << mesh.num_nodes() << ")");
+    SOFTIK_CHECK(node >= 0 && node < mesh.num_nodes(),
+                 "fix_nodes: node " << node << " outside [0, " << mesh.num_nodes() << ")");
     for (int i = 0; i < mesh.dim; ++i) fixed[static_cast<size_t>(node) * mesh.dim + i] = 1;
   }
   return fixed;

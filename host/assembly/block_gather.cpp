@@ -9,7 +9,8 @@
 
 namespace softik::assembly {
 
-BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& block_slots, const std::vector<int>& node_rows) {
+BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& block_slots,
+                                    const std::vector<int>& node_rows) {
   const int npc = nodes_per_cell(mesh.cell_type), num_cells = mesh.num_cells(), num_nodes = mesh.num_nodes();
   const std::size_t per_cell = static_cast<std::size_t>(npc) * static_cast<std::size_t>(npc);
   SOFTIK_CHECK(block_slots.size() == static_cast<std::size_t>(num_cells) * per_cell &&
@@ -17,9 +18,10 @@ BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& bl
                "build_block_gather: a slot map of " << block_slots.size() << " bases and " << node_rows.size()
                                                     << " row words for " << num_cells << " cells and " << num_nodes
                                                     << " nodes (pass the Assembler's block_slots() and node_rows())");
-  SOFTIK_CHECK(static_cast<std::size_t>(num_cells) * per_cell <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
-               "the gathered stiffness indexes cell blocks with an int: " << num_cells << " cells of " << npc
-                                                                          << " nodes are too many; split the model");
+  SOFTIK_CHECK(
+      static_cast<std::size_t>(num_cells) * per_cell <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+      "the gathered stiffness indexes cell blocks with an int: " << num_cells << " cells of " << npc
+                                                                 << " nodes are too many; split the model");
   // Counting sort of the cell blocks by row node, then each node's blocks sorted by slot base and
   // pair word: blocks in the order of K's rows, the cells of a block in ascending order.
   std::vector<int> start(static_cast<std::size_t>(num_nodes) + 1, 0);

@@ -66,11 +66,11 @@ constexpr int kGatherChunkNodes = 32;
 /// the diagonal blocks A = B, then the others; each group by row node, then by slot) and the
 /// cell blocks each one sums. Pair word p = (c n + a) n + b: block (a, b) of cell c.
 struct BlockGatherTable {
-  std::vector<int> ptr;     ///< block k sums pairs[ptr[k] .. ptr[k + 1])
-  std::vector<int> pairs;   ///< pair words, ascending within a block
-  std::vector<int> base;    ///< per block: its slot base (slot_map.hpp)
-  std::vector<int> row_a;   ///< per block: the row word of its row node A
-  std::vector<int> row_b;   ///< per block: the row word of its column node B
+  std::vector<int> ptr;    ///< block k sums pairs[ptr[k] .. ptr[k + 1])
+  std::vector<int> pairs;  ///< pair words, ascending within a block
+  std::vector<int> base;   ///< per block: its slot base (slot_map.hpp)
+  std::vector<int> row_a;  ///< per block: the row word of its row node A
+  std::vector<int> row_b;  ///< per block: the row word of its column node B
   int num_blocks() const { return static_cast<int>(base.size()); }
 };
 
@@ -78,7 +78,8 @@ struct BlockGatherTable {
 /// cell, npc^2 node-block bases; node_rows: per node, its row word). Blocks with a fully fixed
 /// node (base -1) are left out. Throws when the pair words overflow an int (over 2^31 / npc^2
 /// cells).
-BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& block_slots, const std::vector<int>& node_rows);
+BlockGatherTable build_block_gather(const Mesh& mesh, const std::vector<int>& block_slots,
+                                    const std::vector<int>& node_rows);
 
 template <exec::Space S>
 struct BlockGatherPass {

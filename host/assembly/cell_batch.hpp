@@ -39,11 +39,11 @@ namespace softik::assembly {
 constexpr int kCellLanes = 2;
 
 template <class E, class M, class Form>
-constexpr bool has_cell_batch =
-    std::is_same<E, fem::Tet4>::value &&
-    ((std::is_same<M, fem::LinearElastic>::value && std::is_same<Form, RotatedCorotational>::value) ||
-     ((std::is_same<M, fem::NeoHookean>::value || fem::is_decoupled_i1<M>::value) &&
-      std::is_same<Form, TotalLagrangian>::value));
+constexpr bool has_cell_batch = std::is_same<E, fem::Tet4>::value &&
+                                ((std::is_same<M, fem::LinearElastic>::value &&
+                                  std::is_same<Form, RotatedCorotational>::value) ||
+                                 ((std::is_same<M, fem::NeoHookean>::value || fem::is_decoupled_i1<M>::value) &&
+                                  std::is_same<Form, TotalLagrangian>::value));
 
 /// Whether a pass of a batched formulation goes in batches: one design (a host pass covers one),
 /// the polar rotation (corotational) or the pointwise volume term without the SPD projection
@@ -147,7 +147,8 @@ struct Tet4Lanes {
 /// A hyperelastic batch's energy and force written: where the pass wants the force, pk1(P) sets the
 /// one point's P and f_a = -w P dN_a (nothing from the lanes that are not upright).
 template <Scatter mode, class Batch, class Mask, class Pk1, class T = typename Batch::T>
-SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Mask& upright, const T& energy, Pk1&& pk1) {
+SOFTIK_HOST_FLATTEN void write_hyperelastic_outputs(const Batch& cells, const Mask& upright, const T& energy,
+                                                    Pk1&& pk1) {
   constexpr int n = Batch::n, d = Batch::d;
   fem::TMat<T, n, d> f;
   if (cells.p.force) {
@@ -178,7 +179,8 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
   if constexpr (is_corotational<Form>) {
     fem::TMat<T, n, d> f, dN_center;
     for (int a = 0; a < n; ++a)
-      for (int i = 0; i < d; ++i) dN_center(a, i) = T::from([&](int l) { return cells.cells[l].rest.dN_dX_center(a, i); });
+      for (int i = 0; i < d; ++i)
+        dN_center(a, i) = T::from([&](int l) { return cells.cells[l].rest.dN_dX_center(a, i); });
     // F at the centre and its polar rotation.
     const fem::TMat<T, d, d> F = cells.deformation_gradient(dN_center);
     fem::TMat<T, d, d> R = F;
@@ -199,8 +201,9 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
     if (p.force) fem::rotated_force<n, d, T>(R, g_hat, f);
     cells.template write<mode>(energy, f);  // the polar rotation is defined for every det F: always admissible
     if (!cells.K) return;
-    fem::rotated_blocks_simplex<n, d>(cells.lambda, cells.mu, cells.w, cells.dN, R,
-                                      [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block); });
+    fem::rotated_blocks_simplex<n, d>(
+        cells.lambda, cells.mu, cells.w, cells.dN, R,
+        [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block); });
   } else {
     // hyperelastic_element at Tet4's one point: F = x^T dN, J = det F. A lane with J <= 0 is
     // recorded (admissible) and, as one whose J is not finite (its position is, by the gather), adds
@@ -235,12 +238,12 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
           for (int j = 0; j < d; ++j) trC = trC + F(i, j) * F(i, j);
         energy = lane_select(upright, cells.w * M::energy(cells.lambda, cells.mu, trC, logJ), T(0.0));
       }
-      write_hyperelastic_outputs<mode>(cells, upright, energy, [&](fem::TMat<T, d, d>& P) {
-        M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P);
-      });
+      write_hyperelastic_outputs<mode>(
+          cells, upright, energy, [&](fem::TMat<T, d, d>& P) { M::pk1(cells.lambda, cells.mu, F, F_inv_T, logJ, P); });
       if (!cells.K) return;
-      M::template stiffness_blocks<n>(cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
-                                      [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
+      M::template stiffness_blocks<n>(
+          cells.lambda, cells.mu, logJ, F_inv_T, cells.dN, cells.w,
+          [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
     } else {
       // A decoupled Ibar1 law (materials/decoupled_i1.hpp): the kinematics, P and K in lanes; W, U and
       // their derivatives, a few operations, from each lane's own law (cells may differ in law
@@ -263,8 +266,9 @@ SOFTIK_HOST_FLATTEN void assemble_tet4_batch(const CellPass<exec::Space::Host>& 
       write_hyperelastic_outputs<mode>(cells, upright, energy,
                                        [&](fem::TMat<T, d, d>& P) { fem::decoupled_i1_pk1(F, k, W1, dU, P); });
       if (!cells.K) return;
-      fem::decoupled_i1_stiffness_blocks<n>(F, k, W1, W11, dU, d2U, cells.dN, cells.w,
-                                            [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
+      fem::decoupled_i1_stiffness_blocks<n>(
+          F, k, W1, W11, dU, d2U, cells.dN, cells.w,
+          [&](int a, int b, const fem::TMat<T, d, d>& block) { cells.template scatter<mode>(a, b, block, skip); });
     }
   }
 }
@@ -291,14 +295,14 @@ inline bool cpu_has_avx2_fma() {
 /// closed-form stiffness summed over a cell's points"); a stand-alone Tet10 cell (4 points) gained
 /// nothing, so Tet10 stays as built.
 template <class E, class M, class Form>
-constexpr bool has_avx2_cells = E::dim == 3 && E::num_quad >= 8 && fem::closed_form_stiffness<M>::value &&
-                                std::is_same<Form, TotalLagrangian>::value;
+constexpr bool has_avx2_cells = E::dim == 3 && E::num_quad >= 8 &&
+                                fem::closed_form_stiffness<M>::value&& std::is_same<Form, TotalLagrangian>::value;
 
 /// The cells [first, last), assemble_cell compiled for AVX2 + FMA (everything inlined into this
 /// function, as in assemble_tet4_batches_avx2). Called only where the CPU has both.
 template <class E, class M, class Form, Scatter mode>
 __attribute__((target("avx2,fma"), flatten)) int assemble_cells_avx2(const CellPass<exec::Space::Host>& p, int first,
-                                                                   int last) {
+                                                                     int last) {
   for (; first < last; ++first) assemble_cell<E, M, Form, mode>(p, first);
   return first;
 }
@@ -329,7 +333,8 @@ struct AssembleCellRange {
 /// One host pass over every cell of `pass`, block by block of `colours`.
 template <class E, class M, class Form>
 void assemble_cell_blocks(const exec::HostColours& colours, const CellPass<exec::Space::Host>& pass) {
-  exec::forall_blocks(colours, pass.num_cells * pass.num_designs, AssembleCellRange<E, M, Form, Scatter::Coloured>{pass});
+  exec::forall_blocks(colours, pass.num_cells * pass.num_designs,
+                      AssembleCellRange<E, M, Form, Scatter::Coloured>{pass});
 }
 
 }  // namespace softik::assembly

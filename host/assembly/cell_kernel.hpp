@@ -80,11 +80,11 @@ struct CellPass {
   /// Rest words per design when the designs' meshes differ in geometry (same topology): design
   /// d's rest table starts at d * rest_design_stride. 0: one geometry for every design.
   std::size_t rest_design_stride = 0;
-  exec::Table<const int, S> block_slots;  ///< (cell, a * n + b): node block base (slot_map.hpp), -1 if none
-  exec::View<const int, S> node_rows;     ///< per node: its row word (slot_map.hpp)
+  exec::Table<const int, S> block_slots;         ///< (cell, a * n + b): node block base (slot_map.hpp), -1 if none
+  exec::View<const int, S> node_rows;            ///< per node: its row word (slot_map.hpp)
   exec::View<const unsigned char, S> materials;  ///< laws of one type M, bytewise
-  std::size_t material_stride = 0;         ///< 0: one material for all cells; 1: one per cell
-  std::size_t material_design_stride = 0;  ///< materials per design
+  std::size_t material_stride = 0;               ///< 0: one material for all cells; 1: one per cell
+  std::size_t material_design_stride = 0;        ///< materials per design
   fem::RotationMethod rotation = fem::RotationMethod::Polar;
   fem::CorotationalTangent tangent = fem::CorotationalTangent::Rotated;
   bool project_spd = false;
@@ -159,8 +159,9 @@ struct GatheredCell {
     for_each_rest_word<E>(rest, with_center, [&](int w, Real& word) {
       word = rest_words[p.rest.layout(static_cast<std::size_t>(c), static_cast<std::size_t>(w))];
     });
-    material = reinterpret_cast<const M*>(p.materials.data)[static_cast<std::size_t>(design) * p.material_design_stride +
-                                                            p.material_stride * static_cast<std::size_t>(c)];
+    material =
+        reinterpret_cast<const M*>(p.materials.data)[static_cast<std::size_t>(design) * p.material_design_stride +
+                                                     p.material_stride * static_cast<std::size_t>(c)];
   }
 };
 
@@ -175,10 +176,12 @@ SOFTIK_HD_INLINE void scatter_add(Real* target, Real value) {
 /// Adds the d x d block (a, b) of a cell's element matrix (element entry (a d + i, b d + k) =
 /// block(i, k)) to K through the slot map; rows holds the cell's nodes' row words.
 template <Scatter mode, class E, class Block, exec::Space S>
-SOFTIK_HD_INLINE void scatter_block(const CellPass<S>& p, Real* K, int c, const int* rows, int a, int b, const Block& block) {
+SOFTIK_HD_INLINE void scatter_block(const CellPass<S>& p, Real* K, int c, const int* rows, int a, int b,
+                                    const Block& block) {
   constexpr int d = E::dim, n = E::num_nodes;
   const int base = p.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
-  for_each_block_slot<d>(base, rows[a], rows[b], [&](int slot, int i, int k) { scatter_add<mode>(&K[slot], block(i, k)); });
+  for_each_block_slot<d>(base, rows[a], rows[b],
+                         [&](int slot, int i, int k) { scatter_add<mode>(&K[slot], block(i, k)); });
 }
 
 /// The row words of a cell's nodes (the K scatter's share of the gather).
@@ -209,8 +212,9 @@ SOFTIK_HD_INLINE void prefetch_cell_slots(const CellPass<S>& p, const Real* K, i
     if (K == nullptr || p.prefetch_cells <= 0 || c >= p.num_cells) return;
     int row_length[n];
     for (int a = 0; a < n; ++a)
-      row_length[a] = p.node_rows[static_cast<std::size_t>(p.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a)))] >>
-                      kFreeMaskBits;
+      row_length[a] =
+          p.node_rows[static_cast<std::size_t>(p.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a)))] >>
+          kFreeMaskBits;
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b) {
         const int base = p.block_slots(static_cast<std::size_t>(c), static_cast<std::size_t>(a * n + b));
@@ -226,7 +230,8 @@ template <int N>
 #if defined(__CUDA_ARCH__)
 __noinline__
 #endif
-SOFTIK_HD void project_element_spd(Eigen::Matrix<Real, N, N>& Ke) {
+    SOFTIK_HD void
+    project_element_spd(Eigen::Matrix<Real, N, N>& Ke) {
   fem::project_spd<N>(Ke);
 }
 
@@ -235,9 +240,9 @@ template <class E, class M>
 #if defined(__CUDA_ARCH__)
 __noinline__
 #endif
-SOFTIK_HD void average_cell_dilatation(const M& law, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
-                                       fem::Dilatation mode, Real pbar, fem::ElementOutputs<E> out,
-                                       fem::ElementVector<E>* g_out) {
+    SOFTIK_HD void
+    average_cell_dilatation(const M& law, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
+                            fem::Dilatation mode, Real pbar, fem::ElementOutputs<E> out, fem::ElementVector<E>* g_out) {
   fem::average_dilatation<E, M>(law, rest, xe, mode, pbar, out, g_out);
 }
 
@@ -260,7 +265,8 @@ SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
   constexpr int d = E::dim, n = E::num_nodes, nd = n * d;
   const int design = i / p.num_cells, c = i - design * p.num_cells;
   CellStatus* status = p.status.data + design;
-  const GatheredCell<E, M, Form, S> cell(p, design, c, p.x.data + static_cast<std::size_t>(design) * p.x_stride, status);
+  const GatheredCell<E, M, Form, S> cell(p, design, c, p.x.data + static_cast<std::size_t>(design) * p.x_stride,
+                                         status);
 
   Real energy = 0;
   fem::ElementVector<E> fe;
@@ -271,7 +277,8 @@ SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
     prefetch_cell_slots<E>(p, K, c + p.prefetch_cells);
     const Real detF = fem::corotational_blocks<E, streamed_tangent<Form>::consistent>(
         cell.material, cell.rest, cell.xe, p.rotation, p.cell_energy ? &energy : nullptr, p.force ? &fe : nullptr,
-        K != nullptr, [&](int a, int b, const auto& block) { scatter_block<mode, E>(p, K, c, rows.rows, a, b, block); });
+        K != nullptr,
+        [&](int a, int b, const auto& block) { scatter_block<mode, E>(p, K, c, rows.rows, a, b, block); });
     if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
     write_cell_outputs<E, mode>(p, design, c, cell.nodes, energy, fe);
     return;
@@ -307,7 +314,8 @@ SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
     Real* K = p.K.data + static_cast<std::size_t>(design) * p.K_stride;
     const CellRows<E, S> rows(p, cell.nodes);
     for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b) scatter_block<mode, E>(p, K, c, rows.rows, a, b, Ke.template block<d, d>(a * d, b * d));
+      for (int b = 0; b < n; ++b)
+        scatter_block<mode, E>(p, K, c, rows.rows, a, b, Ke.template block<d, d>(a * d, b * d));
   }
 }
 
@@ -333,8 +341,8 @@ struct CellVonMises {
   exec::View<Real, S> out;
   SOFTIK_HD void operator()(int c) const {
     const GatheredCell<E, M, Form, S> cell(pass, 0, c, pass.x.data, pass.status.data);
-    out[static_cast<std::size_t>(c)] = fem::element_von_mises<E>(cell.material, cell.rest, cell.xe,
-                                                                 is_corotational<Form>, pass.rotation);
+    out[static_cast<std::size_t>(c)] =
+        fem::element_von_mises<E>(cell.material, cell.rest, cell.xe, is_corotational<Form>, pass.rotation);
   }
 };
 
@@ -351,9 +359,10 @@ struct CellLumpedMass {
     constexpr int d = E::dim;
     fem::RestData<E> rest;
     for_each_rest_word<E>(
-        rest, false, [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); },
-        true);
-    const auto m = load_share ? fem::element_nodal_integral<E>(rest, density) : fem::element_lumped_mass<E>(rest, density);
+        rest, false,
+        [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); }, true);
+    const auto m =
+        load_share ? fem::element_nodal_integral<E>(rest, density) : fem::element_lumped_mass<E>(rest, density);
     for (int a = 0; a < E::num_nodes; ++a) {
       const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
       for (int k = 0; k < d; ++k) scatter_add<mode>(&out[static_cast<std::size_t>(node) * d + k], m[a]);
@@ -374,8 +383,8 @@ struct CellMassMatrix {
     constexpr int d = E::dim, n = E::num_nodes;
     fem::RestData<E> rest;
     for_each_rest_word<E>(
-        rest, false, [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); },
-        true);
+        rest, false,
+        [&](int w, Real& word) { word = pass.rest(static_cast<std::size_t>(c), static_cast<std::size_t>(w)); }, true);
     const auto m = fem::element_consistent_mass<E>(rest, density);
     const auto m_lumped = fem::element_lumped_mass<E>(rest, density);
     int nodes[n];

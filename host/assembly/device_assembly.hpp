@@ -26,7 +26,7 @@ class DeviceAssembly {
   virtual Real energy() const = 0;
   virtual void download_force(std::vector<Real>& force) const = 0;        ///< resized to num_dofs
   virtual void download_K_values(std::vector<Real>& K_values) const = 0;  ///< resized to nnz
-  virtual const Real* device_K_values() const = 0;  ///< nnz values in device memory
+  virtual const Real* device_K_values() const = 0;                        ///< nnz values in device memory
   /// False when the passes run on the host (a batch's CPU twin): device_K_values() is then null
   /// and K always goes to the solver from the host.
   virtual bool on_device() const { return true; }

@@ -16,7 +16,7 @@ namespace softik {
 /// The cells and their colouring as the CPU policies need them.
 struct CellLoop {
   const Mesh* mesh = nullptr;
-  exec::HostColours colours;    ///< its num_threads also serves the per-cell loops
+  exec::HostColours colours;         ///< its num_threads also serves the per-cell loops
   const int* block_slots = nullptr;  ///< per cell, npc^2 node-block bases (records layout; slot_map.hpp)
   const int* node_rows = nullptr;    ///< per node, its row word (slot_map.hpp)
   int prefetch_cells = 0;            ///< assembly::CellPass::prefetch_cells

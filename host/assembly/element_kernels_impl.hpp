@@ -24,7 +24,8 @@ class ElementKernelsImpl final : public ElementKernels {
       : materials_(std::move(materials)), options_(options) {
     const int num_cells = mesh.num_cells();
     rest_.resize(static_cast<size_t>(num_cells) * words);
-    for (int c = 0; c < num_cells; ++c) assembly::pack_rest<E>(mesh, c, rest_.data() + static_cast<size_t>(c) * words, 1);
+    for (int c = 0; c < num_cells; ++c)
+      assembly::pack_rest<E>(mesh, c, rest_.data() + static_cast<size_t>(c) * words, 1);
   }
 
   void assemble(const CellLoop& loop, const Real* x, Real* cell_energy, Real* force, Real* K,
@@ -39,10 +40,11 @@ class ElementKernelsImpl final : public ElementKernels {
       pass.nodal_pressure = {nodal.nodal_pressure, static_cast<size_t>(loop.mesh->num_nodes())};
       if (nodal.volume_gradient) pass.volume_gradient = {nodal.volume_gradient, num_cells * nd};
     }
-    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
-      using Form = typename decltype(tag)::type;
-      assembly::assemble_cell_blocks<E, M, Form>(loop.colours, pass);
-    });
+    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd,
+                                      [&](auto tag) {
+                                        using Form = typename decltype(tag)::type;
+                                        assembly::assemble_cell_blocks<E, M, Form>(loop.colours, pass);
+                                      });
   }
 
   void cell_volumes(const CellLoop& loop, const Real* x, Real* out) const override {
@@ -63,9 +65,12 @@ class ElementKernelsImpl final : public ElementKernels {
     int first_bad = assembly::kNoIndex;
     if constexpr (fem::BulkSplit<M>::available) {
       const size_t nodes = static_cast<size_t>(loop.mesh->num_nodes());
-      const assembly::NodalBulkFields<exec::Space::Host> fields{
-          {theta, nodes}, {V_node, nodes}, {pi, nodes}, {kappa, nodes}, {cell_energy, static_cast<size_t>(pass.num_cells)},
-          {&first_bad, 1}};
+      const assembly::NodalBulkFields<exec::Space::Host> fields{{theta, nodes},
+                                                                {V_node, nodes},
+                                                                {pi, nodes},
+                                                                {kappa, nodes},
+                                                                {cell_energy, static_cast<size_t>(pass.num_cells)},
+                                                                {&first_bad, 1}};
       // Coloured: the cells of one block scatter into their nodes without atomics, in a fixed order.
       forall(loop.colours, pass.num_cells,
              assembly::CellNodalBulk<E, M, assembly::Scatter::Coloured, exec::Space::Host>{pass, fields});
@@ -78,10 +83,12 @@ class ElementKernelsImpl final : public ElementKernels {
   void von_mises(const CellLoop& loop, const Real* x, Real* out, assembly::CellStatus& status) const override {
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, x, status);
     const exec::HostView<Real> out_view{out, static_cast<size_t>(pass.num_cells)};
-    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd, [&](auto tag) {
-      using Form = typename decltype(tag)::type;
-      forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells, assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
-    });
+    assembly::dispatch_formulation<M>(options_.formulation, options_.corotational_tangent, options_.project_spd,
+                                      [&](auto tag) {
+                                        using Form = typename decltype(tag)::type;
+                                        forall(exec::HostCells{loop.colours.num_threads}, pass.num_cells,
+                                               assembly::CellVonMises<E, M, Form, exec::Space::Host>{pass, out_view});
+                                      });
   }
 
   void lumped_mass(const CellLoop& loop, Real density, bool load_share, Real* out) const override {
@@ -95,8 +102,9 @@ class ElementKernelsImpl final : public ElementKernels {
   void mass_matrix(const CellLoop& loop, Real density, bool lumped, Real* out) const override {
     assembly::CellStatus status;
     const assembly::CellPass<exec::Space::Host> pass = host_pass(loop, nullptr, status);
-    forall(loop.colours, pass.num_cells,
-           assembly::CellMassMatrix<E, assembly::Scatter::Coloured, exec::Space::Host>{pass, density, lumped, {out, 0}});
+    forall(
+        loop.colours, pass.num_cells,
+        assembly::CellMassMatrix<E, assembly::Scatter::Coloured, exec::Space::Host>{pass, density, lumped, {out, 0}});
   }
 
   std::string formulation_name() const override {
@@ -105,7 +113,8 @@ class ElementKernelsImpl final : public ElementKernels {
   }
 
  private:
-  assembly::CellPass<exec::Space::Host> host_pass(const CellLoop& loop, const Real* x, assembly::CellStatus& status) const {
+  assembly::CellPass<exec::Space::Host> host_pass(const CellLoop& loop, const Real* x,
+                                                  assembly::CellStatus& status) const {
     const Mesh& mesh = *loop.mesh;
     const size_t num_cells = static_cast<size_t>(mesh.num_cells());
     assembly::CellPass<exec::Space::Host> pass;
@@ -151,7 +160,8 @@ std::unique_ptr<ElementKernels> make_element_kernels_for(const Mesh& mesh, const
           const fem::Mat9 C = m->dPdF(fem::Mat3::Identity());
           const Real mu = C(fem::flat(0, 1), fem::flat(0, 1)), lambda = C(fem::flat(0, 0), fem::flat(1, 1));
           SOFTIK_CHECK(std::isfinite(mu) && std::isfinite(lambda) && mu > 0 && lambda + 2 * mu / 3 > 0,
-                       "material " << k << (materials.size() == 1 ? " (all cells)" : " (cell " + std::to_string(k) + ")")
+                       "material " << k
+                                   << (materials.size() == 1 ? " (all cells)" : " (cell " + std::to_string(k) + ")")
                                    << ", a " << material_name(materials[k]) << ", has a small-strain shear modulus "
                                    << mu << " and bulk modulus " << lambda + 2 * mu / 3
                                    << ": both must be positive and finite; build it with its from_young_poisson or "

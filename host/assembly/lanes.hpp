@@ -89,23 +89,41 @@ struct Lanes {
 };
 
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator+(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() + b.vec()); }
+SOFTIK_LANE_INLINE Lanes<W> operator+(const Lanes<W>& a, const Lanes<W>& b) {
+  return Lanes<W>::of(a.vec() + b.vec());
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() - b.vec()); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, const Lanes<W>& b) {
+  return Lanes<W>::of(a.vec() - b.vec());
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator*(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() * b.vec()); }
+SOFTIK_LANE_INLINE Lanes<W> operator*(const Lanes<W>& a, const Lanes<W>& b) {
+  return Lanes<W>::of(a.vec() * b.vec());
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator/(const Lanes<W>& a, const Lanes<W>& b) { return Lanes<W>::of(a.vec() / b.vec()); }
+SOFTIK_LANE_INLINE Lanes<W> operator/(const Lanes<W>& a, const Lanes<W>& b) {
+  return Lanes<W>::of(a.vec() / b.vec());
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a) { return Lanes<W>::of(-a.vec()); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a) {
+  return Lanes<W>::of(-a.vec());
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, double b) { return a - Lanes<W>(b); }
+SOFTIK_LANE_INLINE Lanes<W> operator-(const Lanes<W>& a, double b) {
+  return a - Lanes<W>(b);
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator-(double a, const Lanes<W>& b) { return Lanes<W>(a) - b; }
+SOFTIK_LANE_INLINE Lanes<W> operator-(double a, const Lanes<W>& b) {
+  return Lanes<W>(a) - b;
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator*(double a, const Lanes<W>& b) { return Lanes<W>(a) * b; }
+SOFTIK_LANE_INLINE Lanes<W> operator*(double a, const Lanes<W>& b) {
+  return Lanes<W>(a) * b;
+}
 template <int W>
-SOFTIK_LANE_INLINE Lanes<W> operator/(double a, const Lanes<W>& b) { return Lanes<W>(a) / b; }
+SOFTIK_LANE_INLINE Lanes<W> operator/(double a, const Lanes<W>& b) {
+  return Lanes<W>(a) / b;
+}
 
 template <int W>
 SOFTIK_LANE_INLINE LaneMask<W> operator>(const Lanes<W>& a, const Lanes<W>& b) {
@@ -116,14 +134,17 @@ SOFTIK_LANE_INLINE LaneMask<W> operator<=(const Lanes<W>& a, const Lanes<W>& b) 
   return LaneMask<W>::of(a.vec() <= b.vec());
 }
 template <int W>
-SOFTIK_LANE_INLINE LaneMask<W> operator<=(const Lanes<W>& a, double b) { return a <= Lanes<W>(b); }
+SOFTIK_LANE_INLINE LaneMask<W> operator<=(const Lanes<W>& a, double b) {
+  return a <= Lanes<W>(b);
+}
 
 template <int W>
 SOFTIK_LANE_INLINE Lanes<W> lane_select(const LaneMask<W>& m, const Lanes<W>& a, const Lanes<W>& b) {
   using Bits = typename LaneMask<W>::Bits;
   using Vec = typename Lanes<W>::Vec;
   const Bits mask = m.bits();
-  return Lanes<W>::of(reinterpret_cast<Vec>((reinterpret_cast<Bits>(a.vec()) & mask) | (reinterpret_cast<Bits>(b.vec()) & ~mask)));
+  return Lanes<W>::of(
+      reinterpret_cast<Vec>((reinterpret_cast<Bits>(a.vec()) & mask) | (reinterpret_cast<Bits>(b.vec()) & ~mask)));
 }
 template <int W>
 SOFTIK_LANE_INLINE bool lanes_any(const LaneMask<W>& m) {

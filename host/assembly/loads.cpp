@@ -51,8 +51,8 @@ VertexMap checked_map(const PressureLoad& load, const Mesh& mesh, const std::vec
   VertexMap map{load, mesh};
   const int nv = map.num_vertices();
   auto check = [&](int v) {
-    SOFTIK_CHECK(v >= 0 && v < nv, "pressure load '" << load.name << "': surface vertex " << v
-                                                     << " is out of range (" << nv << " vertices)");
+    SOFTIK_CHECK(v >= 0 && v < nv, "pressure load '" << load.name << "': surface vertex " << v << " is out of range ("
+                                                     << nv << " vertices)");
   };
   for (const auto& t : load.surface.triangles)
     for (int v : t) check(v);
@@ -85,7 +85,9 @@ assembly::PressureSurface<exec::Space::Host> host_surface(const PressureLoad& lo
 namespace detail {
 
 PressureRows::PressureRows(const PressureLoad& load, const Mesh& mesh)
-    : load_(load), num_dofs_(mesh.num_dofs()), X_(load.follower ? std::vector<Real>{} : mesh.X),
+    : load_(load),
+      num_dofs_(mesh.num_dofs()),
+      X_(load.follower ? std::vector<Real>{} : mesh.X),
       list_(assembly::expand_triangles(load.surface)) {
   const VertexMap map = checked_map(load_, mesh, mesh.X);
   std::vector<char> reached(static_cast<size_t>(mesh.num_nodes()), 0);
@@ -136,17 +138,20 @@ Real PressureRows::volume_and_jacobian(const std::vector<Real>& x, std::vector<s
 
 const char* cavity_control_name(CavityControl control) {
   switch (control) {
-    case CavityControl::Pressure: return "pressure";
-    case CavityControl::Volume: return "volume";
-    case CavityControl::Gas: return "gas";
+    case CavityControl::Pressure:
+      return "pressure";
+    case CavityControl::Volume:
+      return "volume";
+    case CavityControl::Gas:
+      return "gas";
   }
   return "unknown";
 }
 
 std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g) {
   for (int i = 0; i < 3; ++i)
-    SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]), "gravity component " << i << " is " << g[static_cast<size_t>(i)]
-                                                                                 << ": give a finite acceleration");
+    SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]),
+                 "gravity component " << i << " is " << g[static_cast<size_t>(i)] << ": give a finite acceleration");
   std::vector<Real> f = assembler.body_force_share(density);  // rho integral(N_a dV) per DOF
   const int dim = assembler.mesh().dim;
   for (size_t k = 0; k < f.size(); ++k) f[k] *= g[k % static_cast<size_t>(dim)];
@@ -167,7 +172,7 @@ Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vecto
 const std::vector<Real>& pressure_positions(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {
   if (load.follower) return x;
   SOFTIK_CHECK(mesh.X.size() == x.size(), "pressure load '" << load.name << "': x has " << x.size()
-                                                           << " entries, the mesh's rest positions " << mesh.X.size());
+                                                            << " entries, the mesh's rest positions " << mesh.X.size());
   return mesh.X;
 }
 
@@ -182,7 +187,8 @@ Real pressure_work(const PressureLoad& load, Real P, const Mesh& mesh, const std
 void add_pressure_forces(const PressureLoad& load, Real P, const Mesh& mesh, const std::vector<Real>& x_given,
                          std::vector<Real>& f) {
   SOFTIK_CHECK(std::isfinite(P), "pressure load '" << load.name << "': pressure " << P << " is not finite");
-  SOFTIK_CHECK(f.size() == x_given.size(), "add_pressure_forces: f has " << f.size() << " entries, expected " << x_given.size());
+  SOFTIK_CHECK(f.size() == x_given.size(),
+               "add_pressure_forces: f has " << f.size() << " entries, expected " << x_given.size());
   const std::vector<Real>& x = pressure_positions(load, mesh, x_given);
   (void)checked_map(load, mesh, x);
   const assembly::TriangleList list = assembly::expand_triangles(load.surface);
@@ -235,7 +241,11 @@ void PressureStiffness::for_each_entry(const int* v, int nv, Fn&& fn) const {
 
 PressureStiffness::PressureStiffness(const PressureLoad& load, const Mesh& mesh, const CsrPattern& pattern,
                                      const std::vector<int>& free_dof_index)
-    : load_(load), mesh_(mesh), free_(free_dof_index), nnz_(pattern.nnz()), list_(assembly::expand_triangles(load.surface)) {
+    : load_(load),
+      mesh_(mesh),
+      free_(free_dof_index),
+      nnz_(pattern.nnz()),
+      list_(assembly::expand_triangles(load.surface)) {
   (void)checked_map(load, mesh, mesh.X);
   SOFTIK_CHECK(free_.size() == static_cast<size_t>(mesh.num_dofs()),
                "pressure load '" << load.name << "': free_dof_index has " << free_.size() << " entries, expected "

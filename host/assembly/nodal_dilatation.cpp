@@ -21,7 +21,8 @@ NodalDilatation::NodalDilatation(const Mesh& mesh, const std::vector<Real>& rest
   t_.cells_of_node.resize(mesh.cells.size());
   std::vector<int> next(t_.cells_ptr.begin(), t_.cells_ptr.end() - 1);
   for (int c = 0; c < num_cells_; ++c)
-    for (int a = 0; a < npc_; ++a) t_.cells_of_node[static_cast<std::size_t>(next[static_cast<std::size_t>(mesh.cell(c)[a])]++)] = c;
+    for (int a = 0; a < npc_; ++a)
+      t_.cells_of_node[static_cast<std::size_t>(next[static_cast<std::size_t>(mesh.cell(c)[a])]++)] = c;
   // Rings: the sorted nodes of the cells around each node.
   t_.ring_ptr.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
   std::vector<int> list;
@@ -37,15 +38,17 @@ NodalDilatation::NodalDilatation(const Mesh& mesh, const std::vector<Real>& rest
     t_.ring_owner.insert(t_.ring_owner.end(), list.size(), a);
     t_.ring_ptr[a + 1] = static_cast<int>(t_.ring.size());
   }
-  SOFTIK_CHECK(t_.ring.size() * static_cast<std::size_t>(dim_) < static_cast<std::size_t>(std::numeric_limits<int>::max()),
-               "the average nodal pressure (dilatation NodalMean) of " << num_nodes << " nodes has "
-                                                                       << t_.ring.size() * static_cast<std::size_t>(dim_)
-                                                                       << " second-ring rows, more than its passes index: "
-                                                                          "split the model or use a coarser mesh");
+  SOFTIK_CHECK(
+      t_.ring.size() * static_cast<std::size_t>(dim_) < static_cast<std::size_t>(std::numeric_limits<int>::max()),
+      "the average nodal pressure (dilatation NodalMean) of " << num_nodes << " nodes has "
+                                                              << t_.ring.size() * static_cast<std::size_t>(dim_)
+                                                              << " second-ring rows, more than its passes index: "
+                                                                 "split the model or use a coarser mesh");
   // Per node, the CSR slots of every pair of DOFs of its ring.
   t_.slot_ptr.assign(static_cast<std::size_t>(num_nodes) + 1, 0);
   for (int a = 0; a < num_nodes; ++a) {
-    const std::size_t r = static_cast<std::size_t>(t_.ring_ptr[a + 1] - t_.ring_ptr[a]) * static_cast<std::size_t>(dim_);
+    const std::size_t r =
+        static_cast<std::size_t>(t_.ring_ptr[a + 1] - t_.ring_ptr[a]) * static_cast<std::size_t>(dim_);
     t_.slot_ptr[a + 1] = t_.slot_ptr[a] + r * r;
   }
   t_.ring_slots.assign(t_.slot_ptr.back(), -1);
@@ -74,7 +77,8 @@ NodalDilatation::NodalDilatation(const Mesh& mesh, const std::vector<Real>& rest
   t_.rest_volume.assign(static_cast<std::size_t>(num_nodes), 0.0);
   for (int c = 0; c < num_cells_; ++c)
     for (int a = 0; a < npc_; ++a)
-      t_.rest_volume[static_cast<std::size_t>(mesh.cell(c)[a])] += rest_cell_volumes[static_cast<std::size_t>(c)] / npc_;
+      t_.rest_volume[static_cast<std::size_t>(mesh.cell(c)[a])] +=
+          rest_cell_volumes[static_cast<std::size_t>(c)] / npc_;
 }
 
 assembly::NodalTopology<exec::Space::Host> NodalDilatation::topology(const Mesh& mesh) const {
@@ -108,8 +112,8 @@ void NodalDilatation::prepare(const ElementKernels& kernels, const CellLoop& loo
   kernels.cell_volumes(loop, x, v_cell.data());
   work.theta.assign(num_nodes, 0.0);
   forall(exec::HostCells{loop.colours.num_threads}, static_cast<int>(num_nodes),
-         assembly::NodalVolumeRatio<exec::Space::Host>{topology(*loop.mesh), {v_cell.data(), v_cell.size()},
-                                                        {work.theta.data(), num_nodes}});
+         assembly::NodalVolumeRatio<exec::Space::Host>{
+             topology(*loop.mesh), {v_cell.data(), v_cell.size()}, {work.theta.data(), num_nodes}});
   work.pi.assign(num_nodes, 0.0);
   work.kappa.assign(num_nodes, 0.0);
   work.cell_bulk_energy.assign(static_cast<std::size_t>(num_cells_), 0.0);
@@ -125,12 +129,17 @@ void NodalDilatation::add_second_ring(const CellLoop& loop, const Work& work, bo
   // thread count.
   const assembly::NodalTopology<exec::Space::Host> t = topology(*loop.mesh);
   std::vector<Real> ring_gradient(t_.ring.size() * static_cast<std::size_t>(dim_));
-  forall(exec::HostCells{loop.colours.num_threads}, t.num_nodes,
-         assembly::RingVolumeGradient<exec::Space::Host>{t, {work.volume_gradient.data(), work.volume_gradient.size()},
-                                                          {ring_gradient.data(), ring_gradient.size()}});
+  forall(
+      exec::HostCells{loop.colours.num_threads}, t.num_nodes,
+      assembly::RingVolumeGradient<exec::Space::Host>{
+          t, {work.volume_gradient.data(), work.volume_gradient.size()}, {ring_gradient.data(), ring_gradient.size()}});
   forall(exec::Serial{}, static_cast<int>(ring_gradient.size()),
          assembly::SecondRingRow<assembly::Scatter::Coloured, exec::Space::Host>{
-             t, {work.kappa.data(), work.kappa.size()}, {ring_gradient.data(), ring_gradient.size()}, project_spd, {K, 0}});
+             t,
+             {work.kappa.data(), work.kappa.size()},
+             {ring_gradient.data(), ring_gradient.size()},
+             project_spd,
+             {K, 0}});
 }
 
 }  // namespace softik

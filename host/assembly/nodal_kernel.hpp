@@ -25,15 +25,15 @@ namespace softik::assembly {
 template <exec::Space S>
 struct NodalTopology {
   int num_nodes = 0, nodes_per_cell = 0, dim = 0;
-  exec::Table<const int, S> nodes;               ///< (cell, a): node a of the cell
-  exec::View<const int, S> cells_ptr;            ///< node a's cells: cells_of_node[cells_ptr[a] .. cells_ptr[a + 1])
-  exec::View<const int, S> cells_of_node;        ///< ascending per node
-  exec::View<const int, S> ring_ptr;             ///< node a's ring: ring[ring_ptr[a] .. ring_ptr[a + 1])
-  exec::View<const int, S> ring;                 ///< the sorted nodes of the cells around a (a included)
-  exec::View<const int, S> ring_owner;           ///< per ring entry, the node whose ring holds it
-  exec::View<const std::size_t, S> slot_ptr;     ///< node a's (|ring| dim)^2 slots start here
-  exec::View<const int, S> ring_slots;           ///< CSR slot of ring DOF pair (r, s) at r |ring| dim + s, or -1
-  exec::View<const Real, S> rest_volume;         ///< V_a = sum_{c ∋ a} V_c / n
+  exec::Table<const int, S> nodes;            ///< (cell, a): node a of the cell
+  exec::View<const int, S> cells_ptr;         ///< node a's cells: cells_of_node[cells_ptr[a] .. cells_ptr[a + 1])
+  exec::View<const int, S> cells_of_node;     ///< ascending per node
+  exec::View<const int, S> ring_ptr;          ///< node a's ring: ring[ring_ptr[a] .. ring_ptr[a + 1])
+  exec::View<const int, S> ring;              ///< the sorted nodes of the cells around a (a included)
+  exec::View<const int, S> ring_owner;        ///< per ring entry, the node whose ring holds it
+  exec::View<const std::size_t, S> slot_ptr;  ///< node a's (|ring| dim)^2 slots start here
+  exec::View<const int, S> ring_slots;        ///< CSR slot of ring DOF pair (r, s) at r |ring| dim + s, or -1
+  exec::View<const Real, S> rest_volume;      ///< V_a = sum_{c ∋ a} V_c / n
 };
 
 /// The position of `node` in the sorted ring R (it is there: the ring holds every node of the
@@ -112,7 +112,8 @@ struct CellNodalBulk {
     Real e = 0;
     for (int a = 0; a < n; ++a) {
       const int node = pass.nodes(static_cast<std::size_t>(c), static_cast<std::size_t>(a));
-      const Real t = fields.theta[static_cast<std::size_t>(node)], Va = fields.rest_volume[static_cast<std::size_t>(node)];
+      const Real t = fields.theta[static_cast<std::size_t>(node)],
+                 Va = fields.rest_volume[static_cast<std::size_t>(node)];
       if (!fem::tolerates_inversion<M>::value && !(t > 0)) {
         exec::atomic_min(fields.first_bad_node.data, node);
         continue;

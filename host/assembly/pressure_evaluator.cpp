@@ -22,7 +22,8 @@ class HostPressureEvaluator final : public PressureEvaluator {
 
 }  // namespace
 
-std::unique_ptr<PressureEvaluator> make_pressure_evaluator(const PressureLoad& load, const Mesh& mesh, Backend backend) {
+std::unique_ptr<PressureEvaluator> make_pressure_evaluator(const PressureLoad& load, const Mesh& mesh,
+                                                           Backend backend) {
   if (backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
     return device_backend()->make_pressure_evaluator(load, mesh);

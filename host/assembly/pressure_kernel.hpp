@@ -27,13 +27,13 @@ template <exec::Space S>
 struct PressureSurface {
   int num_triangles = 0;
   int num_quadratic = 0;
-  exec::View<const int, S> triangles;          ///< vertex j of triangle t at 3 t + j
-  exec::View<const int, S> quadratic;          ///< vertex j of quadratic triangle t at 6 t + j
-  exec::View<const Real, S> triangle_weight;   ///< w_t
-  int nodes_per_vertex = 0;                    ///< 0: vertex v is mesh node v
-  exec::View<const int, S> nodes;              ///< node k of vertex v at v * nodes_per_vertex + k
-  exec::View<const Real, S> weights;           ///< same layout
-  exec::View<const Real, S> x;                 ///< node positions, 3 per node
+  exec::View<const int, S> triangles;         ///< vertex j of triangle t at 3 t + j
+  exec::View<const int, S> quadratic;         ///< vertex j of quadratic triangle t at 6 t + j
+  exec::View<const Real, S> triangle_weight;  ///< w_t
+  int nodes_per_vertex = 0;                   ///< 0: vertex v is mesh node v
+  exec::View<const int, S> nodes;             ///< node k of vertex v at v * nodes_per_vertex + k
+  exec::View<const Real, S> weights;          ///< same layout
+  exec::View<const Real, S> x;                ///< node positions, 3 per node
   /// Faces the kernels run over: the flat triangles, then the quadratic ones.
   SOFTIK_HD int num_faces() const { return num_triangles + num_quadratic; }
 };

@@ -34,10 +34,10 @@ class PressureRows {
 
   PressureLoad load_;
   int num_dofs_ = 0;
-  std::vector<Real> X_;                 ///< the rest positions of a dead load (its Jacobian is taken there)
+  std::vector<Real> X_;  ///< the rest positions of a dead load (its Jacobian is taken there)
   assembly::TriangleList list_;
-  std::vector<int> dofs_;               ///< the DOFs the faces reach, ascending
-  mutable std::vector<Real> dense_;     ///< num_dofs zeros between calls (only dofs_ are written)
+  std::vector<int> dofs_;            ///< the DOFs the faces reach, ascending
+  mutable std::vector<Real> dense_;  ///< num_dofs zeros between calls (only dofs_ are written)
   mutable std::vector<Real> face_volume_;
 };
 

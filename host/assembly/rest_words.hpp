@@ -36,16 +36,14 @@ SOFTIK_HD_INLINE void for_each_rest_word(fem::RestData<E>& r, bool with_center, 
   SOFTIK_DEVICE_UNROLL
   for (int q = 0; q < E::num_quad; ++q) {
     SOFTIK_DEVICE_UNROLL
-    for (int a = 0; a < n; ++a)
-      SOFTIK_DEVICE_UNROLL
-      for (int i = 0; i < d; ++i) f(q * per_q + a * d + i, r.dN_dX[q](a, i));
+    for (int a = 0; a < n; ++a) SOFTIK_DEVICE_UNROLL
+    for (int i = 0; i < d; ++i) f(q * per_q + a * d + i, r.dN_dX[q](a, i));
     f(q * per_q + n * d, r.w_detJ[q]);
   }
   if (with_center) {
     SOFTIK_DEVICE_UNROLL
-    for (int a = 0; a < n; ++a)
-      SOFTIK_DEVICE_UNROLL
-      for (int i = 0; i < d; ++i) f(E::num_quad * per_q + a * d + i, r.dN_dX_center(a, i));
+    for (int a = 0; a < n; ++a) SOFTIK_DEVICE_UNROLL
+    for (int i = 0; i < d; ++i) f(E::num_quad * per_q + a * d + i, r.dN_dX_center(a, i));
   }
   if constexpr (E::own_mass_rule) {
     if (!with_mass) return;

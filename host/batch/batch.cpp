@@ -43,19 +43,18 @@ std::string yaml_text(const YAML::Node& node) {
 
 /// Fails at `key` when override path `key` is malformed or overlaps one of `earlier` (the same
 /// node, or one inside the other: which value wins would depend on their order).
-void check_override_path(const YAML::Node& key, const std::string& path, const std::string& what, const std::string& text,
-                         const std::vector<std::string>& earlier) {
+void check_override_path(const YAML::Node& key, const std::string& path, const std::string& what,
+                         const std::string& text, const std::vector<std::string>& earlier) {
   try {
     (void)batch_detail::split_path(text);
     for (const std::string& seen : earlier)
       if (batch_detail::paths_overlap(seen, text)) {
         const bool same = batch_detail::split_path(seen).size() == batch_detail::split_path(text).size();
-        fail(location(path, key),
-             what + ": override '" + text + "' " +
-                 (seen == text ? "is given twice"
-                               : same ? "names the same node as '" + seen + "'"
-                                      : "overlaps '" + seen + "' (one lies inside the other)") +
-                 ": set each value once");
+        fail(location(path, key), what + ": override '" + text + "' " +
+                                      (seen == text ? "is given twice"
+                                       : same       ? "names the same node as '" + seen + "'"
+                                                    : "overlaps '" + seen + "' (one lies inside the other)") +
+                                      ": set each value once");
       }
   } catch (const Error& e) {
     if (std::string(e.what()).rfind(path + ":", 0) == 0) throw;
@@ -68,7 +67,8 @@ void check_override_path(const YAML::Node& key, const std::string& path, const s
 std::vector<std::pair<std::string, YAML::Node>> override_entries(const YAML::Node& node, const std::string& path,
                                                                  const std::string& what,
                                                                  std::vector<std::string> earlier = {}) {
-  if (!node.IsMap()) fail(location(path, node), what + ": expected a map of override paths to values, got " + describe(node));
+  if (!node.IsMap())
+    fail(location(path, node), what + ": expected a map of override paths to values, got " + describe(node));
   std::vector<std::pair<std::string, YAML::Node>> out;
   for (const auto& kv : node) {
     const std::string key = as_string(kv.first, path, what + " key");
@@ -116,7 +116,7 @@ namespace {
 /// The first of `constraints:` a design's scene tree violates; -1 when all hold. A constraint that
 /// reads a path the design's scene has no number at is an error (a typo, or a key the scene lacks).
 int violated(const std::vector<batch_detail::Expression>& constraints, const BatchSpec& spec, const YAML::Node& tree,
-               const BatchDesign& design) {
+             const BatchDesign& design) {
   for (size_t c = 0; c < constraints.size(); ++c) {
     std::string missing;
     const std::optional<double> holds = constraints[c].evaluate([&](const std::string& name) -> std::optional<double> {
@@ -142,13 +142,15 @@ namespace {
 /// values fill the box of `ranges` (path -> [lo, hi], each mapped linearly from [0, 1)) by a
 /// Latin hypercube or the Sobol' sequence (host/batch/sampling.hpp), from `seed`; `set` holds
 /// overrides every sampled design shares.
-void add_sample(const YAML::Node& node, const std::string& path, size_t max_designs, std::vector<BatchDesign>& designs) {
+void add_sample(const YAML::Node& node, const std::string& path, size_t max_designs,
+                std::vector<BatchDesign>& designs) {
   const Map m(node, path, "sample", {"method", "count", "seed", "ranges", "set"});
   const bool sobol = m.choice("method", {"latin_hypercube", "sobol"}, 0) == 1;
   const int count = m.integer("count", 0);
   if (count < 1 || static_cast<size_t>(count) > max_designs)
     fail(m.has("count") ? m.where("count") : m.where(), "sample.count: the number of designs, 1 to max_designs (" +
-                                                             std::to_string(max_designs) + "; got " + std::to_string(count) + ")");
+                                                            std::to_string(max_designs) + "; got " +
+                                                            std::to_string(count) + ")");
   const int seed = m.integer("seed", 0);
   if (seed < 0) fail(m.where("seed"), "sample.seed: must be >= 0");
   const auto ranges = override_entries(m.need("ranges", "override path -> [lo, hi]"), path, "sample.ranges");
@@ -172,10 +174,10 @@ void add_sample(const YAML::Node& node, const std::string& path, size_t max_desi
     for (const auto& e : override_entries(m.at("set"), path, "sample.set")) {
       for (const auto& r : ranges)
         if (batch_detail::paths_overlap(r.first, e.first))
-          fail(location(path, e.second), "sample.set." + e.first + ": " +
-                                             (r.first == e.first ? std::string("also in sample.ranges")
-                                                                 : "overlaps sample.ranges." + r.first) +
-                                             "; give it in one of them");
+          fail(location(path, e.second),
+               "sample.set." + e.first + ": " +
+                   (r.first == e.first ? std::string("also in sample.ranges") : "overlaps sample.ranges." + r.first) +
+                   "; give it in one of them");
       held.emplace_back(e.first, yaml_text(e.second));
     }
   for (int i = 0; i < count; ++i) {
@@ -210,7 +212,8 @@ void add_listed(const Map& m, const std::string& path, std::vector<BatchDesign>&
       fail(d.where("name"), d.name("name") + ": " + e.what());
     }
     if (d.has("set"))
-      for (const auto& e : override_entries(d.at("set"), path, d.name("set"))) design.set.emplace_back(e.first, yaml_text(e.second));
+      for (const auto& e : override_entries(d.at("set"), path, d.name("set")))
+        design.set.emplace_back(e.first, yaml_text(e.second));
     designs.push_back(design);
   }
 }
@@ -223,7 +226,8 @@ void add_sweep(const YAML::Node& node, const std::string& path, size_t max_desig
   size_t count = 1;
   for (const auto& a : axes) {
     if (!a.second.IsSequence() || a.second.size() == 0)
-      fail(location(path, a.second), "sweep." + a.first + ": expected a non-empty list of values, got " + describe(a.second));
+      fail(location(path, a.second),
+           "sweep." + a.first + ": expected a non-empty list of values, got " + describe(a.second));
     std::vector<std::string> v;
     for (const auto& n : a.second) v.push_back(yaml_text(n));
     count *= v.size();
@@ -246,11 +250,14 @@ void add_sweep(const YAML::Node& node, const std::string& path, size_t max_desig
 }
 
 /// `objective:` (with `best`) or an entry of `pareto:` (without).
-BatchObjective read_objective(const YAML::Node& node, const std::string& path, const std::string& what, bool with_best) {
+BatchObjective read_objective(const YAML::Node& node, const std::string& path, const std::string& what,
+                              bool with_best) {
   const Map o(node, path, what,
-              with_best ? std::vector<std::string>{"expression", "goal", "best"} : std::vector<std::string>{"expression", "goal"});
+              with_best ? std::vector<std::string>{"expression", "goal", "best"}
+                        : std::vector<std::string>{"expression", "goal"});
   BatchObjective objective;
-  objective.expression = as_string(o.need("expression", "an expression of the results' columns"), path, what + ".expression");
+  objective.expression =
+      as_string(o.need("expression", "an expression of the results' columns"), path, what + ".expression");
   try {
     (void)batch_detail::Expression(objective.expression);
   } catch (const Error& e) {
@@ -273,7 +280,8 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   const Map m(root, path, "batch",
               {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective", "pareto", "constraints",
                "max_designs", "lockstep", "lockstep_designs"});
-  spec.scene_path = resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
+  spec.scene_path =
+      resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
     spec.has_backend = true;
     spec.backend = m.choice("backend", {"cpu", "cuda"}, 0) == 0 ? Backend::Cpu : Backend::Cuda;
@@ -287,21 +295,24 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   }
   spec.lockstep_designs = m.integer("lockstep_designs", spec.lockstep_designs);
   if (spec.lockstep_designs < 1 || spec.lockstep_designs > 4096)
-    fail(m.where("lockstep_designs"), "lockstep_designs: the designs assembled together per wave, 1 to 4096 (each "
-                                      "runs on a thread of its own)");
+    fail(m.where("lockstep_designs"),
+         "lockstep_designs: the designs assembled together per wave, 1 to 4096 (each "
+         "runs on a thread of its own)");
   const int max_designs = m.integer("max_designs", static_cast<int>(spec.max_designs));
   if (max_designs < 1) fail(m.where("max_designs"), "max_designs: the most designs the batch may have, >= 1");
   spec.max_designs = static_cast<size_t>(max_designs);
   if (!m.has("designs") && !m.has("sweep") && !m.has("sample"))
-    fail(location(path, root), "the batch file needs 'designs' (a list of {name, set}), 'sweep' (override path -> "
-                               "list of values) and/or 'sample' (a space-filling sample of ranges)");
+    fail(location(path, root),
+         "the batch file needs 'designs' (a list of {name, set}), 'sweep' (override path -> "
+         "list of values) and/or 'sample' (a space-filling sample of ranges)");
   if (m.has("designs")) add_listed(m, path, spec.designs);
   const size_t listed = spec.designs.size();
   if (m.has("sweep")) add_sweep(m.at("sweep"), path, spec.max_designs, spec.designs);
   if (m.has("sample")) add_sample(m.at("sample"), path, spec.max_designs, spec.designs);
   if (spec.designs.size() > spec.max_designs)
-    fail(location(path, root), "the batch has " + std::to_string(spec.designs.size()) + " designs, more than max_designs (" +
-                                   std::to_string(spec.max_designs) + "): raise max_designs, or split the batch");
+    fail(location(path, root), "the batch has " + std::to_string(spec.designs.size()) +
+                                   " designs, more than max_designs (" + std::to_string(spec.max_designs) +
+                                   "): raise max_designs, or split the batch");
   if (m.has("objective")) spec.objective = read_objective(m.at("objective"), path, "objective", true);
   if (m.has("pareto")) {
     const std::vector<YAML::Node> list = as_list(m.at("pareto"), path, "pareto");
@@ -334,22 +345,22 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
     const YAML::Node tree = design_tree(base, spec, d);
     if (const int c = violated(constraints, spec, tree, d); c >= 0) {
       SOFTIK_CHECK(k >= listed, path << ": design '" << d.name << "' violates the constraint '"
-                                     << spec.constraints[static_cast<size_t>(c)] << "': change its values, or the constraint");
+                                     << spec.constraints[static_cast<size_t>(c)]
+                                     << "': change its values, or the constraint");
       ++spec.dropped;
       continue;
     }
     (void)design_scene_of_tree(tree, spec, d);
     kept.push_back(d);
   }
-  SOFTIK_CHECK(!kept.empty(), path << ": the batch has no design to run"
-                                   << (spec.dropped > 0 ? ": all " + std::to_string(spec.dropped) + " violate the constraints"
-                                                        : std::string(" (designs: [] is empty)")));
+  SOFTIK_CHECK(!kept.empty(),
+               path << ": the batch has no design to run"
+                    << (spec.dropped > 0 ? ": all " + std::to_string(spec.dropped) + " violate the constraints"
+                                         : std::string(" (designs: [] is empty)")));
   spec.designs = std::move(kept);
   return spec;
 }
 
-BatchSpec parse_batch(const std::string& path) {
-  return parse_batch_string(read_file(path, "batch file"), path);
-}
+BatchSpec parse_batch(const std::string& path) { return parse_batch_string(read_file(path, "batch file"), path); }
 
 }  // namespace softik

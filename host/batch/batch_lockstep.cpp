@@ -60,8 +60,10 @@ std::vector<std::shared_ptr<DesignBatch>> form_groups(const BatchSpec& spec, std
     auto it = std::find_if(groups.begin(), groups.end(), [&](const std::vector<WaveDesign*>& g) {
       return same_assembly(*g.front()->built->assembler, *w.built->assembler);
     });
-    if (it == groups.end()) groups.push_back({&w});
-    else it->push_back(&w);
+    if (it == groups.end())
+      groups.push_back({&w});
+    else
+      it->push_back(&w);
   }
   for (const std::vector<WaveDesign*>& group : groups) {
     std::vector<const Assembler*> assemblers;
@@ -135,8 +137,9 @@ void run_lockstep(const BatchSpec& spec, const BatchRunOptions& options, const s
     for (size_t k = started; k < wave.size(); ++k) {  // no thread: these designs fail, the others go on
       WaveDesign& w = wave[k];
       if (!w.failed) {
-        record_design_error(w.result, Error("cannot start a thread for this design (" + thread_error +
-                                            "): lower lockstep_designs"), spec.designs[w.index], true);
+        record_design_error(
+            w.result, Error("cannot start a thread for this design (" + thread_error + "): lower lockstep_designs"),
+            spec.designs[w.index], true);
         w.failed = true;
         w.slot->detach();
       }

@@ -11,8 +11,8 @@
 
 #include "host/batch/batch_csv.hpp"
 #include "host/batch/objective.hpp"
-#include "host/io/svg_plot.hpp"
 #include "host/io/atomic_file.hpp"
+#include "host/io/svg_plot.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
 
@@ -61,8 +61,8 @@ std::string summary_table(const BatchSpec& spec, const BatchResult& result) {
     double sum = 0;
     for (double x : v) sum += x;
     out << csv_field(c) << "," << v.size() << "," << format_number(*std::min_element(v.begin(), v.end())) << ","
-        << format_number(sum / static_cast<double>(v.size())) << "," << format_number(*std::max_element(v.begin(), v.end()))
-        << "\n";
+        << format_number(sum / static_cast<double>(v.size())) << ","
+        << format_number(*std::max_element(v.begin(), v.end())) << "\n";
   }
   return out.str();
 }
@@ -80,9 +80,11 @@ std::string objective_plot(const BatchSpec& spec, const BatchResult& result) {
   std::vector<io_detail::PlotPanel> panels;
   const std::string y_label = goal_text(spec.objective);
   for (const std::string& p : parameters) {
-    io_detail::PlotPanel panel{p, p, y_label,
-                                  {{"designs", "#1f77b4", 3, false, {}, {}, {}},
-                                   {"best " + std::to_string(ranking.best.size()), "#ff7f0e", 5, false, {}, {}, {}}}};
+    io_detail::PlotPanel panel{p,
+                               p,
+                               y_label,
+                               {{"designs", "#1f77b4", 3, false, {}, {}, {}},
+                                {"best " + std::to_string(ranking.best.size()), "#ff7f0e", 5, false, {}, {}, {}}}};
     double lo = 0, hi = 0;
     bool any = false;
     for (size_t i = 0; i < values.size(); ++i) {
@@ -102,9 +104,11 @@ std::string objective_plot(const BatchSpec& spec, const BatchResult& result) {
     if (any && hi > lo && panels.size() < 12) panels.push_back(panel);
   }
   if (panels.empty()) {  // nothing numeric varies: the objective by design number
-    io_detail::PlotPanel panel{y_label, "design number (the batch's order)", y_label,
-                                  {{"designs", "#1f77b4", 3, false, {}, {}, {}},
-                                   {"best", "#ff7f0e", 5, false, {}, {}, {}}}};
+    io_detail::PlotPanel panel{
+        y_label,
+        "design number (the batch's order)",
+        y_label,
+        {{"designs", "#1f77b4", 3, false, {}, {}, {}}, {"best", "#ff7f0e", 5, false, {}, {}, {}}}};
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].ok) continue;
       io_detail::PlotSeries& s = panel.series[best.count(result.designs[i].name) ? 1 : 0];

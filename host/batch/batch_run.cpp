@@ -28,7 +28,8 @@ namespace {
 /// The results table kept at BatchRunOptions::csv_path while a batch runs (batch.hpp).
 class LiveTable {
  public:
-  LiveTable(const BatchSpec& spec, const BatchResult& result, const std::string& path, const std::vector<bool>& finished)
+  LiveTable(const BatchSpec& spec, const BatchResult& result, const std::string& path,
+            const std::vector<bool>& finished)
       : spec_(spec), result_(result), path_(path), finished_(finished) {}
 
   /// After a design finished (the caller holds the lock): `done` designs have, of all.
@@ -51,9 +52,10 @@ class LiveTable {
   /// Throws the last failure, if the final table could not be written.
   void check() const {
     if (failure_.empty()) return;
-    SOFTIK_CHECK_IO(false, failure_ << ". " << (rows_ > 0 ? "'" + path_ + "' keeps the " + std::to_string(rows_) +
-                                                             " design rows written before the failure"
-                                                       : "No row could be written")
+    SOFTIK_CHECK_IO(false, failure_ << ". "
+                                    << (rows_ > 0 ? "'" + path_ + "' keeps the " + std::to_string(rows_) +
+                                                        " design rows written before the failure"
+                                                  : "No row could be written")
                                     << " of " << spec_.designs.size()
                                     << "; each design's own outputs are in its folder next to it");
   }
@@ -70,7 +72,8 @@ class LiveTable {
 
 /// BatchRunOptions::resume: the rows of `path` with status ok become the designs' results
 /// (DesignResult::row, resumed) and are flagged finished. Returns how many.
-size_t resume_from_table(const BatchSpec& spec, const std::string& path, BatchResult& result, std::vector<bool>& finished) {
+size_t resume_from_table(const BatchSpec& spec, const std::string& path, BatchResult& result,
+                         std::vector<bool>& finished) {
   if (!std::ifstream(path, std::ios::binary)) return 0;  // nothing ran yet: every design runs
   BatchResult table = read_batch_table(spec, path);
   size_t resumed = 0;
@@ -139,10 +142,13 @@ BatchResult read_batch_table(const BatchSpec& spec, const std::string& path) {
 
 Scene batch_detail::design_run_scene(const BatchSpec& spec, const BatchDesign& design, const BatchRunOptions& options) {
   Scene scene = design_scene(spec, design);
-  if (options.has_backend) scene.solver.backend = options.backend;
-  else if (spec.has_backend) scene.solver.backend = spec.backend;
+  if (options.has_backend)
+    scene.solver.backend = options.backend;
+  else if (spec.has_backend)
+    scene.solver.backend = spec.backend;
   if (scene.solver.threads == 0)
-    scene.solver.threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    scene.solver.threads =
+        options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   scene.outputs.vtu = spec.vtu;
   return scene;
 }
@@ -203,12 +209,13 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   // its own thread, and `workers` threads build them.
   // The GPU assembles a wave's designs in one launch, which runs the pointwise and cell-mean
   // dilatations: designs with the average nodal pressure run one by one there.
-  const bool gpu_nodal_mean = result.backend == Backend::Cuda && !pending.empty() &&
-                              uses_nodal_mean(spec, spec.designs[pending.front()]);
-  SOFTIK_CHECK(!(gpu_nodal_mean && spec.lockstep == BatchLockstep::On),
-               "batch lockstep: on assembles each wave's designs in one GPU launch, which does not run dilatation: "
-               "nodal_mean (the average nodal pressure); set lockstep: auto or off to evaluate these designs one by one "
-               "on the GPU");
+  const bool gpu_nodal_mean =
+      result.backend == Backend::Cuda && !pending.empty() && uses_nodal_mean(spec, spec.designs[pending.front()]);
+  SOFTIK_CHECK(
+      !(gpu_nodal_mean && spec.lockstep == BatchLockstep::On),
+      "batch lockstep: on assembles each wave's designs in one GPU launch, which does not run dilatation: "
+      "nodal_mean (the average nodal pressure); set lockstep: auto or off to evaluate these designs one by one "
+      "on the GPU");
   const bool lockstep = !options.evaluate && !pending.empty() &&
                         (spec.lockstep == BatchLockstep::On ||
                          (spec.lockstep == BatchLockstep::Auto && result.backend == Backend::Cuda && !gpu_nodal_mean));
@@ -240,7 +247,8 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
   // with one BLAS thread each).
   const detail::ScopedBlasThreadCap blas(threads_per_design);
   std::atomic<size_t> next{0};  // into pending
-  std::mutex progress_mutex;  // guards result.designs, finished, finished_count, table, the progress stream and callback
+  std::mutex
+      progress_mutex;  // guards result.designs, finished, finished_count, table, the progress stream and callback
   size_t finished_count = result.resumed;
   std::exception_ptr callback_error;  // the first exception of options.on_progress: no design starts after it
   LiveTable table(spec, result, options.csv_path, finished);
@@ -259,7 +267,8 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
       std::string seconds;
       for (const auto& [column, value] : design_row(design, d))
         if (column == "seconds") seconds = ", " + value + " s";
-      *options.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error) << "\n";
+      *options.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error)
+                        << "\n";
     }
     if (options.on_progress && !callback_error) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -274,8 +283,9 @@ BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
     }
   };
   if (lockstep) {
-    batch_detail::run_lockstep(spec, design_options, pending, result.backend == Backend::Cuda, workers, finish,
-                               [&] { return next >= pending.size(); }, result.lockstep);
+    batch_detail::run_lockstep(
+        spec, design_options, pending, result.backend == Backend::Cuda, workers, finish,
+        [&] { return next >= pending.size(); }, result.lockstep);
   } else {
     auto worker = [&] {
       for (size_t p = next++; p < pending.size(); p = next++) finish(pending[p], evaluate(pending[p]));

@@ -48,7 +48,8 @@ std::string batch_shard_csv_path(const std::string& dir, const BatchSpec& spec, 
          std::to_string(shards) + ".csv";
 }
 
-BatchMergeResult merge_batch_shards(const BatchSpec& spec, const std::string& dir, int shards, const std::string& path) {
+BatchMergeResult merge_batch_shards(const BatchSpec& spec, const std::string& dir, int shards,
+                                    const std::string& path) {
   check_shard(0, shards);
   std::map<std::string, size_t> design_index;
   for (size_t k = 0; k < spec.designs.size(); ++k) design_index[spec.designs[k].name] = k;
@@ -71,8 +72,8 @@ BatchMergeResult merge_batch_shards(const BatchSpec& spec, const std::string& di
                  file << ": not a batch table (its first line must start with design,status,error)");
     for (size_t r = 1; r < table.size(); ++r) {
       const Record& row = table[r];
-      SOFTIK_CHECK(row.size() == table[0].size(), file << ": row " << r + 1 << " has " << row.size() << " fields, the header "
-                                                       << table[0].size());
+      SOFTIK_CHECK(row.size() == table[0].size(),
+                   file << ": row " << r + 1 << " has " << row.size() << " fields, the header " << table[0].size());
       const auto it = design_index.find(row[0]);
       SOFTIK_CHECK(it != design_index.end(), file << ": row " << r + 1 << " is design '" << row[0]
                                                   << "', which the batch file has not (a table of another batch?)");

@@ -58,12 +58,11 @@ std::string unmet_goals(const DesignResult& result) {
   return "";
 }
 
-
 void write_batch_csv(const BatchSpec& spec, const BatchResult& result, std::ostream& out,
                      const std::vector<bool>* finished) {
   SOFTIK_CHECK(result.designs.size() == spec.designs.size(), "write_batch_csv: the result has " << result.designs.size()
-                                                                                              << " designs, the spec "
-                                                                                              << spec.designs.size());
+                                                                                                << " designs, the spec "
+                                                                                                << spec.designs.size());
   SOFTIK_CHECK(!finished || finished->size() == spec.designs.size(),
                "write_batch_csv: " << finished->size() << " finished flags for " << spec.designs.size() << " designs");
   auto listed = [&](size_t i) { return !finished || (*finished)[i]; };

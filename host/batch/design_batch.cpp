@@ -61,8 +61,9 @@ class HostDesignEngine final : public DesignAssemblyEngine {
 };
 
 bool same_options(const AssemblyOptions& a, const AssemblyOptions& b) {
-  return a.formulation == b.formulation && a.rotation == b.rotation && a.corotational_tangent == b.corotational_tangent &&
-         a.project_spd == b.project_spd && a.dilatation == b.dilatation;
+  return a.formulation == b.formulation && a.rotation == b.rotation &&
+         a.corotational_tangent == b.corotational_tangent && a.project_spd == b.project_spd &&
+         a.dilatation == b.dilatation;
 }
 
 }  // namespace
@@ -72,7 +73,8 @@ bool same_assembly(const Assembler& a, const Assembler& b) {
   const Mesh& mb = b.mesh();
   // The topology: the cells and the free DOFs fix the CSR pattern and the slot map; the rest
   // positions may differ (the engine then keeps each design's rest data).
-  if (ma.dim != mb.dim || ma.cell_type != mb.cell_type || ma.cells != mb.cells || ma.X.size() != mb.X.size()) return false;
+  if (ma.dim != mb.dim || ma.cell_type != mb.cell_type || ma.cells != mb.cells || ma.X.size() != mb.X.size())
+    return false;
   if (a.free_dof_index() != b.free_dof_index() || !same_options(a.options(), b.options())) return false;
   return a.materials().size() == b.materials().size() && a.materials().front().index() == b.materials().front().index();
 }

@@ -19,8 +19,9 @@ class ExpressionParser {
 
   void parse(Expression::Kind kind) {
     SOFTIK_CHECK(text_.size() <= Expression::kMaxLength,
-                 what_ << " '" << text_.substr(0, 40) << "...' is " << text_.size() << " characters long, more than the "
-                       << Expression::kMaxLength << " an expression may have: split it, or rank by a result column");
+                 what_ << " '" << text_.substr(0, 40) << "...' is " << text_.size()
+                       << " characters long, more than the " << Expression::kMaxLength
+                       << " an expression may have: split it, or rank by a result column");
     e_.root_ = expression();
     if (kind == Expression::Kind::Comparison) {
       const char op = accept('<') ? (accept('=') ? 'l' : '<') : accept('>') ? (accept('=') ? 'g' : '>') : '\0';
@@ -53,7 +54,7 @@ class ExpressionParser {
   [[noreturn]] void fail(const std::string& expected) const {
     const std::string found = pos_ < text_.size() ? "'" + text_.substr(pos_, 12) + "'" : "the end";
     SOFTIK_CHECK(false, what_ << " '" << text_ << "': expected " << expected << " at character " << pos_ + 1
-                                      << ", found " << found);
+                              << ", found " << found);
     std::abort();  // not reached: SOFTIK_CHECK(false, ...) throws
   }
   /// operand ((op1 | op2) operand)*, left-associative: the sums (op1 = '+') and the products.
@@ -73,8 +74,7 @@ class ExpressionParser {
   class Nest {
    public:
     explicit Nest(ExpressionParser& p) : p_(p) {
-      if (++p_.depth_ > Expression::kMaxDepth)
-        p_.fail_nesting();
+      if (++p_.depth_ > Expression::kMaxDepth) p_.fail_nesting();
     }
     ~Nest() { --p_.depth_; }
     Nest(const Nest&) = delete;
@@ -113,8 +113,8 @@ class ExpressionParser {
     }
     if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
       const size_t begin = pos_;
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                     text_[pos_] == '_' || text_[pos_] == '.' || text_[pos_] == '[' || text_[pos_] == ']'))
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+                                     text_[pos_] == '.' || text_[pos_] == '[' || text_[pos_] == ']'))
         ++pos_;
       const std::string name = text_.substr(begin, pos_ - begin);
       Expression::Node n{'c'};
@@ -167,14 +167,29 @@ std::optional<double> Expression::evaluate(
         break;
       default:
         switch (n.op) {
-          case '+': v[i] = v[a] + v[b]; break;
-          case '-': v[i] = v[a] - v[b]; break;
-          case '*': v[i] = v[a] * v[b]; break;
-          case '/': v[i] = v[a] / v[b]; break;
-          case '<': v[i] = v[a] < v[b] ? 1 : 0; break;
-          case '>': v[i] = v[a] > v[b] ? 1 : 0; break;
-          case 'l': v[i] = v[a] <= v[b] ? 1 : 0; break;
-          default: v[i] = v[a] >= v[b] ? 1 : 0;  // 'g'
+          case '+':
+            v[i] = v[a] + v[b];
+            break;
+          case '-':
+            v[i] = v[a] - v[b];
+            break;
+          case '*':
+            v[i] = v[a] * v[b];
+            break;
+          case '/':
+            v[i] = v[a] / v[b];
+            break;
+          case '<':
+            v[i] = v[a] < v[b] ? 1 : 0;
+            break;
+          case '>':
+            v[i] = v[a] > v[b] ? 1 : 0;
+            break;
+          case 'l':
+            v[i] = v[a] <= v[b] ? 1 : 0;
+            break;
+          default:
+            v[i] = v[a] >= v[b] ? 1 : 0;  // 'g'
         }
         known[i] = known[a] && known[b];
     }
@@ -187,7 +202,8 @@ std::optional<double> Expression::evaluate(
 
 namespace softik {
 
-std::vector<batch_detail::DesignValue> batch_detail::evaluate_designs(const std::string& expression, const BatchSpec& spec,
+std::vector<batch_detail::DesignValue> batch_detail::evaluate_designs(const std::string& expression,
+                                                                      const BatchSpec& spec,
                                                                       const BatchResult& result) {
   const Expression e(expression);
   std::vector<DesignValue> values;

@@ -44,10 +44,10 @@ class Expression {
 
  private:
   struct Node {
-    char op;            ///< '+', '-', '*', '/', '<', '>', 'l' (<=), 'g' (>=), 'n' (negate), 'c' (column), 'k' (constant)
-    int a = -1, b = -1; ///< operand nodes
-    double value = 0;   ///< 'k'
-    int column = -1;    ///< 'c': index into columns_
+    char op;  ///< '+', '-', '*', '/', '<', '>', 'l' (<=), 'g' (>=), 'n' (negate), 'c' (column), 'k' (constant)
+    int a = -1, b = -1;  ///< operand nodes
+    double value = 0;    ///< 'k'
+    int column = -1;     ///< 'c': index into columns_
   };
   std::vector<Node> nodes_;
   std::vector<std::string> columns_;
@@ -65,6 +65,7 @@ struct DesignValue {
 };
 
 /// `expression` evaluated on every design's row of the results table, in the batch's order.
-std::vector<DesignValue> evaluate_designs(const std::string& expression, const BatchSpec& spec, const BatchResult& result);
+std::vector<DesignValue> evaluate_designs(const std::string& expression, const BatchSpec& spec,
+                                          const BatchResult& result);
 
 }  // namespace softik::batch_detail

@@ -17,9 +17,12 @@ std::vector<PathStep> split_path(const std::string& path) {
     if (token.empty()) return;
     const bool digits = std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
     PathStep s;
-    SOFTIK_CHECK(!digits || steps.empty() || token.size() <= 9, "list index " << token << " in override path '" << path << "' is too large");
-    if (digits && !steps.empty()) s.index = std::stoi(token);
-    else s.key = token;
+    SOFTIK_CHECK(!digits || steps.empty() || token.size() <= 9,
+                 "list index " << token << " in override path '" << path << "' is too large");
+    if (digits && !steps.empty())
+      s.index = std::stoi(token);
+    else
+      s.key = token;
     steps.push_back(s);
     token.clear();
   };
@@ -59,10 +62,11 @@ void apply_override(YAML::Node root, const std::string& path, const YAML::Node& 
     const PathStep& s = steps[k];
     const bool last = k + 1 == steps.size();
     if (s.index >= 0) {
-      SOFTIK_CHECK(cursor.IsSequence(), "override '" << path << "': " << (where.empty() ? "the scene" : where)
-                                                     << " is " << describe(cursor) << ", not a list");
-      SOFTIK_CHECK(static_cast<size_t>(s.index) < cursor.size(),
-                   "override '" << path << "': " << where << " has " << cursor.size() << " entries, no [" << s.index << "]");
+      SOFTIK_CHECK(cursor.IsSequence(), "override '" << path << "': " << (where.empty() ? "the scene" : where) << " is "
+                                                     << describe(cursor) << ", not a list");
+      SOFTIK_CHECK(static_cast<size_t>(s.index) < cursor.size(), "override '" << path << "': " << where << " has "
+                                                                              << cursor.size() << " entries, no ["
+                                                                              << s.index << "]");
       if (last) {
         cursor[static_cast<size_t>(s.index)] = value;
         return;
@@ -95,7 +99,8 @@ YAML::Node node_at(const YAML::Node& root, const std::string& path) {
     const YAML::Node& here = cursor;  // const access: operator[] must not add keys
     YAML::Node next;
     if (s.index >= 0) {
-      if (!here.IsSequence() || static_cast<size_t>(s.index) >= here.size()) return YAML::Node(YAML::NodeType::Undefined);
+      if (!here.IsSequence() || static_cast<size_t>(s.index) >= here.size())
+        return YAML::Node(YAML::NodeType::Undefined);
       next.reset(here[static_cast<size_t>(s.index)]);
     } else {
       if (!here.IsMap() || !here[s.key]) return YAML::Node(YAML::NodeType::Undefined);

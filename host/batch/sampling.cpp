@@ -14,7 +14,8 @@ namespace {
 double unit_real(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 void check_size(int n, int d, const char* what) {
-  SOFTIK_CHECK(n >= 1 && d >= 1, what << ": needs at least one point and one dimension, got n = " << n << ", d = " << d);
+  SOFTIK_CHECK(n >= 1 && d >= 1,
+               what << ": needs at least one point and one dimension, got n = " << n << ", d = " << d);
 }
 
 /// Primitive polynomial of dimension j >= 2 (1-based, Joe & Kuo's numbering) and its initial
@@ -26,15 +27,15 @@ struct SobolDimension {
   unsigned m[5];
 };
 constexpr SobolDimension kSobolTable[kSobolMaxDimensions - 1] = {
-    {1, 0, {1}},                 // 2: x + 1
-    {2, 1, {1, 3}},              // 3: x^2 + x + 1
-    {3, 1, {1, 3, 1}},           // 4: x^3 + x + 1
-    {3, 2, {1, 1, 1}},           // 5: x^3 + x^2 + 1
-    {4, 1, {1, 1, 3, 3}},        // 6: x^4 + x + 1
-    {4, 4, {1, 3, 5, 13}},       // 7: x^4 + x^3 + 1
-    {5, 2, {1, 1, 5, 5, 17}},    // 8: x^5 + x^2 + 1
-    {5, 4, {1, 1, 5, 5, 5}},     // 9: x^5 + x^3 + 1
-    {5, 7, {1, 1, 7, 11, 19}},   // 10: x^5 + x^3 + x^2 + x + 1
+    {1, 0, {1}},                // 2: x + 1
+    {2, 1, {1, 3}},             // 3: x^2 + x + 1
+    {3, 1, {1, 3, 1}},          // 4: x^3 + x + 1
+    {3, 2, {1, 1, 1}},          // 5: x^3 + x^2 + 1
+    {4, 1, {1, 1, 3, 3}},       // 6: x^4 + x + 1
+    {4, 4, {1, 3, 5, 13}},      // 7: x^4 + x^3 + 1
+    {5, 2, {1, 1, 5, 5, 17}},   // 8: x^5 + x^2 + 1
+    {5, 4, {1, 1, 5, 5, 5}},    // 9: x^5 + x^3 + 1
+    {5, 7, {1, 1, 7, 11, 19}},  // 10: x^5 + x^3 + x^2 + x + 1
 };
 
 constexpr int kBits = 32;

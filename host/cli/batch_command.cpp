@@ -17,7 +17,9 @@ namespace {
 int batch_status(const BatchResult& result) {
   int status = kExitSuccess;
   for (const DesignResult& d : result.designs) {
-    const int design_status = !d.ok ? exit_status(d.error_kind) : unmet_goals(d).empty() ? kExitSuccess : kExitNotConverged;
+    const int design_status = !d.ok                    ? exit_status(d.error_kind)
+                              : unmet_goals(d).empty() ? kExitSuccess
+                                                       : kExitNotConverged;
     const auto rank = [](int code) { return code == kExitIo ? 3 : code == kExitNotConverged ? 2 : code; };
     if (rank(design_status) > rank(status)) status = design_status;
   }
@@ -28,17 +30,16 @@ void print_summary(const BatchSpec& spec, const BatchResult& result, const std::
                    std::ostream& out) {
   size_t failed = 0;
   for (const DesignResult& d : result.designs) failed += d.ok ? 0 : 1;
-  out << "batch " << spec.path << ": " << result.designs.size() - failed << "/" << result.designs.size() << " designs ok";
+  out << "batch " << spec.path << ": " << result.designs.size() - failed << "/" << result.designs.size()
+      << " designs ok";
   if (result.resumed > 0) out << " (" << result.resumed << " resumed from the table, not run again)";
   out << ", " << result.seconds << " s on "
       << (mpi_ranks > 1 ? std::to_string(mpi_ranks - 1) + " MPI ranks" : std::to_string(result.workers) + " workers")
-      << " (backend " << backend_name(result.backend)
-      << "), " << result.designs_per_second() * 60 << " designs/min\n";
+      << " (backend " << backend_name(result.backend) << "), " << result.designs_per_second() * 60 << " designs/min\n";
   if (result.lockstep.waves > 0)
     out << "lockstep: " << result.lockstep.waves << " waves, " << result.lockstep.groups << " design groups, "
         << result.lockstep.passes << " assembly passes for " << result.lockstep.design_passes << " design assemblies\n";
-  if (spec.dropped > 0)
-    out << spec.dropped << " swept or sampled designs left out: they violate the constraints\n";
+  if (spec.dropped > 0) out << spec.dropped << " swept or sampled designs left out: they violate the constraints\n";
   out << "results: " << csv_path << "\n";
   if (!spec.objective.expression.empty()) {
     const BatchRanking ranking = rank_designs(spec, result);
@@ -105,8 +106,8 @@ int run_batch_command(const CommandLine& cl, MpiSession& mpi) {
   if (!cl.quiet)
     std::cerr << "softik: " << spec.designs.size() << " designs of " << spec.scene_path
               << (cl.shards > 1 ? " (shard " + std::to_string(cl.shard) + " of " + std::to_string(cl.shards) + ")" : "")
-              << (mpi.ranks() > 1 ? " on " + std::to_string(mpi.ranks() - 1) + " MPI ranks" : "") << " -> " << cl.out_dir
-              << "\n";
+              << (mpi.ranks() > 1 ? " on " + std::to_string(mpi.ranks() - 1) + " MPI ranks" : "") << " -> "
+              << cl.out_dir << "\n";
   options.csv_path = csv_path;  // kept up to date as designs finish; a failed write throws (exit 3)
   const BatchResult result = mpi.run(spec, options);
   display.finish();

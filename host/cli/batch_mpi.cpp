@@ -147,7 +147,8 @@ void sleep_a_moment() { std::this_thread::sleep_for(std::chrono::milliseconds(1)
 int node_gpus() {
   std::error_code ec;
   int n = 0;
-  for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  for (std::filesystem::directory_iterator it("/proc/driver/nvidia/gpus", ec), end; !ec && it != end; it.increment(ec))
+    ++n;
   return n;
 }
 
@@ -275,8 +276,9 @@ void MpiSession::evaluate_designs(const BatchSpec& spec, BatchRunOptions options
     }
     std::uint64_t index = 0;
     MPI_Recv(&index, 1, MPI_UINT64_T, 0, kTagDesign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    SOFTIK_CHECK(index < spec.designs.size(), "--mpi: rank 0 sent design " << index << " of " << spec.designs.size()
-                                                                           << " (do all ranks read the same batch file?)");
+    SOFTIK_CHECK(index < spec.designs.size(), "--mpi: rank 0 sent design "
+                                                  << index << " of " << spec.designs.size()
+                                                  << " (do all ranks read the same batch file?)");
     const DesignResult r = run_design(spec, static_cast<size_t>(index), options);
     const std::vector<char> bytes = serialise(spec.designs[static_cast<size_t>(index)], r);
     MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD);

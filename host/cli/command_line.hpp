@@ -17,11 +17,14 @@ constexpr int kExitSuccess = 0, kExitInput = 1, kExitNotConverged = 2, kExitIo =
 
 inline int exit_status(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::Numerical: return kExitNotConverged;
-    case ErrorKind::Io: return kExitIo;
+    case ErrorKind::Numerical:
+      return kExitNotConverged;
+    case ErrorKind::Io:
+      return kExitIo;
     case ErrorKind::Input:
     case ErrorKind::Unsupported:
-    case ErrorKind::Internal: return kExitInput;
+    case ErrorKind::Internal:
+      return kExitInput;
   }
   return kExitInput;
 }

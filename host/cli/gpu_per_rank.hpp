@@ -16,7 +16,7 @@ inline std::string visible_device_for_rank(const char* visible_env, int gpus, in
   if (visible_env) {
     const std::string visible = visible_env;
     size_t start = 0;
-    for (size_t comma = visible.find(','); ; comma = visible.find(',', start)) {
+    for (size_t comma = visible.find(',');; comma = visible.find(',', start)) {
       const std::string d = visible.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!d.empty()) devices.push_back(d);
       if (comma == std::string::npos) break;

@@ -1,8 +1,7 @@
 // The softik command-line program.
 //   softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]
-//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] [--mpi] [--progress MODE] [--quiet]
-//   softik materials [NAME]
-//   softik --help | --version
+//   softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] [--mpi]
+//   [--progress MODE] [--quiet] softik materials [NAME] softik --help | --version
 // Exit status (docs/cli.md): 0 success; 1 input error (bad scene, mesh, option, or a build or
 // machine without what was asked for); 2 did not converge, or a goal was not reached; 3 I/O error
 // (a file could not be read or written).
@@ -28,7 +27,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: softik run SCENE.yaml --out DIR [--backend cpu|cuda] [--linear-solver NAME] [--progress MODE] [--quiet]\n"
-    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] [--mpi] [--progress MODE] [--quiet]\n"
+    "       softik batch BATCH.yaml --out DIR [--backend cpu|cuda] [--workers N] [--shard I/N | --merge N] [--resume] "
+    "[--mpi] [--progress MODE] [--quiet]\n"
     "       softik materials [NAME]\n"
     "       softik --help\n"
     "       softik --version\n";
@@ -129,7 +129,9 @@ int parse_command_line(const std::string& command, const std::vector<std::string
     out = args[++i];
     return true;
   };
-  auto is = [](const std::string& a, const std::string& option) { return a == option || a.rfind(option + "=", 0) == 0; };
+  auto is = [](const std::string& a, const std::string& option) {
+    return a == option || a.rfind(option + "=", 0) == 0;
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
@@ -167,7 +169,8 @@ int parse_command_line(const std::string& command, const std::vector<std::string
     } else if (a == "--mpi" && command == "batch") {
       cl.mpi = true;
     } else if (is(a, "--progress")) {
-      if (!value(i, "--progress", v)) return usage_error(std::string("--progress needs a mode: ") + softik::cli::kProgressModes);
+      if (!value(i, "--progress", v))
+        return usage_error(std::string("--progress needs a mode: ") + softik::cli::kProgressModes);
       if (!softik::cli::parse_progress_mode(v, cl.progress))
         return usage_error(std::string("--progress must be ") + softik::cli::kProgressModes + ", got '" + v + "'");
     } else if (a == "--help" || a == "-h") {
@@ -217,15 +220,18 @@ int run(const std::vector<std::string>& args) {
 int batch(const std::vector<std::string>& args) {
   CommandLine cl;
   if (const int status = parse_command_line("batch", args, cl); status >= 0) return status;
-  if (cl.merge > 0 && cl.shards > 1) return usage_error("--merge and --shard are separate steps: run the shards, then merge");
-  if (cl.merge > 0 && (cl.resume || cl.mpi)) return usage_error("--merge runs nothing: it takes neither --resume nor --mpi");
+  if (cl.merge > 0 && cl.shards > 1)
+    return usage_error("--merge and --shard are separate steps: run the shards, then merge");
+  if (cl.merge > 0 && (cl.resume || cl.mpi))
+    return usage_error("--merge runs nothing: it takes neither --resume nor --mpi");
   return softik::cli::batch_command(cl);
 }
 
 int materials(const std::vector<std::string>& args) {
   for (const std::string& a : args)
     if (!a.empty() && a[0] == '-') return usage_error("'materials' takes no option; got '" + a + "'");
-  if (args.size() > 1) return usage_error("'materials' takes at most one name; got '" + args[0] + "' and '" + args[1] + "'");
+  if (args.size() > 1)
+    return usage_error("'materials' takes at most one name; got '" + args[0] + "' and '" + args[1] + "'");
   softik::cli::print_materials(args.empty() ? "" : args[0], std::cout);
   return kExitSuccess;
 }

@@ -58,23 +58,25 @@ void print_material(const MaterialLibrary& lib, const LibraryMaterial& m, std::o
   else
     out << "  density: none read in a source (give one with dynamics.density or loads.gravity.density)\n";
   if (!m.datasheet_published.empty())
-    out << "  maker's data (not used by a law): " << m.datasheet_published << " (source " << m.datasheet_source << ")\n";
+    out << "  maker's data (not used by a law): " << m.datasheet_published << " (source " << m.datasheet_source
+        << ")\n";
   for (const MaterialFit& f : m.fits) {
     LawConstants softik = library_constants(f);
     const Real mu0 = initial_shear_modulus(f.law, softik);
     out << "  fit " << f.id << ": law " << fit_label(f) << "\n"
-        << "    as printed (" << f.convention << " convention, " << f.unit << "): " << constants_text(f.published) << "\n"
+        << "    as printed (" << f.convention << " convention, " << f.unit << "): " << constants_text(f.published)
+        << "\n"
         << "    softik's constants (Pa): " << constants_text(softik) << "; mu0 = " << mu0
         << " Pa; D1 = " << d1_from_poisson(mu0, lib.default_poisson) << " 1/Pa (nu = " << lib.default_poisson << ")\n";
     const MaterialSource& s = lib.source(f.source);
-    out << "    source: " << s.citation << (s.doi.empty() ? "" : ", doi:" + s.doi) << (s.url.empty() ? "" : ", " + s.url)
-        << "\n"
+    out << "    source: " << s.citation << (s.doi.empty() ? "" : ", doi:" + s.doi)
+        << (s.url.empty() ? "" : ", " + s.url) << "\n"
         << "    where: " << f.where << "\n"
         << "    test: " << f.test << "\n"
         << "    strain range: " << f.strain_range << "\n";
     if (!f.fitted_by.empty()) {
-      out << "    fitted by " << f.fitted_by << ": " << f.method << "\n    rows of the curve (engineering strain, stress in "
-          << f.unit << "):";
+      out << "    fitted by " << f.fitted_by << ": " << f.method
+          << "\n    rows of the curve (engineering strain, stress in " << f.unit << "):";
       for (const auto& [strain, stress] : f.data_points) out << " (" << strain << ", " << stress << ")";
       out << "; largest deviation of the fit from them: " << f.max_deviation * 100 << " %\n";
     }

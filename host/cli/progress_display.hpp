@@ -26,11 +26,16 @@ constexpr const char* kProgressModes = "auto, bar, lines or none";
 
 /// "auto", "bar", "lines", "none" -> `mode`; false (mode untouched) for anything else.
 inline bool parse_progress_mode(const std::string& text, ProgressMode& mode) {
-  if (text == "auto") mode = ProgressMode::Auto;
-  else if (text == "bar") mode = ProgressMode::Bar;
-  else if (text == "lines") mode = ProgressMode::Lines;
-  else if (text == "none") mode = ProgressMode::None;
-  else return false;
+  if (text == "auto")
+    mode = ProgressMode::Auto;
+  else if (text == "bar")
+    mode = ProgressMode::Bar;
+  else if (text == "lines")
+    mode = ProgressMode::Lines;
+  else if (text == "none")
+    mode = ProgressMode::None;
+  else
+    return false;
   return true;
 }
 
@@ -141,10 +146,10 @@ class ProgressDisplay {
   std::ostream& out_;
   ProgressMode mode_;
   size_t width_;
-  bool drawn_ = false;      ///< an event was drawn (the first always is)
-  double last_drawn_ = 0;   ///< its elapsed time
-  bool bar_open_ = false;   ///< a bar line without its newline yet
-  size_t bar_width_ = 0;    ///< the characters of the bar line shown
+  bool drawn_ = false;     ///< an event was drawn (the first always is)
+  double last_drawn_ = 0;  ///< its elapsed time
+  bool bar_open_ = false;  ///< a bar line without its newline yet
+  size_t bar_width_ = 0;   ///< the characters of the bar line shown
 };
 
 }  // namespace softik::cli

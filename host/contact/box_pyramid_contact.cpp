@@ -97,8 +97,10 @@ ContactSolverReport solve_box_pyramid(const MatrixXr& W, const VectorXr& delta_f
     residual = std::max(residual, std::abs(delta(3 * i)));
     for (int k = 1; k <= 2 && m > 0; ++k) {  // frictionless: no tangential law
       const Real lt = lambda(3 * i + k);
-      if (std::abs(lt) < m * ln * (1 - 1e-9)) residual = std::max(residual, std::abs(delta(3 * i + k)));
-      else residual = std::max(residual, std::max(Real(0), (lt > 0 ? 1 : -1) * delta(3 * i + k)));
+      if (std::abs(lt) < m * ln * (1 - 1e-9))
+        residual = std::max(residual, std::abs(delta(3 * i + k)));
+      else
+        residual = std::max(residual, std::max(Real(0), (lt > 0 ? 1 : -1) * delta(3 * i + k)));
     }
   }
   report.residual = residual;

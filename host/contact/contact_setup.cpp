@@ -40,7 +40,8 @@ void edge_lengths(const Mesh& mesh, Real* shortest, Real* mean) {
 }
 
 void prepare_contact_options(const Mesh& mesh, ContactOptions& c, Real size) {
-  SOFTIK_CHECK(mesh.dim == 3, "contact needs a 3D mesh (Tet4 or Hex8), got a " << cell_type_name(mesh.cell_type) << " mesh");
+  SOFTIK_CHECK(mesh.dim == 3,
+               "contact needs a 3D mesh (Tet4 or Hex8), got a " << cell_type_name(mesh.cell_type) << " mesh");
   for (const Obstacle& o : c.obstacles) validate(o);
   SOFTIK_CHECK(std::isfinite(c.body_friction) && c.body_friction >= 0,
                "contact: friction between parts mu = " << c.body_friction << "; Coulomb's coefficient must be >= 0");
@@ -58,7 +59,8 @@ void prepare_contact_options(const Mesh& mesh, ContactOptions& c, Real size) {
   SOFTIK_CHECK(c.solver.tolerance > 0, "contact: tolerance = " << c.tolerance << "; give a positive length");
 }
 
-std::vector<int> contact_candidate_nodes(const Mesh& mesh, const std::vector<int>& free, const std::vector<int>& nodes) {
+std::vector<int> contact_candidate_nodes(const Mesh& mesh, const std::vector<int>& free,
+                                         const std::vector<int>& nodes) {
   auto movable = [&](int node) {
     return free[3 * static_cast<size_t>(node)] >= 0 || free[3 * static_cast<size_t>(node) + 1] >= 0 ||
            free[3 * static_cast<size_t>(node) + 2] >= 0;
@@ -66,7 +68,8 @@ std::vector<int> contact_candidate_nodes(const Mesh& mesh, const std::vector<int
   std::vector<int> out;
   if (!nodes.empty()) {
     for (int n : nodes) {
-      SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(), "contact: node " << n << " is outside [0, " << mesh.num_nodes() << ")");
+      SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(),
+                   "contact: node " << n << " is outside [0, " << mesh.num_nodes() << ")");
       if (movable(n)) out.push_back(n);
     }
     return out;

@@ -21,7 +21,8 @@ Real natural_map_residual(const MatrixXr& W, const VectorXr& delta, const std::v
                           const VectorXr& lambda) {
   Real r = 0;
   for (Eigen::Index i = 0; i < Eigen::Index(mu.size()); ++i)
-    r = std::max(r, contact_residual(lambda.segment<3>(3 * i), delta.segment<3>(3 * i), mu[size_t(i)], contact_rho(W, i)));
+    r = std::max(r,
+                 contact_residual(lambda.segment<3>(3 * i), delta.segment<3>(3 * i), mu[size_t(i)], contact_rho(W, i)));
   return r;
 }
 
@@ -113,8 +114,8 @@ void check_problem(const contact::MatrixXr& W, const contact::VectorXr& delta_fr
   const Eigen::Index m = 3 * Eigen::Index(mu.size());
   SOFTIK_CHECK(W.rows() == m && W.cols() == m && delta_free.size() == m,
                "frictional contact: " << mu.size() << " contacts need W of size " << m << " x " << m
-                                      << " and delta_free of size " << m << ", got W " << W.rows() << " x "
-                                      << W.cols() << " and delta_free " << delta_free.size()
+                                      << " and delta_free of size " << m << ", got W " << W.rows() << " x " << W.cols()
+                                      << " and delta_free " << delta_free.size()
                                       << "; give 3 rows (normal, t1, t2) per contact");
   SOFTIK_CHECK(W.allFinite() && delta_free.allFinite(),
                "frictional contact: W or delta_free holds NaN or inf; the step that built them diverged");
@@ -135,8 +136,8 @@ ContactSolverReport solve_frictional_contact(const Eigen::Matrix<Real, Eigen::Dy
                                              const ContactSolverOptions& options) {
   check_problem(W, delta_free, mu);
   SOFTIK_CHECK(std::isfinite(options.tolerance) && options.tolerance >= 0 && options.max_iterations >= 1,
-               "frictional contact: tolerance " << options.tolerance << " and max_iterations "
-                                                << options.max_iterations << "; give tolerance >= 0 and at least 1 iteration");
+               "frictional contact: tolerance " << options.tolerance << " and max_iterations " << options.max_iterations
+                                                << "; give tolerance >= 0 and at least 1 iteration");
   if (lambda.size() != delta_free.size()) lambda = contact::VectorXr::Zero(delta_free.size());
   SOFTIK_CHECK(lambda.allFinite(), "frictional contact: the warm start lambda holds NaN or inf; pass zeros");
   if (mu.empty()) {
@@ -149,12 +150,12 @@ ContactSolverReport solve_frictional_contact(const Eigen::Matrix<Real, Eigen::Dy
 }
 
 Real frictional_contact_residual(const Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>& W,
-                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& delta_free,
-                                 const std::vector<Real>& mu, const Eigen::Matrix<Real, Eigen::Dynamic, 1>& lambda) {
+                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& delta_free, const std::vector<Real>& mu,
+                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& lambda) {
   check_problem(W, delta_free, mu);
-  SOFTIK_CHECK(lambda.size() == delta_free.size() && lambda.allFinite(),
-               "frictional contact residual: lambda has " << lambda.size() << " entries (need " << delta_free.size()
-                                                          << ", all finite)");
+  SOFTIK_CHECK(lambda.size() == delta_free.size() && lambda.allFinite(), "frictional contact residual: lambda has "
+                                                                             << lambda.size() << " entries (need "
+                                                                             << delta_free.size() << ", all finite)");
   return contact::natural_map_residual(W, delta_free + W * lambda, mu, lambda);
 }
 

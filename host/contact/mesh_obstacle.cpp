@@ -61,13 +61,27 @@ ObstacleDistance MeshDistance::distance(const Vec3r& q) const {
   const auto& tri = triangles_[size_t(best)];
   Vec3r pseudo;
   switch (best_point.region) {
-    case TriangleRegion::VertexA: pseudo = vertex_normal_[size_t(tri[0])]; break;
-    case TriangleRegion::VertexB: pseudo = vertex_normal_[size_t(tri[1])]; break;
-    case TriangleRegion::VertexC: pseudo = vertex_normal_[size_t(tri[2])]; break;
-    case TriangleRegion::EdgeAB: pseudo = edge_normal_[3 * size_t(best)]; break;
-    case TriangleRegion::EdgeBC: pseudo = edge_normal_[3 * size_t(best) + 1]; break;
-    case TriangleRegion::EdgeCA: pseudo = edge_normal_[3 * size_t(best) + 2]; break;
-    default: pseudo = face_normal_[size_t(best)]; break;
+    case TriangleRegion::VertexA:
+      pseudo = vertex_normal_[size_t(tri[0])];
+      break;
+    case TriangleRegion::VertexB:
+      pseudo = vertex_normal_[size_t(tri[1])];
+      break;
+    case TriangleRegion::VertexC:
+      pseudo = vertex_normal_[size_t(tri[2])];
+      break;
+    case TriangleRegion::EdgeAB:
+      pseudo = edge_normal_[3 * size_t(best)];
+      break;
+    case TriangleRegion::EdgeBC:
+      pseudo = edge_normal_[3 * size_t(best) + 1];
+      break;
+    case TriangleRegion::EdgeCA:
+      pseudo = edge_normal_[3 * size_t(best) + 2];
+      break;
+    default:
+      pseudo = face_normal_[size_t(best)];
+      break;
   }
   ObstacleDistance r;
   r.point = best_point.point;

@@ -23,7 +23,9 @@ class MeshDistance {
   const Aabb& bounds() const { return bvh_.bounds(); }
 
  private:
-  Vec3r vertex(int v) const { return Vec3r(vertices_[3 * size_t(v)], vertices_[3 * size_t(v) + 1], vertices_[3 * size_t(v) + 2]); }
+  Vec3r vertex(int v) const {
+    return Vec3r(vertices_[3 * size_t(v)], vertices_[3 * size_t(v) + 1], vertices_[3 * size_t(v) + 2]);
+  }
   const std::vector<Real>& vertices_;
   const std::vector<std::array<int, 3>>& triangles_;
   TriangleBvh bvh_;

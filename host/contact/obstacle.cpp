@@ -28,21 +28,21 @@ void check_unit(const Obstacle& o, const Vec3r& v, const char* what) {
 }
 
 void check_positive(const Obstacle& o, Real value, const char* what) {
-  SOFTIK_CHECK(std::isfinite(value) && value > 0,
-               label(o) << what << " is " << value << "; give a finite positive length");
+  SOFTIK_CHECK(std::isfinite(value) && value > 0, label(o)
+                                                      << what << " is " << value << "; give a finite positive length");
 }
 
 void check_path(const Obstacle& o) {
-  SOFTIK_CHECK(o.path_times.size() == o.path_offsets.size(),
-               label(o) << "the path has " << o.path_times.size() << " times but " << o.path_offsets.size()
-                        << " offsets; give one offset per time");
+  SOFTIK_CHECK(o.path_times.size() == o.path_offsets.size(), label(o) << "the path has " << o.path_times.size()
+                                                                      << " times but " << o.path_offsets.size()
+                                                                      << " offsets; give one offset per time");
   for (size_t k = 0; k < o.path_times.size(); ++k) {
     SOFTIK_CHECK(std::isfinite(o.path_times[k]) && o.path_offsets[k].allFinite(),
                  label(o) << "path point " << k << " (time " << o.path_times[k] << ", offset "
                           << text(o.path_offsets[k]) << ") is not finite; give finite times and offsets");
     SOFTIK_CHECK(k == 0 || o.path_times[k] > o.path_times[k - 1],
-                 label(o) << "path time " << k << " (" << o.path_times[k] << ") does not exceed time " << k - 1
-                          << " (" << o.path_times[k - 1] << "); give strictly increasing path times");
+                 label(o) << "path time " << k << " (" << o.path_times[k] << ") does not exceed time " << k - 1 << " ("
+                          << o.path_times[k - 1] << "); give strictly increasing path times");
   }
 }
 
@@ -60,8 +60,9 @@ void check_mesh(const Obstacle& o) {
   try {
     check_surface(mesh, surface, o.name, /*require_closed=*/true, /*allow_flip=*/false);
   } catch (const Error& e) {
-    throw Error(label(o) + e.what() + " (an obstacle mesh must be closed and wound with its normals out of the obstacle)",
-                e.kind(), e.source());
+    throw Error(
+        label(o) + e.what() + " (an obstacle mesh must be closed and wound with its normals out of the obstacle)",
+        e.kind(), e.source());
   }
 }
 
@@ -148,11 +149,16 @@ ObstacleDistance cylinder_distance(const Obstacle& o, const Vec3r& p) {
 
 const char* obstacle_shape_name(ObstacleShape shape) {
   switch (shape) {
-    case ObstacleShape::Plane: return "plane";
-    case ObstacleShape::Sphere: return "sphere";
-    case ObstacleShape::Box: return "box";
-    case ObstacleShape::Cylinder: return "cylinder";
-    case ObstacleShape::TriangleMesh: return "mesh";
+    case ObstacleShape::Plane:
+      return "plane";
+    case ObstacleShape::Sphere:
+      return "sphere";
+    case ObstacleShape::Box:
+      return "box";
+    case ObstacleShape::Cylinder:
+      return "cylinder";
+    case ObstacleShape::TriangleMesh:
+      return "mesh";
   }
   return "unknown";
 }
@@ -168,15 +174,22 @@ Vec3r Obstacle::offset(Real t) const {
 }
 
 void validate(const Obstacle& o) {
-  SOFTIK_CHECK(o.center.allFinite(), label(o) << "the centre " << text(o.center) << " is not finite; give finite coordinates");
+  SOFTIK_CHECK(o.center.allFinite(),
+               label(o) << "the centre " << text(o.center) << " is not finite; give finite coordinates");
   SOFTIK_CHECK(std::isfinite(o.friction) && o.friction >= 0,
                label(o) << "the friction coefficient is " << o.friction << "; give mu >= 0 (0: frictionless)");
   switch (o.shape) {
-    case ObstacleShape::Plane: check_unit(o, o.normal, "the normal"); break;
-    case ObstacleShape::Sphere: check_positive(o, o.radius, "the radius"); break;
+    case ObstacleShape::Plane:
+      check_unit(o, o.normal, "the normal");
+      break;
+    case ObstacleShape::Sphere:
+      check_positive(o, o.radius, "the radius");
+      break;
     case ObstacleShape::Box: {
-      for (int i = 0; i < 3; ++i) check_positive(o, o.half_extents[i], i == 0 ? "half extent 0" : i == 1 ? "half extent 1" : "half extent 2");
-      const Real off = (o.rotation.transpose() * o.rotation - Eigen::Matrix<Real, 3, 3>::Identity()).cwiseAbs().maxCoeff();
+      for (int i = 0; i < 3; ++i)
+        check_positive(o, o.half_extents[i], i == 0 ? "half extent 0" : i == 1 ? "half extent 1" : "half extent 2");
+      const Real off =
+          (o.rotation.transpose() * o.rotation - Eigen::Matrix<Real, 3, 3>::Identity()).cwiseAbs().maxCoeff();
       SOFTIK_CHECK(o.rotation.allFinite() && off <= 1e-9 && o.rotation.determinant() > 0,
                    label(o) << "the rotation is not a rotation matrix (|R^T R - I| = " << off << ", det R = "
                             << o.rotation.determinant() << "); give orthonormal axes as columns, right-handed");
@@ -187,7 +200,9 @@ void validate(const Obstacle& o) {
       check_positive(o, o.radius, "the radius");
       check_positive(o, o.half_length, "the half length");
       break;
-    case ObstacleShape::TriangleMesh: check_mesh(o); break;
+    case ObstacleShape::TriangleMesh:
+      check_mesh(o);
+      break;
   }
   check_path(o);
 }
@@ -197,11 +212,21 @@ ObstacleDistance distance_to_obstacle(const Obstacle& obstacle, Real t, const Ve
   const Vec3r q = p - offset;  // the point in the obstacle's rest placement
   ObstacleDistance r;
   switch (obstacle.shape) {
-    case ObstacleShape::Plane: r = plane_distance(obstacle, q); break;
-    case ObstacleShape::Sphere: r = sphere_distance(obstacle, q); break;
-    case ObstacleShape::Box: r = box_distance(obstacle, q); break;
-    case ObstacleShape::Cylinder: r = cylinder_distance(obstacle, q); break;
-    case ObstacleShape::TriangleMesh: r = contact::MeshDistance(obstacle).distance(q); break;
+    case ObstacleShape::Plane:
+      r = plane_distance(obstacle, q);
+      break;
+    case ObstacleShape::Sphere:
+      r = sphere_distance(obstacle, q);
+      break;
+    case ObstacleShape::Box:
+      r = box_distance(obstacle, q);
+      break;
+    case ObstacleShape::Cylinder:
+      r = cylinder_distance(obstacle, q);
+      break;
+    case ObstacleShape::TriangleMesh:
+      r = contact::MeshDistance(obstacle).distance(q);
+      break;
   }
   r.point += offset;
   return r;

@@ -37,8 +37,8 @@ namespace {
 struct SlipState {
   bool valid = false;
   Vec3r lambda = Vec3r::Zero();
-  Real f = 0;       ///< s_perp . delta_t
-  Real along = 0;   ///< s . delta_t (> 0 for a true slip)
+  Real f = 0;      ///< s_perp . delta_t
+  Real along = 0;  ///< s . delta_t (> 0 for a true slip)
 };
 
 SlipState slip_state(const Mat3r& A, const Vec3r& b, Real mu, Real phi) {
@@ -100,7 +100,7 @@ bool solve_slip(const Mat3r& A, const Vec3r& b, Real mu, Real preferred, Vec3r& 
 }  // namespace
 
 Vec3r solve_single_contact(const Mat3r& A, const Vec3r& b, Real mu, const Vec3r& current) {
-  if (b[0] >= 0) return Vec3r::Zero();  // separation: lambda = 0, delta = b admissible
+  if (b[0] >= 0) return Vec3r::Zero();               // separation: lambda = 0, delta = b admissible
   if (mu == 0) return Vec3r(-b[0] / A(0, 0), 0, 0);  // frictionless: delta_n = 0
   const Eigen::LDLT<Mat3r> ldlt(A);
   if (ldlt.info() == Eigen::Success && ldlt.isPositive()) {
@@ -110,8 +110,8 @@ Vec3r solve_single_contact(const Mat3r& A, const Vec3r& b, Real mu, const Vec3r&
     if (stick[0] >= 0 && lt <= mu * stick[0] * (1 + 1e-12)) return project_on_cone(stick, mu);
   }
   // Slip: prefer the direction opposite to the current friction force, else along b_t.
-  const Eigen::Matrix<Real, 2, 1> hint =
-      current.tail<2>().norm() > 0 ? Eigen::Matrix<Real, 2, 1>(-current.tail<2>()) : Eigen::Matrix<Real, 2, 1>(b.tail<2>());
+  const Eigen::Matrix<Real, 2, 1> hint = current.tail<2>().norm() > 0 ? Eigen::Matrix<Real, 2, 1>(-current.tail<2>())
+                                                                      : Eigen::Matrix<Real, 2, 1>(b.tail<2>());
   const Real preferred = std::atan2(hint[1], hint[0]);
   Vec3r slip;
   if (solve_slip(A, b, mu, preferred, slip)) return slip;

@@ -1,8 +1,8 @@
 // SurfaceProximity (contact.hpp): point-triangle proximity between deformable surfaces.
 #include <algorithm>
-#include <memory>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -67,7 +67,8 @@ SurfaceProximity::SurfaceProximity(std::vector<std::array<int, 3>> triangles, st
   int num_nodes = 0;
   for (size_t t = 0; t < triangles.size(); ++t)
     for (int n : triangles[t]) {
-      SOFTIK_CHECK(n >= 0, "surface proximity: triangle " << t << " has node index " << n << "; give node indices >= 0");
+      SOFTIK_CHECK(n >= 0,
+                   "surface proximity: triangle " << t << " has node index " << n << "; give node indices >= 0");
       num_nodes = std::max(num_nodes, n + 1);
     }
   std::unique_ptr<Impl> impl = std::make_unique<Impl>();
@@ -91,7 +92,9 @@ SurfaceProximity& SurfaceProximity::operator=(SurfaceProximity&& o) noexcept {
 
 namespace {
 
-Vec3r at(const std::vector<Real>& x, int n) { return Vec3r(x[3 * size_t(n)], x[3 * size_t(n) + 1], x[3 * size_t(n) + 2]); }
+Vec3r at(const std::vector<Real>& x, int n) {
+  return Vec3r(x[3 * size_t(n)], x[3 * size_t(n) + 1], x[3 * size_t(n) + 2]);
+}
 
 void check_detect_input(const std::vector<int>& nodes, const std::vector<int>& node_surface, const std::vector<Real>& x,
                         int num_tri_nodes, Real contact_distance, Real alarm_distance, Real mu) {
@@ -101,10 +104,10 @@ void check_detect_input(const std::vector<int>& nodes, const std::vector<int>& n
   SOFTIK_CHECK(x.size() % 3 == 0 && int(x.size() / 3) >= num_tri_nodes,
                "surface proximity: the positions hold " << x.size() / 3 << " nodes but the triangles use "
                                                         << num_tri_nodes << "; pass the positions of the whole mesh");
-  SOFTIK_CHECK(std::isfinite(contact_distance) && contact_distance >= 0 && std::isfinite(alarm_distance) &&
-                   alarm_distance >= 0,
-               "surface proximity: contact distance " << contact_distance << " and alarm distance " << alarm_distance
-                                                      << " must be finite and >= 0");
+  SOFTIK_CHECK(
+      std::isfinite(contact_distance) && contact_distance >= 0 && std::isfinite(alarm_distance) && alarm_distance >= 0,
+      "surface proximity: contact distance " << contact_distance << " and alarm distance " << alarm_distance
+                                             << " must be finite and >= 0");
   SOFTIK_CHECK(std::isfinite(mu) && mu >= 0, "surface proximity: friction coefficient " << mu << "; give mu >= 0");
   for (int n : nodes)
     SOFTIK_CHECK(n >= 0 && 3 * size_t(n) + 2 < x.size(),

@@ -12,7 +12,9 @@ namespace {
 constexpr int kLeafSize = 4;
 constexpr int kMaxDepth = 60;
 
-Vec3r node_position(const Real* x, int n) { return Vec3r(x[3 * size_t(n)], x[3 * size_t(n) + 1], x[3 * size_t(n) + 2]); }
+Vec3r node_position(const Real* x, int n) {
+  return Vec3r(x[3 * size_t(n)], x[3 * size_t(n) + 1], x[3 * size_t(n) + 2]);
+}
 
 TrianglePoint make_point(const Vec3r& a, const Vec3r& b, const Vec3r& c, Real u, Real v, Real w,
                          TriangleRegion region) {

@@ -28,7 +28,8 @@ std::vector<int> node_parts(const Mesh& mesh) {
   std::vector<int> parent(static_cast<size_t>(mesh.num_nodes()));
   std::iota(parent.begin(), parent.end(), 0);
   auto root = [&](int n) {
-    while (parent[static_cast<size_t>(n)] != n) n = parent[static_cast<size_t>(n)] = parent[static_cast<size_t>(parent[static_cast<size_t>(n)])];
+    while (parent[static_cast<size_t>(n)] != n)
+      n = parent[static_cast<size_t>(n)] = parent[static_cast<size_t>(parent[static_cast<size_t>(n)])];
     return n;
   };
   const int npc = nodes_per_cell(mesh.cell_type);
@@ -36,7 +37,8 @@ std::vector<int> node_parts(const Mesh& mesh) {
     for (int i = 1; i < npc; ++i) parent[static_cast<size_t>(root(mesh.cell(c)[i]))] = root(mesh.cell(c)[0]);
   std::vector<int> part(parent.size());
   std::map<int, int> id;
-  for (int n = 0; n < mesh.num_nodes(); ++n) part[static_cast<size_t>(n)] = id.emplace(root(n), static_cast<int>(id.size())).first->second;
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    part[static_cast<size_t>(n)] = id.emplace(root(n), static_cast<int>(id.size())).first->second;
   return part;
 }
 
@@ -72,16 +74,19 @@ void DynamicSolver::Impl::setup_contact() {
   std::vector<Real> edge_sum(static_cast<size_t>(parts), 0.0), edge_count(static_cast<size_t>(parts), 0.0);
   for (const auto& t : triangles)
     for (int j = 0; j < 3; ++j) {
-      const size_t a = static_cast<size_t>(t[static_cast<size_t>(j)]), b = static_cast<size_t>(t[static_cast<size_t>((j + 1) % 3)]);
+      const size_t a = static_cast<size_t>(t[static_cast<size_t>(j)]),
+                   b = static_cast<size_t>(t[static_cast<size_t>((j + 1) % 3)]);
       Real d2 = 0;
-      for (int k = 0; k < 3; ++k) d2 += (mesh.X[3 * a + k] - mesh.X[3 * b + k]) * (mesh.X[3 * a + k] - mesh.X[3 * b + k]);
+      for (int k = 0; k < 3; ++k)
+        d2 += (mesh.X[3 * a + k] - mesh.X[3 * b + k]) * (mesh.X[3 * a + k] - mesh.X[3 * b + k]);
       edge_sum[static_cast<size_t>(node_part[a])] += std::sqrt(d2);
       edge_count[static_cast<size_t>(node_part[a])] += 1;
     }
   part_edge.resize(static_cast<size_t>(parts));
   for (size_t k = 0; k < part_edge.size(); ++k) part_edge[k] = edge_count[k] > 0 ? edge_sum[k] / edge_count[k] : 0;
   proximity = std::make_unique<SurfaceProximity>(std::move(triangles), std::move(triangle_part));
-  proximity_nodes = c.nodes.empty() ? contact_nodes : contact::contact_candidate_nodes(mesh, assembler.free_dof_index(), {});
+  proximity_nodes =
+      c.nodes.empty() ? contact_nodes : contact::contact_candidate_nodes(mesh, assembler.free_dof_index(), {});
   for (int n : proximity_nodes) proximity_node_part.push_back(node_part[static_cast<size_t>(n)]);
 }
 
@@ -102,7 +107,8 @@ void DynamicSolver::Impl::warn_initial_penetration() {
         proximity->detect(proximity_nodes, proximity_node_part, x, c.contact_distance, 0.0, c.body_friction);
     found.insert(found.end(), body.begin(), body.end());
   }
-  const std::string w = contact::initial_penetration_warning(found, c.obstacles, 1e-9 * size, "the first steps push them out");
+  const std::string w =
+      contact::initial_penetration_warning(found, c.obstacles, 1e-9 * size, "the first steps push them out");
   if (!w.empty()) warnings.push_back(w);
 }
 
@@ -113,7 +119,8 @@ std::vector<ContactPoint> DynamicSolver::Impl::pairs_at_start(const std::vector<
   if (proximity && !part_nodes.empty()) {
     std::vector<int> parts;
     for (int n : part_nodes) parts.push_back(node_part[static_cast<size_t>(n)]);
-    const std::vector<ContactPoint> body = proximity->detect(part_nodes, parts, x, c.contact_distance, alarm, c.body_friction);
+    const std::vector<ContactPoint> body =
+        proximity->detect(part_nodes, parts, x, c.contact_distance, alarm, c.body_friction);
     for (const ContactPoint& p : body)
       if (slave_of(node_part[static_cast<size_t>(p.node)], node_part[static_cast<size_t>(p.triangle[0])]))
         found.push_back(p);
@@ -125,7 +132,8 @@ Vec3r DynamicSolver::Impl::free_violation(const ContactPoint& p, Real h, const s
   // The node's motion over the step relative to what it touches, and the pair's free violation:
   // delta_free = (gap + n . u_rel, t1 . u_rel, t2 . u_rel).
   Vec3r u;
-  for (int i = 0; i < 3; ++i) u[i] = x_free[3 * static_cast<size_t>(p.node) + i] - x[3 * static_cast<size_t>(p.node) + i];
+  for (int i = 0; i < 3; ++i)
+    u[i] = x_free[3 * static_cast<size_t>(p.node) + i] - x[3 * static_cast<size_t>(p.node) + i];
   if (p.obstacle >= 0) {
     const Obstacle& o = options.contact.obstacles[static_cast<size_t>(p.obstacle)];
     u -= o.offset(t + h) - o.offset(t);
@@ -149,8 +157,8 @@ std::vector<ContactPoint> DynamicSolver::Impl::near_pairs(Real h, const std::vec
   Real motion = 0;
   for (size_t k = 0; k < x.size(); ++k) motion = std::max(motion, std::abs(x_free[k] - x[k]));
   for (const Obstacle& o : c.obstacles) motion += (o.offset(t + h) - o.offset(t)).norm();
-  const std::vector<ContactPoint> found =
-      pairs_at_start(contact_nodes, proximity ? proximity_nodes : std::vector<int>{}, c.alarm_distance + 2 * std::sqrt(3.0) * motion);
+  const std::vector<ContactPoint> found = pairs_at_start(
+      contact_nodes, proximity ? proximity_nodes : std::vector<int>{}, c.alarm_distance + 2 * std::sqrt(3.0) * motion);
   // Pairs still farther apart than the alarm distance after the free motion cannot touch within
   // the step and are dropped.
   std::vector<ContactPoint> near;
@@ -165,9 +173,12 @@ std::vector<ContactPoint> DynamicSolver::Impl::near_pairs(Real h, const std::vec
 }
 
 std::vector<int> DynamicSolver::Impl::match_previous(const std::vector<ContactPoint>& near) const {
-  auto key = [](const ContactPoint& p) { return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]); };
+  auto key = [](const ContactPoint& p) {
+    return std::make_tuple(p.node, p.obstacle, p.triangle[0], p.triangle[1], p.triangle[2]);
+  };
   std::map<std::tuple<int, int, int, int, int>, int> previous;
-  for (size_t k = 0; k < contacts.size() && 3 * k + 3 <= lambda.size(); ++k) previous[key(contacts[k])] = static_cast<int>(k);
+  for (size_t k = 0; k < contacts.size() && 3 * k + 3 <= lambda.size(); ++k)
+    previous[key(contacts[k])] = static_cast<int>(k);
   std::vector<int> out;
   for (const ContactPoint& p : near) {
     const auto it = previous.find(key(p));
@@ -281,7 +292,8 @@ void DynamicSolver::Impl::correct(Real h, std::vector<Real>& x_free, DynamicStep
   // live one), since the solver measures each pair's residual in units of 1 / max diag.
   const Real mean_diag = nb > 0 ? W_live.diagonal().mean() : Real(1);
   for (int r = 0; r < 3 * nc; ++r)
-    if (!is_live[static_cast<size_t>(r)]) W(r, r) = is_live[static_cast<size_t>(r - r % 3)] ? W(r - r % 3, r - r % 3) : mean_diag;
+    if (!is_live[static_cast<size_t>(r)])
+      W(r, r) = is_live[static_cast<size_t>(r - r % 3)] ? W(r - r % 3, r - r % 3) : mean_diag;
   report.seconds_compliance += seconds_since(clock);
   clock = Clock::now();
   const ContactSolverReport solve = solve_frictional_contact(W, delta_solve, mu, lambda_next, c.solver);

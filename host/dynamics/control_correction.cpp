@@ -45,9 +45,9 @@ struct DynamicSolver::Impl::ControlSolve {
 };
 
 DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::vector<Real>& x_free,
-                                                                      const std::vector<ContactPoint>& pairs,
-                                                                      const std::vector<Vec3r>& free_delta,
-                                                                      DynamicStepReport& report) {
+                                                                     const std::vector<ContactPoint>& pairs,
+                                                                     const std::vector<Vec3r>& free_delta,
+                                                                     DynamicStepReport& report) {
   using inverse_detail::ContactState;
   const ContactOptions& c = options.contact;
   const std::vector<int>& free = assembler.free_dof_index();
@@ -93,7 +93,8 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
       const size_t b = static_cast<size_t>(before[k]);
       const ContactPoint& q = contacts[b];
       force = lambda[3 * b] * q.normal + lambda[3 * b + 1] * q.t1 + lambda[3 * b + 2] * q.t2;
-      if (3 * b < contact_codes.size() && contact_codes[3 * b] == ContactState::kPressed) state.normal = ContactState::kPressed;
+      if (3 * b < contact_codes.size() && contact_codes[3 * b] == ContactState::kPressed)
+        state.normal = ContactState::kPressed;
     } else if (free_delta[k][0] < 0) {
       state.normal = ContactState::kPressed;
     }
@@ -149,11 +150,12 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
     lambda_bounds.push_back(rows[static_cast<size_t>(r)].lambda_bounds);
     delta_bounds.push_back(rows[static_cast<size_t>(r)].delta_bounds);
   }
-  const inverse_detail::ContactSpace space{out.W, delta_free, out.actuators, out.effectors, out.first_contact,
-                                           lambda_bounds, delta_bounds, names, sc};
-  const std::vector<ContactForceTarget> no_targets;  // force targets: static inverse problems only (docs/inverse_contact.md)
-  const inverse_detail::ConstraintSpaceSettings settings{control_options, c, no_targets, control,
-                                                         control_options.epsilon, size, solver.info().indefinite};
+  const inverse_detail::ContactSpace space{
+      out.W, delta_free, out.actuators, out.effectors, out.first_contact, lambda_bounds, delta_bounds, names, sc};
+  const std::vector<ContactForceTarget>
+      no_targets;  // force targets: static inverse problems only (docs/inverse_contact.md)
+  const inverse_detail::ConstraintSpaceSettings settings{
+      control_options, c, no_targets, control, control_options.epsilon, size, solver.info().indefinite};
   report.control = InverseStepReport{};
   out.answer = inverse_detail::solve_constraint_space(space, settings, idle, lambda_prev, control_warm, report.control);
   report.seconds_contact_solve += seconds_since(clock);
@@ -184,7 +186,8 @@ std::vector<ContactPoint> DynamicSolver::Impl::missed_pairs(Real h, const std::v
   std::set<std::pair<int, int>> known;  // (node, obstacle or -1)
   for (const ContactPoint& p : pairs) known.insert({p.node, p.obstacle});
   std::vector<int> nodes, part_nodes;
-  for (const ContactPoint& p : detect_obstacle_contacts(c.obstacles, t + h, contact_nodes, x_new, c.contact_distance, 0))
+  for (const ContactPoint& p :
+       detect_obstacle_contacts(c.obstacles, t + h, contact_nodes, x_new, c.contact_distance, 0))
     if (p.gap < -tolerance && !known.count({p.node, p.obstacle})) nodes.push_back(p.node);
   if (proximity)
     for (const ContactPoint& p :

@@ -24,7 +24,7 @@ struct DynamicSolver::Impl {
   DynamicLoads loads;
   DynamicsOptions options;
   std::vector<std::unique_ptr<PressureEvaluator>> pressure;
-  std::vector<Real> M;  ///< mass matrix values in assembler.pattern() (free DOFs)
+  std::vector<Real> M;        ///< mass matrix values in assembler.pattern() (free DOFs)
   std::vector<Real> x, v, a;  ///< num_dofs each; v = a = 0 on fixed DOFs
   Real t = 0;
   int steps = 0;
@@ -32,7 +32,7 @@ struct DynamicSolver::Impl {
   /// The tangent A depends on x only through K: a linear small-strain model without follower
   /// loads or driven actuators keeps one factorisation while dt is unchanged.
   bool constant_tangent = false;
-  Real factor_dt = -1;     ///< dt of the factorisation held by `solver` (< 0: none valid)
+  Real factor_dt = -1;             ///< dt of the factorisation held by `solver` (< 0: none valid)
   bool factor_is_current = false;  ///< factorised within the current (sub)step
   /// The driven actuators' stiffness kept out of the CSR pattern (cables), U C U^T, applied by
   /// Woodbury: A_t^-1 b = A^-1 b - Y M U^T A^-1 b with Y = A^-1 U (free DOFs x rank) and
@@ -41,19 +41,19 @@ struct DynamicSolver::Impl {
   std::vector<std::string> warnings;
 
   // Contact state of the last step.
-  std::vector<int> contact_nodes;        ///< candidate nodes (with a free DOF)
-  std::vector<int> node_part;            ///< part (connected component) of every mesh node
+  std::vector<int> contact_nodes;               ///< candidate nodes (with a free DOF)
+  std::vector<int> node_part;                   ///< part (connected component) of every mesh node
   std::unique_ptr<SurfaceProximity> proximity;  ///< between_parts only
   std::vector<int> proximity_nodes, proximity_node_part;
-  std::vector<Real> part_edge;           ///< mean boundary edge length per part
+  std::vector<Real> part_edge;  ///< mean boundary edge length per part
   std::vector<ContactPoint> contacts;
-  std::vector<Real> lambda, deltas;      ///< 3 per contact
+  std::vector<Real> lambda, deltas;  ///< 3 per contact
 
   // Control (DynamicSolver::add_control): inputs solved for in every step.
   std::vector<std::shared_ptr<Constraint>> control;
   InverseOptions control_options;
-  std::vector<Real> actuation;  ///< per actuator row of `control`: the input of the last step
-  QpActiveSet control_warm;     ///< the last step's active set
+  std::vector<Real> actuation;             ///< per actuator row of `control`: the input of the last step
+  QpActiveSet control_warm;                ///< the last step's active set
   std::vector<signed char> contact_codes;  ///< per contact of the last step: normal, t1, t2 states
   bool has_control() const { return !control.empty(); }
 
@@ -147,7 +147,8 @@ struct DynamicSolver::Impl {
                              const std::vector<Vec3r>& free_delta, DynamicStepReport& report);
   /// The pairs (found at the step's start, at any distance) of the candidates that penetrate an
   /// obstacle or another part at x_new and are not among `pairs`.
-  std::vector<ContactPoint> missed_pairs(Real h, const std::vector<Real>& x_new, const std::vector<ContactPoint>& pairs) const;
+  std::vector<ContactPoint> missed_pairs(Real h, const std::vector<Real>& x_new,
+                                         const std::vector<ContactPoint>& pairs) const;
   /// The controlled constraints accept the new state (outputs, rate windows) after a step.
   void accept_control();
 };

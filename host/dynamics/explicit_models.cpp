@@ -19,9 +19,11 @@ void check_loads(const ExplicitLoads& loads, int num_dofs) {
     SOFTIK_CHECK(std::isfinite(loads.gravity[static_cast<size_t>(i)]), "explicit dynamics: gravity is not finite");
   validate(loads.gravity_over_time, "gravity over_time");
   for (const ExplicitPressure& p : loads.pressures) {
-    SOFTIK_CHECK(std::isfinite(p.load.pressure), "pressure '" << p.load.name << "': value " << p.load.pressure << " is not finite");
-    SOFTIK_CHECK(p.load.embedding.empty(), "pressure '" << p.load.name << "': embedded surfaces are not supported in "
-                                                        "explicit dynamics; give the surface over the body's nodes");
+    SOFTIK_CHECK(std::isfinite(p.load.pressure),
+                 "pressure '" << p.load.name << "': value " << p.load.pressure << " is not finite");
+    SOFTIK_CHECK(p.load.embedding.empty(), "pressure '" << p.load.name
+                                                        << "': embedded surfaces are not supported in "
+                                                           "explicit dynamics; give the surface over the body's nodes");
     validate(p.over_time, "pressure '" + p.load.name + "' over_time");
   }
 }
@@ -95,7 +97,8 @@ ExplicitModel::Bounds NodeNetworkModel::frequency_bounds(const std::vector<Real>
   forces_.node_bounds(x.data(), stiffness, dashpot);
   Bounds b;
   for (int n = 0; n < forces_.network().num_nodes(); ++n) {
-    if (fixed_[3 * static_cast<size_t>(n)] && fixed_[3 * static_cast<size_t>(n) + 1] && fixed_[3 * static_cast<size_t>(n) + 2])
+    if (fixed_[3 * static_cast<size_t>(n)] && fixed_[3 * static_cast<size_t>(n) + 1] &&
+        fixed_[3 * static_cast<size_t>(n) + 2])
       continue;
     const Real m = forces_.network().mass[static_cast<size_t>(n)];
     // Block Gershgorin: omega^2 <= (||K_ii|| + sum_j ||K_ij||) / m_i, the row bound of node_bounds
@@ -120,9 +123,9 @@ FemExplicitModel::FemExplicitModel(const Assembler& assembler, Real density, Exp
   X_ = assembler.mesh().rest_positions();
   mass_ = assembler.lumped_mass(density);
   for (int i = 0; i < n; ++i)
-    SOFTIK_CHECK(mass_[static_cast<size_t>(i)] > 0,
-                 "explicit FEM: node " << i / 3 << " has lumped mass " << mass_[static_cast<size_t>(i)]
-                                       << "; every node must belong to a cell of positive volume");
+    SOFTIK_CHECK(mass_[static_cast<size_t>(i)] > 0, "explicit FEM: node "
+                                                        << i / 3 << " has lumped mass " << mass_[static_cast<size_t>(i)]
+                                                        << "; every node must belong to a cell of positive volume");
   gravity_share_ = gravity_load(assembler, density, {1, 1, 1});  // rho integral(N_a dV) per DOF
   fixed_.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) fixed_[static_cast<size_t>(i)] = assembler.free_dof_index()[static_cast<size_t>(i)] < 0;
@@ -145,7 +148,8 @@ ExplicitModel::Bounds FemExplicitModel::frequency_bounds(const std::vector<Real>
   const CsrPattern& pattern = assembler_.pattern();
   std::vector<int> dof_of_row(static_cast<size_t>(pattern.rows));
   for (size_t i = 0; i < assembler_.free_dof_index().size(); ++i)
-    if (assembler_.free_dof_index()[i] >= 0) dof_of_row[static_cast<size_t>(assembler_.free_dof_index()[i])] = static_cast<int>(i);
+    if (assembler_.free_dof_index()[i] >= 0)
+      dof_of_row[static_cast<size_t>(assembler_.free_dof_index()[i])] = static_cast<int>(i);
   Bounds b;
   for (int r = 0; r < pattern.rows; ++r) {
     Real row = 0;  // Gershgorin: every eigenvalue of M^-1 K is <= max_r sum_j |K_rj| / m_r
@@ -160,8 +164,9 @@ ExplicitModel::Bounds FemExplicitModel::frequency_bounds(const std::vector<Real>
 
 void FemExplicitModel::check_state(const std::vector<Real>& x) const {
   for (size_t i = 0; i < x.size(); ++i)
-    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[i]), "explicit FEM: DOF " << i << " (node " << i / 3
-                                                                     << ") is not finite: the motion blew up; reduce the time step");
+    SOFTIK_CHECK_NUMERICAL(std::isfinite(x[i]), "explicit FEM: DOF "
+                                                    << i << " (node " << i / 3
+                                                    << ") is not finite: the motion blew up; reduce the time step");
 }
 
 }  // namespace softik

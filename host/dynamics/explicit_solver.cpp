@@ -19,8 +19,7 @@ const char* explicit_scheme_name(ExplicitScheme scheme) {
   return scheme == ExplicitScheme::SymplecticEuler ? "symplectic_euler" : "velocity_verlet";
 }
 
-ExplicitSolver::ExplicitSolver(const ExplicitModel& model, ExplicitOptions options)
-    : model_(model), options_(options) {
+ExplicitSolver::ExplicitSolver(const ExplicitModel& model, ExplicitOptions options) : model_(model), options_(options) {
   const ExplicitOptions& o = options_;
   SOFTIK_CHECK(std::isfinite(o.time_step) && o.time_step >= 0,
                "explicit dynamics: time_step " << o.time_step << " must be >= 0 (0: automatic)");
@@ -37,8 +36,8 @@ ExplicitSolver::ExplicitSolver(const ExplicitModel& model, ExplicitOptions optio
   x_ = model.rest_positions();
   v_.assign(n, 0);
   const Real dt_c = stable_time_step();
-  SOFTIK_CHECK(std::isfinite(dt_c) && dt_c > 0, "explicit dynamics: the stable time step estimate is " << dt_c
-                                                                                                    << "; is every DOF fixed, or a stiffness NaN?");
+  SOFTIK_CHECK(std::isfinite(dt_c) && dt_c > 0, "explicit dynamics: the stable time step estimate is "
+                                                    << dt_c << "; is every DOF fixed, or a stiffness NaN?");
   dt_ = o.time_step > 0 ? o.time_step : o.safety * dt_c;
   check_time_step(dt_c);
 }
@@ -74,8 +73,8 @@ void ExplicitSolver::check_time_step(Real dt_c) const {
   std::ostringstream os;
   os << "explicit dynamics: the time step " << dt_ << " s exceeds the stable limit " << dt_c << " s at t = " << t_
      << " s (set by node " << b.node << ", omega_max <= " << std::sqrt(b.omega_squared)
-     << " rad/s); an explicit scheme blows up above it. Use time_step <= " << dt_c
-     << " (or 0 for " << options_.safety << " x the limit), stiffen the mass, or set force_time_step to run anyway";
+     << " rad/s); an explicit scheme blows up above it. Use time_step <= " << dt_c << " (or 0 for " << options_.safety
+     << " x the limit), stiffen the mass, or set force_time_step to run anyway";
   throw Error(os.str(), ErrorKind::Input);
 }
 
@@ -83,7 +82,8 @@ void ExplicitSolver::set_state(const std::vector<Real>& x, const std::vector<Rea
   SOFTIK_CHECK(x.size() == x_.size() && v.size() == v_.size(),
                "explicit dynamics: set_state needs " << x_.size() << " positions and velocities");
   for (size_t i = 0; i < x.size(); ++i) {
-    SOFTIK_CHECK(std::isfinite(x[i]) && std::isfinite(v[i]), "explicit dynamics: set_state: DOF " << i << " is not finite");
+    SOFTIK_CHECK(std::isfinite(x[i]) && std::isfinite(v[i]),
+                 "explicit dynamics: set_state: DOF " << i << " is not finite");
     SOFTIK_CHECK(!model_.fixed()[i] || (x[i] == model_.rest_positions()[i] && v[i] == 0),
                  "explicit dynamics: set_state moves fixed DOF " << i << " (node " << i / 3 << ")");
   }
@@ -133,7 +133,8 @@ void ExplicitSolver::take_step(Real dt) {
 void ExplicitSolver::step() { take_step(dt_); }
 
 void ExplicitSolver::advance(Real duration, const std::function<void(const ExplicitFrame&)>& on_frame) {
-  SOFTIK_CHECK(std::isfinite(duration) && duration >= 0, "explicit dynamics: advance(" << duration << "): the duration must be >= 0");
+  SOFTIK_CHECK(std::isfinite(duration) && duration >= 0,
+               "explicit dynamics: advance(" << duration << "): the duration must be >= 0");
   const Real t_end = t_ + duration;
   int frame = 0;
   long in_frame = 0;
@@ -149,10 +150,10 @@ void ExplicitSolver::advance(Real duration, const std::function<void(const Expli
   // The count is checked before the cast: one that overflows (a tiny step, a huge duration) would
   // otherwise integrate nothing and report t_end.
   const Real count = duration > 0 ? std::ceil(duration / dt_ * (1 - 1e-12)) : 0;
-  SOFTIK_CHECK(count <= kMaxAdvanceSteps,
-               "explicit dynamics: advancing " << duration << " s by time steps of " << dt_ << " s takes "
-                                               << count << " steps, which overflows the step count (at most "
-                                               << kMaxAdvanceSteps << "); give a longer time_step or a shorter duration");
+  SOFTIK_CHECK(count <= kMaxAdvanceSteps, "explicit dynamics: advancing "
+                                              << duration << " s by time steps of " << dt_ << " s takes " << count
+                                              << " steps, which overflows the step count (at most " << kMaxAdvanceSteps
+                                              << "); give a longer time_step or a shorter duration");
   const long n = static_cast<long>(count);
   const Real dt = n > 0 ? duration / static_cast<Real>(n) : 0;
   for (long s = 0; s < n; ++s) {

@@ -17,16 +17,17 @@ bool finite(Real v) { return std::isfinite(v); }
 
 void check_options(const DynamicsOptions& o) {
   SOFTIK_CHECK(finite(o.dt) && o.dt > 0, "dynamics: dt = " << o.dt << "; give a positive, finite time step");
-  SOFTIK_CHECK(finite(o.density) && o.density > 0,
-               "dynamics: density = " << o.density << "; give the mass density, positive (e.g. 1070 kg/m^3 for silicone)");
+  SOFTIK_CHECK(
+      finite(o.density) && o.density > 0,
+      "dynamics: density = " << o.density << "; give the mass density, positive (e.g. 1070 kg/m^3 for silicone)");
   SOFTIK_CHECK(finite(o.rayleigh_mass) && o.rayleigh_mass >= 0,
                "dynamics: rayleigh_mass (alpha) = " << o.rayleigh_mass << "; damping must be >= 0");
   SOFTIK_CHECK(finite(o.rayleigh_stiffness) && o.rayleigh_stiffness >= 0,
                "dynamics: rayleigh_stiffness (beta) = " << o.rayleigh_stiffness << "; damping must be >= 0");
   if (o.scheme == TimeScheme::Newmark) {
-    SOFTIK_CHECK(finite(o.newmark_gamma) && o.newmark_gamma >= 0.5 && o.newmark_gamma <= 1,
-                 "dynamics: newmark gamma = " << o.newmark_gamma
-                                              << "; it must lie in [0.5, 1] (0.5: no numerical damping)");
+    SOFTIK_CHECK(
+        finite(o.newmark_gamma) && o.newmark_gamma >= 0.5 && o.newmark_gamma <= 1,
+        "dynamics: newmark gamma = " << o.newmark_gamma << "; it must lie in [0.5, 1] (0.5: no numerical damping)");
     const Real beta_min = 0.25 * (o.newmark_gamma + 0.5) * (o.newmark_gamma + 0.5);
     SOFTIK_CHECK(finite(o.newmark_beta) && o.newmark_beta >= beta_min - 1e-15 && o.newmark_beta <= 0.5,
                  "dynamics: newmark beta = " << o.newmark_beta << " with gamma = " << o.newmark_gamma
@@ -56,15 +57,16 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
     validate(load.factor, "dynamics: the time function of nodal load " + std::to_string(l));
   }
   SOFTIK_CHECK(loads.pressure_factors.size() <= loads.pressures.size(),
-               "dynamics: " << loads.pressure_factors.size() << " pressure time functions for " << loads.pressures.size()
-                            << " pressure loads");
+               "dynamics: " << loads.pressure_factors.size() << " pressure time functions for "
+                            << loads.pressures.size() << " pressure loads");
   loads.pressure_factors.resize(loads.pressures.size());
   for (size_t p = 0; p < loads.pressures.size(); ++p) {
     const PressureLoad& load = loads.pressures[p];
     SOFTIK_CHECK(finite(load.pressure), "dynamics: pressure load '" << load.name << "' is " << load.pressure);
     SOFTIK_CHECK_KIND(load.control == CavityControl::Pressure, ErrorKind::Unsupported,
-                      "dynamics: pressure load '" << load.name << "' has control = " << cavity_control_name(load.control)
-                                                  << "; dynamics drives given pressures only (solve_static handles it)");
+                      "dynamics: pressure load '"
+                          << load.name << "' has control = " << cavity_control_name(load.control)
+                          << "; dynamics drives given pressures only (solve_static handles it)");
     validate(loads.pressure_factors[p], "dynamics: the time function of pressure '" + load.name + "'");
     pressure.push_back(make_pressure_evaluator(load, mesh, assembler.options().backend));
   }
@@ -78,7 +80,8 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
   size = std::max(bounding_box_diagonal(mesh), 1e-300);
   bool follower = false;
   for (const PressureLoad& p : loads.pressures) follower = follower || (p.follower && options.pressure_stiffness);
-  constant_tangent = assembler.options().formulation == Formulation::LinearSmallStrain && !follower && loads.actuators.empty();
+  constant_tangent =
+      assembler.options().formulation == Formulation::LinearSmallStrain && !follower && loads.actuators.empty();
   x = mesh.rest_positions();
   v.assign(n, 0.0);
   a.assign(n, 0.0);
@@ -202,7 +205,8 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
     for (size_t p = 0; p < loads.pressures.size(); ++p)
       add_pressure_stiffness(loads.pressures[p], loads.pressures[p].pressure * loads.pressure_factors[p](t1), assembler,
                              x_at, -1.0, A);
-  for_each_actuation(t1, [&](const Constraint& actuator, const Real* lambda) { actuator.add_stiffness(assembler, x_at, lambda, A); });
+  for_each_actuation(
+      t1, [&](const Constraint& actuator, const Real* lambda) { actuator.add_stiffness(assembler, x_at, lambda, A); });
   try {
     solver.factorize(A);
   } catch (const Error& e) {  // A = K + M/dt^2 + ... is positive definite unless the iterate went bad
@@ -210,7 +214,9 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
   }
   // The cables' stiffness T (I - e e^T) / |e| couples points that share no cell: U C U^T.
   LowRankStiffness low_rank;
-  for_each_actuation(t1, [&](const Constraint& actuator, const Real* lambda) { actuator.add_low_rank_stiffness(x_at, lambda, low_rank); });
+  for_each_actuation(t1, [&](const Constraint& actuator, const Real* lambda) {
+    actuator.add_low_rank_stiffness(x_at, lambda, low_rank);
+  });
   const Eigen::Index nr = static_cast<Eigen::Index>(low_rank.columns.size()), nf = assembler.num_free_dofs();
   low_rank_Y.resize(nf, nr);
   low_rank_M.resize(nr, nr);
@@ -221,8 +227,9 @@ void DynamicSolver::Impl::factorize_tangent(Real h, const std::vector<Real>& x_a
       for (const auto& [dof, value] : low_rank.columns[static_cast<size_t>(k)])
         if (free[static_cast<size_t>(dof)] >= 0) U(free[static_cast<size_t>(dof)], k) += value;
     solver.solve(U.data(), low_rank_Y.data(), static_cast<int>(nr));
-    low_rank_M = detail::woodbury_middle(detail::low_rank_blocks(low_rank), U.transpose() * low_rank_Y,
-                                         ErrorKind::Numerical, "the step's tangent with the cables' stiffness is singular", "");
+    low_rank_M =
+        detail::woodbury_middle(detail::low_rank_blocks(low_rank), U.transpose() * low_rank_Y, ErrorKind::Numerical,
+                                "the step's tangent with the cables' stiffness is singular", "");
   }
   factor_is_current = true;
   factor_dt = constant_tangent ? h : -1;
@@ -232,7 +239,8 @@ void DynamicSolver::Impl::solve_tangent(const std::vector<Real>& rhs, std::vecto
   solver.solve(rhs.data(), dx.data(), 1);
   if (low_rank_Y.cols() == 0) return;
   Eigen::Map<Vector> d(dx.data(), static_cast<Eigen::Index>(dx.size()));
-  const Vector Uty = low_rank_Y.transpose() * Eigen::Map<const Vector>(rhs.data(), static_cast<Eigen::Index>(rhs.size()));
+  const Vector Uty =
+      low_rank_Y.transpose() * Eigen::Map<const Vector>(rhs.data(), static_cast<Eigen::Index>(rhs.size()));
   d -= low_rank_Y * (low_rank_M * Uty);
 }
 
@@ -261,7 +269,8 @@ bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* it
     if (beta > 0) add_csr_times(assembler, K, v_new, beta, damping);
     check_damping_forces(options, t, free, v_new, damping);
     for (size_t k = 0; k < n; ++k) r[k] = f[k] + f_ext[k] - inertia[k] - damping[k];
-    const Real scale = free_norm(free, f) + free_norm(free, f_ext) + free_norm(free, inertia) + free_norm(free, damping);
+    const Real scale =
+        free_norm(free, f) + free_norm(free, f_ext) + free_norm(free, inertia) + free_norm(free, damping);
     *residual = free_norm(free, r);
     if (!finite(*residual)) return false;
     if (*residual <= options.residual_tolerance * scale || *residual == 0) return true;
@@ -365,11 +374,12 @@ DynamicSolver& DynamicSolver::operator=(DynamicSolver&&) noexcept = default;
 
 void DynamicSolver::set_state(const std::vector<Real>& x, const std::vector<Real>& v, Real time) {
   const size_t n = static_cast<size_t>(impl_->assembler.num_dofs());
-  SOFTIK_CHECK(x.size() == n && v.size() == n,
-               "DynamicSolver::set_state: x and v need num_dofs = " << n << " entries, got " << x.size() << " and " << v.size());
+  SOFTIK_CHECK(x.size() == n && v.size() == n, "DynamicSolver::set_state: x and v need num_dofs = "
+                                                   << n << " entries, got " << x.size() << " and " << v.size());
   SOFTIK_CHECK(finite(time), "DynamicSolver::set_state: time = " << time);
   for (size_t k = 0; k < n; ++k)
-    SOFTIK_CHECK(finite(x[k]) && finite(v[k]), "DynamicSolver::set_state: DOF " << k << " has x = " << x[k] << ", v = " << v[k]);
+    SOFTIK_CHECK(finite(x[k]) && finite(v[k]),
+                 "DynamicSolver::set_state: DOF " << k << " has x = " << x[k] << ", v = " << v[k]);
   impl_->x = x;
   impl_->v = v;
   const std::vector<int>& free = impl_->assembler.free_dof_index();

@@ -7,8 +7,10 @@ namespace softik {
 
 const char* backend_name(Backend backend) {
   switch (backend) {
-    case Backend::Cpu: return "cpu";
-    case Backend::Cuda: return "cuda";
+    case Backend::Cpu:
+      return "cpu";
+    case Backend::Cuda:
+      return "cuda";
   }
   SOFTIK_CHECK(false, "unknown Backend " << static_cast<int>(backend));
 }
@@ -34,7 +36,8 @@ void require_backend(Backend backend) {
                     "and rebuild with -DSOFTIK_CUDA=ON, or use the cpu backend (--backend cpu)");
   std::string reason;
   SOFTIK_CHECK_KIND(cuda::device_available(&reason), ErrorKind::Unsupported,
-                    "the cuda backend needs a usable CUDA device: " << reason << ". Run on a machine with an NVIDIA GPU, or "
+                    "the cuda backend needs a usable CUDA device: " << reason
+                                                                    << ". Run on a machine with an NVIDIA GPU, or "
                                                                        "use the cpu backend (--backend cpu)");
 }
 

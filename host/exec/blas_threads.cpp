@@ -28,7 +28,7 @@ const OpenBlas& openblas() {
   return blas;
 }
 
-std::atomic<int> cap{0};  ///< 0: none
+std::atomic<int> cap{0};          ///< 0: none
 std::atomic<int> open_scopes{0};  ///< ScopedBlasThreads alive (nested ones keep the workers)
 
 }  // namespace

@@ -6,9 +6,9 @@
 // threads (CholmodSolver), and a batch caps the count per worker; a scope that ran BLAS on
 // several threads stops OpenBLAS's workers when it ends (blas_thread_shutdown_, OpenBLAS's own
 // path after fork(); they restart on the next threaded scope), so that they do not spin through
-// the assembly that follows (bench/RESULTS.md, "Krylov steps"). The symbols are looked up at run time (dlsym): without OpenBLAS
-// every function here does nothing. Like openblas_set_num_threads itself, none of this is for
-// threads that run multi-threaded BLAS concurrently.
+// the assembly that follows (bench/RESULTS.md, "Krylov steps"). The symbols are looked up at run time (dlsym): without
+// OpenBLAS every function here does nothing. Like openblas_set_num_threads itself, none of this is for threads that run
+// multi-threaded BLAS concurrently.
 #pragma once
 
 namespace softik::detail {

@@ -31,7 +31,8 @@ ActuatorSpace actuator_space(const ContactSpace& s) {
 void solve_gauss_seidel(const ContactSpace& s, const ActuatorSpace& a, const InverseOptions& o, Eigen::VectorXd& lambda,
                         InverseStepReport& rep) {
   for (Eigen::Index j = 0; j < lambda.size(); ++j)
-    lambda(j) = std::clamp(lambda(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
+    lambda(j) =
+        std::clamp(lambda(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
   rep.solver_iterations = gauss_seidel_inverse(a.W_ea, a.de_free, a.W_aa, a.da_free, s.lambda_bounds, s.delta_bounds,
                                                lambda, o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
   rep.status = rep.solver_iterations > o.gauss_seidel_iterations ? QpStatus::IterationLimit : QpStatus::Optimal;
@@ -42,7 +43,8 @@ void solve_gauss_seidel(const ContactSpace& s, const ActuatorSpace& a, const Inv
 }
 
 /// Every input imposed (forward mode): nothing to optimise; only the delta bounds to check.
-void apply_imposed_inputs(const ContactSpace& s, const ActuatorSpace& a, Eigen::VectorXd& lambda, InverseStepReport& rep) {
+void apply_imposed_inputs(const ContactSpace& s, const ActuatorSpace& a, Eigen::VectorXd& lambda,
+                          InverseStepReport& rep) {
   for (Eigen::Index j = 0; j < lambda.size(); ++j) lambda(j) = s.lambda_bounds[static_cast<size_t>(j)].lo;
   const Eigen::VectorXd delta_a = a.da_free + a.W_aa * lambda;
   for (Eigen::Index j = 0; j < lambda.size(); ++j) {
@@ -112,7 +114,8 @@ void solve_quadratic_program(const ContactSpace& s, const ActuatorSpace& a, cons
     // No answer to apply: the actuation stays where it was (within its bounds), and the
     // message names the actuators that need a bound.
     for (Eigen::Index j = 0; j < na; ++j)
-      lambda(j) = std::clamp(lambda(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
+      lambda(j) =
+          std::clamp(lambda(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
     rep.message = unbounded_message(res, s.actuator_names, s.lambda_bounds);
   } else {
     lambda = res.x.array() + 0.0;  // + 0.0: no "-0" pressure in the outputs
@@ -136,7 +139,8 @@ ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const Co
     out.states = r.states;
     out.contact_laws = r.contact_laws;
     // An effector held off its goal: say by what (contacts, bounds, a goal inside an obstacle).
-    const std::string why = contact_limits_message(space, r, settings.constraints, settings.contact, settings.model_size);
+    const std::string why =
+        contact_limits_message(space, r, settings.constraints, settings.contact, settings.model_size);
     if (!why.empty()) rep.message += (rep.message.empty() ? "" : "; ") + why;
   } else if (na > 0) {
     const ActuatorSpace a = actuator_space(space);

@@ -24,14 +24,14 @@ struct ConstraintSpaceSettings {
   const ContactOptions& contact;  ///< the obstacles (force targets name them) and the contact solver
   const std::vector<ContactForceTarget>& targets;
   const std::vector<std::shared_ptr<Constraint>>& constraints;  ///< named by the diagnosis of a held effector
-  Real epsilon;     ///< the energy weight of this step (relative, inverse.hpp)
-  Real model_size;  ///< the mesh's bounding-box diagonal
+  Real epsilon;             ///< the energy weight of this step (relative, inverse.hpp)
+  Real model_size;          ///< the mesh's bounding-box diagonal
   bool tangent_indefinite;  ///< the factorised tangent was indefinite (explains a non-convex QP)
 };
 
 struct ConstraintSpaceAnswer {
-  Eigen::VectorXd lambda_a;  ///< per actuator row: the total actuation
-  Eigen::VectorXd lambda_c;  ///< per contact row (empty without contacts)
+  Eigen::VectorXd lambda_a;          ///< per actuator row: the total actuation
+  Eigen::VectorXd lambda_c;          ///< per contact row (empty without contacts)
   std::vector<ContactState> states;  ///< per contact
   /// The contact forces meet the contact laws (ContactSolve::contact_laws; true without contacts).
   bool contact_laws = true;

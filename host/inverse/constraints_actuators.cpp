@@ -34,14 +34,15 @@ void check_point(const std::string& who, const Mesh& mesh, const AttachedPoint& 
                who << ": an attached point needs as many weights as nodes (got " << p.nodes.size() << " nodes, "
                    << p.weights.size() << " weights)");
   for (int n : p.nodes)
-    SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(), who << ": node " << n << " is not a mesh node (the mesh has "
-                                                     << mesh.num_nodes() << ")");
+    SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(),
+                 who << ": node " << n << " is not a mesh node (the mesh has " << mesh.num_nodes() << ")");
 }
 
 class SurfacePressureActuator : public Constraint {
  public:
   SurfacePressureActuator(const Mesh& mesh, SurfacePressureActuatorSpec spec)
-      : Constraint(spec.name, spec.sensor ? ConstraintRole::Sensor : ConstraintRole::Actuator), spec_(std::move(spec)),
+      : Constraint(spec.name, spec.sensor ? ConstraintRole::Sensor : ConstraintRole::Actuator),
+        spec_(std::move(spec)),
         cavity_(spec_.cavity, mesh) {
     check_interval(name(), "pressure", spec_.pressure);
     check_interval(name(), "volume growth", spec_.volume_growth);
@@ -210,7 +211,8 @@ class ForcePointActuator : public Constraint {
         for (int i = 0; i < 3; ++i)
           if (d[static_cast<size_t>(i)] != 0)
             r.J.emplace_back(3 * spec_.point.nodes[k] + i, spec_.point.weights[k] * d[static_cast<size_t>(i)]);
-      for (int i = 0; i < 3; ++i) r.delta += d[static_cast<size_t>(i)] * (p[static_cast<size_t>(i)] - X0_[static_cast<size_t>(i)]);
+      for (int i = 0; i < 3; ++i)
+        r.delta += d[static_cast<size_t>(i)] * (p[static_cast<size_t>(i)] - X0_[static_cast<size_t>(i)]);
       r.lambda_bounds = spec_.force;
       out.push_back(std::move(r));
     }

@@ -70,7 +70,9 @@ void PositionEffector::rows(const Mesh&, const std::vector<Real>& x, std::vector
   }
 }
 
-void PositionEffector::accept(const Mesh&, const std::vector<Real>& x, const Real*) { current_ = spec_.point.position(x); }
+void PositionEffector::accept(const Mesh&, const std::vector<Real>& x, const Real*) {
+  current_ = spec_.point.position(x);
+}
 
 void PositionEffector::set_max_shift(Real max_shift) {
   SOFTIK_CHECK(max_shift >= 0, name() << ": max_shift must be >= 0 (0: no limit), got " << max_shift);
@@ -81,9 +83,8 @@ std::vector<std::pair<std::string, Real>> PositionEffector::outputs() const {
   Real e2 = 0;
   for (size_t i = 0; i < 3; ++i)
     if (spec_.axes[i]) e2 += (current_[i] - spec_.goal[i]) * (current_[i] - spec_.goal[i]);
-  return {{"x", current_[0]},         {"y", current_[1]},         {"z", current_[2]},
-          {"goal_x", spec_.goal[0]}, {"goal_y", spec_.goal[1]}, {"goal_z", spec_.goal[2]},
-          {"error", std::sqrt(e2)}};
+  return {{"x", current_[0]},        {"y", current_[1]},        {"z", current_[2]},      {"goal_x", spec_.goal[0]},
+          {"goal_y", spec_.goal[1]}, {"goal_z", spec_.goal[2]}, {"error", std::sqrt(e2)}};
 }
 
 std::shared_ptr<PositionEffector> make_position_effector(const Mesh& mesh, PositionEffectorSpec spec) {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <utility>
 #include <sstream>
+#include <utility>
 
 #include "softik/error.hpp"
 
@@ -104,7 +104,8 @@ QpProblem piece(const ContactQp& p, const std::vector<ContactState>& states, std
 Real force_scale(const QpProblem& q, const QpResult& r) {
   Real G = std::max((q.H * r.x).cwiseAbs().maxCoeff(), q.g.cwiseAbs().maxCoeff());
   for (Eigen::Index j = 0; j < r.mu_x.size(); ++j) G = std::max(G, std::abs(r.mu_x(j)));
-  for (Eigen::Index j = 0; j < r.mu_a.size(); ++j) G = std::max(G, std::abs(r.mu_a(j)) * q.A.row(j).cwiseAbs().maxCoeff());
+  for (Eigen::Index j = 0; j < r.mu_a.size(); ++j)
+    G = std::max(G, std::abs(r.mu_a(j)) * q.A.row(j).cwiseAbs().maxCoeff());
   return G;
 }
 
@@ -119,10 +120,10 @@ std::vector<signed char> flatten(const std::vector<ContactState>& states) {
 ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> states, int max_pivots,
                                  const QpOptions& options) {
   const Eigen::Index n = p.base.H.rows(), nc = p.Wc.rows(), na = n - nc;
-  SOFTIK_CHECK(na >= 0 && p.Wc.cols() == n && p.delta_c_free.size() == nc &&
-                   p.contact_names.size() == p.contacts.size(),
-               "solve_contact_qp: inconsistent sizes (" << n << " variables, Wc " << p.Wc.rows() << " x " << p.Wc.cols()
-                                                        << ", " << p.contacts.size() << " contacts)");
+  SOFTIK_CHECK(
+      na >= 0 && p.Wc.cols() == n && p.delta_c_free.size() == nc && p.contact_names.size() == p.contacts.size(),
+      "solve_contact_qp: inconsistent sizes (" << n << " variables, Wc " << p.Wc.rows() << " x " << p.Wc.cols() << ", "
+                                               << p.contacts.size() << " contacts)");
   for (const ContactRows& c : p.contacts)
     SOFTIK_CHECK((c.rows == 1 || c.rows == 3) && c.row >= 0 && c.row + c.rows <= nc && std::isfinite(c.mu) && c.mu >= 0,
                  "solve_contact_qp: a contact has rows [" << c.row << ", " << c.row + c.rows << ") of " << nc
@@ -159,7 +160,7 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
         for (size_t i = 0; i < p.contacts.size(); ++i) {
           const int k = row - first_row[i];
           if (k < 0 || k >= piece_rows(p.contacts[i])) continue;
-          if (k == 0) {  // the gap row
+          if (k == 0) {                // the gap row
             next[i] = ContactState{};  // pressed contacts start sticking
             if (states[i].normal == ContactState::kSeparated) next[i].normal = ContactState::kPressed;
           } else {  // a tangent's rows: slip the other way, or slip where a stick conflicts
@@ -185,7 +186,7 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
           for (int k = 0; k < 2 && c.rows == 3; ++k) {
             const Eigen::Index rd = row + 1 + 3 * k;
             next[i].tangent[k] = q.A.row(rd).dot(r.x) + p.delta_c_free(c.row + 1 + k) <= 0 ? ContactState::kSlipPlus
-                                                                                              : ContactState::kSlipMinus;
+                                                                                           : ContactState::kSlipMinus;
           }
           ++moves;
           continue;
@@ -201,8 +202,10 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
           const signed char was = t;
           if (was == ContactState::kStick) {
             const Real plus = r.mu_a(rp), minus = r.mu_a(rm);
-            if (pushes(rp, 1) && plus >= minus) t = ContactState::kSlipPlus;
-            else if (pushes(rm, 1)) t = ContactState::kSlipMinus;
+            if (pushes(rp, 1) && plus >= minus)
+              t = ContactState::kSlipPlus;
+            else if (pushes(rm, 1))
+              t = ContactState::kSlipMinus;
           } else if (was == ContactState::kSlipPlus ? pushes(rd, -1) : pushes(rd, 1)) {
             t = ContactState::kStick;
           }
@@ -224,8 +227,9 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
       const Real scale = std::max({std::abs(objective), std::abs(seen->second), 1e-300});
       out.settled = out.qp.status == QpStatus::Optimal && std::abs(objective - seen->second) <= 1e-9 * scale;
       if (!out.settled)
-        out.message = "the contact states came back to an earlier set with a different objective (round-off in a "
-                      "degenerate problem); the last set's answer is used";
+        out.message =
+            "the contact states came back to an earlier set with a different objective (round-off in a "
+            "degenerate problem); the last set's answer is used";
       break;
     }
     if (out.pivots + moves > max_pivots) {
@@ -238,7 +242,9 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
   }
   out.states = std::move(states);
   if (out.qp.status != QpStatus::Optimal && best) {
-    out.message += (out.message.empty() ? "" : "; ") + std::string("the answer of the best feasible piece met is used (every contact condition holds there)");
+    out.message +=
+        (out.message.empty() ? "" : "; ") +
+        std::string("the answer of the best feasible piece met is used (every contact condition holds there)");
     out.qp = std::move(best->first);
     out.states = std::move(best->second);
     out.settled = false;

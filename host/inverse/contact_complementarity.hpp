@@ -74,10 +74,10 @@ struct ContactQp {
 struct ContactQpResult {
   QpResult qp;  ///< of the last piece, its x = z; rows: base rows first, then the contact rows
   std::vector<ContactState> states;
-  int pivots = 0;            ///< contact state changes
-  int pieces = 0;            ///< QPs solved
-  bool settled = false;      ///< no contact wanted to change state at the answer
-  std::string message;       ///< why not settled, or the infeasibility explanation
+  int pivots = 0;        ///< contact state changes
+  int pieces = 0;        ///< QPs solved
+  bool settled = false;  ///< no contact wanted to change state at the answer
+  std::string message;   ///< why not settled, or the infeasibility explanation
 };
 
 /// Solves the problem above from the states `start` (one per contact; resized to separated when

@@ -27,7 +27,8 @@ struct ThreeRows {
     const Eigen::Index nk = static_cast<Eigen::Index>(c.points.size());
     at.assign(static_cast<size_t>(3 * nk), -1);
     for (Eigen::Index i = 0; i < nk; ++i)
-      for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k) at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
+      for (int k = 0; k < c.layout[static_cast<size_t>(i)].rows; ++k)
+        at[static_cast<size_t>(3 * i + k)] = c.layout[static_cast<size_t>(i)].row + k;
     const Eigen::MatrixXd Wcc = s.W(crow, crow);
     const Eigen::VectorXd q = s.delta_free(crow) + s.W(crow, s.actuators) * lambda_a;
     W3 = Eigen::MatrixXd::Zero(3 * nk, 3 * nk);

@@ -21,9 +21,9 @@ int gauss_seidel_inverse(const Eigen::MatrixXd& W_ea, const Eigen::VectorXd& del
   for (Eigen::Index j = 0; j < na; ++j) {
     const Interval& l = lambda_bounds[static_cast<size_t>(j)];
     const Interval& b = delta_bounds[static_cast<size_t>(j)];
-    SOFTIK_CHECK(!std::isnan(l.lo) && !std::isnan(l.hi) && !std::isnan(b.lo) && !std::isnan(b.hi) && l.lo < kInf &&
-                     l.hi > -kInf,
-                 "gauss_seidel_inverse: the bounds of actuator " << j << " are NaN, or lambda's are [+inf, .] / [., -inf]");
+    SOFTIK_CHECK(
+        !std::isnan(l.lo) && !std::isnan(l.hi) && !std::isnan(b.lo) && !std::isnan(b.hi) && l.lo < kInf && l.hi > -kInf,
+        "gauss_seidel_inverse: the bounds of actuator " << j << " are NaN, or lambda's are [+inf, .] / [., -inf]");
   }
   // Current effector and actuator values for the starting lambda (eq. 6's right-hand side).
   Eigen::VectorXd delta_e = delta_e_free + W_ea * lambda;

@@ -70,8 +70,10 @@ std::string inadmissible_state_message(const std::string& cause, const std::vect
     msg << (j == 0 ? " (" : ", ") << "'" << names[j] << "' = " << lambda[j];
     if (j + 1 == names.size() || j + 1 == lambda.size()) msg << ")";
     const Interval& b = lambda_bounds[j];
-    if (lambda[j] > 0 && !std::isfinite(b.hi)) unbounded.push_back("'" + names[j] + "' has no upper bound (max_pressure / max_force)");
-    if (lambda[j] < 0 && !std::isfinite(b.lo)) unbounded.push_back("'" + names[j] + "' has no lower bound (min_pressure / min_force)");
+    if (lambda[j] > 0 && !std::isfinite(b.hi))
+      unbounded.push_back("'" + names[j] + "' has no upper bound (max_pressure / max_force)");
+    if (lambda[j] < 0 && !std::isfinite(b.lo))
+      unbounded.push_back("'" + names[j] + "' has no lower bound (min_pressure / min_force)");
   }
   msg << ". ";
   for (size_t k = 0; k < unbounded.size(); ++k) msg << (k == 0 ? "" : "; ") << unbounded[k];
@@ -87,7 +89,8 @@ std::string unbounded_message(const QpResult& res, const std::vector<std::string
   for (int i : res.unbounded_variables) (res.direction(i) > 0 ? up : down).push_back(static_cast<size_t>(i));
   std::ostringstream msg;
   msg << "the constraint-space QP is unbounded: the effector error keeps decreasing, at no cost in energy, as ";
-  if (!up.empty()) msg << (up.size() == 1 ? "actuator " : "actuators ") << join_names(up, names) << " grow without limit";
+  if (!up.empty())
+    msg << (up.size() == 1 ? "actuator " : "actuators ") << join_names(up, names) << " grow without limit";
   if (!up.empty() && !down.empty()) msg << " and ";
   if (!down.empty())
     msg << (down.size() == 1 ? "actuator " : "actuators ") << join_names(down, names) << " fall without limit";

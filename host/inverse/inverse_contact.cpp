@@ -40,7 +40,8 @@ StepContacts detect_step_contacts(const ContactOptions& options, const std::vect
   for (size_t i = 0; i < previous.size(); ++i) before[{previous[i].node, previous[i].obstacle}] = i;
   std::vector<Real> lambda;
   int row = 0;
-  std::vector<ContactPoint> found = detect_obstacle_contacts(options.obstacles, 0, nodes, x, options.contact_distance, alarm);
+  std::vector<ContactPoint> found =
+      detect_obstacle_contacts(options.obstacles, 0, nodes, x, options.contact_distance, alarm);
   // An obstacle a force target names but no candidate is near: its kReach nearest candidates, at
   // any distance, so that the target has a contact to approach.
   for (int o : reach) {
@@ -126,7 +127,8 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
   const Eigen::VectorXd delta_now = p.delta_c_free + p.Wc * z_now;
   Eigen::VectorXd z_probe = z_now;
   for (Eigen::Index j = 0; j < na; ++j)
-    if (std::isfinite(s.lambda_bounds[static_cast<size_t>(j)].hi)) z_probe(j) = s.lambda_bounds[static_cast<size_t>(j)].hi;
+    if (std::isfinite(s.lambda_bounds[static_cast<size_t>(j)].hi))
+      z_probe(j) = s.lambda_bounds[static_cast<size_t>(j)].hi;
   const Eigen::VectorXd delta_probe = p.delta_c_free + p.Wc * z_probe;
   const Real gap_scale = p.delta_c_free.size() ? p.delta_c_free.cwiseAbs().maxCoeff() : 0;
   std::vector<int> approach(static_cast<size_t>(nt), -1);  // the contact a target approaches
@@ -241,7 +243,8 @@ ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::Vect
   ContactSolve out;
   out.lambda_a = lambda_a_start;
   for (Eigen::Index j = 0; j < out.lambda_a.size(); ++j)
-    out.lambda_a(j) = std::clamp(out.lambda_a(j), s.lambda_bounds[static_cast<size_t>(j)].lo, s.lambda_bounds[static_cast<size_t>(j)].hi);
+    out.lambda_a(j) = std::clamp(out.lambda_a(j), s.lambda_bounds[static_cast<size_t>(j)].lo,
+                                 s.lambda_bounds[static_cast<size_t>(j)].hi);
   out.lambda_c = s.contacts.lambda_previous;
   constexpr int kRounds = 200;
   bool settled = false;
@@ -265,7 +268,8 @@ ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::Vect
   if (!settled) {
     out.status = QpStatus::IterationLimit;
     out.message = "Gauss-Seidel with contacts: the actuation and the contact forces did not settle within " +
-                  std::to_string(kRounds) + " rounds (an actuator pushing against a contact it cannot see through the "
+                  std::to_string(kRounds) +
+                  " rounds (an actuator pushing against a contact it cannot see through the "
                   "frozen contact forces); use the QP method";
   }
   return out;
@@ -332,7 +336,8 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
                                  const Eigen::VectorXd& lambda_a, InverseStepReport& rep) {
   const ContactSolverOptions& contact_options = contact.solver;
   std::vector<int> target_obstacle;
-  for (const ContactForceTarget& t : targets) target_obstacle.push_back(obstacle_named(contact, t.obstacle, "set contact first"));
+  for (const ContactForceTarget& t : targets)
+    target_obstacle.push_back(obstacle_named(contact, t.obstacle, "set contact first"));
   ContactSolve r;
   const bool imposed = std::all_of(space.lambda_bounds.begin(), space.lambda_bounds.end(),
                                    [](const Interval& b) { return b.lo == b.hi; });
@@ -348,9 +353,11 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
       r.message = "the contact solve did not converge (residual " + std::to_string(cr.residual) + ")";
     }
   } else if (o.method == InverseMethod::GaussSeidel) {
-    SOFTIK_CHECK(targets.empty(), "InverseSolver: contact force targets need the QP method (the Gauss-Seidel sweeps "
-                                  "run over actuators only); set the method to QP");
-    r = gauss_seidel_with_contacts(space, lambda_a, contact_options, o.gauss_seidel_iterations, o.gauss_seidel_tolerance);
+    SOFTIK_CHECK(targets.empty(),
+                 "InverseSolver: contact force targets need the QP method (the Gauss-Seidel sweeps "
+                 "run over actuators only); set the method to QP");
+    r = gauss_seidel_with_contacts(space, lambda_a, contact_options, o.gauss_seidel_iterations,
+                                   o.gauss_seidel_tolerance);
   } else {
     r = solve_inverse_with_contacts(space, targets, target_obstacle, epsilon, lambda_a, space.contacts.start,
                                     o.contact_max_pivots, o.qp_max_iterations);
@@ -365,16 +372,18 @@ ContactSolve solve_step_contacts(const ContactSpace& space, const InverseOptions
         relaxed.push_back(space.actuator_names[j]);
     if (r.status == QpStatus::Infeasible && !relaxed.empty()) {
       const std::vector<Interval> free_delta(space.delta_bounds.size(), Interval{});
-      const ContactSpace wider{space.W, space.delta_free, space.actuators, space.effectors, space.first_contact,
-                               space.lambda_bounds, free_delta, space.actuator_names, space.contacts};
+      const ContactSpace wider{space.W,         space.delta_free,     space.actuators,
+                               space.effectors, space.first_contact,  space.lambda_bounds,
+                               free_delta,      space.actuator_names, space.contacts};
       ContactSolve again = solve_inverse_with_contacts(wider, targets, target_obstacle, epsilon, lambda_a,
                                                        space.contacts.start, o.contact_max_pivots, o.qp_max_iterations);
       if (again.status != QpStatus::Infeasible) {
         std::string names;
         for (const std::string& n : relaxed) names += (names.empty() ? "'" : ", '") + n + "'";
-        again.message = "infeasible with the contacts: the displacement/volume-growth bounds (rate windows included) "
-                        "of " + names + " were set aside for this step so that no contact is violated (" +
-                        r.message + ")";
+        again.message =
+            "infeasible with the contacts: the displacement/volume-growth bounds (rate windows included) "
+            "of " +
+            names + " were set aside for this step so that no contact is violated (" + r.message + ")";
         again.status = QpStatus::Infeasible;
         again.pivots += r.pivots;
         r = std::move(again);
@@ -457,14 +466,17 @@ std::string contact_limits_message(const ContactSpace& s, const ContactSolve& r,
     c << (holding.size() > 3 ? ", ..." : "") << "; total normal force " << total << " N)";
     causes.push_back(c.str());
   }
-  auto at = [](Real v, Real bound) { return std::isfinite(bound) && std::abs(v - bound) <= 1e-9 * std::max(std::abs(bound), 1e-300); };
+  auto at = [](Real v, Real bound) {
+    return std::isfinite(bound) && std::abs(v - bound) <= 1e-9 * std::max(std::abs(bound), 1e-300);
+  };
   for (size_t j = 0; j < s.actuator_names.size(); ++j) {
     const Interval& lb = s.lambda_bounds[j];
     const Interval& db = s.delta_bounds[j];
     const Real l = r.lambda_a(static_cast<Eigen::Index>(j)), d = delta_a(static_cast<Eigen::Index>(j));
     std::ostringstream c;
     if (at(l, lb.hi) || at(l, lb.lo))
-      c << "actuator '" << s.actuator_names[j] << "' at its " << (at(l, lb.hi) ? "upper" : "lower") << " force/pressure bound " << l;
+      c << "actuator '" << s.actuator_names[j] << "' at its " << (at(l, lb.hi) ? "upper" : "lower")
+        << " force/pressure bound " << l;
     else if (at(d, db.hi) || at(d, db.lo))
       c << "actuator '" << s.actuator_names[j] << "' at its " << (at(d, db.hi) ? "upper" : "lower")
         << " displacement/volume growth bound " << d << " (rate window included)";
@@ -527,11 +539,13 @@ InverseSolver::ContactTotals InverseSolver::contact_totals() const {
   t.contacts = static_cast<int>(contacts_.size());
   t.target_forces.assign(force_targets_.size(), 0.0);
   std::vector<int> target_obstacle;
-  for (const ContactForceTarget& f : force_targets_) target_obstacle.push_back(has_contact_ ? obstacle_index(f.obstacle) : -2);
+  for (const ContactForceTarget& f : force_targets_)
+    target_obstacle.push_back(has_contact_ ? obstacle_index(f.obstacle) : -2);
   for (size_t i = 0; i < contacts_.size() && 3 * i < contact_lambda_.size(); ++i) {
     const Real normal = contact_lambda_[3 * i];
     t.normal_force += normal;
-    if (3 * i < contact_state_.size() && contact_state_[3 * i] == inverse_detail::ContactState::kPressed) ++t.pressed_contacts;
+    if (3 * i < contact_state_.size() && contact_state_[3 * i] == inverse_detail::ContactState::kPressed)
+      ++t.pressed_contacts;
     for (size_t k = 0; k < target_obstacle.size(); ++k)
       if (contacts_[i].obstacle == target_obstacle[k]) t.target_forces[k] += normal;
   }
@@ -552,7 +566,8 @@ void check_force_target(const ContactForceTarget& target, const std::vector<Cont
                "contact force target '" << target.name << "': weight = " << target.weight
                                         << "; give a weight >= 0 (m/N; 0: the contacts' own compliance)");
   for (const ContactForceTarget& t : existing)
-    SOFTIK_CHECK(t.name != target.name, "two contact force targets are named '" << t.name << "'; give each its own name");
+    SOFTIK_CHECK(t.name != target.name,
+                 "two contact force targets are named '" << t.name << "'; give each its own name");
 }
 
 int obstacle_named(const ContactOptions& options, const std::string& name, const std::string& when_none) {

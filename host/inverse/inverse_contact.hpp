@@ -65,7 +65,7 @@ struct ContactSolve {
   std::string message;
   std::vector<ContactState> states;
   std::vector<Real> target_forces;  ///< per force target
-  Real effector_error = 0;  ///< |delta_e| predicted at the answer (QP solves)
+  Real effector_error = 0;          ///< |delta_e| predicted at the answer (QP solves)
   /// The contact forces meet the contact laws: the QP's answer lies on a piece it solved (the
   /// last, or the best feasible one met), or the forward contact solve converged. False for an
   /// infeasible piece's least-violation answer.
@@ -142,6 +142,7 @@ void check_force_target(const ContactForceTarget& target, const std::vector<Cont
 int obstacle_named(const ContactOptions& options, const std::string& name, const std::string& when_none);
 
 /// The largest penetration (-gap, 0 when none) of `nodes` into the obstacles at x, at time t.
-Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x, Real t = 0);
+Real max_penetration(const ContactOptions& options, const std::vector<int>& nodes, const std::vector<Real>& x,
+                     Real t = 0);
 
 }  // namespace softik::inverse_detail

@@ -89,7 +89,8 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
         relative <= options_.residual_tolerance || (it > 0 && std::sqrt(motion) <= kIncrementTolerance * size);
     const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
     // With contacts, a state that penetrates an obstacle beyond the contact tolerance is no answer.
-    const bool solved = rep.status == QpStatus::Optimal && (!has_contact_ || rep.max_penetration <= contact_.solver.tolerance);
+    const bool solved =
+        rep.status == QpStatus::Optimal && (!has_contact_ || rep.max_penetration <= contact_.solver.tolerance);
     out.steps.push_back(std::move(rep));
     if (cut == 20) {
       out.message = "every shortened step inverted a cell";
@@ -126,7 +127,8 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
   // and needs one more iteration to see lambda settle.
   const int lowering = static_cast<int>(std::ceil(std::log10(options_.epsilon / options_.epsilon_min)));
   SOFTIK_CHECK(options_.max_iterations >= lowering + 2,
-               "InverseSolver::solve: max_iterations = " << options_.max_iterations << " is too few: the last increment "
+               "InverseSolver::solve: max_iterations = "
+                   << options_.max_iterations << " is too few: the last increment "
                    << "lowers the energy weight from epsilon = " << options_.epsilon << " to epsilon_min = "
                    << options_.epsilon_min << " in " << lowering << " iterations; allow at least " << lowering + 2);
   InverseSolveReport out;
@@ -168,8 +170,8 @@ InverseSolveReport InverseSolver::solve(std::vector<Real>& x) {
       ds *= 0.5;
       if (ds < options_.min_increment) {
         std::ostringstream msg;
-        msg << "stopped at continuation s = " << s << " of 1 (increment below min_increment = "
-            << options_.min_increment << "); last failure: " << out.message
+        msg << "stopped at continuation s = " << s
+            << " of 1 (increment below min_increment = " << options_.min_increment << "); last failure: " << out.message
             << ". The goal may be beyond a limit point of the structure, or need a finer path";
         out.message = msg.str();
         break;

@@ -7,12 +7,12 @@
 #include <sstream>
 #include <string>
 
-#include "host/linear/woodbury.hpp"
 #include "host/assembly/pressure_evaluator.hpp"
-#include "host/inverse/inverse_checks.hpp"
 #include "host/inverse/constraint_space_solve.hpp"
+#include "host/inverse/inverse_checks.hpp"
 #include "host/inverse/inverse_contact.hpp"
 #include "host/inverse/kept_columns.hpp"
+#include "host/linear/woodbury.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -36,15 +36,16 @@ InverseSolver::InverseSolver(const Assembler& assembler, LinearSolver& solver, L
   SOFTIK_CHECK(assembler_.mesh().dim == 3, "InverseSolver: the inverse problem needs a 3D mesh");
   SOFTIK_CHECK(external_.prescribed.empty(),
                "InverseSolver: prescribed displacements are not supported; put the fixed DOFs at their positions in x");
-  SOFTIK_CHECK(external_.nodal.empty() || external_.nodal.size() == static_cast<size_t>(assembler_.num_dofs()),
-               "InverseSolver: the nodal load has " << external_.nodal.size() << " entries, expected "
-                                                    << assembler_.num_dofs());
-  SOFTIK_CHECK(options_.epsilon > 0 && options_.epsilon_min > 0,
-               "InverseSolver: the energy weights epsilon and epsilon_min must be > 0 (they make the QP strictly convex)");
+  SOFTIK_CHECK(
+      external_.nodal.empty() || external_.nodal.size() == static_cast<size_t>(assembler_.num_dofs()),
+      "InverseSolver: the nodal load has " << external_.nodal.size() << " entries, expected " << assembler_.num_dofs());
+  SOFTIK_CHECK(
+      options_.epsilon > 0 && options_.epsilon_min > 0,
+      "InverseSolver: the energy weights epsilon and epsilon_min must be > 0 (they make the QP strictly convex)");
   for (const PressureLoad& p : external_.pressures) {
     SOFTIK_CHECK_KIND(p.control == CavityControl::Pressure, ErrorKind::Unsupported,
-                      "InverseSolver: external pressure load '" << p.name << "' has control = "
-                          << cavity_control_name(p.control)
+                      "InverseSolver: external pressure load '"
+                          << p.name << "' has control = " << cavity_control_name(p.control)
                           << "; the inverse solver's external loads are given pressures (solve_static handles it)");
     external_pressure_.push_back(make_pressure_evaluator(p, assembler_.mesh(), assembler_.options().backend));
   }
@@ -53,8 +54,8 @@ InverseSolver::InverseSolver(const Assembler& assembler, LinearSolver& solver, L
 void InverseSolver::add(std::shared_ptr<Constraint> constraint) {
   SOFTIK_CHECK(constraint, "InverseSolver::add: null constraint");
   for (const auto& c : constraints_)
-    SOFTIK_CHECK(c->name() != constraint->name(), "InverseSolver::add: two constraints are named '"
-                                                      << c->name() << "'; give each a unique name");
+    SOFTIK_CHECK(c->name() != constraint->name(),
+                 "InverseSolver::add: two constraints are named '" << c->name() << "'; give each a unique name");
   constraint->use_backend(assembler_.mesh(), assembler_.options().backend);
   if (constraint->role() == ConstraintRole::Actuator) lambda_.insert(lambda_.end(), constraint->num_rows(), 0.0);
   constraints_.push_back(std::move(constraint));
@@ -82,8 +83,13 @@ class InverseStep {
  public:
   InverseStep(InverseSolver& solver, Real epsilon, bool actuator_stiffness, const InverseSolver::Continuation* path,
               int reuse)
-      : s_(solver), epsilon_(epsilon), actuator_stiffness_(actuator_stiffness), path_(path), reuse_(reuse),
-        free_(solver.assembler_.free_dof_index()), ndof_(static_cast<size_t>(solver.assembler_.num_dofs())),
+      : s_(solver),
+        epsilon_(epsilon),
+        actuator_stiffness_(actuator_stiffness),
+        path_(path),
+        reuse_(reuse),
+        free_(solver.assembler_.free_dof_index()),
+        ndof_(static_cast<size_t>(solver.assembler_.num_dofs())),
         nf_(solver.assembler_.num_free_dofs()) {}
 
   InverseStepReport run(std::vector<Real>& x) {
@@ -167,9 +173,14 @@ class InverseStep {
         owner_.push_back(static_cast<int>(c));
         const int ri = static_cast<int>(r);
         switch (s_.constraints_[c]->role()) {
-          case ConstraintRole::Actuator: actuators_.push_back(ri); break;
-          case ConstraintRole::Effector: effectors_.push_back(ri); break;
-          case ConstraintRole::Sensor: break;
+          case ConstraintRole::Actuator:
+            actuators_.push_back(ri);
+            break;
+          case ConstraintRole::Effector:
+            effectors_.push_back(ri);
+            break;
+          case ConstraintRole::Sensor:
+            break;
         }
       }
     }
@@ -182,7 +193,8 @@ class InverseStep {
       auto draw = [s](Interval& i, Real start) {
         if (i.lo == i.hi) i.lo = i.hi = start + s * (i.lo - start);
       };
-      for (int r : effectors_) rows_[static_cast<size_t>(r)].delta -= (1 - s) * path_->delta_start[static_cast<size_t>(r)];
+      for (int r : effectors_)
+        rows_[static_cast<size_t>(r)].delta -= (1 - s) * path_->delta_start[static_cast<size_t>(r)];
       for (size_t a = 0; a < actuators_.size(); ++a) {
         ConstraintRow& row = rows_[static_cast<size_t>(actuators_[a])];
         draw(row.lambda_bounds, path_->lambda_start[a]);
@@ -204,8 +216,8 @@ class InverseStep {
       std::vector<int> reach;
       for (const ContactForceTarget& t : s_.force_targets_) reach.push_back(s_.obstacle_index(t.obstacle));
       contacts_ = inverse_detail::detect_step_contacts(s_.contact_, s_.contact_nodes_, x,
-                                                       s_.contact_.alarm_distance + s_.last_motion_, reach, s_.contacts_,
-                                                       s_.contact_lambda_, s_.contact_state_, rows_);
+                                                       s_.contact_.alarm_distance + s_.last_motion_, reach,
+                                                       s_.contacts_, s_.contact_lambda_, s_.contact_state_, rows_);
     }
     m_ = static_cast<Eigen::Index>(rows_.size());
     for (int r : actuators_) actuator_names_.push_back(constraint_of(static_cast<size_t>(r)).name());
@@ -369,9 +381,10 @@ class InverseStep {
       }
     }
     if (nr_ > 0) {
-      M_ = detail::woodbury_middle(detail::low_rank_blocks(low_rank_), G_.bottomRightCorner(nr_, nr_), ErrorKind::Input,
-                                   "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular",
-                                   "; a cable under negative tension (min_force < 0) can do this: keep cable forces >= 0");
+      M_ = detail::woodbury_middle(
+          detail::low_rank_blocks(low_rank_), G_.bottomRightCorner(nr_, nr_), ErrorKind::Input,
+          "InverseSolver: the tangent K + U C U^T with the cables' stiffness is singular",
+          "; a cable under negative tension (min_force < 0) can do this: keep cable forces >= 0");
     }
     Eigen::MatrixXd Gt = G_.topLeftCorner(m_ + 1, m_ + 1);
     if (nr_ > 0) Gt -= G_.topRightCorner(m_ + 1, nr_) * M_ * G_.bottomLeftCorner(nr_, m_ + 1);
@@ -381,7 +394,7 @@ class InverseStep {
     // No NaN or infinity goes on (docs/method.md section 8.2): name the constraint whose row has one.
     auto row_name = [&](size_t r) {
       return r < static_cast<size_t>(first_contact_) ? "the row of constraint '" + constraint_of(r).name() + "'"
-                                                      : "the row of the " + contacts_.names[contact_of(r)];
+                                                     : "the row of the " + contacts_.names[contact_of(r)];
     };
     for (Eigen::Index c = 0; c < m_; ++c)
       inverse_detail::require_finite(W_.col(c).data(), static_cast<size_t>(m_), "the constraint-space compliance W",
@@ -402,10 +415,12 @@ class InverseStep {
       lambda_bounds_.push_back(rows_[static_cast<size_t>(r)].lambda_bounds);
       delta_bounds_.push_back(rows_[static_cast<size_t>(r)].delta_bounds);
     }
-    const inverse_detail::ContactSpace space{W_, delta_free_, actuators_, effectors_, first_contact_,
-                                             lambda_bounds_, delta_bounds_, actuator_names_, contacts_};
-    const inverse_detail::ConstraintSpaceSettings settings{s_.options_, s_.contact_, s_.force_targets_, s_.constraints_,
-                                                           epsilon_, s_.model_size_, s_.solver_.info().indefinite};
+    const inverse_detail::ContactSpace space{
+        W_,       delta_free_, actuators_, effectors_, first_contact_, lambda_bounds_, delta_bounds_, actuator_names_,
+        contacts_};
+    const inverse_detail::ConstraintSpaceSettings settings{
+        s_.options_, s_.contact_,    s_.force_targets_,           s_.constraints_,
+        epsilon_,    s_.model_size_, s_.solver_.info().indefinite};
     inverse_detail::ConstraintSpaceAnswer answer = inverse_detail::solve_constraint_space(
         space, settings, idle_, Eigen::Map<const Eigen::VectorXd>(s_.lambda_.data(), na), s_.warm_, rep_);
     lambda_ = std::move(answer.lambda_a);
@@ -436,7 +451,8 @@ class InverseStep {
     inverse_detail::require_finite(
         dx.data(), static_cast<size_t>(nf_), "the displacement update dx",
         [&](size_t i) {  // the DOF of free row i (looked up on failure only)
-          const size_t dof = static_cast<size_t>(std::find(free_.begin(), free_.end(), static_cast<int>(i)) - free_.begin());
+          const size_t dof =
+              static_cast<size_t>(std::find(free_.begin(), free_.end(), static_cast<int>(i)) - free_.begin());
           return "DOF " + std::to_string(dof) + " (node " + std::to_string(dof / 3) + ")";
         },
         kSolveHint);
@@ -454,8 +470,9 @@ class InverseStep {
     Real error2 = 0;
     for (int e : effectors_) error2 += delta(e) * delta(e);
     rep_.effector_error = std::sqrt(error2);
-    inverse_detail::require_finite(&rep_.effector_error, 1, "the predicted effector error",
-                                   [](size_t) { return std::string("the effectors"); }, too_large);
+    inverse_detail::require_finite(
+        &rep_.effector_error, 1, "the predicted effector error", [](size_t) { return std::string("the effectors"); },
+        too_large);
     inverse_detail::require_finite(delta_a.data(), static_cast<size_t>(na), "the predicted actuator displacement",
                                    actuator_name(), too_large);
     if (s_.has_contact_) accept_contacts(x, x_new);
@@ -467,9 +484,9 @@ class InverseStep {
     // The constraints' outputs (pressures, volumes, positions, effector errors) at the new state.
     for (const auto& con : s_.constraints_)
       for (const auto& [key, value] : con->outputs())
-        SOFTIK_CHECK_NUMERICAL(std::isfinite(value), "InverseSolver: output '" << key << "' of constraint '" << con->name()
-                                                                              << "' is not finite (" << value
-                                                                              << ") after the step");
+        SOFTIK_CHECK_NUMERICAL(std::isfinite(value), "InverseSolver: output '" << key << "' of constraint '"
+                                                                               << con->name() << "' is not finite ("
+                                                                               << value << ") after the step");
   }
 
   /// The contacts of the step become the solver's (contact_outcome: the report, the penetration
@@ -511,13 +528,13 @@ class InverseStep {
   bool device_K_ = false;
   const Real* d_K_ = nullptr;  ///< K in device memory (GPU assembly + GPU solver)
   std::vector<ConstraintRow> rows_;
-  std::vector<int> actuators_, effectors_;  ///< row indices by role
-  std::vector<int> owner_;                  ///< constraint of each row
+  std::vector<int> actuators_, effectors_;   ///< row indices by role
+  std::vector<int> owner_;                   ///< constraint of each row
   std::vector<std::string> actuator_names_;  ///< per actuator row
   Eigen::Index m_ = 0;
   Eigen::VectorXd rhs_;
   bool refactor_ = true;
-  int first_contact_ = 0;                   ///< the first contact row (rows after it are contacts')
+  int first_contact_ = 0;  ///< the first contact row (rows after it are contacts')
   inverse_detail::StepContacts contacts_;
   LowRankStiffness low_rank_;  ///< K_c = U C U^T
   Eigen::Index nr_ = 0;

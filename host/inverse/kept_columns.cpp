@@ -9,7 +9,8 @@ namespace softik::inverse_detail {
 int solve_with_kept_columns(const LinearSolver& solver, KeptSolve how, bool refresh, int k, KeptColumns kept,
                             const Eigen::MatrixXd& B, Eigen::MatrixXd& Z, Eigen::MatrixXd& G) {
   const Eigen::Index n = B.rows(), nb = B.cols();
-  SOFTIK_CHECK(k >= 0 && 1 + k <= nb, "InverseSolver: kept columns: " << k << " constraint rows of " << nb << " columns");
+  SOFTIK_CHECK(k >= 0 && 1 + k <= nb,
+               "InverseSolver: kept columns: " << k << " constraint rows of " << nb << " columns");
   const auto cols = static_cast<size_t>(n) * static_cast<size_t>(k);
   const bool have = !refresh && kept.rows == k && kept.Jt.size() == cols && kept.Z.size() == cols;
   // The columns to solve: r, every constraint row whose J differs from the kept one, the rest.

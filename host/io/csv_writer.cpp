@@ -59,11 +59,11 @@ void CsvWriter::end_row(const std::string& row_label) {
       const std::vector<std::string> f = fields(row);
       const size_t i = static_cast<size_t>(bad);
       SOFTIK_CHECK_NUMERICAL(false, "'" << path_ << "': " << row_label << ": column '"
-                                         << (i < columns_.size() ? columns_[i] : "#" + std::to_string(i + 1))
-                                         << "' is " << f[i]
-                                         << ", not a number: the row is not written (the rows before are in the "
-                                            "file). The state or the solve of that row failed; see the run's other "
-                                            "messages, and try smaller load or time steps");
+                                        << (i < columns_.size() ? columns_[i] : "#" + std::to_string(i + 1)) << "' is "
+                                        << f[i]
+                                        << ", not a number: the row is not written (the rows before are in the "
+                                           "file). The state or the solve of that row failed; see the run's other "
+                                           "messages, and try smaller load or time steps");
     }
   }
   file_ << row;

@@ -36,8 +36,7 @@ std::string shown(std::string_view token) {
 
 std::string read_whole_file(const std::string& path) {
   std::error_code ec;
-  SOFTIK_PARSE_CHECK(!std::filesystem::is_directory(path, ec), Where{path},
-                     "cannot open the file (it is a directory)");
+  SOFTIK_PARSE_CHECK(!std::filesystem::is_directory(path, ec), Where{path}, "cannot open the file (it is a directory)");
   std::ifstream in(path, std::ios::binary);
   SOFTIK_PARSE_CHECK(in.good(), Where{path}, "cannot open the file (" << std::strerror(errno) << ")");
   std::ostringstream s;
@@ -79,7 +78,8 @@ bool TextFile::next_line(std::string_view* line) {
 
 std::string_view TextFile::expect_line(const char* context) {
   std::string_view line;
-  SOFTIK_PARSE_CHECK(next_line(&line), eof_where(), "unexpected end of file " << context << " (is the file truncated?)");
+  SOFTIK_PARSE_CHECK(next_line(&line), eof_where(),
+                     "unexpected end of file " << context << " (is the file truncated?)");
   return line;
 }
 
@@ -101,7 +101,8 @@ bool TextFile::next_token(std::string_view* token) {
 
 std::string_view TextFile::expect_token(const char* context) {
   std::string_view token;
-  SOFTIK_PARSE_CHECK(next_token(&token), eof_where(), "unexpected end of file " << context << " (is the file truncated?)");
+  SOFTIK_PARSE_CHECK(next_token(&token), eof_where(),
+                     "unexpected end of file " << context << " (is the file truncated?)");
   return token;
 }
 
@@ -171,8 +172,9 @@ int parse_count(std::string_view token, const Where& where, const char* what) {
 double parse_coordinate(std::string_view token, const Where& where, const char* what) {
   const double value = parse_real(token, where, what);
   SOFTIK_PARSE_CHECK(std::isfinite(value), where,
-                     what << " is '" << shown(token) << "', not a finite number: fix the NaN/inf coordinates "
-                          "in the mesh or in the program that wrote it");
+                     what << " is '" << shown(token)
+                          << "', not a finite number: fix the NaN/inf coordinates "
+                             "in the mesh or in the program that wrote it");
   return value;
 }
 
@@ -266,10 +268,11 @@ MeshData read_mesh_data(const std::string& path) {
   if (ext == ".vtk") return mesh_io::read_vtk_legacy(path);
   if (ext == ".vtu") return mesh_io::read_vtu(path);
   SOFTIK_PARSE_FAIL(mesh_io::Where{path}, "unsupported mesh format '"
-                                              << ext << "': read_mesh reads .msh (Gmsh 2.2/4.1, ASCII or binary), "
-                                                        ".vtk (VTK legacy ASCII) and .vtu (VTK XML, ASCII or binary); "
-                                                        "read .obj/.stl "
-                                                        "surfaces with read_surface");
+                                              << ext
+                                              << "': read_mesh reads .msh (Gmsh 2.2/4.1, ASCII or binary), "
+                                                 ".vtk (VTK legacy ASCII) and .vtu (VTK XML, ASCII or binary); "
+                                                 "read .obj/.stl "
+                                                 "surfaces with read_surface");
 }
 
 Mesh read_mesh(const std::string& path) { return read_mesh_data(path).mesh; }
@@ -279,8 +282,9 @@ SurfaceMesh read_surface(const std::string& path) {
   if (ext == ".obj") return mesh_io::read_obj(path);
   if (ext == ".stl") return mesh_io::read_stl(path);
   SOFTIK_PARSE_FAIL(mesh_io::Where{path}, "unsupported surface format '"
-                                              << ext << "': read_surface reads .obj and .stl (ASCII or binary); "
-                                                        "read volume meshes with read_mesh");
+                                              << ext
+                                              << "': read_surface reads .obj and .stl (ASCII or binary); "
+                                                 "read volume meshes with read_mesh");
 }
 
 }  // namespace softik

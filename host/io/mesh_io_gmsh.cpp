@@ -15,27 +15,42 @@
 namespace softik::mesh_io {
 namespace {
 
-constexpr GmshType kSupportedTypes[] = {
-    {1, static_cast<int>(CellType::Edge2), 2, "line"},      {2, static_cast<int>(CellType::Tri3), 3, "triangle"},
-    {3, static_cast<int>(CellType::Quad4), 4, "quadrangle"}, {4, static_cast<int>(CellType::Tet4), 4, "tetrahedron"},
-    {5, static_cast<int>(CellType::Hex8), 8, "hexahedron"},  {15, RawElements::kPoint, 1, "point"},
-    {9, RawElements::kTri6, 6, "6-node triangle"},         {11, static_cast<int>(CellType::Tet10), 10, "10-node tetrahedron"}};
+constexpr GmshType kSupportedTypes[] = {{1, static_cast<int>(CellType::Edge2), 2, "line"},
+                                        {2, static_cast<int>(CellType::Tri3), 3, "triangle"},
+                                        {3, static_cast<int>(CellType::Quad4), 4, "quadrangle"},
+                                        {4, static_cast<int>(CellType::Tet4), 4, "tetrahedron"},
+                                        {5, static_cast<int>(CellType::Hex8), 8, "hexahedron"},
+                                        {15, RawElements::kPoint, 1, "point"},
+                                        {9, RawElements::kTri6, 6, "6-node triangle"},
+                                        {11, static_cast<int>(CellType::Tet10), 10, "10-node tetrahedron"}};
 
 // Other Gmsh types, named in the error that refuses them.
 const char* unsupported_type_name(long long type) {
   switch (type) {
-    case 6: return "6-node prism";
-    case 7: return "5-node pyramid";
-    case 8: return "3-node line";
-    case 10: return "9-node quadrangle";
-    case 12: return "27-node hexahedron";
-    case 13: return "18-node prism";
-    case 14: return "14-node pyramid";
-    case 16: return "8-node quadrangle";
-    case 17: return "20-node hexahedron";
-    case 18: return "15-node prism";
-    case 19: return "13-node pyramid";
-    default: return "unknown to softik";
+    case 6:
+      return "6-node prism";
+    case 7:
+      return "5-node pyramid";
+    case 8:
+      return "3-node line";
+    case 10:
+      return "9-node quadrangle";
+    case 12:
+      return "27-node hexahedron";
+    case 13:
+      return "18-node prism";
+    case 14:
+      return "14-node pyramid";
+    case 16:
+      return "8-node quadrangle";
+    case 17:
+      return "20-node hexahedron";
+    case 18:
+      return "15-node prism";
+    case 19:
+      return "13-node pyramid";
+    default:
+      return "unknown to softik";
   }
 }
 
@@ -56,16 +71,16 @@ Mesh GmshReader::read() {
   std::string_view line;
   while (file_.next_line(&line) && trim(line).empty()) {
   }
-  SOFTIK_PARSE_CHECK(trim(line) == "$MeshFormat", file_.where(),
-                     "expected $MeshFormat at the start of a Gmsh .msh file, found '"
-                         << trim(line).substr(0, 40) << "'");
+  SOFTIK_PARSE_CHECK(
+      trim(line) == "$MeshFormat", file_.where(),
+      "expected $MeshFormat at the start of a Gmsh .msh file, found '" << trim(line).substr(0, 40) << "'");
   read_format();
   while (file_.next_line(&line)) {
     const std::string_view section = trim(line);
     if (section.empty()) continue;
-    SOFTIK_PARSE_CHECK(section[0] == '$', file_.where(),
-                       "expected the start of a section ($Nodes, $Elements, ...), found '" << section.substr(0, 40)
-                                                                                           << "'");
+    SOFTIK_PARSE_CHECK(
+        section[0] == '$', file_.where(),
+        "expected the start of a section ($Nodes, $Elements, ...), found '" << section.substr(0, 40) << "'");
     if (section == "$PhysicalNames") {
       read_physical_names();
     } else if (section == "$Entities" && version_ == 4) {
@@ -121,8 +136,8 @@ void GmshReader::skip_section(std::string_view section) {
   std::string_view line;
   while (file_.next_line(&line))
     if (trim(line) == end) return;
-  SOFTIK_PARSE_FAIL(file_.eof_where(), "unexpected end of file: section " << section << " (line " << start
-                                                                          << ") has no " << end);
+  SOFTIK_PARSE_FAIL(file_.eof_where(),
+                    "unexpected end of file: section " << section << " (line " << start << ") has no " << end);
 }
 
 void GmshReader::read_format() {
@@ -147,7 +162,8 @@ void GmshReader::read_format() {
   if (binary_) {
     const long long data_size = parse_int(tokens_[2], at, "the data size (the bytes of a size_t)");
     SOFTIK_PARSE_CHECK(data_size == 4 || data_size == 8, at,
-                       "the data size is " << data_size << ", expected 8 (or 4): the bytes of the size_t counts "
+                       "the data size is " << data_size
+                                           << ", expected 8 (or 4): the bytes of the size_t counts "
                                               "of a binary .msh file");
     size_bytes_ = static_cast<int>(data_size);
     read_binary_one();
@@ -157,22 +173,23 @@ void GmshReader::read_format() {
 
 void GmshReader::read_physical_names() {
   split(file_.expect_line("in $PhysicalNames"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of physical names, found "
-                                                             << tokens_.size() << " fields");
+  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
+                     "expected the number of physical names, found " << tokens_.size() << " fields");
   const int n = parse_count(tokens_[0], file_.where(), "the number of physical names");
   for (int i = 0; i < n; ++i) {
     const std::string_view line = file_.expect_line("in $PhysicalNames");
     split(line, &tokens_);
     const Where at = file_.where();
-    SOFTIK_PARSE_CHECK(tokens_.empty() || tokens_[0][0] != '$', at,
-                       "expected " << n << " physical names as the header declares, found " << tokens_[0]
-                                   << " after " << i);
-    SOFTIK_PARSE_CHECK(tokens_.size() >= 3, at, "expected 'dimension tag \"name\"', found " << tokens_.size()
-                                                                                          << " fields");
+    SOFTIK_PARSE_CHECK(
+        tokens_.empty() || tokens_[0][0] != '$', at,
+        "expected " << n << " physical names as the header declares, found " << tokens_[0] << " after " << i);
+    SOFTIK_PARSE_CHECK(tokens_.size() >= 3, at,
+                       "expected 'dimension tag \"name\"', found " << tokens_.size() << " fields");
     const long long dim = parse_int(tokens_[0], at, "the dimension of a physical group");
     SOFTIK_PARSE_CHECK(dim >= 0 && dim <= 3, at, "physical group dimension " << dim << " is not in 0..3");
     const long long tag = parse_int(tokens_[1], at, "a physical tag");
-    const std::string_view rest = trim(line.substr(static_cast<size_t>(tokens_[1].data() + tokens_[1].size() - line.data())));
+    const std::string_view rest =
+        trim(line.substr(static_cast<size_t>(tokens_[1].data() + tokens_[1].size() - line.data())));
     SOFTIK_PARSE_CHECK(rest.size() >= 2 && rest.front() == '"' && rest.back() == '"', at,
                        "expected the physical group name in double quotes, found '" << rest.substr(0, 40) << "'");
     names_[{static_cast<int>(dim), tag}] = std::string(rest.substr(1, rest.size() - 2));
@@ -195,8 +212,9 @@ void GmshReader::read_entities() {
       // numBounding bounding...
       const size_t phys_at = d == 0 ? 4 : 7;
       SOFTIK_PARSE_CHECK(tokens_.size() > phys_at, at,
-                         "expected " << (d == 0 ? "'tag x y z numPhysicalTags ...'" : "'tag minX minY minZ maxX "
-                                                                                       "maxY maxZ numPhysicalTags ...'")
+                         "expected " << (d == 0 ? "'tag x y z numPhysicalTags ...'"
+                                                : "'tag minX minY minZ maxX "
+                                                  "maxY maxZ numPhysicalTags ...'")
                                      << " for an entity of dimension " << d << ", found " << tokens_.size()
                                      << " fields");
       const long long tag = parse_int(tokens_[0], at, "an entity tag");
@@ -209,11 +227,12 @@ void GmshReader::read_entities() {
                                        << tokens_.size() - phys_at - 1 << " values");
         expected = after + 1 + static_cast<size_t>(parse_count(tokens_[after], at, "the number of bounding entities"));
       }
-      SOFTIK_PARSE_CHECK(tokens_.size() == expected, at,
-                         "expected " << expected << " fields for this entity of dimension " << d << ", found "
-                                     << tokens_.size());
+      SOFTIK_PARSE_CHECK(
+          tokens_.size() == expected, at,
+          "expected " << expected << " fields for this entity of dimension " << d << ", found " << tokens_.size());
       std::vector<long long>& phys = entity_physicals_[{d, tag}];
-      for (size_t k = phys_at + 1; k < after; ++k) phys.push_back(std::llabs(parse_int(tokens_[k], at, "a physical tag")));
+      for (size_t k = phys_at + 1; k < after; ++k)
+        phys.push_back(std::llabs(parse_int(tokens_[k], at, "a physical tag")));
     }
   expect_end("$EndEntities", total);
 }
@@ -228,16 +247,17 @@ void GmshReader::add_node_text(long long tag, size_t first_coordinate) {
 
 void GmshReader::add_node(long long tag, const double xyz[3], const Where& at) {
   const auto [it, inserted] = node_index_.emplace(tag, mesh_.num_nodes());
-  SOFTIK_PARSE_CHECK(inserted, at, "node tag " << tag << " is defined twice (first at line "
-                                               << node_lines_[static_cast<size_t>(it->second)] << ")");
+  SOFTIK_PARSE_CHECK(
+      inserted, at,
+      "node tag " << tag << " is defined twice (first at line " << node_lines_[static_cast<size_t>(it->second)] << ")");
   mesh_.X.insert(mesh_.X.end(), xyz, xyz + 3);
   node_lines_.push_back(at.line);
 }
 
 void GmshReader::read_nodes22() {
   split(file_.expect_line("in $Nodes"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of nodes, found " << tokens_.size()
-                                                                                              << " fields");
+  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
+                     "expected the number of nodes, found " << tokens_.size() << " fields");
   const int n = parse_count(tokens_[0], file_.where(), "the number of nodes");
   for (int i = 0; i < n; ++i) {
     next_record("in $Nodes", n, i);
@@ -251,9 +271,9 @@ void GmshReader::read_nodes22() {
 void GmshReader::read_nodes41() {
   split(file_.expect_line("in $Nodes"), &tokens_);
   const Where header = file_.where();
-  SOFTIK_PARSE_CHECK(tokens_.size() == 4, header,
-                     "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found " << tokens_.size()
-                                                                                        << " fields");
+  SOFTIK_PARSE_CHECK(
+      tokens_.size() == 4, header,
+      "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found " << tokens_.size() << " fields");
   const int blocks = parse_count(tokens_[0], header, "the number of node blocks");
   const int n = parse_count(tokens_[1], header, "the number of nodes");
   for (int b = 0; b < blocks; ++b) {
@@ -265,8 +285,8 @@ void GmshReader::read_nodes41() {
     const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
     SOFTIK_PARSE_CHECK(entity_dim >= 0 && entity_dim <= 3, at, "entity dimension " << entity_dim << " is not in 0..3");
     const long long parametric = parse_int(tokens_[2], at, "the parametric flag (0 or 1)");
-    SOFTIK_PARSE_CHECK(parametric == 0 || parametric == 1, at, "the parametric flag is " << parametric
-                                                                                       << ", expected 0 or 1");
+    SOFTIK_PARSE_CHECK(parametric == 0 || parametric == 1, at,
+                       "the parametric flag is " << parametric << ", expected 0 or 1");
     const int count = parse_count(tokens_[3], at, "the number of nodes in the block");
     SOFTIK_PARSE_CHECK(count <= n - mesh_.num_nodes(), at,
                        "this block holds " << count << " nodes, more than the " << n - mesh_.num_nodes()
@@ -292,9 +312,9 @@ void GmshReader::read_nodes41() {
       add_node_text(tags[static_cast<size_t>(i)], 0);
     }
   }
-  SOFTIK_PARSE_CHECK(mesh_.num_nodes() == n, header, "the $Nodes header declares " << n << " nodes but its "
-                                                                                 << blocks << " blocks hold "
-                                                                                 << mesh_.num_nodes());
+  SOFTIK_PARSE_CHECK(
+      mesh_.num_nodes() == n, header,
+      "the $Nodes header declares " << n << " nodes but its " << blocks << " blocks hold " << mesh_.num_nodes());
   expect_end("$EndNodes", n);
 }
 
@@ -302,9 +322,9 @@ void GmshReader::add_element_text(long long tag, const GmshType& type, size_t fi
                                   size_t num_physicals) {
   const Where at = file_.where();
   const size_t found = tokens_.size() - first;
-  SOFTIK_PARSE_CHECK(found == static_cast<size_t>(type.nodes), at,
-                     "expected " << type.nodes << " node tags for a " << type.name << " (type " << type.type
-                                 << "), found " << found);
+  SOFTIK_PARSE_CHECK(
+      found == static_cast<size_t>(type.nodes), at,
+      "expected " << type.nodes << " node tags for a " << type.name << " (type " << type.type << "), found " << found);
   long long node_tags[RawElements::kMaxNodes];
   for (size_t k = 0; k < found; ++k) node_tags[k] = parse_int(tokens_[first + k], at, "a node tag");
   add_element(tag, type, node_tags, physicals, num_physicals, at);
@@ -326,14 +346,16 @@ void GmshReader::add_element(long long tag, const GmshType& type, const long lon
   raw_.close();
   int owner = e;
   // Gmsh 2.2 writes an element once per physical group it belongs to: the same element.
-  const auto [it, inserted] = version_ == 2 ? element_index_.emplace(tag, e) : std::make_pair(element_index_.end(), true);
+  const auto [it, inserted] =
+      version_ == 2 ? element_index_.emplace(tag, e) : std::make_pair(element_index_.end(), true);
   if (!inserted) {
     owner = it->second;
     const bool same = raw_.kind[owner] == type.kind &&
                       std::equal(raw_.nodes.begin() + raw_.offsets[owner], raw_.nodes.begin() + raw_.offsets[owner + 1],
                                  raw_.nodes.begin() + raw_.offsets[e]);
-    SOFTIK_PARSE_CHECK(same, at, "element tag " << tag << " is defined twice with different types or nodes (first at line "
-                                                << raw_.line[owner] << ")");
+    SOFTIK_PARSE_CHECK(same, at,
+                       "element tag " << tag << " is defined twice with different types or nodes (first at line "
+                                      << raw_.line[owner] << ")");
     raw_.kind.pop_back();
     raw_.line.pop_back();
     raw_.offsets.pop_back();
@@ -345,15 +367,15 @@ void GmshReader::add_element(long long tag, const GmshType& type, const long lon
 
 void GmshReader::read_elements22() {
   split(file_.expect_line("in $Elements"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of elements, found "
-                                                             << tokens_.size() << " fields");
+  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
+                     "expected the number of elements, found " << tokens_.size() << " fields");
   const int n = parse_count(tokens_[0], file_.where(), "the number of elements");
   for (int i = 0; i < n; ++i) {
     next_record("in $Elements", n, i);
     const Where at = file_.where();
-    SOFTIK_PARSE_CHECK(tokens_.size() >= 3, at,
-                       "expected an element as 'tag type numTags tags... nodes...', found " << tokens_.size()
-                                                                                           << " fields");
+    SOFTIK_PARSE_CHECK(
+        tokens_.size() >= 3, at,
+        "expected an element as 'tag type numTags tags... nodes...', found " << tokens_.size() << " fields");
     const long long tag = parse_int(tokens_[0], at, "an element tag");
     const GmshType& type = gmsh_type(parse_int(tokens_[1], at, "an element type"), at);
     const int num_tags = parse_count(tokens_[2], at, "the number of element tags");
@@ -371,9 +393,9 @@ void GmshReader::read_elements22() {
 void GmshReader::read_elements41() {
   split(file_.expect_line("in $Elements"), &tokens_);
   const Where header = file_.where();
-  SOFTIK_PARSE_CHECK(tokens_.size() == 4, header,
-                     "expected 'numEntityBlocks numElements minElementTag maxElementTag', found " << tokens_.size()
-                                                                                                << " fields");
+  SOFTIK_PARSE_CHECK(
+      tokens_.size() == 4, header,
+      "expected 'numEntityBlocks numElements minElementTag maxElementTag', found " << tokens_.size() << " fields");
   const int blocks = parse_count(tokens_[0], header, "the number of element blocks");
   const int n = parse_count(tokens_[1], header, "the number of elements");
   long read = 0;
@@ -382,14 +404,15 @@ void GmshReader::read_elements41() {
     const Where at = file_.where();
     SOFTIK_PARSE_CHECK(tokens_.size() == 4, at,
                        "expected an element block header 'entityDim entityTag elementType numElementsInBlock', "
-                       "found " << tokens_.size() << " fields");
+                       "found "
+                           << tokens_.size() << " fields");
     const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
     const long long entity_tag = parse_int(tokens_[1], at, "the entity tag");
     const GmshType& type = gmsh_type(parse_int(tokens_[2], at, "an element type"), at);
     const int count = parse_count(tokens_[3], at, "the number of elements in the block");
     SOFTIK_PARSE_CHECK(count <= n - read, at,
-                       "this block holds " << count << " elements, more than the " << n - read << " left of the "
-                                           << n << " the $Elements header declares");
+                       "this block holds " << count << " elements, more than the " << n - read << " left of the " << n
+                                           << " the $Elements header declares");
     std::vector<long long> physicals;
     if (entity_dim >= 0 && entity_dim <= 3) {
       const auto it = entity_physicals_.find({static_cast<int>(entity_dim), entity_tag});
@@ -398,11 +421,12 @@ void GmshReader::read_elements41() {
     for (int i = 0; i < count; ++i, ++read) {
       next_record("in $Elements", count, i);
       add_element_text(parse_int(tokens_[0], file_.where(), "an element tag"), type, 1, physicals.data(),
-                  physicals.size());
+                       physicals.size());
     }
   }
-  SOFTIK_PARSE_CHECK(read == n, header, "the $Elements header declares " << n << " elements but its " << blocks
-                                                                       << " blocks hold " << read);
+  SOFTIK_PARSE_CHECK(
+      read == n, header,
+      "the $Elements header declares " << n << " elements but its " << blocks << " blocks hold " << read);
   expect_end("$EndElements", n);
 }
 

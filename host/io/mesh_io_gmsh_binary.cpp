@@ -100,8 +100,9 @@ void read_coordinates(Binary& b, long long tag, double xyz[3]) {
 void GmshReader::read_binary_one() {
   Binary b(file_, "$MeshFormat", size_bytes_);
   const std::uint64_t one = get_le(b.bytes(4, "the int 1 that gives the byte order").data(), 4);
-  b.check(one != 0x01000000u, "the file was written on a big-endian machine, which softik does not read: re-save it "
-                              "as ASCII (Gmsh: Mesh.Binary = 0)");
+  b.check(one != 0x01000000u,
+          "the file was written on a big-endian machine, which softik does not read: re-save it "
+          "as ASCII (Gmsh: Mesh.Binary = 0)");
   b.check(one == 1, "expected the binary int 1 after the format line, found " + std::to_string(one) +
                         ": the file is damaged or its format line wrongly says binary (file type 1)");
 }
@@ -198,8 +199,8 @@ void GmshReader::read_elements41_binary() {
 
 void GmshReader::read_nodes22_binary() {
   split(file_.expect_line("in $Nodes"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of nodes, found " << tokens_.size()
-                                                                                              << " fields");
+  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
+                     "expected the number of nodes, found " << tokens_.size() << " fields");
   const int n = parse_count(tokens_[0], file_.where(), "the number of nodes");
   Binary b(file_, "$Nodes", size_bytes_);
   b.need(n, 4 + 3 * 8, "nodes (an int tag and 3 doubles)");
@@ -214,8 +215,8 @@ void GmshReader::read_nodes22_binary() {
 
 void GmshReader::read_elements22_binary() {
   split(file_.expect_line("in $Elements"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(), "expected the number of elements, found "
-                                                             << tokens_.size() << " fields");
+  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
+                     "expected the number of elements, found " << tokens_.size() << " fields");
   const int n = parse_count(tokens_[0], file_.where(), "the number of elements");
   Binary b(file_, "$Elements", size_bytes_);
   int read = 0;
@@ -223,9 +224,9 @@ void GmshReader::read_elements22_binary() {
     const GmshType& type = gmsh_type(b.int32("an element type"), b.where());
     const long long following = b.int32("the number of elements in a group");
     const long long num_tags = b.int32("the number of element tags");
-    b.check(following >= 1 && following <= n - read,
-            "an element group of " + std::to_string(following) + " elements, expected 1 to the " +
-                std::to_string(n - read) + " left of the " + std::to_string(n) + " the section declares");
+    b.check(following >= 1 && following <= n - read, "an element group of " + std::to_string(following) +
+                                                         " elements, expected 1 to the " + std::to_string(n - read) +
+                                                         " left of the " + std::to_string(n) + " the section declares");
     b.check(num_tags >= 0, "an element group with " + std::to_string(num_tags) + " tags per element");
     b.need(following, 4 * (1 + static_cast<size_t>(num_tags) + static_cast<size_t>(type.nodes)), "elements");
     for (long long i = 0; i < following; ++i, ++read) {

@@ -22,20 +22,22 @@ SurfaceMesh read_obj(const std::string& path) {
     if (tokens.empty() || tokens[0][0] == '#') continue;
     if (tokens[0] == "v") {
       SOFTIK_PARSE_CHECK(tokens.size() >= 4, file.where(), "a vertex needs 3 coordinates, found " << tokens.size() - 1);
-      for (int i = 1; i <= 3; ++i) s.X.push_back(parse_coordinate(tokens[static_cast<size_t>(i)], file.where(), "a vertex coordinate"));
+      for (int i = 1; i <= 3; ++i)
+        s.X.push_back(parse_coordinate(tokens[static_cast<size_t>(i)], file.where(), "a vertex coordinate"));
     } else if (tokens[0] == "f") {
-      SOFTIK_PARSE_CHECK(tokens.size() >= 4, file.where(), "a face needs at least 3 vertices, found " << tokens.size() - 1);
+      SOFTIK_PARSE_CHECK(tokens.size() >= 4, file.where(),
+                         "a face needs at least 3 vertices, found " << tokens.size() - 1);
       std::vector<int> v;
       for (size_t k = 1; k < tokens.size(); ++k) {
         const std::string_view ref = tokens[k].substr(0, tokens[k].find('/'));
         long long i = parse_int(ref, file.where(), "a vertex index");
         const long long n = s.num_vertices();
         if (i < 0) i = n + 1 + i;  // relative index
-        SOFTIK_PARSE_CHECK(i >= 1 && i <= n, file.where(), "face vertex " << tokens[k] << " refers to vertex " << i
-                                                                          << ", but only " << n
-                                                                          << " vertices are defined before this line "
-                                                                             "(OBJ indices start at 1; negative ones "
-                                                                             "count back from the last vertex)");
+        SOFTIK_PARSE_CHECK(i >= 1 && i <= n, file.where(),
+                           "face vertex " << tokens[k] << " refers to vertex " << i << ", but only " << n
+                                          << " vertices are defined before this line "
+                                             "(OBJ indices start at 1; negative ones "
+                                             "count back from the last vertex)");
         v.push_back(static_cast<int>(i - 1));
       }
       for (size_t k = 1; k + 1 < v.size(); ++k) s.triangles.push_back({v[0], v[k], v[k + 1]});
@@ -55,7 +57,8 @@ int vertex(SurfaceMesh& s, std::map<std::array<Real, 3>, int>& seen, const std::
   return it->second;
 }
 
-void add_triangle(SurfaceMesh& s, std::map<std::array<Real, 3>, int>& seen, const std::array<std::array<Real, 3>, 3>& t) {
+void add_triangle(SurfaceMesh& s, std::map<std::array<Real, 3>, int>& seen,
+                  const std::array<std::array<Real, 3>, 3>& t) {
   s.triangles.push_back({vertex(s, seen, t[0]), vertex(s, seen, t[1]), vertex(s, seen, t[2])});
 }
 
@@ -104,8 +107,10 @@ SurfaceMesh read_stl_ascii(TextFile& file) {
         file.expect_line("after 'endsolid'");
         break;
       }
-      SOFTIK_PARSE_CHECK(token == "facet", file.where(), "expected 'facet' or 'endsolid', found '" << token.substr(0, 40) << "'");
-      SOFTIK_PARSE_CHECK(file.expect_token("after 'facet'") == "normal", file.where(), "expected 'facet normal nx ny nz'");
+      SOFTIK_PARSE_CHECK(token == "facet", file.where(),
+                         "expected 'facet' or 'endsolid', found '" << token.substr(0, 40) << "'");
+      SOFTIK_PARSE_CHECK(file.expect_token("after 'facet'") == "normal", file.where(),
+                         "expected 'facet normal nx ny nz'");
       for (int i = 0; i < 3; ++i) next_real(file, "in a facet normal", "a normal component");
       SOFTIK_PARSE_CHECK(file.expect_token("in a facet") == "outer", file.where(), "expected 'outer loop'");
       SOFTIK_PARSE_CHECK(file.expect_token("in a facet") == "loop", file.where(), "expected 'outer loop'");
@@ -140,13 +145,15 @@ SurfaceMesh read_stl(const std::string& path) {
   const bool text = bytes.find('\0') == std::string::npos;  // a binary count < 2^24 has a zero byte
   if (text && first != std::string::npos && bytes.compare(first, 5, "solid") == 0) return read_stl_ascii(file);
   SOFTIK_PARSE_CHECK(bytes.size() >= 84, (Where{path, 0}),
-                     "neither an ASCII STL (which starts with 'solid') nor a binary STL (" << bytes.size()
-                                                                                       << " bytes, shorter than the "
-                                                                                          "84-byte header)");
-  SOFTIK_PARSE_FAIL((Where{path, 0}), "neither an ASCII STL (which starts with 'solid') nor a binary STL: the "
-                                      "binary header declares "
-                                          << n << " triangles (" << 84 + 50 * n << " bytes) but the file has "
-                                          << bytes.size() << " bytes (truncated?)");
+                     "neither an ASCII STL (which starts with 'solid') nor a binary STL ("
+                         << bytes.size()
+                         << " bytes, shorter than the "
+                            "84-byte header)");
+  SOFTIK_PARSE_FAIL((Where{path, 0}),
+                    "neither an ASCII STL (which starts with 'solid') nor a binary STL: the "
+                    "binary header declares "
+                        << n << " triangles (" << 84 + 50 * n << " bytes) but the file has " << bytes.size()
+                        << " bytes (truncated?)");
 }
 
 }  // namespace softik::mesh_io

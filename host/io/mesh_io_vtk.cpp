@@ -14,40 +14,69 @@ namespace {
 
 const char* vtk_type_name(long long type) {
   switch (type) {
-    case 1: return "vertex";
-    case 2: return "poly-vertex";
-    case 3: return "line";
-    case 4: return "poly-line";
-    case 5: return "triangle";
-    case 6: return "triangle strip";
-    case 7: return "polygon";
-    case 8: return "pixel";
-    case 9: return "quad";
-    case 10: return "tetra";
-    case 11: return "voxel";
-    case 12: return "hexahedron";
-    case 13: return "wedge";
-    case 14: return "pyramid";
-    case 21: return "quadratic edge";
-    case 22: return "quadratic triangle";
-    case 23: return "quadratic quad";
-    case 24: return "quadratic tetra";
-    case 25: return "quadratic hexahedron";
-    case 42: return "polyhedron";
-    default: return "unknown to softik";
+    case 1:
+      return "vertex";
+    case 2:
+      return "poly-vertex";
+    case 3:
+      return "line";
+    case 4:
+      return "poly-line";
+    case 5:
+      return "triangle";
+    case 6:
+      return "triangle strip";
+    case 7:
+      return "polygon";
+    case 8:
+      return "pixel";
+    case 9:
+      return "quad";
+    case 10:
+      return "tetra";
+    case 11:
+      return "voxel";
+    case 12:
+      return "hexahedron";
+    case 13:
+      return "wedge";
+    case 14:
+      return "pyramid";
+    case 21:
+      return "quadratic edge";
+    case 22:
+      return "quadratic triangle";
+    case 23:
+      return "quadratic quad";
+    case 24:
+      return "quadratic tetra";
+    case 25:
+      return "quadratic hexahedron";
+    case 42:
+      return "polyhedron";
+    default:
+      return "unknown to softik";
   }
 }
 
 int vtk_kind(long long type, const Where& where) {
   switch (type) {
-    case 1: return RawElements::kPoint;
-    case 3: return static_cast<int>(CellType::Edge2);
-    case 5: return static_cast<int>(CellType::Tri3);
-    case 9: return static_cast<int>(CellType::Quad4);
-    case 10: return static_cast<int>(CellType::Tet4);
-    case 12: return static_cast<int>(CellType::Hex8);
-    case 22: return RawElements::kTri6;
-    case 24: return static_cast<int>(CellType::Tet10);
+    case 1:
+      return RawElements::kPoint;
+    case 3:
+      return static_cast<int>(CellType::Edge2);
+    case 5:
+      return static_cast<int>(CellType::Tri3);
+    case 9:
+      return static_cast<int>(CellType::Quad4);
+    case 10:
+      return static_cast<int>(CellType::Tet4);
+    case 12:
+      return static_cast<int>(CellType::Hex8);
+    case 22:
+      return RawElements::kTri6;
+    case 24:
+      return static_cast<int>(CellType::Tet10);
     default:
       SOFTIK_PARSE_FAIL(where, "VTK cell type " << type << " (" << vtk_type_name(type)
                                                 << ") is not supported: softik reads VTK cell types 1 (vertex, "
@@ -100,14 +129,15 @@ void read_cells_legacy(TextFile& file, int num_cells, int size, VtkCells* cells)
     }
     cells->offsets.push_back(static_cast<long long>(cells->conn.size()));
   }
-  SOFTIK_PARSE_CHECK(used == size, file.where(), "CELLS declares a list size of " << size << ", but its " << num_cells
-                                                                                 << " cells hold " << used << " numbers");
+  SOFTIK_PARSE_CHECK(
+      used == size, file.where(),
+      "CELLS declares a list size of " << size << ", but its " << num_cells << " cells hold " << used << " numbers");
 }
 
 // 5.1 CELLS body: "OFFSETS type" with num_offsets entries, "CONNECTIVITY type" with num_conn.
 void read_cells_51(TextFile& file, int num_offsets, int num_conn, VtkCells* cells) {
-  SOFTIK_PARSE_CHECK(num_offsets >= 1, file.where(), "CELLS declares " << num_offsets
-                                                                       << " offsets; a 5.1 file needs at least 1");
+  SOFTIK_PARSE_CHECK(num_offsets >= 1, file.where(),
+                     "CELLS declares " << num_offsets << " offsets; a 5.1 file needs at least 1");
   file.expect_token("at OFFSETS");
   file.expect_token("after OFFSETS (the data type)");
   for (int k = 0; k < num_offsets; ++k) {
@@ -124,8 +154,8 @@ void read_cells_51(TextFile& file, int num_offsets, int num_conn, VtkCells* cell
   SOFTIK_PARSE_CHECK(cells->offsets.back() == num_conn, file.where(),
                      "the last offset is " << cells->offsets.back() << ", expected the connectivity size " << num_conn);
   const std::string_view keyword = file.expect_token("at CONNECTIVITY");
-  SOFTIK_PARSE_CHECK(iequals(keyword, "CONNECTIVITY"), file.where(), "expected CONNECTIVITY, found '"
-                                                                         << keyword.substr(0, 40) << "'");
+  SOFTIK_PARSE_CHECK(iequals(keyword, "CONNECTIVITY"), file.where(),
+                     "expected CONNECTIVITY, found '" << keyword.substr(0, 40) << "'");
   file.expect_token("after CONNECTIVITY (the data type)");
   for (int k = 0; k < num_conn; ++k) {
     cells->conn.push_back(next_int(file, "in CONNECTIVITY", "a point index"));
@@ -151,8 +181,8 @@ Mesh build_vtk_mesh(const std::string& path, std::vector<Real> X, const std::vec
     for (long long k = begin; k < end; ++k) {
       const long long p = cells.conn[static_cast<size_t>(k)];
       SOFTIK_PARSE_CHECK(p >= 0 && p < num_points, (Where{path, cells.conn_lines[static_cast<size_t>(k)]}),
-                         "cell " << c << " refers to point " << p << ", outside [0, " << num_points << ") (the file has "
-                                 << num_points << " points)");
+                         "cell " << c << " refers to point " << p << ", outside [0, " << num_points
+                                 << ") (the file has " << num_points << " points)");
       raw.nodes.push_back(static_cast<int>(p));
     }
     raw.close();
@@ -186,7 +216,8 @@ MeshData read_vtk_legacy(const std::string& path) {
   SOFTIK_PARSE_CHECK(iequals(encoding, "ASCII"), file.where(),
                      "expected ASCII or BINARY on the third line, found '" << encoding.substr(0, 40) << "'");
   std::string_view token = file.expect_token("at DATASET");
-  SOFTIK_PARSE_CHECK(iequals(token, "DATASET"), file.where(), "expected DATASET, found '" << token.substr(0, 40) << "'");
+  SOFTIK_PARSE_CHECK(iequals(token, "DATASET"), file.where(),
+                     "expected DATASET, found '" << token.substr(0, 40) << "'");
   token = file.expect_token("after DATASET");
   SOFTIK_PARSE_CHECK(iequals(token, "UNSTRUCTURED_GRID"), file.where(),
                      "DATASET " << token.substr(0, 40)
@@ -242,8 +273,9 @@ MeshData read_vtk_legacy(const std::string& path) {
   SOFTIK_PARSE_CHECK(have_points, file.eof_where(), "no POINTS section in the file");
   SOFTIK_PARSE_CHECK(have_cells, file.eof_where(), "no CELLS section in the file");
   SOFTIK_PARSE_CHECK(have_types, file.eof_where(), "no CELL_TYPES section in the file");
-  SOFTIK_PARSE_CHECK(cells.types.size() + 1 == cells.offsets.size(), file.where(types_line),
-                     "CELL_TYPES lists " << cells.types.size() << " cells, but CELLS holds " << cells.offsets.size() - 1);
+  SOFTIK_PARSE_CHECK(
+      cells.types.size() + 1 == cells.offsets.size(), file.where(types_line),
+      "CELL_TYPES lists " << cells.types.size() << " cells, but CELLS holds " << cells.offsets.size() - 1);
   MeshData data;
   std::vector<int> cell_of;
   data.mesh = build_vtk_mesh(path, std::move(X), point_lines, cells, &cell_of);

@@ -57,9 +57,10 @@ Layout read_layout(const XmlEvent& e, const Where& at) {
   }
   if (const std::string* c = e.attribute("compressor"); c && !c->empty()) {
     SOFTIK_PARSE_CHECK(*c == "vtkZLibDataCompressor", at,
-                       "compressor \"" << *c << "\" is not read: softik reads uncompressed and zlib-compressed "
-                                        "(vtkZLibDataCompressor) data; re-save the .vtu with Compressor Type 'ZLib' "
-                                        "or 'None' (ParaView: File > Save Data)");
+                       "compressor \"" << *c
+                                       << "\" is not read: softik reads uncompressed and zlib-compressed "
+                                          "(vtkZLibDataCompressor) data; re-save the .vtu with Compressor Type 'ZLib' "
+                                          "or 'None' (ParaView: File > Save Data)");
     layout.compressed = true;
   }
   if (const std::string* b = e.attribute("byte_order")) {
@@ -167,9 +168,9 @@ void read_appended_data(const TextFile& file, const XmlScanner& xml, const XmlEv
   const std::string_view text = file.text();
   size_t p = xml.offset();
   while (p < text.size() && xml_is_space(text[p])) ++p;
-  SOFTIK_PARSE_CHECK(p < text.size() && text[p] == '_', at,
-                     "the data of <AppendedData> must start with '_'"
-                         << (p < text.size() ? "" : " (the file ends here: truncated?)"));
+  SOFTIK_PARSE_CHECK(
+      p < text.size() && text[p] == '_', at,
+      "the data of <AppendedData> must start with '_'" << (p < text.size() ? "" : " (the file ends here: truncated?)"));
   appended->data = text.substr(p + 1);
   if (appended->base64) appended->data = appended->data.substr(0, appended->data.find('<'));
   appended->present = true;  // the scan stops here: raw bytes follow
@@ -209,7 +210,8 @@ void read_data_array(const XmlEvent& e, const Where& at, const std::string& pare
     s->appended_arrays.emplace_back(offset, name, e.line);
   }
   SOFTIK_PARSE_CHECK(fmt == "ascii" || !s->layout.big_endian, at,
-                     "DataArray '" << name << "' holds binary data of byte_order BigEndian, which softik does not "
+                     "DataArray '" << name
+                                   << "' holds binary data of byte_order BigEndian, which softik does not "
                                       "read: re-save the .vtu on a little-endian machine or with ASCII data");
   const std::string* type = e.attribute("type");
   const bool read = parent == "Points" || parent == "Cells" || parent == "PointData" || parent == "CellData";
@@ -296,8 +298,10 @@ void check_appended_end(const TextFile& file, const Scan& s) {
   for (const auto& [offset, name, line] : s.appended_arrays) {
     const VtuBlockContext context{s.layout.header_bytes, s.layout.compressed, file.where(line), name};
     size_t extent = 0;
-    if (offset <= appended.data.size()) extent = vtu_block_extent(appended.data.substr(offset), context);
-    else appended_bytes(appended, offset, context, &extent);  // throws: beyond the data
+    if (offset <= appended.data.size())
+      extent = vtu_block_extent(appended.data.substr(offset), context);
+    else
+      appended_bytes(appended, offset, context, &extent);  // throws: beyond the data
     end = std::max(end, offset + extent);
   }
   std::string_view rest = appended.data.substr(end);
@@ -311,9 +315,9 @@ void check_appended_end(const TextFile& file, const Scan& s) {
 const Array& find_array(const TextFile& file, const Scan& s, const char* section, const char* name) {
   for (const Array& a : s.arrays)
     if (a.section == section && (!name || a.name == name)) return a;
-  SOFTIK_PARSE_FAIL(file.where(s.piece_line),
-                    "the <Piece> has no " << section << " DataArray"
-                                          << (name ? std::string(" named '") + name + "'" : ""));
+  SOFTIK_PARSE_FAIL(file.where(s.piece_line), "the <Piece> has no "
+                                                  << section << " DataArray"
+                                                  << (name ? std::string(" named '") + name + "'" : ""));
 }
 
 /// An array holds `count` tuples: NumberOfPoints ("point") or NumberOfCells ("cell").
@@ -355,9 +359,9 @@ VtkCells vtk_cells(const TextFile& file, const Array& conn, const Array& offsets
                                  << " connectivity entries");
     cells.offsets.push_back(o);
   }
-  SOFTIK_PARSE_CHECK(cells.offsets.back() == static_cast<long long>(conn.ints.size()), file.where(conn.line),
-                     "the connectivity holds " << conn.ints.size() << " entries, but the last offset is "
-                                               << cells.offsets.back());
+  SOFTIK_PARSE_CHECK(
+      cells.offsets.back() == static_cast<long long>(conn.ints.size()), file.where(conn.line),
+      "the connectivity holds " << conn.ints.size() << " entries, but the last offset is " << cells.offsets.back());
   return cells;
 }
 

@@ -3,13 +3,13 @@
 // written by std::to_chars in the shortest form that reads back to the same double; binary ones
 // as their little-endian bytes (vtu_binary.hpp); names and file names are XML-escaped.
 #include <cerrno>
-#include <cstdint>
-#include <functional>
-#include <cstring>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <system_error>
 
@@ -24,16 +24,21 @@ namespace {
 
 int vtk_type(CellType t) {
   switch (t) {
-    case CellType::Edge2: return 3;
-    case CellType::Tri3: return 5;
-    case CellType::Quad4: return 9;
-    case CellType::Tet4: return 10;
-    case CellType::Hex8: return 12;
-    case CellType::Tet10: return 24;  // VTK's quadratic tetra: softik's node order
+    case CellType::Edge2:
+      return 3;
+    case CellType::Tri3:
+      return 5;
+    case CellType::Quad4:
+      return 9;
+    case CellType::Tet4:
+      return 10;
+    case CellType::Hex8:
+      return 12;
+    case CellType::Tet10:
+      return 24;  // VTK's quadratic tetra: softik's node order
   }
   return 0;
 }
-
 
 // Appends the shortest decimal form of v that reads back to the same double ("nan"/"inf" for
 // non-finite values), then `sep`.
@@ -71,8 +76,8 @@ void check_fields(const std::string& path, const std::vector<VtuField>& fields, 
                                          << " components, expected at least 1");
     SOFTIK_CHECK(f.values.size() == count * static_cast<size_t>(f.components),
                  path << ": " << what << " field '" << f.name << "' has " << f.values.size() << " values, expected "
-                      << count << " " << what << "s x " << f.components << " components = "
-                      << count * static_cast<size_t>(f.components));
+                      << count << " " << what << "s x " << f.components
+                      << " components = " << count * static_cast<size_t>(f.components));
   }
 }
 
@@ -84,7 +89,8 @@ class ArrayWriter {
   void reals(const char* name, int components, size_t count, const std::function<double(size_t)>& value) {
     open("Float64", name, components);
     if (encoding_ == VtuEncoding::Ascii) {
-      for (size_t k = 0; k < count; ++k) put(xml_, value(k), (k + 1) % static_cast<size_t>(components) == 0 ? '\n' : ' ');
+      for (size_t k = 0; k < count; ++k)
+        put(xml_, value(k), (k + 1) % static_cast<size_t>(components) == 0 ? '\n' : ' ');
     } else {
       bytes_.clear();
       bytes_.reserve(8 * count);
@@ -142,9 +148,12 @@ class ArrayWriter {
 
 const char* vtu_encoding_name(VtuEncoding encoding) {
   switch (encoding) {
-    case VtuEncoding::Compressed: return "compressed";
-    case VtuEncoding::Binary: return "binary";
-    case VtuEncoding::Ascii: return "ascii";
+    case VtuEncoding::Compressed:
+      return "compressed";
+    case VtuEncoding::Binary:
+      return "binary";
+    case VtuEncoding::Ascii:
+      return "ascii";
   }
   return "compressed";
 }
@@ -159,10 +168,10 @@ void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real
   const int npc = nodes_per_cell(mesh.cell_type);
   SOFTIK_CHECK(mesh.cells.size() % static_cast<size_t>(npc) == 0,
                path << ": the connectivity has " << mesh.cells.size() << " entries, not a multiple of " << npc);
-  SOFTIK_CHECK(options.encoding == VtuEncoding::Compressed || options.encoding == VtuEncoding::Binary ||
-                   options.encoding == VtuEncoding::Ascii,
-               path << ": VtuOptions::encoding " << static_cast<int>(options.encoding)
-                    << " is not Compressed, Binary or Ascii");
+  SOFTIK_CHECK(
+      options.encoding == VtuEncoding::Compressed || options.encoding == VtuEncoding::Binary ||
+          options.encoding == VtuEncoding::Ascii,
+      path << ": VtuOptions::encoding " << static_cast<int>(options.encoding) << " is not Compressed, Binary or Ascii");
   check_fields(path, point_fields, static_cast<size_t>(mesh.num_nodes()), "point");
   check_fields(path, cell_fields, static_cast<size_t>(mesh.num_cells()), "cell");
   check_finite(path, x, mesh.dim, "node", "position");
@@ -208,8 +217,9 @@ void PvdWriter::add(double t, const std::string& vtu_file) {
 }
 
 void PvdWriter::write() const {
-  std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
-                    "byte_order=\"LittleEndian\">\n  <Collection>\n";
+  std::string out =
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+      "byte_order=\"LittleEndian\">\n  <Collection>\n";
   for (const auto& [t, file] : entries_) {
     out += "    <DataSet timestep=\"";
     put(out, t, '"');

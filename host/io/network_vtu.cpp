@@ -27,8 +27,8 @@ void write_network_vtu(const std::string& path, const NodeNetwork& network, cons
                  path << ": cannot write this network: link " << l << " has rest length " << network.parameters[l].L
                       << " (its strain divides by it); give a positive rest length");
   }
-  SOFTIK_CHECK(x.size() == 3 * N, path << ": the positions x have " << x.size() << " entries; the network's "
-                                       << N << " nodes need 3 each (" << 3 * N << ")");
+  SOFTIK_CHECK(x.size() == 3 * N, path << ": the positions x have " << x.size() << " entries; the network's " << N
+                                       << " nodes need 3 each (" << 3 * N << ")");
   for (size_t i = 0; i < x.size(); ++i)
     SOFTIK_CHECK(std::isfinite(x[i]), path << ": node " << i / 3 << " has a NaN/inf position (component " << i % 3
                                            << "); nothing is written");
@@ -48,8 +48,10 @@ void write_network_vtu(const std::string& path, const NodeNetwork& network, cons
   VtuField strain{"strain", 1, std::vector<Real>(L)};
   for (size_t l = 0; l < L; ++l) {
     const auto [a, b] = network.links[l];
-    const fem::Vec3 xa(x[3 * static_cast<size_t>(a)], x[3 * static_cast<size_t>(a) + 1], x[3 * static_cast<size_t>(a) + 2]);
-    const fem::Vec3 xb(x[3 * static_cast<size_t>(b)], x[3 * static_cast<size_t>(b) + 1], x[3 * static_cast<size_t>(b) + 2]);
+    const fem::Vec3 xa(x[3 * static_cast<size_t>(a)], x[3 * static_cast<size_t>(a) + 1],
+                       x[3 * static_cast<size_t>(a) + 2]);
+    const fem::Vec3 xb(x[3 * static_cast<size_t>(b)], x[3 * static_cast<size_t>(b) + 1],
+                       x[3 * static_cast<size_t>(b) + 2]);
     const Real length = (xb - xa).norm();
     const fem::LinkParameters& p = network.parameters[l];
     tension.values[l] = fem::link_tension(p, length, 0);

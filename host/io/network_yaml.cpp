@@ -41,10 +41,14 @@ std::string item(const std::string& what, size_t i) { return what + "[" + std::t
 // "a map", "a list", "'text'" or "nothing (null)": what a node holds, for messages.
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list of " + std::to_string(node.size());
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-    default: return "nothing (null)";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list of " + std::to_string(node.size());
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    default:
+      return "nothing (null)";
   }
 }
 
@@ -128,12 +132,14 @@ class Map {
  public:
   Map(const File& file, const YAML::Node& node, std::string what, std::vector<std::string> allowed)
       : file_(file), node_(node), what_(std::move(what)) {
-    if (!node.IsMap()) file.expected(node, what_.empty() ? "the file" : what_, "a map with keys from: " + join(allowed));
-    entries_ = io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
-      if (duplicate) file.fail(key, "duplicate key '" + k + "' " + place() + "; give each key once");
-      file.fail(key, "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' " + place() + "; allowed keys: " +
-                         join(allowed) + " (see " + kFormatDoc + ")");
-    });
+    if (!node.IsMap())
+      file.expected(node, what_.empty() ? "the file" : what_, "a map with keys from: " + join(allowed));
+    entries_ =
+        io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
+          if (duplicate) file.fail(key, "duplicate key '" + k + "' " + place() + "; give each key once");
+          file.fail(key, "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' " + place() +
+                             "; allowed keys: " + join(allowed) + " (see " + kFormatDoc + ")");
+        });
   }
 
   bool has(const std::string& key) const { return find(key) != nullptr; }
@@ -186,8 +192,8 @@ std::vector<Real> per_entry(const File& file, const YAML::Node& node, const std:
   if (node.IsScalar()) return std::vector<Real>(count, file.bounded(node, what, positive, unit));
   if (!node.IsSequence()) file.expected(node, what, std::string("one number, or a list of one per ") + entries);
   if (node.size() != count)
-    file.fail(node, what + ": " + std::to_string(node.size()) + " values for " + std::to_string(count) + " " +
-                        entries + "s; give one value (every " + entries + ") or one per " + entries);
+    file.fail(node, what + ": " + std::to_string(node.size()) + " values for " + std::to_string(count) + " " + entries +
+                        "s; give one value (every " + entries + ") or one per " + entries);
   std::vector<Real> values(count);
   for (size_t i = 0; i < count; ++i) values[i] = file.bounded(node[i], item(what, i), positive, unit);
   return values;
@@ -243,13 +249,16 @@ void read_links(const File& file, const YAML::Node& node, const LinkDefaults& de
     std::optional<Map> m;
     if (!compact) {
       if (!items[l].IsMap()) file.expected(items[l], what, "[a, b] or a map {nodes: [a, b], stiffness, ...}");
-      m.emplace(file, items[l], what, std::vector<std::string>{"nodes", "stiffness", "rest_length", "hardening", "dashpot"});
+      m.emplace(file, items[l], what,
+                std::vector<std::string>{"nodes", "stiffness", "rest_length", "hardening", "dashpot"});
     }
     const YAML::Node nodes_node = compact ? items[l] : m->need("nodes", "the two nodes it joins, [a, b]");
     const std::string nodes_what = compact ? what : what + ".nodes";
     const std::vector<int> ab = file.node_list(nodes_node, nodes_what, 2, "[a, b]", N);
     const int a = ab[0], b = ab[1];
-    if (a == b) file.fail(nodes_node, nodes_what + ": joins node " + std::to_string(a) + " to itself; a link needs two different nodes");
+    if (a == b)
+      file.fail(nodes_node,
+                nodes_what + ": joins node " + std::to_string(a) + " to itself; a link needs two different nodes");
     const auto inserted = seen.emplace(std::make_pair(std::min(a, b), std::max(a, b)), l);
     if (!inserted.second)
       file.fail(nodes_node, nodes_what + ": nodes " + std::to_string(a) + " and " + std::to_string(b) +
@@ -311,7 +320,8 @@ void read_surfaces(const File& file, const YAML::Node& node, NodeNetwork& net) {
   for (const auto& [name, value] : named_entries(file, node, "surfaces", "{triangles, quads}")) {
     const Map m(file, value, "surfaces." + name, {"triangles", "quads"});
     SurfaceGroup& s = net.surface_groups[name];
-    if (m.has("triangles")) s.triangles = read_faces<3>(file, m.at("triangles"), m.name("triangles"), "[a, b, c]", net.num_nodes());
+    if (m.has("triangles"))
+      s.triangles = read_faces<3>(file, m.at("triangles"), m.name("triangles"), "[a, b, c]", net.num_nodes());
     if (m.has("quads")) s.quads = read_faces<4>(file, m.at("quads"), m.name("quads"), "[a, b, c, d]", net.num_nodes());
   }
 }
@@ -332,7 +342,8 @@ void read_volume_cells(const File& file, const YAML::Node& node, NodeNetwork& ne
     for (size_t a = 0; a < n; ++a)
       for (size_t b = 0; b < a; ++b)
         if (nodes[a] == nodes[b])
-          file.fail(cells[c], what + ": lists node " + std::to_string(nodes[a]) + " twice; a cell needs distinct nodes");
+          file.fail(cells[c],
+                    what + ": lists node " + std::to_string(nodes[a]) + " twice; a cell needs distinct nodes");
     net.volume_cells.insert(net.volume_cells.end(), nodes.begin(), nodes.end());
   }
   net.volume_stiffness = per_entry(file, m.need("stiffness", "kappa (Pa): one value, or one per cell"),
@@ -353,16 +364,17 @@ void read_volume_cells(const File& file, const YAML::Node& node, NodeNetwork& ne
 
 NodeNetwork read_root(const File& file, const YAML::Node& root) {
   if (root.IsNull())
-    throw Error(file.path() + ": the file is empty; a node network needs nodes, mass and links (see " + kFormatDoc + ")",
-                ErrorKind::Input);
-  const Map m(file, root, "",
-              {"nodes", "mass", "link_defaults", "links", "node_groups", "surfaces", "volume_cells"});
+    throw Error(
+        file.path() + ": the file is empty; a node network needs nodes, mass and links (see " + kFormatDoc + ")",
+        ErrorKind::Input);
+  const Map m(file, root, "", {"nodes", "mass", "link_defaults", "links", "node_groups", "surfaces", "volume_cells"});
   NodeNetwork net;
   std::vector<YAML::Mark> node_marks;
   read_nodes(file, m.need("nodes", "one [x, y, z] per node (m)"), net, node_marks);
   net.mass = per_entry(file, m.need("mass", "kg: one value for every node, or one per node"), "mass",
                        static_cast<size_t>(net.X.size() / 3), "node", true, "kg");
-  const LinkDefaults defaults = m.has("link_defaults") ? read_link_defaults(file, m.at("link_defaults")) : LinkDefaults{};
+  const LinkDefaults defaults =
+      m.has("link_defaults") ? read_link_defaults(file, m.at("link_defaults")) : LinkDefaults{};
   read_links(file, m.need("links", "[a, b] pairs or {nodes: [a, b], stiffness, ...} maps"), defaults, net, node_marks);
   if (m.has("node_groups")) read_node_groups(file, m.at("node_groups"), net);
   if (m.has("surfaces")) read_surfaces(file, m.at("surfaces"), net);
@@ -375,7 +387,8 @@ NodeNetwork read_root(const File& file, const YAML::Node& root) {
 NodeNetwork read_node_network(const std::string& path) {
   std::error_code ec;
   SOFTIK_CHECK(!fs::is_directory(path, ec), path << ": is a folder, not a node-network file; give the path of a "
-                                                    ".yaml node network (see " << kFormatDoc << ")");
+                                                    ".yaml node network (see "
+                                                 << kFormatDoc << ")");
   std::ifstream in(path, std::ios::binary);
   SOFTIK_CHECK_IO(in.good(), path << ": cannot open the node-network file ("
                                   << (fs::exists(path, ec) ? "not readable" : "no such file") << ")");
@@ -387,10 +400,12 @@ NodeNetwork read_node_network(const std::string& path) {
   SOFTIK_CHECK(nul == std::string::npos,
                path << ":" << 1 + std::count(content.begin(), content.begin() + static_cast<long>(nul), '\n')
                     << ": a NUL byte: this is not a text YAML file (a binary file, or one saved as UTF-16?); "
-                       "give a node network in UTF-8 YAML (see " << kFormatDoc << ")");
+                       "give a node network in UTF-8 YAML (see "
+                    << kFormatDoc << ")");
   const File file(path);
   io_detail::YamlLoadFailure failure;
-  const std::optional<YAML::Node> loaded = io_detail::load_yaml_within_limits(content, io_detail::kMaxNetworkYamlBytes, failure);
+  const std::optional<YAML::Node> loaded =
+      io_detail::load_yaml_within_limits(content, io_detail::kMaxNetworkYamlBytes, failure);
   if (!loaded) file.fail(failure.mark, failure.message);
   const YAML::Node& root = *loaded;
   NodeNetwork net;

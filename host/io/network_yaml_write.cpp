@@ -245,7 +245,8 @@ void write_node_network(const std::string& path, const NodeNetwork& network) {
   std::string out = "# softik node network (docs/node-network-format.md): " + std::to_string(network.num_nodes()) +
                     " nodes, " + std::to_string(network.num_links()) + " links";
   if (network.num_volume_cells() > 0)
-    out += ", " + std::to_string(network.num_volume_cells()) + (network.num_volume_cells() == 1 ? " volume cell" : " volume cells");
+    out += ", " + std::to_string(network.num_volume_cells()) +
+           (network.num_volume_cells() == 1 ? " volume cell" : " volume cells");
   out += "\nnodes:\n";
   for (int i = 0; i < network.num_nodes(); ++i) {
     out += "  - [";

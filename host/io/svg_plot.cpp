@@ -57,8 +57,8 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
   columns = std::max(1, std::min<int>(columns, static_cast<int>(std::max<size_t>(1, panels.size()))));
   const int rows = static_cast<int>((panels.size() + static_cast<size_t>(columns) - 1) / static_cast<size_t>(columns));
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << columns * width << "\" height=\"" << std::max(1, rows) * height
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << columns * width << "\" height=\""
+      << std::max(1, rows) * height << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   const double left = 70, right = 15, top = 30, bottom = 45;
   for (size_t p = 0; p < panels.size(); ++p) {
@@ -76,22 +76,22 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
     range_of(ys, y0, y1);
     auto px = [&](double x) { return ox + left + (x - x0) / (x1 - x0) * w; };
     auto py = [&](double y) { return oy + top + (y1 - y) / (y1 - y0) * h; };
-    svg << "<g>\n<text x=\"" << ox + left + w / 2 << "\" y=\"" << oy + 18 << "\" text-anchor=\"middle\" font-size=\"13\">"
-        << xml_escape(panel.title) << "</text>\n";
+    svg << "<g>\n<text x=\"" << ox + left + w / 2 << "\" y=\"" << oy + 18
+        << "\" text-anchor=\"middle\" font-size=\"13\">" << xml_escape(panel.title) << "</text>\n";
     svg << "<rect x=\"" << ox + left << "\" y=\"" << oy + top << "\" width=\"" << w << "\" height=\"" << h
         << "\" fill=\"none\" stroke=\"#444\"/>\n";
     for (double t : nice_ticks(x0, x1))
-      svg << "<line x1=\"" << px(t) << "\" y1=\"" << oy + top + h << "\" x2=\"" << px(t) << "\" y2=\"" << oy + top + h + 4
-          << "\" stroke=\"#444\"/><text x=\"" << px(t) << "\" y=\"" << oy + top + h + 16 << "\" text-anchor=\"middle\">"
-          << label_of(t) << "</text>\n";
+      svg << "<line x1=\"" << px(t) << "\" y1=\"" << oy + top + h << "\" x2=\"" << px(t) << "\" y2=\""
+          << oy + top + h + 4 << "\" stroke=\"#444\"/><text x=\"" << px(t) << "\" y=\"" << oy + top + h + 16
+          << "\" text-anchor=\"middle\">" << label_of(t) << "</text>\n";
     for (double t : nice_ticks(y0, y1))
       svg << "<line x1=\"" << ox + left - 4 << "\" y1=\"" << py(t) << "\" x2=\"" << ox + left << "\" y2=\"" << py(t)
           << "\" stroke=\"#444\"/><text x=\"" << ox + left - 6 << "\" y=\"" << py(t) + 4 << "\" text-anchor=\"end\">"
           << label_of(t) << "</text>\n";
     svg << "<text x=\"" << ox + left + w / 2 << "\" y=\"" << oy + height - 8 << "\" text-anchor=\"middle\">"
         << xml_escape(panel.x_label) << "</text>\n";
-    svg << "<text transform=\"translate(" << ox + 14 << "," << oy + top + h / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-        << xml_escape(panel.y_label) << "</text>\n";
+    svg << "<text transform=\"translate(" << ox + 14 << "," << oy + top + h / 2
+        << ") rotate(-90)\" text-anchor=\"middle\">" << xml_escape(panel.y_label) << "</text>\n";
     double legend_y = oy + top + 12;
     for (const PlotSeries& s : panel.series) {
       if (s.joined && s.x.size() > 1) {
@@ -101,13 +101,14 @@ std::string svg_scatter(const std::vector<PlotPanel>& panels, int columns, int w
       }
       for (size_t i = 0; s.radius > 0 && i < s.x.size() && i < s.y.size(); ++i) {
         if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
-        svg << "<circle cx=\"" << px(s.x[i]) << "\" cy=\"" << py(s.y[i]) << "\" r=\"" << s.radius << "\" fill=\"" << s.color
-            << "\" fill-opacity=\"0.8\"><title>" << xml_escape(i < s.names.size() ? s.names[i] : "") << ": ("
+        svg << "<circle cx=\"" << px(s.x[i]) << "\" cy=\"" << py(s.y[i]) << "\" r=\"" << s.radius << "\" fill=\""
+            << s.color << "\" fill-opacity=\"0.8\"><title>" << xml_escape(i < s.names.size() ? s.names[i] : "") << ": ("
             << label_of(s.x[i]) << ", " << label_of(s.y[i]) << ")</title></circle>\n";
       }
       if (!s.label.empty()) {
         svg << "<circle cx=\"" << ox + left + w - 110 << "\" cy=\"" << legend_y - 4 << "\" r=\"4\" fill=\"" << s.color
-            << "\"/><text x=\"" << ox + left + w - 100 << "\" y=\"" << legend_y << "\">" << xml_escape(s.label) << "</text>\n";
+            << "\"/><text x=\"" << ox + left + w - 100 << "\" y=\"" << legend_y << "\">" << xml_escape(s.label)
+            << "</text>\n";
         legend_y += 14;
       }
     }

@@ -9,10 +9,10 @@
 namespace softik::io_detail {
 
 struct PlotSeries {
-  std::string label;   ///< in the legend
-  std::string color;   ///< an SVG colour, e.g. "#1f77b4"
-  double radius = 3;   ///< of each point's circle, px; 0: no circles (a line only, with `joined`)
-  bool joined = false; ///< also draw a line through the points in order (a Pareto front, a path)
+  std::string label;    ///< in the legend
+  std::string color;    ///< an SVG colour, e.g. "#1f77b4"
+  double radius = 3;    ///< of each point's circle, px; 0: no circles (a line only, with `joined`)
+  bool joined = false;  ///< also draw a line through the points in order (a Pareto front, a path)
   std::vector<double> x, y;
   std::vector<std::string> names;  ///< one per point: the tooltip
 };

@@ -11,7 +11,8 @@ namespace softik::mesh_io {
 
 namespace {
 
-const char* const kDamaged = ": the binary data is damaged (a truncated or partly overwritten file?); write the file again";
+const char* const kDamaged =
+    ": the binary data is damaged (a truncated or partly overwritten file?); write the file again";
 
 #define SOFTIK_BLOCK_CHECK(cond, context, msg) \
   SOFTIK_PARSE_CHECK(cond, (context).where, "DataArray '" << (context).array << "': " << msg << kDamaged)
@@ -29,10 +30,12 @@ struct Inflater {
 void inflate_block(const char* in, size_t csize, size_t usize, std::string* out, const VtuBlockContext& context,
                    size_t block, size_t blocks) {
   Inflater z;
-  SOFTIK_CHECK_KIND(inflateInit(&z.zs) == Z_OK, ErrorKind::Internal, "zlib could not start decompressing (out of memory?)");
+  SOFTIK_CHECK_KIND(inflateInit(&z.zs) == Z_OK, ErrorKind::Internal,
+                    "zlib could not start decompressing (out of memory?)");
   z.open = true;
-  SOFTIK_BLOCK_CHECK(csize <= UINT_MAX, context, "zlib block " << block + 1 << " of " << blocks << " declares "
-                                                                << csize << " compressed bytes, more than zlib reads at once");
+  SOFTIK_BLOCK_CHECK(csize <= UINT_MAX, context,
+                     "zlib block " << block + 1 << " of " << blocks << " declares " << csize
+                                   << " compressed bytes, more than zlib reads at once");
   z.zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in));
   z.zs.avail_in = static_cast<uInt>(csize);
   const size_t start = out->size();
@@ -47,25 +50,27 @@ void inflate_block(const char* in, size_t csize, size_t usize, std::string* out,
     const bool out_full = z.zs.avail_out == 0;
     if (ret == Z_OK || (ret == Z_BUF_ERROR && out_full)) {
       if (out_full) {
-        SOFTIK_BLOCK_CHECK(room < cap, context, "zlib block " << block + 1 << " of " << blocks
-                                                              << " decompresses to more than the " << usize
-                                                              << " bytes its header declares");
+        SOFTIK_BLOCK_CHECK(room < cap, context,
+                           "zlib block " << block + 1 << " of " << blocks << " decompresses to more than the " << usize
+                                         << " bytes its header declares");
         room = std::min(cap, 2 * room);
       }
       continue;
     }
-    SOFTIK_BLOCK_CHECK(ret != Z_BUF_ERROR, context, "zlib block " << block + 1 << " of " << blocks
-                                                                  << " ends before its zlib stream does (" << csize
-                                                                  << " compressed bytes)");
-    SOFTIK_BLOCK_CHECK(false, context, "zlib block " << block + 1 << " of " << blocks << " is corrupt (zlib: "
-                                                     << (z.zs.msg ? z.zs.msg : "error " + std::to_string(ret)) << ")");
+    SOFTIK_BLOCK_CHECK(ret != Z_BUF_ERROR, context,
+                       "zlib block " << block + 1 << " of " << blocks << " ends before its zlib stream does (" << csize
+                                     << " compressed bytes)");
+    SOFTIK_BLOCK_CHECK(false, context,
+                       "zlib block " << block + 1 << " of " << blocks << " is corrupt (zlib: "
+                                     << (z.zs.msg ? z.zs.msg : "error " + std::to_string(ret)) << ")");
   }
   const size_t produced = z.zs.total_out;
-  SOFTIK_BLOCK_CHECK(produced == usize, context, "zlib block " << block + 1 << " of " << blocks << " decompresses to "
-                                                               << produced << " bytes, its header declares " << usize);
-  SOFTIK_BLOCK_CHECK(z.zs.avail_in == 0, context, "zlib block " << block + 1 << " of " << blocks << " has "
-                                                                << z.zs.avail_in
-                                                                << " bytes after the end of its zlib stream");
+  SOFTIK_BLOCK_CHECK(produced == usize, context,
+                     "zlib block " << block + 1 << " of " << blocks << " decompresses to " << produced
+                                   << " bytes, its header declares " << usize);
+  SOFTIK_BLOCK_CHECK(z.zs.avail_in == 0, context,
+                     "zlib block " << block + 1 << " of " << blocks << " has " << z.zs.avail_in
+                                   << " bytes after the end of its zlib stream");
   out->resize(start + produced);
 }
 
@@ -76,16 +81,17 @@ struct ZHeader {
 
 ZHeader read_zheader(std::string_view data, const VtuBlockContext& c) {
   const size_t H = static_cast<size_t>(c.header_bytes);
-  SOFTIK_BLOCK_CHECK(data.size() >= 3 * H, c, "the compression header needs " << 3 * H << " bytes, "
-                                                                               << data.size() << " remain");
+  SOFTIK_BLOCK_CHECK(data.size() >= 3 * H, c,
+                     "the compression header needs " << 3 * H << " bytes, " << data.size() << " remain");
   ZHeader z;
   const std::uint64_t blocks = get_le(data.data(), c.header_bytes);
   const std::uint64_t block_size = get_le(data.data() + H, c.header_bytes);
   const std::uint64_t last = get_le(data.data() + 2 * H, c.header_bytes);
-  SOFTIK_BLOCK_CHECK(blocks <= (data.size() - 3 * H) / H, c, "the compression header declares "
-                                                                 << blocks << " blocks, more than the " << data.size()
-                                                                 << " bytes left can describe");
-  SOFTIK_BLOCK_CHECK(last <= block_size, c, "the last block's size " << last << " exceeds the block size " << block_size);
+  SOFTIK_BLOCK_CHECK(blocks <= (data.size() - 3 * H) / H, c,
+                     "the compression header declares " << blocks << " blocks, more than the " << data.size()
+                                                        << " bytes left can describe");
+  SOFTIK_BLOCK_CHECK(last <= block_size, c,
+                     "the last block's size " << last << " exceeds the block size " << block_size);
   z.blocks = static_cast<size_t>(blocks);
   z.block_size = static_cast<size_t>(block_size);
   z.last = static_cast<size_t>(last);
@@ -147,9 +153,9 @@ void append_vtu_block(std::string& out, std::string_view bytes, bool compress) {
   for (size_t b = 0; b < blocks; ++b) {
     const size_t begin = b * kVtuBlockSize, size = std::min(kVtuBlockSize, bytes.size() - begin);
     uLongf compressed = static_cast<uLongf>(buffer.size());
-    const int ret = compress2(reinterpret_cast<Bytef*>(&buffer[0]), &compressed,
-                              reinterpret_cast<const Bytef*>(bytes.data() + begin), static_cast<uLong>(size),
-                              Z_BEST_SPEED);
+    const int ret =
+        compress2(reinterpret_cast<Bytef*>(&buffer[0]), &compressed,
+                  reinterpret_cast<const Bytef*>(bytes.data() + begin), static_cast<uLong>(size), Z_BEST_SPEED);
     SOFTIK_CHECK_KIND(ret == Z_OK, ErrorKind::Internal, "zlib could not compress a .vtu block (error " << ret << ")");
     out.append(buffer.data(), compressed);
     std::string size_bytes;
@@ -163,8 +169,8 @@ size_t vtu_block_extent(std::string_view data, const VtuBlockContext& c) {
   if (c.compressed) return read_zheader(data, c).total;
   SOFTIK_BLOCK_CHECK(data.size() >= H, c, "the size header needs " << H << " bytes, " << data.size() << " remain");
   const std::uint64_t count = get_le(data.data(), c.header_bytes);
-  SOFTIK_BLOCK_CHECK(count <= data.size() - H, c, "the size header declares " << count << " bytes, "
-                                                                              << data.size() - H << " remain in the file");
+  SOFTIK_BLOCK_CHECK(count <= data.size() - H, c,
+                     "the size header declares " << count << " bytes, " << data.size() - H << " remain in the file");
   return H + static_cast<size_t>(count);
 }
 
@@ -207,7 +213,8 @@ std::string decode_base64(std::string_view text, const VtuBlockContext& c) {
       group[filled++] = v;
     }
     if (filled == 4) {
-      const std::uint32_t bits = (static_cast<std::uint32_t>(group[0]) << 18) | (static_cast<std::uint32_t>(group[1]) << 12) |
+      const std::uint32_t bits = (static_cast<std::uint32_t>(group[0]) << 18) |
+                                 (static_cast<std::uint32_t>(group[1]) << 12) |
                                  (static_cast<std::uint32_t>(group[2]) << 6) | static_cast<std::uint32_t>(group[3]);
       out += static_cast<char>((bits >> 16) & 0xff);
       if (pads < 2) out += static_cast<char>((bits >> 8) & 0xff);
@@ -226,15 +233,16 @@ void vtu_values(const std::string& bytes, const std::string& type, bool integers
     int size;
     char kind;  // 'i' signed, 'u' unsigned, 'f' IEEE-754
   };
-  static const Type kTypes[] = {{"Int8", 1, 'i'},   {"UInt8", 1, 'u'},   {"Int16", 2, 'i'},   {"UInt16", 2, 'u'},
-                                {"Int32", 4, 'i'},  {"UInt32", 4, 'u'},  {"Int64", 8, 'i'},   {"UInt64", 8, 'u'},
+  static const Type kTypes[] = {{"Int8", 1, 'i'},    {"UInt8", 1, 'u'},  {"Int16", 2, 'i'}, {"UInt16", 2, 'u'},
+                                {"Int32", 4, 'i'},   {"UInt32", 4, 'u'}, {"Int64", 8, 'i'}, {"UInt64", 8, 'u'},
                                 {"Float32", 4, 'f'}, {"Float64", 8, 'f'}};
   const Type* t = nullptr;
   for (const Type& candidate : kTypes)
     if (type == candidate.name) t = &candidate;
-  SOFTIK_PARSE_CHECK(t, c.where, "DataArray '" << c.array << "' has type \"" << type
-                                               << "\", which softik does not read: expected Int8, UInt8, Int16, UInt16, "
-                                                  "Int32, UInt32, Int64, UInt64, Float32 or Float64");
+  SOFTIK_PARSE_CHECK(t, c.where,
+                     "DataArray '" << c.array << "' has type \"" << type
+                                   << "\", which softik does not read: expected Int8, UInt8, Int16, UInt16, "
+                                      "Int32, UInt32, Int64, UInt64, Float32 or Float64");
   SOFTIK_PARSE_CHECK(!integers || t->kind != 'f', c.where,
                      "DataArray '" << c.array << "' has type " << type << ": the <Cells> arrays need an integer type");
   SOFTIK_BLOCK_CHECK(bytes.size() % static_cast<size_t>(t->size) == 0, c,

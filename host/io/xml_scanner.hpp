@@ -27,7 +27,9 @@ struct XmlEvent {
 };
 
 inline bool xml_is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-inline bool xml_is_name_char(char c) { return !xml_is_space(c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' && c != '\''; }
+inline bool xml_is_name_char(char c) {
+  return !xml_is_space(c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' && c != '\'';
+}
 
 // Replaces the five predefined entities and numeric character references below 128.
 inline std::string xml_unescape(std::string_view s) {
@@ -40,18 +42,25 @@ inline std::string xml_unescape(std::string_view s) {
     }
     const std::string_view entity = s.substr(i + 1, semi - i - 1);
     char c = 0;
-    if (entity == "lt") c = '<';
-    else if (entity == "gt") c = '>';
-    else if (entity == "amp") c = '&';
-    else if (entity == "quot") c = '"';
-    else if (entity == "apos") c = '\'';
+    if (entity == "lt")
+      c = '<';
+    else if (entity == "gt")
+      c = '>';
+    else if (entity == "amp")
+      c = '&';
+    else if (entity == "quot")
+      c = '"';
+    else if (entity == "apos")
+      c = '\'';
     else if (entity.size() > 1 && entity[0] == '#') {
       long code = 0;
       const bool hex = entity[1] == 'x' || entity[1] == 'X';
       for (size_t k = hex ? 2 : 1; k < entity.size() && code < 128; ++k) {
         const char d = entity[k];
-        const int v = d >= '0' && d <= '9' ? d - '0' : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
-                                                      : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10 : -1;
+        const int v = d >= '0' && d <= '9'          ? d - '0'
+                      : hex && d >= 'a' && d <= 'f' ? d - 'a' + 10
+                      : hex && d >= 'A' && d <= 'F' ? d - 'A' + 10
+                                                    : -1;
         code = v < 0 ? 128 : code * (hex ? 16 : 10) + v;
       }
       if (code > 0 && code < 128) c = static_cast<char>(code);
@@ -162,12 +171,14 @@ class XmlScanner {
       if (c == '/' && e->kind == XmlEvent::kOpen) {
         ++pos_;
         expect_more(e->line);
-        SOFTIK_PARSE_CHECK(text_[pos_] == '>', file_.where(line_), "malformed XML tag <" << e->name << ">: '/' not followed by '>'");
+        SOFTIK_PARSE_CHECK(text_[pos_] == '>', file_.where(line_),
+                           "malformed XML tag <" << e->name << ">: '/' not followed by '>'");
         ++pos_;
         e->kind = XmlEvent::kEmpty;
         return;
       }
-      SOFTIK_PARSE_CHECK(e->kind == XmlEvent::kOpen, file_.where(line_), "malformed XML: attributes in </" << e->name << ">");
+      SOFTIK_PARSE_CHECK(e->kind == XmlEvent::kOpen, file_.where(line_),
+                         "malformed XML: attributes in </" << e->name << ">");
       std::string key = read_name();
       SOFTIK_PARSE_CHECK(!key.empty(), file_.where(line_),
                          "malformed XML tag <" << e->name << ">: unexpected character '" << c << "'");
@@ -184,7 +195,8 @@ class XmlScanner {
       const size_t end = text_.find(quote, pos_ + 1);
       SOFTIK_PARSE_CHECK(end != std::string::npos, file_.eof_where(),
                          "unexpected end of file inside the XML tag started at line " << e->line << " (truncated?)");
-      e->attributes.emplace_back(std::move(key), xml_unescape(std::string_view(text_).substr(pos_ + 1, end - pos_ - 1)));
+      e->attributes.emplace_back(std::move(key),
+                                 xml_unescape(std::string_view(text_).substr(pos_ + 1, end - pos_ - 1)));
       advance(end + 1);
     }
   }

@@ -9,7 +9,8 @@ std::optional<YAML::Node> load_yaml_within_limits(const std::string& text, std::
                                                   YamlLoadFailure& failure) {
   if (text.size() > max_bytes) {
     failure = {YAML::Mark::null_mark(), "the file has " + std::to_string(text.size()) + " bytes, more than the " +
-                                            std::to_string(max_bytes) + " this kind of file may have; is it the right file?"};
+                                            std::to_string(max_bytes) +
+                                            " this kind of file may have; is it the right file?"};
     return std::nullopt;
   }
   try {

@@ -185,8 +185,8 @@ class CholmodSolver final : public LinearSolver {
     if (simplicial_ == nullptr) {
       simplicial_ = cholmod_analyze(A_, &common_);
     } else if (simplicial_->is_ll) {  // turned into L L^T last time: back to an L D L^T factor
-      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/0, /*to_super=*/0, /*to_packed=*/0, /*to_monotonic=*/0,
-                            simplicial_, &common_);
+      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/0, /*to_super=*/0, /*to_packed=*/0, /*to_monotonic=*/0, simplicial_,
+                            &common_);
     }
     if (common_.status >= CHOLMOD_OK) {
       L_ = simplicial_;
@@ -209,8 +209,8 @@ class CholmodSolver final : public LinearSolver {
     info_.indefinite = smallest < 0;
     prefer_ldlt_ = info_.indefinite;
     if (!info_.indefinite && smallest > 0) {
-      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/1, /*to_super=*/0, /*to_packed=*/1, /*to_monotonic=*/1,
-                            simplicial_, &common_);
+      cholmod_change_factor(CHOLMOD_REAL, /*to_ll=*/1, /*to_super=*/0, /*to_packed=*/1, /*to_monotonic=*/1, simplicial_,
+                            &common_);
       check("cholmod_change_factor (L D L^T to L L^T)");
     }
   }
@@ -241,10 +241,10 @@ class CholmodSolver final : public LinearSolver {
   }
 
   void check(const char* what) {
-    SOFTIK_CHECK(common_.status >= CHOLMOD_OK, what << " failed with CHOLMOD status " << common_.status
-                                                    << (common_.status == CHOLMOD_OUT_OF_MEMORY
-                                                            ? ": out of memory; use a coarser mesh"
-                                                            : ": the matrix pattern is invalid"));
+    SOFTIK_CHECK(common_.status >= CHOLMOD_OK,
+                 what << " failed with CHOLMOD status " << common_.status
+                      << (common_.status == CHOLMOD_OUT_OF_MEMORY ? ": out of memory; use a coarser mesh"
+                                                                  : ": the matrix pattern is invalid"));
   }
   /// cholmod_solve2's result and workspace for one kind of solve, reused between calls
   /// (reallocated by CHOLMOD only when the number of columns changes).
@@ -307,18 +307,18 @@ class CholmodSolver final : public LinearSolver {
   void permute(const Real* b, T* out, int nrhs) const {
     const int* perm = static_cast<const int*>(L_->Perm);
     for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
-      for (int k = 0; k < n_; ++k) out[off + static_cast<size_t>(k)] = static_cast<T>(b[off + static_cast<size_t>(perm[k])]);
+      for (int k = 0; k < n_; ++k)
+        out[off + static_cast<size_t>(k)] = static_cast<T>(b[off + static_cast<size_t>(perm[k])]);
   }
   /// x = P^T y.
   template <class T>
   void permute_back(const std::vector<T>& y, Real* x, int nrhs) const {
     const int* perm = static_cast<const int*>(L_->Perm);
     for (size_t j = 0, off = 0; j < static_cast<size_t>(nrhs); ++j, off += static_cast<size_t>(n_))
-      for (int k = 0; k < n_; ++k) x[off + static_cast<size_t>(perm[k])] = static_cast<Real>(y[off + static_cast<size_t>(k)]);
+      for (int k = 0; k < n_; ++k)
+        x[off + static_cast<size_t>(perm[k])] = static_cast<Real>(y[off + static_cast<size_t>(k)]);
   }
-  static void copy_out(const cholmod_dense* X, Real* out) {
-    std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol);
-  }
+  static void copy_out(const cholmod_dense* X, Real* out) { std::memcpy(out, X->x, sizeof(Real) * X->nrow * X->ncol); }
   void free_buffers(SolveBuffers& buffers) {
     for (cholmod_dense** d : {&buffers.mid, &buffers.X, &buffers.Y, &buffers.E})
       if (*d) cholmod_free_dense(d, &common_);
@@ -349,8 +349,8 @@ class CholmodSolver final : public LinearSolver {
   bool factored_ = false;  ///< the last factorize() succeeded
   FactorizationInfo info_;
   mutable SolveBuffers full_, forward_, backward_;
-  std::unique_ptr<detail::SupernodalSweeps> sweeps_;  ///< planned once per analysed pattern (finish())
-  mutable std::vector<Real> swept_;                   ///< the permuted columns the sweeps work on
+  std::unique_ptr<detail::SupernodalSweeps> sweeps_;       ///< planned once per analysed pattern (finish())
+  mutable std::vector<Real> swept_;                        ///< the permuted columns the sweeps work on
   mutable std::vector<float> single_factor_, single_rhs_;  ///< precondition()'s copy of L and its column
 };
 

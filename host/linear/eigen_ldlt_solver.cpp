@@ -65,9 +65,9 @@ class EigenLdltSolver final : public LinearSolver {
     const Eigen::Index n = pattern_.rows;
     Eigen::Map<const Eigen::MatrixXd> B(b, n, nrhs);
     Eigen::Map<Eigen::MatrixXd> Z(z, n, nrhs);
-    Z = ldlt_.permutationP() * B;         // P b
-    ldlt_.matrixL().solveInPlace(Z);      // L^-1 P b
-    Z = inv_sqrt_D_.asDiagonal() * Z;     // z = D^-1/2 L^-1 P b
+    Z = ldlt_.permutationP() * B;      // P b
+    ldlt_.matrixL().solveInPlace(Z);   // L^-1 P b
+    Z = inv_sqrt_D_.asDiagonal() * Z;  // z = D^-1/2 L^-1 P b
   }
 
   void solve_backward(const Real* z, Real* x, int nrhs) const override {
@@ -75,9 +75,9 @@ class EigenLdltSolver final : public LinearSolver {
     const Eigen::Index n = pattern_.rows;
     Eigen::Map<const Eigen::MatrixXd> Z(z, n, nrhs);
     Eigen::Map<Eigen::MatrixXd> X(x, n, nrhs);
-    X = inv_sqrt_D_.asDiagonal() * Z;     // D^-1/2 z
-    ldlt_.matrixU().solveInPlace(X);      // L^-T D^-1/2 z
-    X = ldlt_.permutationPinv() * X;      // x = P^T L^-T D^-1/2 z
+    X = inv_sqrt_D_.asDiagonal() * Z;  // D^-1/2 z
+    ldlt_.matrixU().solveInPlace(X);   // L^-T D^-1/2 z
+    X = ldlt_.permutationPinv() * X;   // x = P^T L^-T D^-1/2 z
   }
 
  private:
@@ -91,7 +91,7 @@ class EigenLdltSolver final : public LinearSolver {
 
   CsrPattern pattern_;
   bool analysed_ = false;
-  bool factored_ = false;     ///< the last factorize() succeeded
+  bool factored_ = false;       ///< the last factorize() succeeded
   Eigen::VectorXd inv_sqrt_D_;  ///< D^-1/2 of a positive definite factorisation
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<Real>, Eigen::Lower> ldlt_;
   FactorizationInfo info_;

@@ -20,7 +20,7 @@ struct FactorPcgResult {
   bool converged = false;  ///< |b - K x| <= tolerance |b| (the recurrence's residual)
   int iterations = 0;      ///< products with K (and solves with the factor) done
   Real relative_residual = 0;
-  bool indefinite = false; ///< a search direction had p^T K p <= 0: K (or M) is not positive definite
+  bool indefinite = false;  ///< a search direction had p^T K p <= 0: K (or M) is not positive definite
 };
 
 /// y = K x over the free DOFs; K's pattern holds both triangles. `threads` as AssemblyOptions.

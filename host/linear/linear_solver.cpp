@@ -25,9 +25,12 @@ struct KindName {
   const char* name;
 };
 constexpr KindName kKindNames[] = {
-    {LinearSolverKind::Automatic, "auto"},   {LinearSolverKind::Cholmod, "cholmod"},
-    {LinearSolverKind::EigenLDLT, "eigen"},       {LinearSolverKind::CudaDense, "cuda-dense"},
-    {LinearSolverKind::Cudss, "cudss"},           {LinearSolverKind::CudaPcg, "cuda-pcg"},
+    {LinearSolverKind::Automatic, "auto"},
+    {LinearSolverKind::Cholmod, "cholmod"},
+    {LinearSolverKind::EigenLDLT, "eigen"},
+    {LinearSolverKind::CudaDense, "cuda-dense"},
+    {LinearSolverKind::Cudss, "cudss"},
+    {LinearSolverKind::CudaPcg, "cuda-pcg"},
     {LinearSolverKind::CusolverSpCholesky, "cusolversp"},
 };
 }  // namespace
@@ -84,17 +87,18 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind) {
   if (kind == LinearSolverKind::EigenLDLT) return make_eigen_ldlt_solver();
   if (is_gpu_solver(kind)) {
     if (const DeviceBackend* device = device_backend()) return device->make_linear_solver(kind);
-    SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported, "the GPU linear solver '" << linear_solver_kind_name(kind)
-                                                  << "' was requested, but softik was built without the CUDA backend: "
-                                                     "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON, or "
-                                                     "use a CPU solver (cholmod, eigen)");
+    SOFTIK_CHECK_KIND(false, ErrorKind::Unsupported,
+                      "the GPU linear solver '" << linear_solver_kind_name(kind)
+                                                << "' was requested, but softik was built without the CUDA backend: "
+                                                   "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON, or "
+                                                   "use a CPU solver (cholmod, eigen)");
   }
 #ifdef SOFTIK_HAVE_CHOLMOD
   return make_cholmod_solver();
 #else
   SOFTIK_CHECK_KIND(kind == LinearSolverKind::Automatic, ErrorKind::Unsupported,
-               "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
-               "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
+                    "LinearSolverKind::Cholmod requested, but softik was built without CHOLMOD: rebuild with "
+                    "-DSOFTIK_WITH_CHOLMOD=ON (libsuitesparse-dev) or use LinearSolverKind::EigenLDLT");
   return make_eigen_ldlt_solver();
 #endif
 }

@@ -106,7 +106,8 @@ SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) 
   std::vector<int> open = roots, top, best_open, best_top;
   double top_work = 0, best = total;
   auto by_weight = [&](int a, int b) {
-    return subtree[static_cast<size_t>(a)] > subtree[static_cast<size_t>(b)] || (subtree[static_cast<size_t>(a)] == subtree[static_cast<size_t>(b)] && a < b);
+    return subtree[static_cast<size_t>(a)] > subtree[static_cast<size_t>(b)] ||
+           (subtree[static_cast<size_t>(a)] == subtree[static_cast<size_t>(b)] && a < b);
   };
   for (int expansion = 0; expansion <= kMaxExpansions && !open.empty() && top_work < best; ++expansion) {
     std::sort(open.begin(), open.end(), by_weight);

@@ -23,7 +23,8 @@ inline Eigen::MatrixXd low_rank_blocks(const LowRankStiffness& s) {
   for (size_t b = 0; b < s.blocks.size(); ++b)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
-        C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) = s.blocks[b][static_cast<size_t>(3 * i + j)];
+        C(static_cast<Eigen::Index>(3 * b) + i, static_cast<Eigen::Index>(3 * b) + j) =
+            s.blocks[b][static_cast<size_t>(3 * i + j)];
   return C;
 }
 

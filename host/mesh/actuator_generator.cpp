@@ -120,7 +120,8 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
       }
       for (int k = lo[2]; k < hi[2]; ++k)
         for (int j = lo[1]; j < hi[1]; ++j)
-          for (int i = lo[0]; i < hi[0]; ++i) keep[static_cast<size_t>(i) + n[0] * (j + n[1] * static_cast<size_t>(k))] = 0;
+          for (int i = lo[0]; i < hi[0]; ++i)
+            keep[static_cast<size_t>(i) + n[0] * (j + n[1] * static_cast<size_t>(k))] = 0;
     }
   Mesh m = make_tensor_grid(coords, type, keep);
 
@@ -158,7 +159,8 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
       if (std::all_of(face.begin(), face.end(), [&](int v) { return in_cavity(v, cav); })) return {cav.name, true};
     for (int axis = 0; axis < 3; ++axis)
       for (int s = 0; s < 2; ++s)
-        if (std::all_of(face.begin(), face.end(), [&](int v) { return std::abs(coord(v, axis) - s * size[axis]) <= tol; }))
+        if (std::all_of(face.begin(), face.end(),
+                        [&](int v) { return std::abs(coord(v, axis) - s * size[axis]) <= tol; }))
           return {side_names[axis][s], false};
     return {std::string(), false};
   };
@@ -166,7 +168,8 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
     const Owner o = owner(face);
     SOFTIK_CHECK(!o.name.empty(), who << ": internal error, a boundary face lies on no cavity and no outer side");
     if (o.cavity) {  // out of the body = into the cavity: reverse
-      if constexpr (std::tuple_size<decltype(face)>::value == 6) {  // quadratic triangle: corners 1 <-> 2, mid-nodes (0,1) <-> (2,0)
+      if constexpr (std::tuple_size<decltype(face)>::value ==
+                    6) {  // quadratic triangle: corners 1 <-> 2, mid-nodes (0,1) <-> (2,0)
         std::swap(face[1], face[2]);
         std::swap(face[3], face[5]);
       } else {
@@ -265,10 +268,11 @@ Mesh make_multi_cavity_block(const MultiCavitySpec& s) {
     const std::string name = "cavities[" + std::to_string(c) + "]";
     Box b;
     for (int axis = 0; axis < 3; ++axis) {
-      SOFTIK_CHECK(std::isfinite(v[axis]), who << ": " << name << " corner coordinate " << axis << " = " << v[axis]
-                                               << " is not finite");
-      SOFTIK_CHECK(std::isfinite(v[axis + 3]) && v[axis + 3] > 0,
-                   who << ": " << name << " extent " << axis << " = " << v[axis + 3] << " must be a positive finite length");
+      SOFTIK_CHECK(std::isfinite(v[axis]),
+                   who << ": " << name << " corner coordinate " << axis << " = " << v[axis] << " is not finite");
+      SOFTIK_CHECK(std::isfinite(v[axis + 3]) && v[axis + 3] > 0, who << ": " << name << " extent " << axis << " = "
+                                                                      << v[axis + 3]
+                                                                      << " must be a positive finite length");
       b.lo[axis] = v[axis];
       b.hi[axis] = v[axis] + v[axis + 3];
       SOFTIK_CHECK(b.lo[axis] >= 0 && b.hi[axis] <= s.size[axis],
@@ -283,8 +287,9 @@ Mesh make_multi_cavity_block(const MultiCavitySpec& s) {
       const Box& o = cavities[d].boxes[0];
       Real gap = -HUGE_VAL;
       for (int axis = 0; axis < 3; ++axis) gap = std::max({gap, b.lo[axis] - o.hi[axis], o.lo[axis] - b.hi[axis]});
-      SOFTIK_CHECK(gap > kRelTol * std::max({s.size[0], s.size[1], s.size[2]}),
-                   who << ": " << name << " and cavities[" << d << "] overlap or touch: separate them by at least one cell");
+      SOFTIK_CHECK(
+          gap > kRelTol * std::max({s.size[0], s.size[1], s.size[2]}),
+          who << ": " << name << " and cavities[" << d << "] overlap or touch: separate them by at least one cell");
       require_wall(who, "the wall between " + name + " and cavities[" + std::to_string(d) + "]", gap, s.cell_size);
     }
     cavities.push_back({"cavity" + std::to_string(c), {b}});

@@ -18,12 +18,18 @@ struct ElementTag {
 template <class Fn>
 decltype(auto) dispatch_element(CellType type, Fn&& f) {
   switch (type) {
-    case CellType::Edge2: return f(ElementTag<fem::Edge2>{});
-    case CellType::Tri3: return f(ElementTag<fem::Tri3>{});
-    case CellType::Quad4: return f(ElementTag<fem::Quad4>{});
-    case CellType::Tet4: return f(ElementTag<fem::Tet4>{});
-    case CellType::Hex8: return f(ElementTag<fem::Hex8>{});
-    case CellType::Tet10: return f(ElementTag<fem::Tet10>{});
+    case CellType::Edge2:
+      return f(ElementTag<fem::Edge2>{});
+    case CellType::Tri3:
+      return f(ElementTag<fem::Tri3>{});
+    case CellType::Quad4:
+      return f(ElementTag<fem::Quad4>{});
+    case CellType::Tet4:
+      return f(ElementTag<fem::Tet4>{});
+    case CellType::Hex8:
+      return f(ElementTag<fem::Hex8>{});
+    case CellType::Tet10:
+      return f(ElementTag<fem::Tet10>{});
   }
   SOFTIK_CHECK(false, "unknown cell type " << static_cast<int>(type));
 }

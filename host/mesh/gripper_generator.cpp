@@ -42,9 +42,12 @@ void append(Mesh& mesh, const Mesh& part, const std::string& suffix, const std::
 }  // namespace
 
 Mesh make_ball(const BallSpec& s) {
-  SOFTIK_CHECK(std::isfinite(s.radius) && s.radius > 0, "make_ball: radius = " << s.radius << "; give a positive radius");
-  SOFTIK_CHECK(s.cells >= 2 && s.cells <= 512, "make_ball: cells = " << s.cells << "; give 2 to 512 cells per cube edge");
-  SOFTIK_CHECK(s.cell_type == CellType::Hex8 || s.cell_type == CellType::Tet4, "make_ball: cell_type must be Hex8 or Tet4");
+  SOFTIK_CHECK(std::isfinite(s.radius) && s.radius > 0,
+               "make_ball: radius = " << s.radius << "; give a positive radius");
+  SOFTIK_CHECK(s.cells >= 2 && s.cells <= 512,
+               "make_ball: cells = " << s.cells << "; give 2 to 512 cells per cube edge");
+  SOFTIK_CHECK(s.cell_type == CellType::Hex8 || s.cell_type == CellType::Tet4,
+               "make_ball: cell_type must be Hex8 or Tet4");
   for (Real c : s.center) SOFTIK_CHECK(std::isfinite(c), "make_ball: the centre has a non-finite coordinate");
   BoxSpec cube;
   cube.origin = {-1, -1, -1};

@@ -13,36 +13,51 @@ namespace softik {
 
 int nodes_per_cell(CellType type) {
   switch (type) {
-    case CellType::Edge2: return 2;
-    case CellType::Tri3: return 3;
-    case CellType::Quad4: return 4;
-    case CellType::Tet4: return 4;
-    case CellType::Hex8: return 8;
-    case CellType::Tet10: return 10;
+    case CellType::Edge2:
+      return 2;
+    case CellType::Tri3:
+      return 3;
+    case CellType::Quad4:
+      return 4;
+    case CellType::Tet4:
+      return 4;
+    case CellType::Hex8:
+      return 8;
+    case CellType::Tet10:
+      return 10;
   }
   return 0;
 }
 
 int cell_dimension(CellType type) {
   switch (type) {
-    case CellType::Edge2: return 1;
+    case CellType::Edge2:
+      return 1;
     case CellType::Tri3:
-    case CellType::Quad4: return 2;
+    case CellType::Quad4:
+      return 2;
     case CellType::Tet4:
     case CellType::Hex8:
-    case CellType::Tet10: return 3;
+    case CellType::Tet10:
+      return 3;
   }
   return 0;
 }
 
 const char* cell_type_name(CellType type) {
   switch (type) {
-    case CellType::Edge2: return "Edge2";
-    case CellType::Tri3: return "Tri3";
-    case CellType::Quad4: return "Quad4";
-    case CellType::Tet4: return "Tet4";
-    case CellType::Hex8: return "Hex8";
-    case CellType::Tet10: return "Tet10";
+    case CellType::Edge2:
+      return "Edge2";
+    case CellType::Tri3:
+      return "Tri3";
+    case CellType::Quad4:
+      return "Quad4";
+    case CellType::Tet4:
+      return "Tet4";
+    case CellType::Hex8:
+      return "Hex8";
+    case CellType::Tet10:
+      return "Tet10";
   }
   return "unknown";
 }
@@ -62,9 +77,9 @@ void check_group_indices(const std::map<std::string, std::vector<int>>& groups, 
                          const char* range) {
   for (const auto& [name, ids] : groups)
     for (size_t k = 0; k < ids.size(); ++k)
-      SOFTIK_CHECK(ids[k] >= 0 && ids[k] < bound, what << " group '" << name << "' entry " << k << " is "
-                                                        << ids[k] << ", outside [0, " << bound << ") " << range
-                                                        << ": fix the group or the mesh it belongs to");
+      SOFTIK_CHECK(ids[k] >= 0 && ids[k] < bound, what << " group '" << name << "' entry " << k << " is " << ids[k]
+                                                       << ", outside [0, " << bound << ") " << range
+                                                       << ": fix the group or the mesh it belongs to");
 }
 
 }  // namespace
@@ -74,8 +89,8 @@ MeshReport validate(const Mesh& mesh) {
   SOFTIK_CHECK(mesh.dim == cell_dimension(mesh.cell_type),
                "mesh dimension " << mesh.dim << " does not match its cells (" << cell_type_name(mesh.cell_type)
                                  << " is " << cell_dimension(mesh.cell_type) << "D): set Mesh::dim accordingly");
-  SOFTIK_CHECK(mesh.X.size() % 3 == 0, "Mesh::X has " << mesh.X.size()
-                                                      << " entries, not a multiple of 3 (x, y, z per node)");
+  SOFTIK_CHECK(mesh.X.size() % 3 == 0,
+               "Mesh::X has " << mesh.X.size() << " entries, not a multiple of 3 (x, y, z per node)");
   SOFTIK_CHECK(mesh.cells.size() % static_cast<size_t>(npc) == 0,
                "connectivity has " << mesh.cells.size() << " entries, not a multiple of " << npc << " ("
                                    << cell_type_name(mesh.cell_type) << ")");
@@ -83,7 +98,8 @@ MeshReport validate(const Mesh& mesh) {
   for (int n = 0; n < num_nodes; ++n)
     for (int i = 0; i < 3; ++i)
       SOFTIK_CHECK(std::isfinite(mesh.X[3 * static_cast<size_t>(n) + i]),
-                   "node " << n << " has a non-finite coordinate " << i << " (" << mesh.X[3 * static_cast<size_t>(n) + i]
+                   "node " << n << " has a non-finite coordinate " << i << " ("
+                           << mesh.X[3 * static_cast<size_t>(n) + i]
                            << "): fix the mesh file or the generator that produced it");
 
   MeshReport report;
@@ -93,11 +109,11 @@ MeshReport validate(const Mesh& mesh) {
     const int* nodes = mesh.cell(c);
     for (int a = 0; a < npc; ++a) {
       SOFTIK_CHECK(nodes[a] >= 0 && nodes[a] < num_nodes, "cell " << c << " local node " << a << " refers to node "
-                                                                   << nodes[a] << ", outside [0, " << num_nodes
-                                                                   << "): the connectivity is corrupt");
+                                                                  << nodes[a] << ", outside [0, " << num_nodes
+                                                                  << "): the connectivity is corrupt");
       for (int b = 0; b < a; ++b)
-        SOFTIK_CHECK(nodes[a] != nodes[b], "cell " << c << " uses node " << nodes[a] << " twice (local " << b
-                                                   << " and " << a << "): a collapsed cell, remove or remesh it");
+        SOFTIK_CHECK(nodes[a] != nodes[b], "cell " << c << " uses node " << nodes[a] << " twice (local " << b << " and "
+                                                   << a << "): a collapsed cell, remove or remesh it");
       referenced[static_cast<size_t>(nodes[a])] = 1;
     }
   }
@@ -115,14 +131,15 @@ MeshReport validate(const Mesh& mesh) {
         // Corners positively oriented but det J <= 0 somewhere: a mid-node folds the cell.
         const Real corners = (X.row(1) - X.row(0)).cross(X.row(2) - X.row(0)).dot(X.row(3) - X.row(0));
         SOFTIK_CHECK(min_detJ > 0 || !(corners > 0),
-                     "cell " << c << " (" << cell_type_name(mesh.cell_type) << ") folds over at rest (det J = "
-                             << min_detJ << " near a mid-node while its corners are positively oriented): a mid-node "
+                     "cell " << c << " (" << cell_type_name(mesh.cell_type)
+                             << ") folds over at rest (det J = " << min_detJ
+                             << " near a mid-node while its corners are positively oriented): a mid-node "
                                 "is too far from the middle of its edge; move it back (at most about a quarter of "
                                 "the edge's length) or remesh");
       }
       SOFTIK_CHECK(min_detJ > 0, "cell " << c << " (" << cell_type_name(mesh.cell_type) << ") is "
-                                         << (min_detJ < 0 ? "inverted" : "degenerate") << " at rest (det J = "
-                                         << min_detJ << "): "
+                                         << (min_detJ < 0 ? "inverted" : "degenerate")
+                                         << " at rest (det J = " << min_detJ << "): "
                                          << (min_detJ < 0 ? "reorder its nodes (swap two) to the positive orientation"
                                                           : "its nodes are coplanar/collinear; remesh"));
       if (min_detJ < report.min_detJ) report.min_detJ = min_detJ;
@@ -142,9 +159,8 @@ MeshReport validate(const Mesh& mesh) {
                                                           << ", outside [0, " << num_nodes << ")");
     for (size_t t = 0; t < surface.triangles6.size(); ++t)
       for (int v : surface.triangles6[t])
-        SOFTIK_CHECK(v >= 0 && v < num_nodes, "surface '" << name << "' quadratic triangle " << t
-                                                          << " refers to node " << v << ", outside [0, " << num_nodes
-                                                          << ")");
+        SOFTIK_CHECK(v >= 0 && v < num_nodes, "surface '" << name << "' quadratic triangle " << t << " refers to node "
+                                                          << v << ", outside [0, " << num_nodes << ")");
   }
   return report;
 }

@@ -37,11 +37,18 @@ void collect(const Mesh& mesh, const int (*faces)[K], int num_faces, std::vector
 SurfaceGroup boundary_surface(const Mesh& mesh) {
   SurfaceGroup s;
   switch (mesh.cell_type) {
-    case CellType::Tet4: collect<3>(mesh, kTetFaces, 4, s.triangles); break;
-    case CellType::Hex8: collect<4>(mesh, kHexFaces, 6, s.quads); break;
-    case CellType::Tet10: collect<6>(mesh, kTet10Faces, 4, s.triangles6); break;
+    case CellType::Tet4:
+      collect<3>(mesh, kTetFaces, 4, s.triangles);
+      break;
+    case CellType::Hex8:
+      collect<4>(mesh, kHexFaces, 6, s.quads);
+      break;
+    case CellType::Tet10:
+      collect<6>(mesh, kTet10Faces, 4, s.triangles6);
+      break;
     default:
-      SOFTIK_CHECK(false, "boundary_surface needs a 3D mesh (Tet4, Hex8 or Tet10), got " << cell_type_name(mesh.cell_type));
+      SOFTIK_CHECK(false,
+                   "boundary_surface needs a 3D mesh (Tet4, Hex8 or Tet10), got " << cell_type_name(mesh.cell_type));
   }
   return s;
 }

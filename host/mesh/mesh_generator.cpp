@@ -19,7 +19,8 @@ Real signed_tet_volume(const Mesh& m, const std::array<int, 4>& t) {
   for (int k = 0; k < 3; ++k)
     for (int i = 0; i < 3; ++i) e[k][i] = p[k + 1][i] - p[0][i];
   return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6.0;
+          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+         6.0;
 }
 
 void add_face_groups(Mesh& m, const BoxSpec& spec) {
@@ -42,7 +43,8 @@ void add_face_groups(Mesh& m, const BoxSpec& spec) {
       for (int s = 0; s < 2; ++s) {
         const Real plane = spec.origin[axis] + s * spec.size[axis];
         bool all = true;
-        for (int j = 0; j < k; ++j) all = all && std::abs(m.X[3 * static_cast<size_t>(v[j]) + axis] - plane) <= 1e-9 * spec.size[axis];
+        for (int j = 0; j < k; ++j)
+          all = all && std::abs(m.X[3 * static_cast<size_t>(v[j]) + axis] - plane) <= 1e-9 * spec.size[axis];
         if (all) return std::string(names[axis][s]);
       }
     return std::string();
@@ -60,22 +62,24 @@ Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType t
   int n[3];
   for (int axis = 0; axis < 3; ++axis) {
     const auto& c = coords[axis];
-    SOFTIK_CHECK(c.size() >= 2, "make_tensor_grid: coords[" << axis << "] has " << c.size()
-                                                            << " entries, need at least 2 (one cell)");
+    SOFTIK_CHECK(c.size() >= 2,
+                 "make_tensor_grid: coords[" << axis << "] has " << c.size() << " entries, need at least 2 (one cell)");
     for (size_t i = 0; i < c.size(); ++i) {
-      SOFTIK_CHECK(std::isfinite(c[i]), "make_tensor_grid: coords[" << axis << "][" << i << "] = " << c[i]
-                                                                    << " is not finite");
-      SOFTIK_CHECK(i == 0 || c[i] > c[i - 1], "make_tensor_grid: coords[" << axis << "] is not strictly increasing at entry "
-                                                                          << i << " (" << c[i - 1] << ", " << c[i] << ")");
+      SOFTIK_CHECK(std::isfinite(c[i]),
+                   "make_tensor_grid: coords[" << axis << "][" << i << "] = " << c[i] << " is not finite");
+      SOFTIK_CHECK(i == 0 || c[i] > c[i - 1], "make_tensor_grid: coords["
+                                                  << axis << "] is not strictly increasing at entry " << i << " ("
+                                                  << c[i - 1] << ", " << c[i] << ")");
     }
     n[axis] = static_cast<int>(c.size()) - 1;
   }
   const size_t num_grid_cells = static_cast<size_t>(n[0]) * n[1] * n[2];
-  SOFTIK_CHECK(keep.empty() || keep.size() == num_grid_cells, "make_tensor_grid: keep has " << keep.size()
-                                                                  << " entries, need 0 (all) or one per grid cell ("
-                                                                  << num_grid_cells << ")");
+  SOFTIK_CHECK(keep.empty() || keep.size() == num_grid_cells,
+               "make_tensor_grid: keep has " << keep.size() << " entries, need 0 (all) or one per grid cell ("
+                                             << num_grid_cells << ")");
   const auto kept = [&](int i, int j, int k) {
-    return keep.empty() || keep[static_cast<size_t>(i) + static_cast<size_t>(n[0]) * (j + static_cast<size_t>(n[1]) * k)];
+    return keep.empty() ||
+           keep[static_cast<size_t>(i) + static_cast<size_t>(n[0]) * (j + static_cast<size_t>(n[1]) * k)];
   };
   // Grid node (i, j, k) -> mesh node, -1 while unused; filled in grid order so that the
   // numbering follows the grid.
@@ -108,8 +112,8 @@ Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType t
       for (int i = 0; i < n[0]; ++i) {
         if (!kept(i, j, k)) continue;
         // VTK hexahedron corners.
-        const int h[8] = {id(i, j, k),         id(i + 1, j, k),         id(i + 1, j + 1, k),     id(i, j + 1, k),
-                          id(i, j, k + 1),     id(i + 1, j, k + 1),     id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
+        const int h[8] = {id(i, j, k),     id(i + 1, j, k),     id(i + 1, j + 1, k),     id(i, j + 1, k),
+                          id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
         if (type == CellType::Hex8) {
           m.cells.insert(m.cells.end(), h, h + 8);
           continue;
@@ -153,8 +157,9 @@ void check_generated_size(const char* who, double nodes, double cells, CellType 
 Mesh make_box(int dim, CellType type, const BoxSpec& spec) {
   if (dim == 3 && type == CellType::Tet10) return to_tet10(make_box(dim, CellType::Tet4, spec));
   SOFTIK_CHECK(dim >= 1 && dim <= 3, "make_box: dim must be 1, 2 or 3, got " << dim);
-  SOFTIK_CHECK(cell_dimension(type) == dim, "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
-                                                         << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8/Tet10 (3D)");
+  SOFTIK_CHECK(cell_dimension(type) == dim,
+               "make_box: " << cell_type_name(type) << " cells do not fill a " << dim
+                            << "D box; use Edge2 (1D), Tri3/Quad4 (2D), Tet4/Hex8/Tet10 (3D)");
   for (int i = 0; i < dim; ++i) {
     SOFTIK_CHECK(spec.cells[i] >= 1, "make_box: cells[" << i << "] = " << spec.cells[i] << ", need >= 1");
     SOFTIK_CHECK(spec.size[i] > 0 && std::isfinite(spec.size[i]),

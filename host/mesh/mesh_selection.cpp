@@ -27,7 +27,8 @@ std::vector<int> nodes_in_box(const Mesh& mesh, const std::array<Real, 3>& lo, c
 std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& point, const std::array<Real, 3>& normal,
                                 Real tol) {
   const Real len = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
-  SOFTIK_CHECK(std::isfinite(len) && len > 0, "nodes_on_plane: the plane normal is zero or not finite; give a direction");
+  SOFTIK_CHECK(std::isfinite(len) && len > 0,
+               "nodes_on_plane: the plane normal is zero or not finite; give a direction");
   SOFTIK_CHECK(std::isfinite(tol) && tol >= 0, "nodes_on_plane: tolerance " << tol << " must be >= 0");
   std::vector<int> out;
   for (int n = 0; n < mesh.num_nodes(); ++n) {
@@ -41,9 +42,9 @@ std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& poi
 void fix_components(const Mesh& mesh, const std::vector<int>& nodes, const std::array<bool, 3>& components,
                     std::vector<char>& fixed) {
   if (fixed.empty()) fixed.assign(static_cast<size_t>(mesh.num_dofs()), 0);
-  SOFTIK_CHECK(fixed.size() == static_cast<size_t>(mesh.num_dofs()),
-               "fix_components: the fixed-DOF mask has " << fixed.size() << " entries, expected num_dofs = "
-                                                         << mesh.num_dofs());
+  SOFTIK_CHECK(
+      fixed.size() == static_cast<size_t>(mesh.num_dofs()),
+      "fix_components: the fixed-DOF mask has " << fixed.size() << " entries, expected num_dofs = " << mesh.num_dofs());
   for (int n : nodes) {
     SOFTIK_CHECK(n >= 0 && n < mesh.num_nodes(),
                  "fix_components: node " << n << " is out of range (the mesh has " << mesh.num_nodes() << " nodes)");

@@ -184,7 +184,7 @@ PointLocator::PointLocator(const Mesh& mesh) : mesh_(&mesh), dim_(mesh.dim) {
       for (int a = 0; a < dim_; ++a) {
         const Real v = mesh.X[3 * static_cast<size_t>(mesh.cell(c)[k]) + a];
         SOFTIK_CHECK(std::isfinite(v), "PointLocator: node " << mesh.cell(c)[k] << " has a non-finite coordinate " << a
-                                                              << "; validate() the mesh first");
+                                                             << "; validate() the mesh first");
         box[a] = std::min(box[a], v);
         box[3 + a] = std::max(box[3 + a], v);
       }
@@ -230,7 +230,8 @@ PointLocator::PointLocator(const Mesh& mesh) : mesh_(&mesh), dim_(mesh.dim) {
   for (size_t b = 0; b < num_buckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
   bucket_cells_.resize(static_cast<size_t>(bucket_start_[num_buckets]));
   std::vector<int> fill(bucket_start_.begin(), bucket_start_.end() - 1);
-  for (int c = 0; c < num_cells; ++c) for_each_bucket(c, [&](size_t b) { bucket_cells_[static_cast<size_t>(fill[b]++)] = c; });
+  for (int c = 0; c < num_cells; ++c)
+    for_each_bucket(c, [&](size_t b) { bucket_cells_[static_cast<size_t>(fill[b]++)] = c; });
 }
 
 int PointLocator::bucket_index(int axis, Real v) const {
@@ -272,7 +273,9 @@ PointLocation PointLocator::nearest_impl(const std::array<Real, 3>& p) const {
     }
     return loc;
   };
-  const auto bucket_of = [&](int i, int j, int k) { return static_cast<size_t>(i) + n_[0] * (j + static_cast<size_t>(n_[1]) * k); };
+  const auto bucket_of = [&](int i, int j, int k) {
+    return static_cast<size_t>(i) + n_[0] * (j + static_cast<size_t>(n_[1]) * k);
+  };
   int centre[3] = {0, 0, 0};
   for (int a = 0; a < d; ++a) centre[a] = bucket_index(a, p[static_cast<size_t>(a)]);
 
@@ -369,7 +372,8 @@ PointLocation locate_point(const Mesh& mesh, const std::array<Real, 3>& p, Real 
 
 SurfaceEmbedding embed_surface(const Mesh& mesh, const std::vector<Real>& vertex_X, Real tolerance) {
   SOFTIK_CHECK(!vertex_X.empty() && vertex_X.size() % 3 == 0,
-               "embed_surface: vertex_X has " << vertex_X.size() << " entries; need 3 per vertex (x, y, z), at least one vertex");
+               "embed_surface: vertex_X has " << vertex_X.size()
+                                              << " entries; need 3 per vertex (x, y, z), at least one vertex");
   const PointLocator locator(mesh);
   SurfaceEmbedding e;
   e.nodes_per_vertex = nodes_per_cell(mesh.cell_type);

@@ -44,7 +44,8 @@ Mesh to_tet10(const Mesh& tet4, const EdgeMidpoint& midpoint) {
   for (int c = 0; c < num_cells; ++c) {
     const int* v = tet4.cell(c);
     m.cells.insert(m.cells.end(), v, v + 4);
-    for (int e = 0; e < 6; ++e) m.cells.push_back(mid_node(v[fem::Tet10::edge_corner(e, 0)], v[fem::Tet10::edge_corner(e, 1)]));
+    for (int e = 0; e < 6; ++e)
+      m.cells.push_back(mid_node(v[fem::Tet10::edge_corner(e, 0)], v[fem::Tet10::edge_corner(e, 1)]));
   }
   // A node group gains the mid-node of every edge whose two ends it holds (a clamped face stays
   // clamped along its edges).
@@ -60,8 +61,9 @@ Mesh to_tet10(const Mesh& tet4, const EdgeMidpoint& midpoint) {
   // Surface triangles become quadratic triangles (corners, then the mid-nodes of (0,1), (1,2),
   // (2,0)); a triangle that is no face of a cell (an edge without a mid-node) is refused.
   for (const auto& [name, s] : tet4.surface_groups) {
-    SOFTIK_CHECK(s.quads.empty() && s.triangles6.empty(),
-                 "to_tet10: surface '" << name << "' has quads or quadratic triangles; a Tet4 mesh's surfaces are triangles");
+    SOFTIK_CHECK(
+        s.quads.empty() && s.triangles6.empty(),
+        "to_tet10: surface '" << name << "' has quads or quadratic triangles; a Tet4 mesh's surfaces are triangles");
     SurfaceGroup& q = m.surface_groups[name];
     for (const auto& t : s.triangles) {
       std::array<int, 6> face{t[0], t[1], t[2], -1, -1, -1};

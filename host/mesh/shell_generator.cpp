@@ -45,7 +45,8 @@ Real signed_tet_volume(const Mesh& m, const std::array<int, 4>& t) {
   for (int k = 0; k < 3; ++k)
     for (int i = 0; i < 3; ++i) e[k][i] = p[k + 1][i] - p[0][i];
   return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) / 6.0;
+          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
+         6.0;
 }
 
 /// Appends one logical hex (VTK corner order over logical axes (u, v, w): h[0] = (0,0,0),
@@ -130,9 +131,9 @@ Mesh make_thick_cylinder_quarter(Real a, Real b, Real t, int nr, int nt, int nz,
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < nt; ++j)
       for (int i = 0; i < nr; ++i) {
-        const std::array<int, 8> h = {id(i, j, k),         id(i + 1, j, k),         id(i + 1, j + 1, k),
-                                      id(i, j + 1, k),     id(i, j, k + 1),         id(i + 1, j, k + 1),
-                                      id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
+        const std::array<int, 8> h = {
+            id(i, j, k),     id(i + 1, j, k),     id(i + 1, j + 1, k),     id(i, j + 1, k),
+            id(i, j, k + 1), id(i + 1, j, k + 1), id(i + 1, j + 1, k + 1), id(i, j + 1, k + 1)};
         add_cell(m, h);
         // Logical min corner h0 = (theta_j, z_k), max h7: the Kuhn diagonal of this face.
         if (i == 0) add_face(m, inner, {h[0], h[3], h[7], h[4]});
@@ -200,9 +201,7 @@ Mesh make_thick_sphere_octant(Real a, Real b, int nr, int n, CellType type, Real
           points.push_back({i, j, k});
         }
   const int ns = static_cast<int>(points.size());  // 3 n^2 + 3 n + 1
-  const auto g = [&](int i) {
-    return i == 0 ? Real(0) : i == n ? Real(1) : std::tan(0.25 * kPi * i / n);
-  };
+  const auto g = [&](int i) { return i == 0 ? Real(0) : i == n ? Real(1) : std::tan(0.25 * kPi * i / n); };
   m.X.reserve(3 * static_cast<size_t>(ns) * (nr + 1));
   for (int l = 0; l <= nr; ++l)
     for (const auto& p : points) {

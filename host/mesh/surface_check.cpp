@@ -95,9 +95,8 @@ Bounds check_nodes(const Mesh& mesh, const SurfaceGroup& surface, const std::vec
   Vec3 lo = Vec3::Constant(HUGE_VAL), hi = Vec3::Constant(-HUGE_VAL);
   for (int f = 0; f < nf; ++f) {
     for (int n : face_nodes(faces[size_t(f)])) {
-      SOFTIK_CHECK(n >= 0 && n < num_nodes, where << label(surface, f) << " uses node " << n
-                                                  << ", outside the mesh's " << num_nodes
-                                                  << " nodes; fix the surface's node indices");
+      SOFTIK_CHECK(n >= 0 && n < num_nodes, where << label(surface, f) << " uses node " << n << ", outside the mesh's "
+                                                  << num_nodes << " nodes; fix the surface's node indices");
       lo = lo.cwiseMin(point(mesh, n));
       hi = hi.cwiseMax(point(mesh, n));
     }
@@ -155,12 +154,11 @@ EdgeMap collect_edges(const SurfaceGroup& surface, const std::vector<Face>& face
 BoundaryEdges check_manifold(const SurfaceGroup& surface, const EdgeMap& edges, const std::string& where) {
   BoundaryEdges b;
   for (const auto& [e, uses] : edges) {
-    SOFTIK_CHECK(uses.size() <= 2,
-                 where << "edge " << e.first << "-" << e.second << " is shared by " << uses.size()
-                       << " faces (" << label(surface, uses[0].face) << ", " << label(surface, uses[1].face)
-                       << ", " << label(surface, uses[2].face)
-                       << ", ...): the surface is non-manifold; a cavity wall may share each edge "
-                          "between two faces only, remove the extra faces");
+    SOFTIK_CHECK(uses.size() <= 2, where << "edge " << e.first << "-" << e.second << " is shared by " << uses.size()
+                                         << " faces (" << label(surface, uses[0].face) << ", "
+                                         << label(surface, uses[1].face) << ", " << label(surface, uses[2].face)
+                                         << ", ...): the surface is non-manifold; a cavity wall may share each edge "
+                                            "between two faces only, remove the extra faces");
     if (uses.size() == 1 && b.count++ == 0) {
       b.first = e;
       b.first_face = uses[0].face;
@@ -211,13 +209,12 @@ void check_winding(const SurfaceGroup& surface, size_t num_faces, const EdgeMap&
     int count[2] = {0, 0};
     const bool orientable = propagate_orientation(edges, num_faces, uses[0].face, count);
     if (orientable)
-      SOFTIK_CHECK(false,
-                   where << label(surface, uses[0].face) << " and " << label(surface, uses[1].face)
-                         << " both run edge " << e.first << "-" << e.second
-                         << " in the same direction (a flipped face): reverse "
-                         << label(surface, count[1] <= count[0] ? uses[1].face : uses[0].face)
-                         << " (swap its 2nd and last nodes); "
-                         << std::min(count[0], count[1]) << " face(s) are wound against their neighbours");
+      SOFTIK_CHECK(false, where << label(surface, uses[0].face) << " and " << label(surface, uses[1].face)
+                                << " both run edge " << e.first << "-" << e.second
+                                << " in the same direction (a flipped face): reverse "
+                                << label(surface, count[1] <= count[0] ? uses[1].face : uses[0].face)
+                                << " (swap its 2nd and last nodes); " << std::min(count[0], count[1])
+                                << " face(s) are wound against their neighbours");
     SOFTIK_CHECK(false, where << label(surface, uses[0].face) << " and " << label(surface, uses[1].face)
                               << " both run edge " << e.first << "-" << e.second
                               << " in the same direction, and no choice of face windings fixes it "
@@ -229,8 +226,7 @@ void check_winding(const SurfaceGroup& surface, size_t num_faces, const EdgeMap&
 double signed_volume(const Mesh& mesh, const std::vector<Face>& faces, const Vec3& centre) {
   double volume = 0;
   auto tri_volume = [&](int a, int b, int c) {
-    return fem::triangle_volume_contribution(point(mesh, a) - centre, point(mesh, b) - centre,
-                                             point(mesh, c) - centre);
+    return fem::triangle_volume_contribution(point(mesh, a) - centre, point(mesh, b) - centre, point(mesh, c) - centre);
   };
   for (const Face& F : faces) {
     if (F.quadratic()) {  // the same rule as the pressure loads (fem/quadratic_pressure_load.hpp)
@@ -252,9 +248,8 @@ double signed_volume(const Mesh& mesh, const std::vector<Face>& faces, const Vec
 /// inward, reverses every face of `out` (if allowed). True when the faces were reversed.
 bool orient_outward(SurfaceGroup& out, double volume, double diag, bool allow_flip, const std::string& where) {
   SOFTIK_CHECK(std::abs(volume) >= 1e-12 * diag * diag * diag,
-               where << "the closed surface encloses no volume (" << volume
-                     << " for a bounding-box diagonal of " << diag
-                     << "); it is flat or folded onto itself, fix the surface");
+               where << "the closed surface encloses no volume (" << volume << " for a bounding-box diagonal of "
+                     << diag << "); it is flat or folded onto itself, fix the surface");
   if (volume >= 0) return false;
   SOFTIK_CHECK(allow_flip, where << "the surface is wound inward (signed volume " << volume
                                  << " < 0): face normals must point out of the cavity into the "
@@ -270,8 +265,8 @@ bool orient_outward(SurfaceGroup& out, double volume, double diag, bool allow_fl
 
 }  // namespace
 
-SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const std::string& name,
-                           bool require_closed, bool allow_flip, SurfaceReport* report) {
+SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const std::string& name, bool require_closed,
+                           bool allow_flip, SurfaceReport* report) {
   const std::string where = "surface '" + name + "': ";
   const int nt = static_cast<int>(surface.triangles.size());
   const int nq = static_cast<int>(surface.quads.size());
@@ -291,11 +286,11 @@ SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const 
   r.closed = boundary.count == 0;
   r.boundary_edges = boundary.count;
   r.num_triangles = nt + 2 * nq + n6;
-  SOFTIK_CHECK(!require_closed || r.closed,
-               where << "the cavity surface is not closed: edge " << boundary.first.first << "-"
-                     << boundary.first.second << " is used only by " << label(surface, boundary.first_face)
-                     << " (" << boundary.count << " boundary edges in all); add the missing faces, or "
-                                                   "do not require a closed surface");
+  SOFTIK_CHECK(!require_closed || r.closed, where << "the cavity surface is not closed: edge " << boundary.first.first
+                                                  << "-" << boundary.first.second << " is used only by "
+                                                  << label(surface, boundary.first_face) << " (" << boundary.count
+                                                  << " boundary edges in all); add the missing faces, or "
+                                                     "do not require a closed surface");
 
   double volume = signed_volume(mesh, faces, box.centre);
   SurfaceGroup out = surface;

@@ -20,14 +20,14 @@ namespace softik::network {
 
 template <exec::Space S, bool Extras, class Cells = NoVolumeCells>
 struct GatherLinkForces {
-  exec::View<const int, S> first;   ///< num_nodes + 1
-  exec::View<const int, S> other;   ///< per incidence
-  exec::View<const Real, S> spring; ///< per incidence: k, L
-  exec::View<const Real, S> extra;  ///< per incidence: k3, c (Extras only)
-  exec::View<const Real, S> x;      ///< positions, 3 per node
-  exec::View<const Real, S> v;      ///< velocities, or null (no dashpot forces)
-  exec::View<Real, S> f;            ///< += the link and volume-cell forces, 3 per node
-  Cells cells;                      ///< the volume cells' forces on a node
+  exec::View<const int, S> first;    ///< num_nodes + 1
+  exec::View<const int, S> other;    ///< per incidence
+  exec::View<const Real, S> spring;  ///< per incidence: k, L
+  exec::View<const Real, S> extra;   ///< per incidence: k3, c (Extras only)
+  exec::View<const Real, S> x;       ///< positions, 3 per node
+  exec::View<const Real, S> v;       ///< velocities, or null (no dashpot forces)
+  exec::View<Real, S> f;             ///< += the link and volume-cell forces, 3 per node
+  Cells cells;                       ///< the volume cells' forces on a node
 
   SOFTIK_HD void operator()(int i) const {
     const fem::Vec3 xi(x[3 * i], x[3 * i + 1], x[3 * i + 2]);

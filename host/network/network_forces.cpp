@@ -10,12 +10,12 @@
 #include <thread>
 #include <utility>
 
-#include "softik/error.hpp"
-#include "softik/exec/forall.hpp"
 #include "host/exec/device_backend.hpp"
 #include "host/network/device_network.hpp"
 #include "host/network/network_gather.hpp"
 #include "host/network/volume_cells.hpp"
+#include "softik/error.hpp"
+#include "softik/exec/forall.hpp"
 #include "softik/fem/cell_volume.hpp"
 #include "softik/node_network.hpp"
 
@@ -68,7 +68,8 @@ NetworkForces::NetworkForces(const NodeNetwork& network, int num_threads, Backen
   for (int l = 0; l < network_.num_links(); ++l) {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
     const fem::LinkParameters& p = network_.parameters[static_cast<size_t>(l)];
-    const size_t ia = static_cast<size_t>(next[static_cast<size_t>(a)]++), ib = static_cast<size_t>(next[static_cast<size_t>(b)]++);
+    const size_t ia = static_cast<size_t>(next[static_cast<size_t>(a)]++),
+                 ib = static_cast<size_t>(next[static_cast<size_t>(b)]++);
     for (const auto& [at, to] : {std::pair<size_t, int>{ia, b}, std::pair<size_t, int>{ib, a}}) {
       other_[at] = to;
       spring_[2 * at] = p.k, spring_[2 * at + 1] = p.L;
@@ -105,7 +106,8 @@ void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
   tables.extras = extras_;
   if (network_.num_volume_cells() > 0) {
     tables.cell_nodes = network_.volume_cell_nodes();
-    tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_), tables.cell_list = view(network_.volume_cells);
+    tables.cell_first = view(cell_first_), tables.cell_slot = view(cell_slot_),
+    tables.cell_list = view(network_.volume_cells);
     tables.cell_stiffness = view(network_.volume_stiffness), tables.cell_rest_volume = view(network_.rest_volume);
   }
   // The cells' first pass writes p_c here; a buffer per call keeps add_forces safe to call from
@@ -113,8 +115,9 @@ void NetworkForces::add_forces(const Real* x, const Real* v, Real* f) const {
   std::vector<Real> cell_pressure(static_cast<size_t>(network_.num_volume_cells()));
   tables.num_cells = network_.num_volume_cells();
   tables.cell_pressure = exec::HostView<Real>{cell_pressure.data(), cell_pressure.size()};
-  network::gather_network_forces(exec::HostCells{num_threads_}, network_.num_nodes(), tables, exec::HostView<const Real>{x, n3},
-                                 exec::HostView<const Real>{v, v ? n3 : 0}, exec::HostView<Real>{f, n3});
+  network::gather_network_forces(exec::HostCells{num_threads_}, network_.num_nodes(), tables,
+                                 exec::HostView<const Real>{x, n3}, exec::HostView<const Real>{v, v ? n3 : 0},
+                                 exec::HostView<Real>{f, n3});
 }
 
 Real NetworkForces::energy(const Real* x) const {
@@ -125,8 +128,8 @@ Real NetworkForces::energy(const Real* x) const {
   }
   // W = kappa/2 (V - V0)^2 / V0 per volume cell (fem/cell_volume.hpp).
   network::for_each_volume_cell(network_, x, [&](auto cell, int c, const Vec3* xc) {
-    E += fem::volume_term_energy(network_.volume_stiffness[static_cast<size_t>(c)], network_.rest_volume[static_cast<size_t>(c)],
-                                 decltype(cell)::volume(xc));
+    E += fem::volume_term_energy(network_.volume_stiffness[static_cast<size_t>(c)],
+                                 network_.rest_volume[static_cast<size_t>(c)], decltype(cell)::volume(xc));
   });
   return E;
 }
@@ -147,7 +150,8 @@ void NetworkForces::node_bounds(const Real* x, std::vector<Real>& stiffness, std
   network::for_each_volume_cell(network_, x, [&](auto cell, int c, const Vec3* xc) {
     using Cell = decltype(cell);
     const int* nodes = network_.volume_cells.data() + static_cast<size_t>(c) * Cell::num_nodes;
-    const Real kappa = network_.volume_stiffness[static_cast<size_t>(c)], V0 = network_.rest_volume[static_cast<size_t>(c)];
+    const Real kappa = network_.volume_stiffness[static_cast<size_t>(c)],
+               V0 = network_.rest_volume[static_cast<size_t>(c)];
     for (int a = 0; a < Cell::num_nodes; ++a)
       stiffness[static_cast<size_t>(nodes[a])] += fem::volume_term_row_bound<Cell>(kappa, V0, xc, a);
   });
@@ -158,8 +162,9 @@ void NetworkForces::check_lengths(const Real* x) const {
     const auto [a, b] = network_.links[static_cast<size_t>(l)];
     const Real length = (load3(x, b) - load3(x, a)).norm();
     SOFTIK_CHECK_NUMERICAL(std::isfinite(length) && length > 0,
-                           "node network: link " << l << " (nodes " << a << ", " << b << ") has length " << length
-                                                 << ": the motion collapsed or blew up; reduce the time step or add damping");
+                           "node network: link "
+                               << l << " (nodes " << a << ", " << b << ") has length " << length
+                               << ": the motion collapsed or blew up; reduce the time step or add damping");
   }
 }
 
@@ -172,7 +177,8 @@ void NetworkForces::check_volumes(const Real* x) const {
     std::string list;
     for (int a = 0; a < n; ++a) list += (a ? ", " : "") + std::to_string(nodes[a]);
     SOFTIK_CHECK_NUMERICAL(false, "node network: volume cell " << c << " (nodes " << list << ") has volume " << V
-                                                               << " (rest volume " << network_.rest_volume[static_cast<size_t>(c)]
+                                                               << " (rest volume "
+                                                               << network_.rest_volume[static_cast<size_t>(c)]
                                                                << "): it inverted or blew up; reduce the time step or "
                                                                   "add damping");
   });

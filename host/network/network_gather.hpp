@@ -20,9 +20,9 @@ struct NetworkTables {
   bool extras = false;                      ///< extra holds (k3, c)
   int cell_nodes = 0;                       ///< volume cells: 4 (Tet4), 8 (Hex8), 0 (none)
   int num_cells = 0;
-  exec::View<const int, S> cell_first, cell_slot, cell_list;  ///< volume_gather.hpp's first, slot, nodes
+  exec::View<const int, S> cell_first, cell_slot, cell_list;   ///< volume_gather.hpp's first, slot, nodes
   exec::View<const Real, S> cell_stiffness, cell_rest_volume;  ///< kappa, V0 per cell
-  exec::View<Real, S> cell_pressure;        ///< scratch, num_cells: the first pass's p_c
+  exec::View<Real, S> cell_pressure;                           ///< scratch, num_cells: the first pass's p_c
 };
 
 namespace detail {
@@ -47,9 +47,11 @@ void gather_cells(const Policy& policy, int num_nodes, const NetworkTables<S>& t
 template <class Cell, class Policy, exec::Space S>
 void gather_with_cells(const Policy& policy, int num_nodes, const NetworkTables<S>& t, exec::View<const Real, S> x,
                        exec::View<const Real, S> v, exec::View<Real, S> f) {
-  forall(policy, t.num_cells, CellPressures<S, Cell>{t.cell_list, t.cell_stiffness, t.cell_rest_volume, x, t.cell_pressure});
+  forall(policy, t.num_cells,
+         CellPressures<S, Cell>{t.cell_list, t.cell_stiffness, t.cell_rest_volume, x, t.cell_pressure});
   const exec::View<const Real, S> pressure{t.cell_pressure.data, t.cell_pressure.size};
-  gather_cells(policy, num_nodes, t, VolumeCellForces<S, Cell>{t.cell_first, t.cell_slot, t.cell_list, pressure}, x, v, f);
+  gather_cells(policy, num_nodes, t, VolumeCellForces<S, Cell>{t.cell_first, t.cell_slot, t.cell_list, pressure}, x, v,
+               f);
 }
 
 }  // namespace detail

@@ -25,9 +25,9 @@ template <size_t N>
 void link_face(const std::array<int, N>& face, int num_nodes, const std::string& name,
                std::vector<std::vector<int>>& adjacent) {
   for (int a : face)
-    SOFTIK_CHECK(a >= 0 && a < num_nodes, "node network statics: pressure surface '" << name << "' has vertex " << a
-                                                                                     << ", outside the network's "
-                                                                                     << num_nodes << " nodes");
+    SOFTIK_CHECK(a >= 0 && a < num_nodes, "node network statics: pressure surface '"
+                                              << name << "' has vertex " << a << ", outside the network's " << num_nodes
+                                              << " nodes");
   for (int a : face)
     for (int b : face) adjacent[static_cast<size_t>(a)].push_back(b);
 }
@@ -114,7 +114,8 @@ void add_volume_stiffness(const NodeNetwork& net, const std::vector<int>& free, 
     const int* cell = net.volume_cells.data() + static_cast<size_t>(c) * n;
     Vec3 p[n];
     for (int a = 0; a < n; ++a) p[a] = node_at(x, cell[a]);
-    fem::volume_term_hessian<Cell>(net.volume_stiffness[static_cast<size_t>(c)], net.rest_volume[static_cast<size_t>(c)], p, H);
+    fem::volume_term_hessian<Cell>(net.volume_stiffness[static_cast<size_t>(c)],
+                                   net.rest_volume[static_cast<size_t>(c)], p, H);
     // The cell's free columns in increasing order: each row's slots are then found by one walk
     // along the row (its columns are sorted and hold all of them).
     int cols[3 * n], order[3 * n], m = 0;
@@ -174,7 +175,8 @@ void NetworkStatics::check_mechanisms(const std::vector<Real>& x) const {
   std::vector<Real> K;
   assemble(x, nullptr, nullptr, &K);
   Real scale = 0;
-  for (int r = 0; r < pattern_.rows; ++r) scale = std::max(scale, std::abs(K[static_cast<size_t>(pattern_.slot(r, r))]));
+  for (int r = 0; r < pattern_.rows; ++r)
+    scale = std::max(scale, std::abs(K[static_cast<size_t>(pattern_.slot(r, r))]));
   for (int n = 0; n < forces_.network().num_nodes(); ++n) {
     int rows[3], dirs[3], m = 0;
     for (int i = 0; i < 3; ++i) {
@@ -194,7 +196,8 @@ void NetworkStatics::check_mechanisms(const std::vector<Real>& x) const {
     Vec3 d = Vec3::Zero();
     for (int a = 0; a < m; ++a) d[dirs[a]] = eig.eigenvectors()(a, weakest);
     dir << "(" << d[0] << ", " << d[1] << ", " << d[2] << ")";
-    SOFTIK_CHECK(false, "node network statics: node " << n << " has no stiffness along " << dir.str()
+    SOFTIK_CHECK(false, "node network statics: node "
+                            << n << " has no stiffness along " << dir.str()
                             << ": no link or volume cell resists that motion of the node (a mechanism, e.g. a planar "
                                "truss's node moving out of its plane, or the middle of a straight chain moving "
                                "sideways), so the tangent is singular. Fix that DOF of the node (scene: fixed: with "

@@ -83,13 +83,15 @@ void check_spec(const Mesh& mesh, const NetworkFromMesh& spec) {
   SOFTIK_CHECK(std::isfinite(spec.density) && spec.density > 0,
                "node network: density " << spec.density << " must be positive and finite (every node needs a mass)");
   SOFTIK_CHECK(std::isfinite(spec.poissons_ratio) && spec.poissons_ratio >= 0.25 - kQuarterTolerance,
-               "node network: poissons_ratio " << spec.poissons_ratio
+               "node network: poissons_ratio "
+                   << spec.poissons_ratio
                    << " cannot be matched: a network of central-force links obeys the Cauchy relation C12 = C44 "
                       "(Poisson's ratio 1/4), and the cells' volume terms that raise the ratio add to lambda only; "
                       "a ratio below 1/4 would need a negative volume stiffness lambda - mu. Give 0.25 <= "
                       "poissons_ratio < 0.5, or model the body with finite elements");
   SOFTIK_CHECK(spec.poissons_ratio < 0.5,
-               "node network: poissons_ratio " << spec.poissons_ratio
+               "node network: poissons_ratio "
+                   << spec.poissons_ratio
                    << " must be < 0.5 (at 1/2 the bulk modulus is infinite); give e.g. 0.49 for a nearly "
                       "incompressible silicone");
   SOFTIK_CHECK(std::isfinite(spec.cubic_hardening) && spec.cubic_hardening >= 0,
@@ -167,9 +169,8 @@ std::vector<Real> rest_lengths(const NodeNetwork& network) {
 
 std::vector<Real> cell_volumes(const NodeNetwork& network, const Real* x) {
   std::vector<Real> V(static_cast<size_t>(network.num_volume_cells()));
-  network::for_each_volume_cell(network, x, [&](auto cell, int c, const Vec3* xc) {
-    V[static_cast<size_t>(c)] = decltype(cell)::volume(xc);
-  });
+  network::for_each_volume_cell(
+      network, x, [&](auto cell, int c, const Vec3* xc) { V[static_cast<size_t>(c)] = decltype(cell)::volume(xc); });
   return V;
 }
 
@@ -179,34 +180,38 @@ namespace {
 void validate_volume_cells(const NodeNetwork& net) {
   const size_t C = net.volume_stiffness.size();
   if (C == 0 && net.volume_cells.empty() && net.rest_volume.empty()) return;
-  SOFTIK_CHECK(net.volume_cell_type == CellType::Tet4 || net.volume_cell_type == CellType::Hex8,
-               "node network: volume cells of type " << cell_type_name(net.volume_cell_type)
-                                                     << "; they must be Tet4 or Hex8");
+  SOFTIK_CHECK(
+      net.volume_cell_type == CellType::Tet4 || net.volume_cell_type == CellType::Hex8,
+      "node network: volume cells of type " << cell_type_name(net.volume_cell_type) << "; they must be Tet4 or Hex8");
   const size_t n = static_cast<size_t>(net.volume_cell_nodes());
   SOFTIK_CHECK(net.volume_cells.size() == n * C && net.rest_volume.size() == C,
                "node network: " << net.volume_cells.size() << " volume-cell node indices and " << net.rest_volume.size()
                                 << " rest volumes for " << C << " volume stiffnesses; give " << n << " nodes ("
-                                << cell_type_name(net.volume_cell_type) << "), one rest volume and one stiffness per cell");
+                                << cell_type_name(net.volume_cell_type)
+                                << "), one rest volume and one stiffness per cell");
   for (size_t c = 0; c < C; ++c) {
     const int* nodes = net.volume_cells.data() + n * c;
     for (size_t a = 0; a < n; ++a) {
-      SOFTIK_CHECK(nodes[a] >= 0 && nodes[a] < net.num_nodes(),
-                   "node network: volume cell " << c << " has node " << nodes[a] << ", outside 0.." << net.num_nodes() - 1);
+      SOFTIK_CHECK(nodes[a] >= 0 && nodes[a] < net.num_nodes(), "node network: volume cell "
+                                                                    << c << " has node " << nodes[a] << ", outside 0.."
+                                                                    << net.num_nodes() - 1);
       for (size_t b = 0; b < a; ++b)
         SOFTIK_CHECK(nodes[a] != nodes[b], "node network: volume cell " << c << " lists node " << nodes[a]
-                                                                       << " twice; a cell needs distinct nodes");
+                                                                        << " twice; a cell needs distinct nodes");
     }
     const Real kappa = net.volume_stiffness[c], V0 = net.rest_volume[c];
-    SOFTIK_CHECK(std::isfinite(kappa) && kappa >= 0, "node network: volume cell " << c << " has stiffness " << kappa
-                                                                                  << "; it must be >= 0 and finite (Pa)");
-    SOFTIK_CHECK(std::isfinite(V0) && V0 > 0, "node network: volume cell " << c << " has rest volume " << V0
-                                                                            << "; it must be > 0 (m^3)");
+    SOFTIK_CHECK(std::isfinite(kappa) && kappa >= 0, "node network: volume cell "
+                                                         << c << " has stiffness " << kappa
+                                                         << "; it must be >= 0 and finite (Pa)");
+    SOFTIK_CHECK(std::isfinite(V0) && V0 > 0,
+                 "node network: volume cell " << c << " has rest volume " << V0 << "; it must be > 0 (m^3)");
   }
   const std::vector<Real> V = cell_volumes(net, net.X.data());
   for (size_t c = 0; c < C; ++c)
-    SOFTIK_CHECK(V[c] > 0, "node network: volume cell " << c << " has volume " << V[c]
-                                                        << " at the rest positions: it is inverted or degenerate; order "
-                                                           "its nodes as VTK does (positive volume)");
+    SOFTIK_CHECK(V[c] > 0, "node network: volume cell "
+                               << c << " has volume " << V[c]
+                               << " at the rest positions: it is inverted or degenerate; order "
+                                  "its nodes as VTK does (positive volume)");
 }
 
 }  // namespace
@@ -215,14 +220,17 @@ void validate(const NodeNetwork& net) {
   const int N = net.num_nodes();
   SOFTIK_CHECK(net.X.size() == 3 * static_cast<size_t>(N),
                "node network: " << net.X.size() << " coordinates for " << N << " node masses; give 3 per node");
-  SOFTIK_CHECK(net.parameters.size() == net.links.size(),
-               "node network: " << net.parameters.size() << " link parameter sets for " << net.links.size() << " links");
+  SOFTIK_CHECK(net.parameters.size() == net.links.size(), "node network: " << net.parameters.size()
+                                                                           << " link parameter sets for "
+                                                                           << net.links.size() << " links");
   for (int n = 0; n < N; ++n) {
     const Real m = net.mass[static_cast<size_t>(n)];
-    SOFTIK_CHECK(std::isfinite(m) && m > 0, "node network: node " << n << " has mass " << m
-                                                 << "; every node needs a positive mass (an explicit step divides by it)");
+    SOFTIK_CHECK(std::isfinite(m) && m > 0,
+                 "node network: node " << n << " has mass " << m
+                                       << "; every node needs a positive mass (an explicit step divides by it)");
     for (int i = 0; i < 3; ++i)
-      SOFTIK_CHECK(std::isfinite(net.X[3 * static_cast<size_t>(n) + i]), "node network: node " << n << " has a NaN/inf coordinate");
+      SOFTIK_CHECK(std::isfinite(net.X[3 * static_cast<size_t>(n) + i]),
+                   "node network: node " << n << " has a NaN/inf coordinate");
   }
   const std::vector<Real> lengths = rest_lengths(net);
   std::vector<char> reached(static_cast<size_t>(N), 0);
@@ -232,28 +240,32 @@ void validate(const NodeNetwork& net) {
     const fem::LinkParameters& p = net.parameters[l];
     SOFTIK_CHECK(a != b, "node network: link " << l << " joins node " << a << " to itself");
     const auto inserted = seen.emplace(std::make_pair(std::min(a, b), std::max(a, b)), static_cast<int>(l));
-    SOFTIK_CHECK(inserted.second, "node network: links " << inserted.first->second << " and " << l << " both join nodes "
-                                                         << a << " and " << b << "; merge them into one link");
-    SOFTIK_CHECK(lengths[l] > 0, "node network: link " << l << " joins nodes " << a << " and " << b
-                                                      << ", which are at the same place: a zero-length link has no direction");
-    SOFTIK_CHECK(std::isfinite(p.L) && p.L > 0,
-                 "node network: link " << l << " (nodes " << a << ", " << b << ") has rest length " << p.L << "; it must be > 0");
+    SOFTIK_CHECK(inserted.second, "node network: links " << inserted.first->second << " and " << l
+                                                         << " both join nodes " << a << " and " << b
+                                                         << "; merge them into one link");
+    SOFTIK_CHECK(lengths[l] > 0, "node network: link "
+                                     << l << " joins nodes " << a << " and " << b
+                                     << ", which are at the same place: a zero-length link has no direction");
+    SOFTIK_CHECK(std::isfinite(p.L) && p.L > 0, "node network: link " << l << " (nodes " << a << ", " << b
+                                                                      << ") has rest length " << p.L
+                                                                      << "; it must be > 0");
     SOFTIK_CHECK(std::isfinite(p.k) && p.k >= 0 && std::isfinite(p.k3) && p.k3 >= 0 && std::isfinite(p.c) && p.c >= 0,
-                 "node network: link " << l << " (nodes " << a << ", " << b << ") has stiffness " << p.k << ", hardening "
-                                       << p.k3 << ", dashpot " << p.c << "; each must be >= 0 and finite");
+                 "node network: link " << l << " (nodes " << a << ", " << b << ") has stiffness " << p.k
+                                       << ", hardening " << p.k3 << ", dashpot " << p.c
+                                       << "; each must be >= 0 and finite");
     // Finite values whose products do not fit a double (a rest length of 1e300: (l - L)^2 is
     // inf) would surface later as a singular tangent or a vanishing time step: name them here.
     const Real Delta = lengths[l] - p.L;
     const Real tension = p.k * Delta + p.k3 * Delta * Delta * Delta;
     const Real energy = 0.5 * p.k * Delta * Delta + 0.25 * p.k3 * Delta * Delta * Delta * Delta;
     const Real stiffness = p.k + 3 * p.k3 * Delta * Delta;
-    SOFTIK_CHECK(std::isfinite(tension) && std::isfinite(energy) && std::isfinite(stiffness),
-                 "node network: link " << l << " (nodes " << a << ", " << b << "): its rest_length " << p.L
-                                       << " (the nodes are " << lengths[l] << " apart at rest), with stiffness " << p.k
-                                       << " and hardening " << p.k3
-                                       << ", overflows double precision: the link's energy 1/2 k (l - L)^2 + 1/4 k3 (l - "
-                                          "L)^4 at rest is beyond 1.8e308. Give a rest length of the link's size (or "
-                                          "none: the nodes' distance)");
+    SOFTIK_CHECK(
+        std::isfinite(tension) && std::isfinite(energy) && std::isfinite(stiffness),
+        "node network: link " << l << " (nodes " << a << ", " << b << "): its rest_length " << p.L << " (the nodes are "
+                              << lengths[l] << " apart at rest), with stiffness " << p.k << " and hardening " << p.k3
+                              << ", overflows double precision: the link's energy 1/2 k (l - L)^2 + 1/4 k3 (l - "
+                                 "L)^4 at rest is beyond 1.8e308. Give a rest length of the link's size (or "
+                                 "none: the nodes' distance)");
     reached[static_cast<size_t>(a)] = reached[static_cast<size_t>(b)] = 1;
   }
   for (int n = 0; n < N; ++n)

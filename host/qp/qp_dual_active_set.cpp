@@ -50,9 +50,9 @@ Real relative_violation(Real v, Real lo, Real hi, Real terms) {
 namespace {
 
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
-constexpr Real kDependent = 1e-12;     ///< |d2| <= kDependent |d|: n_p in the span of the active normals
-constexpr Real kPositiveR = 1e-11;     ///< r_j |n_j| above this fraction of the largest term: r_j > 0
-constexpr Real kNegativeU = 1e-11;     ///< u_j |n_j| below -kNegativeU * gradient scale: dropped
+constexpr Real kDependent = 1e-12;  ///< |d2| <= kDependent |d|: n_p in the span of the active normals
+constexpr Real kPositiveR = 1e-11;  ///< r_j |n_j| above this fraction of the largest term: r_j > 0
+constexpr Real kNegativeU = 1e-11;  ///< u_j |n_j| below -kNegativeU * gradient scale: dropped
 
 struct Active {
   int id;         ///< < n: variable id; else row id - n
@@ -326,7 +326,7 @@ class DualActiveSet {
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::MatrixXd J_, R_;
   Eigen::VectorXd x0_, x_;
-  Eigen::MatrixXd absA_;                ///< |A|, for the round-off scale |a||x| of each row
+  Eigen::MatrixXd absA_;               ///< |A|, for the round-off scale |a||x| of each row
   std::vector<Real> norm2_, norminf_;  ///< per constraint id: |a|_2, |a|_inf
   Real gscale_ = 1;
   std::vector<Active> active_;

@@ -45,12 +45,12 @@ namespace qp_detail {
 namespace {
 
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
-constexpr Real kPivot = 1e-14;     ///< strictly convex: every Cholesky pivot^2 of Hs above this
-constexpr Real kFlat = 1e-13;      ///< flat: eigenvalue of Hs <= kFlat * largest (>= kPivot: one exists)
-constexpr Real kNegative = 1e-10;  ///< not convex: an eigenvalue of Hs below -kNegative * largest
-constexpr Real kSlope = 1e-8;      ///< unbounded: slope along the flat cone above kSlope * |gradient terms|
-constexpr Real kEntry = 1e-12;     ///< entries of a unit row restricted to the flat subspace below this: 0
-constexpr Real kMoving = 1e-6;     ///< a variable moves along the direction: |y_i| above this of the largest
+constexpr Real kPivot = 1e-14;       ///< strictly convex: every Cholesky pivot^2 of Hs above this
+constexpr Real kFlat = 1e-13;        ///< flat: eigenvalue of Hs <= kFlat * largest (>= kPivot: one exists)
+constexpr Real kNegative = 1e-10;    ///< not convex: an eigenvalue of Hs below -kNegative * largest
+constexpr Real kSlope = 1e-8;        ///< unbounded: slope along the flat cone above kSlope * |gradient terms|
+constexpr Real kEntry = 1e-12;       ///< entries of a unit row restricted to the flat subspace below this: 0
+constexpr Real kMoving = 1e-6;       ///< a variable moves along the direction: |y_i| above this of the largest
 constexpr Real kStationary = 1e-13;  ///< proximal iterations stop: residual of the proximal term, relative
 constexpr int kMaxProximal = 100;
 constexpr Real kConeSlack = 1e-12;  ///< relaxation of the cone's rows, relative to the gradient's scale
@@ -177,7 +177,7 @@ class Semidefinite {
         res.warm_started = warm_started;
         return res;
       }
-      if (delta == delta_min && residual >= previous) break;  // no further progress (round-off)
+      if (delta == delta_min && residual >= previous) break;                     // no further progress (round-off)
       if (residual > 0.1 * previous) delta = std::max(delta_min, 1e-2 * delta);  // slow: longer steps
       previous = residual;
     }

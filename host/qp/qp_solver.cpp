@@ -31,16 +31,16 @@ std::string row_name(const QpProblem& p, Eigen::Index r) {
 /// Checks sizes and values (qp.hpp lists the errors) and returns the problem with H symmetrised.
 QpProblem checked(const QpProblem& p) {
   const Eigen::Index n = p.H.rows(), m = p.A.rows();
-  SOFTIK_CHECK(n >= 1 && p.H.cols() == n && p.g.size() == n,
-               "QP: H must be n x n and g have n entries (n >= 1); got H " << p.H.rows() << " x " << p.H.cols()
-                                                                            << " and g of " << p.g.size());
+  SOFTIK_CHECK(n >= 1 && p.H.cols() == n && p.g.size() == n, "QP: H must be n x n and g have n entries (n >= 1); got H "
+                                                                 << p.H.rows() << " x " << p.H.cols() << " and g of "
+                                                                 << p.g.size());
   SOFTIK_CHECK((p.lower.size() == 0 || p.lower.size() == n) && (p.upper.size() == 0 || p.upper.size() == n),
                "QP: lower and upper must have n = " << n << " entries or none; got " << p.lower.size() << " and "
-                                                   << p.upper.size());
+                                                    << p.upper.size());
   SOFTIK_CHECK((m == 0 || p.A.cols() == n) && p.a_lower.size() == m && p.a_upper.size() == m,
                "QP: A must be m x n (n = " << n << ") with m entries in a_lower and a_upper; got A " << p.A.rows()
-                                            << " x " << p.A.cols() << ", " << p.a_lower.size() << " and "
-                                            << p.a_upper.size());
+                                           << " x " << p.A.cols() << ", " << p.a_lower.size() << " and "
+                                           << p.a_upper.size());
   SOFTIK_CHECK(p.variable_names.empty() || p.variable_names.size() == static_cast<size_t>(n),
                "QP: give no variable names or n = " << n << " of them, got " << p.variable_names.size());
   SOFTIK_CHECK(p.row_names.empty() || p.row_names.size() == static_cast<size_t>(m),
@@ -78,8 +78,10 @@ Eigen::VectorXd row_violations(const QpProblem& p, const Eigen::VectorXd& x) {
   Eigen::VectorXd v = Eigen::VectorXd::Zero(p.A.rows());
   for (Eigen::Index r = 0; r < Ax.size(); ++r) {
     const Real below = p.a_lower(r) - Ax(r), above = Ax(r) - p.a_upper(r);
-    if (below > 0 && below >= above) v(r) = -below;
-    else if (above > 0) v(r) = above;
+    if (below > 0 && below >= above)
+      v(r) = -below;
+    else if (above > 0)
+      v(r) = above;
   }
   return v;
 }
@@ -102,8 +104,11 @@ QpKkt kkt_residuals(const QpProblem& p, const QpResult& res) {
     const Real nu = std::abs(mu) * ainf / G;
     if (mu == 0) return;
     const Real bound = mu > 0 ? lo : hi;
-    if (!std::isfinite(bound)) k.dual = std::max(k.dual, nu);
-    else k.complementarity = std::max(k.complementarity, nu * std::abs(v - bound) / std::max(std::abs(bound) + terms, kTiny));
+    if (!std::isfinite(bound))
+      k.dual = std::max(k.dual, nu);
+    else
+      k.complementarity =
+          std::max(k.complementarity, nu * std::abs(v - bound) / std::max(std::abs(bound) + terms, kTiny));
   };
   for (Eigen::Index i = 0; i < n; ++i) check(x(i), lower_of(p, i), upper_of(p, i), std::abs(x(i)), res.mu_x(i), 1.0);
   for (Eigen::Index r = 0; r < m; ++r)
@@ -224,8 +229,8 @@ Stage1 minimise_violation(const QpProblem& p, const qp_detail::Curvature& c, QpP
     xk = r1.x.head(n);
     warm1 = r1.active_set;
     const Real opt = violation_optimality(p, xk);
-    if (opt <= 1e-13) break;                                // x_k minimises the violation
-    if (delta == delta_min && opt >= opt_prev) break;       // no further progress (round-off)
+    if (opt <= 1e-13) break;                                              // x_k minimises the violation
+    if (delta == delta_min && opt >= opt_prev) break;                     // no further progress (round-off)
     if (opt > 0.1 * opt_prev) delta = std::max(delta_min, 1e-2 * delta);  // slow: longer proximal steps
     opt_prev = opt;
   }
@@ -241,8 +246,10 @@ QpResult stage1_iteration_limit(const QpProblem& p, const Stage1& st1, int used,
   res.x = st1.x;
   res.mu_x = Eigen::VectorXd::Zero(n);
   res.mu_a = Eigen::VectorXd::Zero(m);
-  res.message = "QP: the constraints are infeasible and the search for the least-violation answer reached the "
-                "iteration limit (" + std::to_string(o.max_iterations) + "); x is not that answer";
+  res.message =
+      "QP: the constraints are infeasible and the search for the least-violation answer reached the "
+      "iteration limit (" +
+      std::to_string(o.max_iterations) + "); x is not that answer";
   return res;
 }
 
@@ -289,8 +296,8 @@ Stage2 stage2_setup(const QpProblem& p, const std::vector<SlackRow>& srows, cons
 // A blocking bound holds at every least-violation point: set it exactly (a bound whose
 // stage-1 multiplier was round-off, left by stage 2, is not blocking and is not listed).
 // `mu_x1`: the stage-1 variable multipliers; returns the blocking ones among `variables`.
-std::vector<int> set_blocking_bounds(const QpProblem& p, const Eigen::VectorXd& mu_x1, const std::vector<int>& variables,
-                                     QpResult& res) {
+std::vector<int> set_blocking_bounds(const QpProblem& p, const Eigen::VectorXd& mu_x1,
+                                     const std::vector<int>& variables, QpResult& res) {
   std::vector<int> blocking;
   for (int i : variables) {
     const Real bound = mu_x1(i) > 0 ? lower_of(p, i) : upper_of(p, i);
@@ -377,7 +384,8 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
     res.status = QpStatus::IterationLimit;
     std::ostringstream msg;
     msg << "QP: the constraints are infeasible; the least violation was found but minimising the objective among "
-           "those points reached the iteration limit (" << o.max_iterations << ")";
+           "those points reached the iteration limit ("
+        << o.max_iterations << ")";
     res.message = msg.str();
     return res;
   }
@@ -390,10 +398,14 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
 
 const char* qp_status_name(QpStatus s) {
   switch (s) {
-    case QpStatus::Optimal: return "optimal";
-    case QpStatus::Infeasible: return "infeasible";
-    case QpStatus::IterationLimit: return "iteration limit";
-    case QpStatus::Unbounded: return "unbounded";
+    case QpStatus::Optimal:
+      return "optimal";
+    case QpStatus::Infeasible:
+      return "infeasible";
+    case QpStatus::IterationLimit:
+      return "iteration limit";
+    case QpStatus::Unbounded:
+      return "unbounded";
   }
   return "unknown";
 }
@@ -437,8 +449,8 @@ QpResult solve_qp(const QpProblem& problem, const QpOptions& options, const QpAc
   SOFTIK_CHECK_NUMERICAL(res.x.allFinite() && res.mu_x.allFinite() && res.mu_a.allFinite() &&
                              std::isfinite(res.kkt.max()) && res.row_violation.allFinite(),
                          "QP: the solution is not finite (status " << qp_status_name(res.status)
-                                                                  << "): the problem is too badly scaled for double "
-                                                                     "precision; rescale its variables or rows");
+                                                                   << "): the problem is too badly scaled for double "
+                                                                      "precision; rescale its variables or rows");
   return res;
 }
 

@@ -15,9 +15,12 @@ namespace softik {
 
 const char* arc_length_status_name(ArcLengthStatus status) {
   switch (status) {
-    case ArcLengthStatus::ReachedMaxLoadFactor: return "reached max_load_factor";
-    case ArcLengthStatus::ReachedMaxSteps: return "reached max_steps";
-    case ArcLengthStatus::StepFailed: return "step failed";
+    case ArcLengthStatus::ReachedMaxLoadFactor:
+      return "reached max_load_factor";
+    case ArcLengthStatus::ReachedMaxSteps:
+      return "reached max_steps";
+    case ArcLengthStatus::StepFailed:
+      return "step failed";
   }
   return "unknown";
 }
@@ -25,8 +28,8 @@ const char* arc_length_status_name(ArcLengthStatus status) {
 namespace {
 
 void check_arc(const char* field, Real value) {
-  SOFTIK_CHECK(std::isfinite(value) && value > 0, "solve_arc_length: ArcLengthOptions::"
-                                                      << field << " is " << value
+  SOFTIK_CHECK(std::isfinite(value) && value > 0,
+               "solve_arc_length: ArcLengthOptions::" << field << " is " << value
                                                       << "; arc lengths must be positive (units of x, e.g. a "
                                                          "fraction of the displacement expected per step)");
 }
@@ -47,12 +50,12 @@ void check_options(const EquilibriumModel& model, const ArcLengthOptions& o) {
                "solve_arc_length: ArcLengthOptions::psi is " << o.psi << "; give a finite value >= 0 (0: cylindrical)");
   SOFTIK_CHECK(std::isfinite(o.residual_tolerance) && o.residual_tolerance > 0,
                "solve_arc_length: ArcLengthOptions::residual_tolerance is " << o.residual_tolerance << "; give > 0");
-  SOFTIK_CHECK(std::isfinite(o.max_load_factor) && o.max_load_factor > 0,
-               "solve_arc_length: ArcLengthOptions::max_load_factor is " << o.max_load_factor
-                                                                          << "; give a finite value > 0");
+  SOFTIK_CHECK(
+      std::isfinite(o.max_load_factor) && o.max_load_factor > 0,
+      "solve_arc_length: ArcLengthOptions::max_load_factor is " << o.max_load_factor << "; give a finite value > 0");
   SOFTIK_CHECK(o.monitored_dof >= -1 && o.monitored_dof < model.num_dofs(),
-               "solve_arc_length: ArcLengthOptions::monitored_dof is " << o.monitored_dof << "; give -1 or a DOF in [0, "
-                                                                       << model.num_dofs() << ")");
+               "solve_arc_length: ArcLengthOptions::monitored_dof is "
+                   << o.monitored_dof << "; give -1 or a DOF in [0, " << model.num_dofs() << ")");
 }
 
 /// Refuses what arc-length continuation cannot drive: prescribed displacements and a zero
@@ -61,7 +64,8 @@ void check_loads(const EquilibriumModel& model, const Loads& loads, const std::v
   check_static_loads(model, loads, x, "solve_arc_length");
   for (const PressureLoad& p : loads.pressures)
     SOFTIK_CHECK_KIND(p.control == CavityControl::Pressure, ErrorKind::Unsupported,
-                      "solve_arc_length: pressure load '" << p.name << "' has control = " << cavity_control_name(p.control)
+                      "solve_arc_length: pressure load '"
+                          << p.name << "' has control = " << cavity_control_name(p.control)
                           << ", which arc-length continuation does not drive (it scales given pressures); a volume-"
                              "controlled or gas cavity passes pressure maxima under load control: use solve_static");
   SOFTIK_CHECK_KIND(loads.prescribed.empty(), ErrorKind::Unsupported,
@@ -73,8 +77,9 @@ void check_loads(const EquilibriumModel& model, const Loads& loads, const std::v
   Real norm = 0;
   for (size_t k = 0; k < x.size(); ++k)
     if (model.free_dof_index()[k] >= 0) norm += f_ref[k] * f_ref[k];
-  SOFTIK_CHECK(norm > 0, "solve_arc_length: the reference load (Loads::nodal and Loads::pressures at load factor 1) is "
-                         "zero on the free DOFs: there is no load to follow; give a non-zero load");
+  SOFTIK_CHECK(norm > 0,
+               "solve_arc_length: the reference load (Loads::nodal and Loads::pressures at load factor 1) is "
+               "zero on the free DOFs: there is no load to follow; give a non-zero load");
 }
 
 /// The driver's state between steps.
@@ -143,7 +148,8 @@ struct Path {
     *capped = false;
     try {
       StepOutcome outcome = stepper.arc_step(current, ds, sign, next, dx, dlambda);
-      if (outcome.converged && dlambda > 0 && next.lambda > options.max_load_factor) *capped = cap(next, dx, dlambda, outcome);
+      if (outcome.converged && dlambda > 0 && next.lambda > options.max_load_factor)
+        *capped = cap(next, dx, dlambda, outcome);
       return outcome;
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Numerical && e.kind() != ErrorKind::Input) throw;
@@ -165,8 +171,8 @@ std::string failed_message(const Path& path, int attempts, Real ds, const char* 
   return s.str();
 }
 
-ArcLengthResult follow_path(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
-                            const ArcLengthOptions& options) {
+ArcLengthResult follow_path(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads,
+                            std::vector<Real>& x, const ArcLengthOptions& options) {
   check_options(model, options);
   check_loads(model, loads, x);
   model.check_start(x);
@@ -177,8 +183,9 @@ ArcLengthResult follow_path(const EquilibriumModel& model, LinearSolver& solver,
   const StepOutcome start = stepper.equilibrium_point(x, 0.0, path.current);
   if (!start.converged) {
     result.status = ArcLengthStatus::StepFailed;
-    result.message = "the starting positions are not an equilibrium at load factor 0 (Newton did not converge within "
-                     "max_iterations): start from the rest positions or a converged state";
+    result.message =
+        "the starting positions are not an equilibrium at load factor 0 (Newton did not converge within "
+        "max_iterations): start from the rest positions or a converged state";
     result.iterations = stepper.iterations();
     return result;
   }
@@ -242,7 +249,8 @@ ArcLengthResult solve_arc_length(const NetworkStatics& network, LinearSolver& so
     std::vector<Real> K(static_cast<size_t>(network.pattern().nnz()), 0.0);
     SOFTIK_CHECK(add_pressure_stiffness(p, 1.0, network.nodes(), network.pattern(), network.free_dof_index(),
                                         network.nodes().X, 1.0, K) == 0,
-                 "solve_arc_length: pressure load '" << p.name << "' couples nodes that the NetworkStatics' pattern does "
+                 "solve_arc_length: pressure load '" << p.name
+                                                     << "' couples nodes that the NetworkStatics' pattern does "
                                                      << "not: give the load to the NetworkStatics constructor");
   }
   return follow_path(*equilibrium_model(network), solver, loads, x, options);

@@ -18,7 +18,8 @@ Real arc_dot(const std::vector<Real>& a, const std::vector<Real>& b) {
 ArcLengthStepper::ArcLengthStepper(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads,
                                    const ArcLengthOptions& options)
     : model_(model), solver_(solver), loads_(loads), options_(options), n_(model.num_free_dofs()) {
-  for (const PressureLoad& p : loads.pressures) pressure_.push_back(make_pressure_evaluator(p, model.nodes(), model.backend()));
+  for (const PressureLoad& p : loads.pressures)
+    pressure_.push_back(make_pressure_evaluator(p, model.nodes(), model.backend()));
   r_.assign(static_cast<size_t>(n_), 0.0);
   f_ref_.assign(static_cast<size_t>(n_), 0.0);
 }
@@ -43,7 +44,8 @@ ArcLengthStepper::Linearization ArcLengthStepper::linearize(const std::vector<Re
                          "the residual is not finite at load factor " << lambda);
   // K_T = K - lambda sum_p P_p d2V_p/dx2: the follower-load stiffness enters with scale -1.
   for (const PressureLoad& p : loads_.pressures)
-    add_pressure_stiffness(p, lambda * p.pressure, model_.nodes(), model_.pattern(), model_.free_dof_index(), x, -1.0, K_);
+    add_pressure_stiffness(p, lambda * p.pressure, model_.nodes(), model_.pattern(), model_.free_dof_index(), x, -1.0,
+                           K_);
   solver_.factorize(K_);
   return lin;
 }
@@ -59,7 +61,8 @@ void ArcLengthStepper::place(const ArcPoint& from, const std::vector<Real>& dx, 
     if (free[k] >= 0) x[k] += dx[static_cast<size_t>(free[k])];
 }
 
-void ArcLengthStepper::finish_point(const std::vector<Real>& x, Real lambda, const Linearization& lin, ArcPoint& point) {
+void ArcLengthStepper::finish_point(const std::vector<Real>& x, Real lambda, const Linearization& lin,
+                                    ArcPoint& point) {
   point.x = x;
   point.lambda = lambda;
   point.residual = lin.residual;
@@ -144,8 +147,8 @@ StepOutcome ArcLengthStepper::arc_step(const ArcPoint& from, Real ds, int sign, 
   return correct(from, ds, /*fixed_load=*/false, dx, dlambda, to);
 }
 
-StepOutcome ArcLengthStepper::fixed_load_step(const ArcPoint& from, const std::vector<Real>& dx_step, Real t, Real lambda,
-                                              ArcPoint& to) {
+StepOutcome ArcLengthStepper::fixed_load_step(const ArcPoint& from, const std::vector<Real>& dx_step, Real t,
+                                              Real lambda, ArcPoint& to) {
   std::vector<Real> dx = dx_step;
   for (Real& v : dx) v *= t;
   Real dlambda = lambda - from.lambda;

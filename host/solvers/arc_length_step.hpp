@@ -14,7 +14,7 @@ namespace softik {
 
 /// A converged point of the path with what the next predictor needs.
 struct ArcPoint {
-  std::vector<Real> x;        ///< positions, num_dofs
+  std::vector<Real> x;  ///< positions, num_dofs
   Real lambda = 0;
   std::vector<Real> tangent;  ///< dx_f = K_T^-1 f_ref at this point (free DOFs): dx/dlambda of the path
   Real load_norm = 0;         ///< F = |f_ref_free| at this point
@@ -31,7 +31,8 @@ struct StepOutcome {
 
 class ArcLengthStepper {
  public:
-  ArcLengthStepper(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads, const ArcLengthOptions& options);
+  ArcLengthStepper(const EquilibriumModel& model, LinearSolver& solver, const Loads& loads,
+                   const ArcLengthOptions& options);
 
   /// Linearises and factorises at (x, lambda) and fills `point` (tangent, inertia, residual);
   /// true when (x, lambda) is an equilibrium to the tolerance. A fixed-lambda Newton solve from x
@@ -67,7 +68,8 @@ class ArcLengthStepper {
   bool converged(const Linearization& lin, Real lambda) const;
   /// Iterations (4)-(5) from the predicted increment (dx, dlambda) of the point `from`; with
   /// `fixed_load` dlambda stays as it is (Newton at fixed load). Fills `to` on convergence.
-  StepOutcome correct(const ArcPoint& from, Real ds, bool fixed_load, std::vector<Real>& dx, Real& dlambda, ArcPoint& to);
+  StepOutcome correct(const ArcPoint& from, Real ds, bool fixed_load, std::vector<Real>& dx, Real& dlambda,
+                      ArcPoint& to);
   /// The correction dlambda of (5) for the increment (dx, dlambda) and the solves dx_r, dx_f;
   /// false when (5) has no real root.
   bool constraint_root(const std::vector<Real>& dx, Real dlambda, const std::vector<Real>& dx_r,

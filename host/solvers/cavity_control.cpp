@@ -47,9 +47,15 @@ std::vector<Real> ControlledCavities::pressures(const std::vector<Real>& x, Real
   for (size_t k = 0; k < P.size(); ++k) {
     const PressureLoad& p = loads_.pressures[k];
     switch (p.control) {
-      case CavityControl::Pressure: P[k] = lambda * p.pressure; break;
-      case CavityControl::Volume: P[k] = multipliers[k]; break;
-      case CavityControl::Gas: P[k] = gas_amount(k, lambda) / volume(k, x) - p.ambient_pressure; break;  // N/V - P_atm
+      case CavityControl::Pressure:
+        P[k] = lambda * p.pressure;
+        break;
+      case CavityControl::Volume:
+        P[k] = multipliers[k];
+        break;
+      case CavityControl::Gas:
+        P[k] = gas_amount(k, lambda) / volume(k, x) - p.ambient_pressure;
+        break;  // N/V - P_atm
     }
   }
   return P;

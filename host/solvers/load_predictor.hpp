@@ -16,7 +16,8 @@ namespace softik::detail {
 ///   d = h_p x' - h_p^2 x'' / 2   =>   h^2 x'' / 2 = rho t - rho^2 d,
 /// so the predictor is (1 + rho) t - rho^2 d: exact for a path quadratic in lambda, and t itself
 /// (d = h_p x') where the path is straight. The tangent predictor t alone is first order.
-inline void extrapolated_step(const std::vector<Real>& t, const std::vector<Real>& d, Real rho, std::vector<Real>& out) {
+inline void extrapolated_step(const std::vector<Real>& t, const std::vector<Real>& d, Real rho,
+                              std::vector<Real>& out) {
   out.resize(t.size());
   for (size_t k = 0; k < t.size(); ++k) out[k] = (1 + rho) * t[k] - rho * rho * d[k];
 }

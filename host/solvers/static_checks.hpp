@@ -11,6 +11,7 @@ namespace softik {
 
 /// Throws softik::Error (ErrorKind::Input) naming the bad value; `caller` starts size messages
 /// ("solve_static", "solve_arc_length").
-void check_static_loads(const EquilibriumModel& model, const Loads& loads, const std::vector<Real>& x, const char* caller);
+void check_static_loads(const EquilibriumModel& model, const Loads& loads, const std::vector<Real>& x,
+                        const char* caller);
 
 }  // namespace softik

@@ -7,8 +7,8 @@
 
 #include "host/assembly/pressure_evaluator.hpp"
 #include "host/assembly/pressure_stiffness.hpp"
-#include "host/solvers/cavity_control.hpp"
 #include "host/linear/factor_pcg.hpp"
+#include "host/solvers/cavity_control.hpp"
 #include "host/solvers/load_predictor.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
@@ -122,8 +122,8 @@ struct Newton {
 
   /// Free-DOF residual r = f + f_load at x with the volume cavities' pressures `multipliers` (and
   /// the scale its tolerance is relative to).
-  Real residual(const std::vector<Real>& x, Real lambda, const std::vector<Real>& multipliers, const std::vector<Real>& f,
-                std::vector<Real>& rhs, Real* scale) const {
+  Real residual(const std::vector<Real>& x, Real lambda, const std::vector<Real>& multipliers,
+                const std::vector<Real>& f, std::vector<Real>& rhs, Real* scale) const {
     const std::vector<int>& free = assembler.free_dof_index();
     const std::vector<Real> f_load = external(x, lambda, cavities->pressures(x, lambda, multipliers));
     Real r = 0, load = 0, reaction = 0;
@@ -174,7 +174,8 @@ struct Newton {
   /// pressures) from x: Armijo on the resolved merit, at most 10 halvings. Returns alpha and
   /// moves x and multipliers to the accepted point.
   Real search(std::vector<Real>& x, std::vector<Real>& multipliers, const std::vector<Real>& dx,
-              const std::vector<Real>& dP, Real lambda, Real merit0, Real slope, const std::vector<Real>& weights) const {
+              const std::vector<Real>& dP, Real lambda, Real merit0, Real slope,
+              const std::vector<Real>& weights) const {
     const std::vector<int>& free = assembler.free_dof_index();
     Real alpha = 1;
     std::vector<Real> trial = x, trial_P = multipliers;
@@ -245,16 +246,16 @@ struct Newton {
     Real previous_r = 0;
     // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
     // added to it on the host.
-    const bool pressure_K = options.pressure_stiffness &&
-                            std::any_of(loads.pressures.begin(), loads.pressures.end(),
-                                        [](const PressureLoad& p) { return p.follower; });  // dead: none
+    const bool pressure_K =
+        options.pressure_stiffness && std::any_of(loads.pressures.begin(), loads.pressures.end(),
+                                                  [](const PressureLoad& p) { return p.follower; });  // dead: none
     for (int it = 0; it < options.max_iterations; ++it) {
       const Real* d_K = nullptr;
       if (!pressure_K && assembler.keeps_stiffness_on_device(solver)) {
         assembled.x.clear();
         d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
       } else if (it > 0 || x != assembled.x) {  // else the last load step ended here: the same f and K
-        assembled.x.clear();                      // until this assembly has succeeded
+        assembled.x.clear();                    // until this assembly has succeeded
         assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
         assembled.x = x;
       }
@@ -281,7 +282,7 @@ struct Newton {
                                     r <= options.chord_contraction * previous_r);
       const Real lambda_K = it == 0 ? lambda_start : lambda;
       if ((!chord || krylov_chord) && options.pressure_stiffness) {
-        assembled.x.clear();  // K is no longer the assembly's
+        assembled.x.clear();                                                          // K is no longer the assembly's
         const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
         for (size_t k = 0; k < loads.pressures.size(); ++k) load_stiffness[k]->add(P_K[k], x, -1.0, K);
       }
@@ -313,7 +314,8 @@ struct Newton {
         dx_norm += dx[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
       }
       dx_norm = std::sqrt(dx_norm);
-      if (line_search == LineSearch::Residual) slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
+      if (line_search == LineSearch::Residual)
+        slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
       const Real alpha = extrapolated ? 1 : search(x, multipliers, dx, dP, lambda, merit0, slope, weights);
       ++result.iterations;
       ++*iterations;
@@ -333,7 +335,8 @@ struct Newton {
     rep.iterations = iterations;
     rep.residual = r;
     rep.pressures = cavities->pressures(x, lambda, multipliers);
-    for (const PressureLoad& p : loads.pressures) rep.volumes.push_back(p.closed ? surface_volume(p, assembler.mesh(), x) : 0.0);
+    for (const PressureLoad& p : loads.pressures)
+      rep.volumes.push_back(p.closed ? surface_volume(p, assembler.mesh(), x) : 0.0);
     return rep;
   }
 };
@@ -375,7 +378,8 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
                "solve_static: load_steps and max_iterations must be >= 1");
   const LineSearch line_search = resolve_line_search(loads, options.line_search);
   StaticResult result;
-  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()), {}, {}, {}, {}};
+  Newton newton{assembler, solver, loads, options, line_search, result, bounding_box_diagonal(assembler.mesh()),
+                {},        {},     {},    {}};
   for (const PressureLoad& p : loads.pressures) {
     newton.pressure.push_back(make_pressure_evaluator(p, assembler.mesh(), assembler.options().backend));
     if (options.pressure_stiffness)
@@ -400,7 +404,8 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     int iterations = 0;
     Real r = 0;
     // The second-order predictor on a step's first try only: a cut step starts from the tangent.
-    const Real rho = options.extrapolate && cuts_here == 0 && newton.last_step > 0 ? (target - lambda) / newton.last_step : 0;
+    const Real rho =
+        options.extrapolate && cuts_here == 0 && newton.last_step > 0 ? (target - lambda) / newton.last_step : 0;
     std::string failure = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
     try {
       ok = newton.equilibrate(trial, trial_P, target, lambda, step_index, &iterations, &r, rho);
@@ -434,8 +439,8 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
     ++result.step_cuts;
     if (cuts > options.max_step_cuts) {
       std::ostringstream s;
-      s << "Newton failed at load factor " << target << " after " << options.max_step_cuts
-        << " step cuts (" << failure << "); last residuals:";
+      s << "Newton failed at load factor " << target << " after " << options.max_step_cuts << " step cuts (" << failure
+        << "); last residuals:";
       const size_t first = result.log.size() > 6 ? result.log.size() - 6 : 0;
       for (size_t k = first; k < result.log.size(); ++k) s << " " << result.log[k].residual;
       s << ". Increase load_steps, check the boundary conditions, or use a law that tolerates large strains";

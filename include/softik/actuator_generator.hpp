@@ -35,7 +35,7 @@ namespace softik {
 struct FingerSpec {
   Real length = 0.10, width = 0.02, height = 0.02;
   Real base_wall = 0.01, tip_wall = 0.01, side_wall = 0.004, bottom_wall = 0.004, top_wall = 0.008;
-  Real cell_size = 0.002;   ///< target edge length of the grid
+  Real cell_size = 0.002;  ///< target edge length of the grid
   CellType cell_type = CellType::Tet4;
 };
 Mesh make_finger(const FingerSpec& spec);
@@ -92,8 +92,8 @@ Mesh make_ball(const BallSpec& spec);
 /// Fingers that would overlap each other or the ball are refused with the parameter to change.
 struct GripperSpec {
   int fingers = 3;
-  FingerSpec finger;      ///< cell_type and cell_size apply to the ball's cells too (size only roughly)
-  Real radius = 0.025;    ///< from the vertical axis to each finger's inner (bending) face
+  FingerSpec finger;        ///< cell_type and cell_size apply to the ball's cells too (size only roughly)
+  Real radius = 0.025;      ///< from the vertical axis to each finger's inner (bending) face
   Real tip_height = 0.004;  ///< of the fingertips above z = 0
   Real ball_radius = 0.02;
   int ball_cells = 6;

@@ -140,8 +140,7 @@ class Assembler {
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
   /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
   /// is inverted in x where the formulation is undefined (laws with log J, QR corotation).
-  void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
-                std::vector<Real>* K_values) const;
+  void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, std::vector<Real>* K_values) const;
 
   /// Backend::Cuda only: assemble() with the K values left in device memory (the returned
   /// pointer, nnz values in pattern(); valid until the next assemble call) for a solver whose
@@ -190,15 +189,15 @@ class Assembler {
   int num_dofs_ = 0;
   std::vector<int> free_index_;
   CsrPattern pattern_;
-  std::vector<int> color_ptr_;    ///< blocks of colour k: color_blocks_[color_ptr_[k] .. color_ptr_[k+1])
+  std::vector<int> color_ptr_;  ///< blocks of colour k: color_blocks_[color_ptr_[k] .. color_ptr_[k+1])
   std::vector<int> color_blocks_;
   std::vector<int> block_slots_;  ///< per cell, npc^2 node-block bases (slot_map.hpp)
   std::vector<int> node_rows_;    ///< per node, its row word (slot_map.hpp)
   std::vector<Material> materials_;
   std::unique_ptr<ElementKernels> kernels_;
-  std::unique_ptr<DeviceAssembly> device_;  ///< Backend::Cuda only
-  std::unique_ptr<NodalDilatation> nodal_;  ///< Dilatation::NodalMean only
-  std::unique_ptr<std::mutex> device_mutex_;       ///< one assemble() at a time on the device buffers
+  std::unique_ptr<DeviceAssembly> device_;    ///< Backend::Cuda only
+  std::unique_ptr<NodalDilatation> nodal_;    ///< Dilatation::NodalMean only
+  std::unique_ptr<std::mutex> device_mutex_;  ///< one assemble() at a time on the device buffers
 };
 
 /// The DOFs of the given nodes (all components), as a fixed_dofs mask for Assembler.

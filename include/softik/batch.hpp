@@ -75,7 +75,7 @@ struct BatchSpec {
   std::string scene_path;  ///< the base scene, resolved against the batch file's folder
   bool has_backend = false;
   Backend backend = Backend::Cpu;
-  int workers = 0;         ///< 0: one per hardware thread (capped by the number of designs)
+  int workers = 0;  ///< 0: one per hardware thread (capped by the number of designs)
   bool vtu = false;
   std::vector<BatchDesign> designs;  ///< listed designs first, then the sweep's product, then the sample
   BatchObjective objective;
@@ -124,7 +124,7 @@ Scene design_scene(const BatchSpec& spec, const BatchDesign& design);
 struct DesignResult {
   std::string name;
   bool ok = false;
-  std::string error;  ///< the softik::Error text when !ok
+  std::string error;                           ///< the softik::Error text when !ok
   ErrorKind error_kind = ErrorKind::Internal;  ///< the softik::Error's kind when !ok (Internal for any other exception)
   SceneRunResult run;
   /// The design's row of the results table (design_row) when it did not run in this process:
@@ -135,8 +135,8 @@ struct DesignResult {
 };
 
 struct BatchRunOptions {
-  std::string out_dir;               ///< each design writes into `out_dir/<design name>/`
-  bool has_backend = false;          ///< override the batch file's / scenes' backend
+  std::string out_dir;       ///< each design writes into `out_dir/<design name>/`
+  bool has_backend = false;  ///< override the batch file's / scenes' backend
   Backend backend = Backend::Cpu;
   int workers = -1;                  ///< -1: the batch file's value
   std::ostream* progress = nullptr;  ///< one line per finished design (null: quiet)
@@ -169,9 +169,9 @@ struct BatchRunOptions {
 /// What lockstep evaluation did (BatchSpec::lockstep); all zero when it was off.
 struct BatchLockstepStats {
   size_t waves = 0;
-  size_t groups = 0;          ///< design groups over all waves (one engine each)
-  size_t passes = 0;          ///< assembly passes (on the GPU: launches) over all groups
-  size_t design_passes = 0;   ///< the designs those passes assembled, summed
+  size_t groups = 0;         ///< design groups over all waves (one engine each)
+  size_t passes = 0;         ///< assembly passes (on the GPU: launches) over all groups
+  size_t design_passes = 0;  ///< the designs those passes assembled, summed
 };
 
 struct BatchResult {
@@ -180,7 +180,7 @@ struct BatchResult {
   int workers = 0;                    ///< designs run at once (lockstep: the largest wave)
   BatchLockstepStats lockstep;
   Backend backend = Backend::Cpu;
-  size_t resumed = 0;                 ///< designs whose rows were kept from the table (resume)
+  size_t resumed = 0;  ///< designs whose rows were kept from the table (resume)
   /// Designs evaluated per second in this call (the resumed ones not counted).
   double designs_per_second() const { return seconds > 0 ? (designs.size() - resumed) / seconds : 0; }
 };

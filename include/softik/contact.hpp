@@ -43,13 +43,13 @@ const char* obstacle_shape_name(ObstacleShape shape);
 struct Obstacle {
   std::string name;  ///< named in every error and report
   ObstacleShape shape = ObstacleShape::Plane;
-  Vec3r center = Vec3r::Zero();  ///< plane: a point on it; sphere, box, cylinder: the centre
-  Vec3r normal = Vec3r::UnitZ(); ///< plane: unit normal pointing to the side where bodies are
-  Real radius = 0;               ///< sphere, cylinder
-  Vec3r half_extents = Vec3r::Zero();              ///< box, along the columns of `rotation`
+  Vec3r center = Vec3r::Zero();        ///< plane: a point on it; sphere, box, cylinder: the centre
+  Vec3r normal = Vec3r::UnitZ();       ///< plane: unit normal pointing to the side where bodies are
+  Real radius = 0;                     ///< sphere, cylinder
+  Vec3r half_extents = Vec3r::Zero();  ///< box, along the columns of `rotation`
   Eigen::Matrix<Real, 3, 3> rotation = Eigen::Matrix<Real, 3, 3>::Identity();  ///< box axes
-  Vec3r axis = Vec3r::UnitZ();   ///< cylinder: unit axis through `center`
-  Real half_length = 0;          ///< cylinder: half its length (flat end caps)
+  Vec3r axis = Vec3r::UnitZ();                                                 ///< cylinder: unit axis through `center`
+  Real half_length = 0;  ///< cylinder: half its length (flat end caps)
   /// TriangleMesh: vertices (3 per vertex) and triangles wound so that normals point out of the
   /// obstacle; closed and consistently wound (validate() checks).
   std::vector<Real> vertices;
@@ -86,10 +86,10 @@ ObstacleDistance distance_to_obstacle(const Obstacle& obstacle, Real t, const Ve
 
 /// One contact constraint (see the conventions above).
 struct ContactPoint {
-  int node = -1;      ///< the body node in contact (DOFs 3*node .. 3*node+2)
-  int obstacle = -1;  ///< index of the obstacle, or -1 for a contact with a deformable triangle
-  std::array<int, 3> triangle{{-1, -1, -1}};      ///< body-body: the other surface's triangle nodes
-  std::array<Real, 3> barycentric{{0, 0, 0}};     ///< body-body: the closest point's weights on it
+  int node = -1;                              ///< the body node in contact (DOFs 3*node .. 3*node+2)
+  int obstacle = -1;                          ///< index of the obstacle, or -1 for a contact with a deformable triangle
+  std::array<int, 3> triangle{{-1, -1, -1}};  ///< body-body: the other surface's triangle nodes
+  std::array<Real, 3> barycentric{{0, 0, 0}};  ///< body-body: the closest point's weights on it
   Vec3r normal = Vec3r::UnitZ();
   Vec3r t1 = Vec3r::UnitX();
   Vec3r t2 = Vec3r::UnitY();
@@ -146,8 +146,8 @@ enum class ContactSolverMethod {
 
 struct ContactSolverOptions {
   ContactSolverMethod method = ContactSolverMethod::ProjectedGaussSeidel;
-  Real tolerance = 1e-12;    ///< on frictional_contact_residual (length units)
-  int max_iterations = 2000; ///< sweeps (PGS) or pivots (Direct)
+  Real tolerance = 1e-12;     ///< on frictional_contact_residual (length units)
+  int max_iterations = 2000;  ///< sweeps (PGS) or pivots (Direct)
 };
 
 struct ContactSolverReport {
@@ -172,8 +172,8 @@ ContactSolverReport solve_frictional_contact(const Eigen::Matrix<Real, Eigen::Dy
 ///   K = {|lambda_t| <= mu_i lambda_n} (the exact Coulomb cone), rho_i = 1 / max diag(W_ii),
 /// and the largest r_i over the contacts. Zero exactly at a solution, positive otherwise.
 Real frictional_contact_residual(const Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>& W,
-                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& delta_free,
-                                 const std::vector<Real>& mu, const Eigen::Matrix<Real, Eigen::Dynamic, 1>& lambda);
+                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& delta_free, const std::vector<Real>& mu,
+                                 const Eigen::Matrix<Real, Eigen::Dynamic, 1>& lambda);
 
 /// Contact with obstacles (and between parts of the mesh) in a DynamicSolver or an InverseSolver.
 struct ContactOptions {

@@ -71,14 +71,14 @@ struct ArcLengthOptions {
 
 /// One converged point of the equilibrium path.
 struct PathPoint {
-  int step = 0;                  ///< 0: the starting point
-  Real load_factor = 0;          ///< lambda
-  std::vector<Real> pressures;   ///< lambda * P per pressure load
-  std::vector<Real> volumes;     ///< cavity volume per pressure load (0 for open surfaces)
-  Real displacement = 0;         ///< see ArcLengthOptions::monitored_dof
+  int step = 0;                 ///< 0: the starting point
+  Real load_factor = 0;         ///< lambda
+  std::vector<Real> pressures;  ///< lambda * P per pressure load
+  std::vector<Real> volumes;    ///< cavity volume per pressure load (0 for open surfaces)
+  Real displacement = 0;        ///< see ArcLengthOptions::monitored_dof
   Real arc = 0;  ///< ds of the step that reached this point (0 at the start and for a point placed at max_load_factor)
-  int iterations = 0;            ///< corrector iterations of that step
-  Real residual = 0;             ///< |r_free| at this point
+  int iterations = 0;  ///< corrector iterations of that step
+  Real residual = 0;   ///< |r_free| at this point
   /// Negative pivots of the tangent K_T at this point (its negative eigenvalues); -1 when the
   /// linear solver does not report them.
   int negative_pivots = -1;

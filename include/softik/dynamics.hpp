@@ -93,7 +93,7 @@ struct NodalLoad {
 
 struct DynamicLoads {
   std::vector<NodalLoad> nodal;
-  std::vector<PressureLoad> pressures;       ///< pressure = the value at factor 1
+  std::vector<PressureLoad> pressures;         ///< pressure = the value at factor 1
   std::vector<TimeFunction> pressure_factors;  ///< one per pressure (missing: constant 1)
   std::vector<DrivenActuator> actuators;
 };
@@ -103,13 +103,13 @@ struct DynamicsOptions {
   TimeScheme scheme = TimeScheme::BackwardEuler;
   Real newmark_beta = 0.25;
   Real newmark_gamma = 0.5;
-  Real density = 1000;       ///< mass density (> 0)
-  bool lumped_mass = false;  ///< row-sum lumped instead of consistent mass
-  Real rayleigh_mass = 0;       ///< alpha (1/time)
-  Real rayleigh_stiffness = 0;  ///< beta (time)
-  int max_iterations = 25;          ///< Newton iterations per step
-  Real residual_tolerance = 1e-9;   ///< |r| <= tol * (|f| + |f_ext| + |M a| + |D v|)
-  Real increment_tolerance = 1e-12; ///< or |dx| <= tol * model size
+  Real density = 1000;               ///< mass density (> 0)
+  bool lumped_mass = false;          ///< row-sum lumped instead of consistent mass
+  Real rayleigh_mass = 0;            ///< alpha (1/time)
+  Real rayleigh_stiffness = 0;       ///< beta (time)
+  int max_iterations = 25;           ///< Newton iterations per step
+  Real residual_tolerance = 1e-9;    ///< |r| <= tol * (|f| + |f_ext| + |M a| + |D v|)
+  Real increment_tolerance = 1e-12;  ///< or |dx| <= tol * model size
   int max_step_cuts = 6;
   bool pressure_stiffness = true;
   ContactOptions contact;
@@ -117,19 +117,19 @@ struct DynamicsOptions {
 
 /// What one step did.
 struct DynamicStepReport {
-  int step = 0;         ///< steps completed, from 1
-  Real time = 0;        ///< at the end of the step
-  int iterations = 0;   ///< Newton iterations (all sub-steps)
-  Real residual = 0;    ///< final |r| of the free motion
-  int substeps = 1;     ///< > 1 when the step was cut
+  int step = 0;        ///< steps completed, from 1
+  Real time = 0;       ///< at the end of the step
+  int iterations = 0;  ///< Newton iterations (all sub-steps)
+  Real residual = 0;   ///< final |r| of the free motion
+  int substeps = 1;    ///< > 1 when the step was cut
   int factorizations = 0;
   Real kinetic_energy = 0;
   Real elastic_energy = 0;
-  int contacts = 0;          ///< contact points detected
-  int active_contacts = 0;   ///< with lambda_n > 0
-  Real normal_force = 0;     ///< sum of lambda_n
+  int contacts = 0;                     ///< contact points detected
+  int active_contacts = 0;              ///< with lambda_n > 0
+  Real normal_force = 0;                ///< sum of lambda_n
   Vec3r contact_force = Vec3r::Zero();  ///< resultant of the contact forces on the body
-  Real max_penetration = 0;  ///< largest -gap at the corrected positions (0 when none)
+  Real max_penetration = 0;             ///< largest -gap at the corrected positions (0 when none)
   /// The contact solves of the step (of all its sub-steps when cut): converged only if each
   /// did, iterations summed, the largest residual.
   ContactSolverReport contact_solve;

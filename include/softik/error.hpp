@@ -26,11 +26,16 @@ enum class ErrorKind {
 /// "input", "numerical", "io", "unsupported" or "internal".
 inline const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::Input: return "input";
-    case ErrorKind::Numerical: return "numerical";
-    case ErrorKind::Io: return "io";
-    case ErrorKind::Unsupported: return "unsupported";
-    case ErrorKind::Internal: return "internal";
+    case ErrorKind::Input:
+      return "input";
+    case ErrorKind::Numerical:
+      return "numerical";
+    case ErrorKind::Io:
+      return "io";
+    case ErrorKind::Unsupported:
+      return "unsupported";
+    case ErrorKind::Internal:
+      return "internal";
   }
   return "internal";
 }
@@ -60,13 +65,13 @@ namespace detail {
 
 /// Always-on check of the given kind. `msg` is a stream expression:
 /// SOFTIK_CHECK_KIND(J > 0, ::softik::ErrorKind::Numerical, "element " << e << " is inverted").
-#define SOFTIK_CHECK_KIND(cond, kind, msg)                                          \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::ostringstream softik_check_stream_;                                      \
-      softik_check_stream_ << msg;                                                  \
+#define SOFTIK_CHECK_KIND(cond, kind, msg)                                                 \
+  do {                                                                                     \
+    if (!(cond)) {                                                                         \
+      std::ostringstream softik_check_stream_;                                             \
+      softik_check_stream_ << msg;                                                         \
       ::softik::detail::throw_error(kind, __FILE__, __LINE__, softik_check_stream_.str()); \
-    }                                                                               \
+    }                                                                                      \
   } while (0)
 
 /// Always-on check of the input (ErrorKind::Input).
@@ -77,7 +82,8 @@ namespace detail {
 #define SOFTIK_CHECK_IO(cond, msg) SOFTIK_CHECK_KIND(cond, ::softik::ErrorKind::Io, msg)
 
 #ifndef NDEBUG
-#define SOFTIK_ASSERT(cond, msg) SOFTIK_CHECK_KIND(cond, ::softik::ErrorKind::Internal, "internal assertion failed: " << msg)
+#define SOFTIK_ASSERT(cond, msg) \
+  SOFTIK_CHECK_KIND(cond, ::softik::ErrorKind::Internal, "internal assertion failed: " << msg)
 #else
 #define SOFTIK_ASSERT(cond, msg) \
   do {                           \

@@ -132,12 +132,12 @@ class FemExplicitModel final : public ExplicitModel {
 
 struct ExplicitOptions {
   ExplicitScheme scheme = ExplicitScheme::VelocityVerlet;
-  Real time_step = 0;        ///< dt (s); 0: safety * the stable estimate
-  Real safety = 0.9;         ///< in (0, 1]: the automatic step is safety * dt_c
+  Real time_step = 0;            ///< dt (s); 0: safety * the stable estimate
+  Real safety = 0.9;             ///< in (0, 1]: the automatic step is safety * dt_c
   bool force_time_step = false;  ///< run with a time_step above dt_c anyway (else softik::Error)
-  Real mass_damping = 0;     ///< alpha (1/s), >= 0
-  Real global_damping = 0;   ///< c_g (N s/m per DOF), >= 0
-  int steps_per_frame = 100; ///< steps between frames (stable-step re-estimates, on_frame calls)
+  Real mass_damping = 0;         ///< alpha (1/s), >= 0
+  Real global_damping = 0;       ///< c_g (N s/m per DOF), >= 0
+  int steps_per_frame = 100;     ///< steps between frames (stable-step re-estimates, on_frame calls)
 };
 
 /// One output frame of ExplicitSolver::advance.

@@ -56,8 +56,8 @@
 // at the start, v(s) = v_start + s (v - v_start) (an imposed pressure is then ramped as in load
 // stepping); inequality bounds are left as they are. It tries s = 1 first; a failed
 // increment (no convergence within max_iterations, an unfactorable tangent, an inverted state)
-// is undone and halved, a converged one doubles the next, as the load steps of solve_static. Forward re-simulation: give actuators
-// equal lambda bounds (imposed pressure) or equal delta bounds (imposed volume growth).
+// is undone and halved, a converged one doubles the next, as the load steps of solve_static. Forward re-simulation:
+// give actuators equal lambda bounds (imposed pressure) or equal delta bounds (imposed volume growth).
 #pragma once
 
 #include <memory>
@@ -133,39 +133,39 @@ struct InverseStepReport {
   /// IterationLimit, or Unbounded (QP with eps zero or tiny only: nothing applied, lambda kept);
   /// Gauss-Seidel: Optimal or IterationLimit.
   QpStatus status = QpStatus::Optimal;
-  int solver_iterations = 0;            ///< QP or Gauss-Seidel iterations
-  Real kkt_residual = 0;                ///< QP only
+  int solver_iterations = 0;  ///< QP or Gauss-Seidel iterations
+  Real kkt_residual = 0;      ///< QP only
   /// What went wrong or needs attention, naming the constraints: the infeasibility explanation,
   /// the actuators an unbounded QP needs bounded, actuators that cannot move the effectors.
   std::string message;
-  Real equilibrium_residual = 0;        ///< |f + f_ext + J_a^T lambda_prev| on the free DOFs at the step's start
-  Real force_scale = 0;                 ///< the force its tolerance is relative to
+  Real equilibrium_residual = 0;  ///< |f + f_ext + J_a^T lambda_prev| on the free DOFs at the step's start
+  Real force_scale = 0;           ///< the force its tolerance is relative to
   /// equilibrium_residual / force_scale (the residual itself when the scale is 0: nothing loaded)
   Real relative_residual() const { return force_scale > 0 ? equilibrium_residual / force_scale : equilibrium_residual; }
-  std::vector<Real> lambda;             ///< per actuator row, after the step
-  std::vector<Real> actuator_delta;     ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
-                                        ///< displacements (volume growth, cable shortening) after the step
-  Real effector_error = 0;              ///< |delta_e| predicted by the linearisation after the step
+  std::vector<Real> lambda;          ///< per actuator row, after the step
+  std::vector<Real> actuator_delta;  ///< delta_a = delta_a_free + W_aa lambda: the linearised actuator
+                                     ///< displacements (volume growth, cable shortening) after the step
+  Real effector_error = 0;           ///< |delta_e| predicted by the linearisation after the step
   /// The constraint-space compliance W = J K^-1 J^T of the step (m x m over every constraint row,
   /// in row order; symmetric), as the QP saw it.
   std::vector<Real> W;
-  bool half_solves = false;             ///< Steps I-II used forward solves only (Cholesky factor of K)
-  bool refactored = true;               ///< K was assembled and factored (false: an earlier factor reused)
+  bool half_solves = false;  ///< Steps I-II used forward solves only (Cholesky factor of K)
+  bool refactored = true;    ///< K was assembled and factored (false: an earlier factor reused)
   /// Constraint rows whose forward solve L^-1 P J^T was kept from an earlier step on the same
   /// factorisation because their J had not changed (a position effector; chord steps with half
   /// solves on a host solver; 0 otherwise). The step solved only its other columns.
   int kept_columns = 0;
-  Real continuation = 1;                ///< solve(): the point s of the continuation path of this step
+  Real continuation = 1;  ///< solve(): the point s of the continuation path of this step
   // Contacts (InverseSolver::set_contact; all 0 without):
-  int contacts = 0;           ///< contact points in the step (detected within the alarm distance)
-  int pressed_contacts = 0;   ///< carrying a normal force (the rest separated)
-  int contact_pivots = 0;     ///< contact state changes of the constraint-space solve
+  int contacts = 0;          ///< contact points in the step (detected within the alarm distance)
+  int pressed_contacts = 0;  ///< carrying a normal force (the rest separated)
+  int contact_pivots = 0;    ///< contact state changes of the constraint-space solve
   /// Largest -gap over the candidate nodes at the new positions (0: none penetrates). The
   /// linearised step keeps every detected contact out; this is what the nonlinearity (and nodes
   /// that came from beyond the alarm distance) left. solve() counts a state as converged only
   /// when it is within the contact tolerance.
   Real max_penetration = 0;
-  Real normal_force = 0;      ///< sum of lambda_n
+  Real normal_force = 0;            ///< sum of lambda_n
   std::vector<Real> target_forces;  ///< per ContactForceTarget: the normal force reached (linearised)
   // seconds per phase; t_solves: the solves of Steps I-II (forward only on the half path),
   // t_update: Step III, including the half path's backward solve
@@ -219,9 +219,9 @@ class InverseSolver {
   /// The totals of those contacts, as a step report gives them: after a solve() that failed,
   /// those of the increment it restored (the state x holds), not of the last step it tried.
   struct ContactTotals {
-    int contacts = 0;          ///< contact points
-    int pressed_contacts = 0;  ///< in the pressed state (carrying a normal force)
-    Real normal_force = 0;     ///< sum of lambda_n, N
+    int contacts = 0;                 ///< contact points
+    int pressed_contacts = 0;         ///< in the pressed state (carrying a normal force)
+    Real normal_force = 0;            ///< sum of lambda_n, N
     std::vector<Real> target_forces;  ///< per contact force target: the normal force on its obstacle
   };
   ContactTotals contact_totals() const;
@@ -267,14 +267,14 @@ class InverseSolver {
   std::vector<ContactForceTarget> force_targets_;
   std::vector<ContactPoint> contacts_;  ///< of the last step
   std::vector<Real> contact_lambda_;    ///< 3 per contact
-  std::vector<signed char> contact_state_;  ///< per contact of the last step: normal, t1, t2 (contact_complementarity.hpp)
+  std::vector<signed char>
+      contact_state_;     ///< per contact of the last step: normal, t1, t2 (contact_complementarity.hpp)
   Real last_motion_ = 0;  ///< largest node motion of the last step (widens the detection)
   Real model_size_ = 1;   ///< the mesh's bounding-box diagonal (tolerances of the contact report)
   /// The index of the obstacle named `name` in contact_.obstacles (an Error naming the known ones
   /// when there is none).
   int obstacle_index(const std::string& name) const;
 };
-
 
 /// Gauss-Seidel in constraint space (docs/method.md 8.4; [16] eqs. 6-10): per actuator j, the change
 ///   d lambda_j = -(w_*j . delta_e) / |w_*j|^2,  w_*j = column j of W_ea  (0 when w_*j = 0),

@@ -49,7 +49,7 @@ LinearSolverKind parse_linear_solver_kind(const std::string& name);
 
 /// What the last factorisation did (for logs and benchmarks).
 struct FactorizationInfo {
-  bool indefinite = false;   ///< the matrix has negative pivots (factored as L D L^T)
+  bool indefinite = false;  ///< the matrix has negative pivots (factored as L D L^T)
   /// Negative pivots of the factorisation: by Sylvester's law of inertia the number of negative
   /// eigenvalues of K (0 after a successful L L^T; the count of D_jj < 0 of an L D L^T). -1: the
   /// solver does not report it (the GPU solvers).
@@ -57,7 +57,7 @@ struct FactorizationInfo {
   int passes = 0;            ///< numeric factorisations this call ran (CPU solvers; 2: L L^T failed, then L D L^T)
   double pivot_ratio = 0;    ///< min |pivot| / max |pivot| (a lower bound of 1/cond(K) for SPD K)
   long long factor_nnz = 0;  ///< non-zeros of the factor
-  double flops = 0;          ///< floating-point operations of a supernodal factorisation (CHOLMOD's analysis; 0: unknown)
+  double flops = 0;  ///< floating-point operations of a supernodal factorisation (CHOLMOD's analysis; 0: unknown)
 };
 
 class LinearSolver {

@@ -42,7 +42,7 @@ struct PressureLoad {
   SurfaceGroup surface;        ///< wound out of the cavity
   SurfaceEmbedding embedding;  ///< empty: surface indices are mesh nodes
   Real pressure = 0;
-  bool closed = true;          ///< a closed cavity: its volume is meaningful, its load conservative
+  bool closed = true;  ///< a closed cavity: its volume is meaningful, its load conservative
   /// true: a follower load, normal to the deformed surface and proportional to its current area
   /// (P dV/dx at x, with the load stiffness -P d2V/dx2). false: a dead load, fixed at the rest
   /// geometry (P dV/dx at the rest positions X, no load stiffness, potential P (dV/dx at X) . x):
@@ -67,9 +67,9 @@ struct PrescribedDisplacement {
 };
 
 struct Loads {
-  std::vector<Real> nodal;                          ///< num_dofs entries, or empty
+  std::vector<Real> nodal;  ///< num_dofs entries, or empty
   std::vector<PressureLoad> pressures;
-  std::vector<PrescribedDisplacement> prescribed;   ///< DOFs must be fixed in the Assembler
+  std::vector<PrescribedDisplacement> prescribed;  ///< DOFs must be fixed in the Assembler
 };
 
 /// The positions a pressure load's forces are evaluated at: x for a follower load, the mesh's

@@ -13,8 +13,9 @@ using Material = std::variant<fem::LinearElastic, fem::SaintVenantKirchhoff, fem
 
 /// Human-readable name of the law held by `m` (for error messages and logs).
 inline const char* material_name(const Material& m) {
-  static const char* names[] = {"LinearElastic", "SaintVenantKirchhoff", "NeoHookean",   "NeoHookeanD1", "StableNeoHookean",
-                                "MooneyRivlin",  "Ogden",                "Yeoh",         "ArrudaBoyce"};
+  static const char* names[] = {"LinearElastic",    "SaintVenantKirchhoff", "NeoHookean", "NeoHookeanD1",
+                                "StableNeoHookean", "MooneyRivlin",         "Ogden",      "Yeoh",
+                                "ArrudaBoyce"};
   return names[m.index()];
 }
 

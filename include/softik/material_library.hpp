@@ -53,15 +53,15 @@ struct MaterialSource {
 
 /// One published fit of a law to a material's tests.
 struct MaterialFit {
-  std::string id;          ///< unique within the material, e.g. "steck2019_ogden3"
-  std::string law;         ///< the scene law it builds: ogden, yeoh, mooney_rivlin, neo_hookean_decoupled
-  bool is_default = false; ///< the fit a scene gets without `law:` or `fit:`
-  std::string convention;  ///< the source's convention: "abaqus" or "ogden_1972"
-  std::string unit;        ///< unit of the published stress-like constants: "Pa", "kPa" or "MPa"
-  LawConstants published;  ///< exactly as printed (the source's convention and unit)
-  std::string source;      ///< MaterialSource::id
-  std::string where;       ///< table, equation or passage of the source
-  std::string test;        ///< test mode (specimen, machine, rate), as the source describes it
+  std::string id;           ///< unique within the material, e.g. "steck2019_ogden3"
+  std::string law;          ///< the scene law it builds: ogden, yeoh, mooney_rivlin, neo_hookean_decoupled
+  bool is_default = false;  ///< the fit a scene gets without `law:` or `fit:`
+  std::string convention;   ///< the source's convention: "abaqus" or "ogden_1972"
+  std::string unit;         ///< unit of the published stress-like constants: "Pa", "kPa" or "MPa"
+  LawConstants published;   ///< exactly as printed (the source's convention and unit)
+  std::string source;       ///< MaterialSource::id
+  std::string where;        ///< table, equation or passage of the source
+  std::string test;         ///< test mode (specimen, machine, rate), as the source describes it
   std::string strain_range;
   /// "softik" when softik fitted the constants to the source's measured curve (the source
   /// publishes the curve, not these constants); empty for constants the source printed.
@@ -77,7 +77,7 @@ struct LibraryMaterial {
   std::string name;   ///< the scene's `material:` value, e.g. "ecoflex_00_30"
   std::string title;  ///< e.g. "Ecoflex 00-30"
   std::string maker;
-  Real density = 0;   ///< kg/m^3; 0 when no source for it was read
+  Real density = 0;                                   ///< kg/m^3; 0 when no source for it was read
   std::string density_published, density_source;      ///< as printed; MaterialSource::id
   std::string datasheet_published, datasheet_source;  ///< maker's data, for reference (not used by a law)
   std::vector<MaterialFit> fits;

@@ -68,8 +68,8 @@ MeshData read_mesh_data(const std::string& path);
 
 /// A surface given by its own vertices (e.g. a cavity drawn separately from the volume mesh).
 struct SurfaceMesh {
-  std::vector<Real> X;                              ///< 3 coordinates per vertex
-  std::vector<std::array<int, 3>> triangles;        ///< vertex indices, file winding
+  std::vector<Real> X;                        ///< 3 coordinates per vertex
+  std::vector<std::array<int, 3>> triangles;  ///< vertex indices, file winding
   int num_vertices() const { return static_cast<int>(X.size() / 3); }
 };
 

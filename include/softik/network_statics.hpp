@@ -21,8 +21,8 @@ class NetworkStatics {
  public:
   /// `fixed_dofs` is empty (nothing fixed: the solvers refuse it) or 3 entries per node,
   /// non-zero for a fixed DOF. The stiffness pattern couples the two nodes of every link, the
-  /// nodes of every volume cell and the vertices of every face of `pressures` (their follower-load stiffness); pressure loads
-  /// given to a solver later must be among them (or lie on linked nodes). Validates the network
+  /// nodes of every volume cell and the vertices of every face of `pressures` (their follower-load stiffness); pressure
+  /// loads given to a solver later must be among them (or lie on linked nodes). Validates the network
   /// (validate(NodeNetwork)); num_threads 0: all hardware threads (the force gather).
   NetworkStatics(const NodeNetwork& network, std::vector<char> fixed_dofs,
                  const std::vector<PressureLoad>& pressures = {}, int num_threads = 0);

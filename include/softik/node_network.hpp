@@ -148,12 +148,12 @@ class NetworkForces {
 
  private:
   NodeNetwork network_;
-  std::vector<int> first_;  ///< node i's incidences are [first_[i], first_[i+1])
-  std::vector<int> other_;  ///< per incidence: the link's other node
-  std::vector<Real> spring_;  ///< per incidence: k, L
-  std::vector<Real> extra_;   ///< per incidence: k3, c (empty when every link has k3 = c = 0)
-  bool extras_ = false;       ///< any link with k3 != 0 or c != 0
-  bool dashpots_ = false;     ///< any link with c > 0
+  std::vector<int> first_;       ///< node i's incidences are [first_[i], first_[i+1])
+  std::vector<int> other_;       ///< per incidence: the link's other node
+  std::vector<Real> spring_;     ///< per incidence: k, L
+  std::vector<Real> extra_;      ///< per incidence: k3, c (empty when every link has k3 = c = 0)
+  bool extras_ = false;          ///< any link with k3 != 0 or c != 0
+  bool dashpots_ = false;        ///< any link with c > 0
   std::vector<int> cell_first_;  ///< node i's volume-cell incidences are [cell_first_[i], cell_first_[i+1])
   std::vector<int> cell_slot_;   ///< per incidence: n c + a
   std::unique_ptr<DeviceNetworkForces> device_;  ///< Backend::Cuda

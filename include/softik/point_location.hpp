@@ -45,12 +45,12 @@ struct SurfaceEmbedding {
 };
 
 struct PointLocation {
-  int cell = -1;                  ///< the containing (or, clamped, the nearest) cell
+  int cell = -1;                          ///< the containing (or, clamped, the nearest) cell
   static constexpr int kMaxNodes = 10;    ///< nodes of the largest cell (Tet10)
   std::array<Real, kMaxNodes> weights{};  ///< w_a = N_a(xi), a < num_weights
   int num_weights = 0;                    ///< nodes per cell
   std::array<int, kMaxNodes> nodes{};     ///< the cell's nodes, in its local order (weights[a] belongs to nodes[a])
-  Real distance = 0;              ///< 0 inside the cell; else the distance from p to the cell
+  Real distance = 0;                      ///< 0 inside the cell; else the distance from p to the cell
 };
 
 /// The bucket grid of a mesh, built once (O(cells)) and queried many times. The mesh (valid:
@@ -76,7 +76,7 @@ class PointLocator {
   Real slack_ = 0;                  ///< 1e-12 of the bounding-box diagonal
   std::vector<int> bucket_start_;   ///< CSR: cells of bucket b are bucket_cells_[start[b] .. start[b+1])
   std::vector<int> bucket_cells_;
-  std::vector<Real> cell_box_;      ///< per cell: min xyz, max xyz (padded by slack_)
+  std::vector<Real> cell_box_;  ///< per cell: min xyz, max xyz (padded by slack_)
 
   int bucket_index(int axis, Real v) const;
   template <class E>

@@ -27,9 +27,9 @@ namespace softik {
 /// converged increment it is k plus the increments of the current size still needed to reach the
 /// load factor 1 (the scene's solver.load_steps when no step was cut).
 struct ProgressEvent {
-  std::string what;    ///< what is counted (the table above)
-  int k = 0;           ///< items finished, 1..total
-  int total = 0;       ///< items in the run (N)
+  std::string what;  ///< what is counted (the table above)
+  int k = 0;         ///< items finished, 1..total
+  int total = 0;     ///< items in the run (N)
   /// Seconds since the first item began (the scene's build before it is not counted); never
   /// decreases from one event to the next.
   double elapsed = 0;
@@ -39,7 +39,7 @@ struct ProgressEvent {
   /// A short note on the item, e.g. "load factor 0.3, 4 Newton iterations", "t = 0.012",
   /// "goal 2/3", "stiff: ok"; empty when there is none.
   std::string label;
-  bool last = false;   ///< the final event of the run (k == total)
+  bool last = false;  ///< the final event of the run (k == total)
 };
 
 /// Called once per finished item. run_scene calls it on the thread that runs the scene;

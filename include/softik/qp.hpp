@@ -77,8 +77,8 @@
 namespace softik {
 
 struct QpProblem {
-  Eigen::MatrixXd H;                 ///< n x n, symmetric positive semi-definite (n >= 1)
-  Eigen::VectorXd g;                 ///< n
+  Eigen::MatrixXd H;  ///< n x n, symmetric positive semi-definite (n >= 1)
+  Eigen::VectorXd g;  ///< n
   /// Optional (n entries >= 0, or none): the size of the terms each g_i is computed from, e.g.
   /// |W_ea|^T |delta_e| for g = W_ea^T delta_e: the round-off scale against which a slope of the
   /// objective along a flat direction is judged (a g that nearly cancels, as at the optimum of an

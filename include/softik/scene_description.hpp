@@ -74,9 +74,9 @@ struct SceneSelection {
   enum class Kind { Group, Box, Plane, Nodes };
   Kind kind = Kind::Group;
   std::string group;
-  std::array<Real, 3> min{0, 0, 0}, max{0, 0, 0};      ///< box corners
+  std::array<Real, 3> min{0, 0, 0}, max{0, 0, 0};       ///< box corners
   std::array<Real, 3> point{0, 0, 0}, normal{0, 0, 1};  ///< plane
-  Real tolerance = -1;  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
+  Real tolerance = -1;                                  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
   std::vector<int> nodes;
   std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
   SceneLocation where;
@@ -102,12 +102,12 @@ struct SceneForce {
 };
 
 struct ScenePressure {
-  std::string name;     ///< unique; names the CSV columns p_<name>, volume_<name>, ...
-  std::string surface;  ///< a surface group of the mesh, or
-  std::string file;     ///< an OBJ/STL cavity embedded in the mesh (resolved path)
-  Real scale = 1;       ///< applied to the file's coordinates
+  std::string name;           ///< unique; names the CSV columns p_<name>, volume_<name>, ...
+  std::string surface;        ///< a surface group of the mesh, or
+  std::string file;           ///< an OBJ/STL cavity embedded in the mesh (resolved path)
+  Real scale = 1;             ///< applied to the file's coordinates
   Real embed_tolerance = -1;  ///< < 0: 1e-6 x the mesh's bounding-box diagonal
-  Real value = 0;       ///< pressure at load factor 1
+  Real value = 0;             ///< pressure at load factor 1
   bool closed = true;
   /// A symmetry sector of a closed cavity: open only along the planes x = 0, y = 0, z = 0, its
   /// volume the sector's (surface `symmetry_sector`; surface groups only).
@@ -134,9 +134,9 @@ struct SceneCable {
   std::string name;  ///< unique among the cables; names the CSV columns T_<name>, length_<name>
   std::array<Real, 3> pull_point{0, 0, 0};
   std::vector<std::array<Real, 3>> points;  ///< on the body, from the pull side to the cable's end
-  Real tolerance = -1;  ///< point location; < 0: 1e-6 x the mesh's bounding-box diagonal
-  Real force = 0;       ///< tension (N) at factor 1, >= 0
-  TimeFunction over_time;  ///< the factor of `force` over time (empty: 1), >= 0
+  Real tolerance = -1;                      ///< point location; < 0: 1e-6 x the mesh's bounding-box diagonal
+  Real force = 0;                           ///< tension (N) at factor 1, >= 0
+  TimeFunction over_time;                   ///< the factor of `force` over time (empty: 1), >= 0
   SceneLocation where;
 };
 
@@ -163,15 +163,15 @@ struct SceneSolver {
   int max_step_cuts = 6;
   LineSearch line_search = LineSearch::Automatic;
   bool pressure_stiffness = true;
-  Real chord_contraction = 0;  ///< NewtonOptions::chord_contraction (static solves)
-  int krylov_iterations = 15;   ///< NewtonOptions::krylov_iterations (static solves)
-  Real krylov_tolerance = 1e-6; ///< NewtonOptions::krylov_tolerance
-  bool extrapolate = true;      ///< NewtonOptions::extrapolate (static solves)
+  Real chord_contraction = 0;    ///< NewtonOptions::chord_contraction (static solves)
+  int krylov_iterations = 15;    ///< NewtonOptions::krylov_iterations (static solves)
+  Real krylov_tolerance = 1e-6;  ///< NewtonOptions::krylov_tolerance
+  bool extrapolate = true;       ///< NewtonOptions::extrapolate (static solves)
   /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
   /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
   Backend backend = Backend::Cpu;  ///< where assembly runs (the CLI's --backend overrides it)
-  int threads = 0;  ///< 0: all hardware threads
+  int threads = 0;                 ///< 0: all hardware threads
 };
 
 struct SceneOutputs {
@@ -187,15 +187,15 @@ struct SceneActuator {
   enum class Type { Pressure, Cable, Force };
   Type type = Type::Pressure;
   std::string name;
-  bool sensor = false;           ///< report its displacement only, never actuate
-  ScenePressure cavity;          ///< Pressure: the cavity wall (surface group or file); `value` unused
-  Interval force;                ///< bounds on lambda: pressure (Pa) or force (N)
-  Interval displacement;         ///< bounds on delta: volume growth (m^3) or cable displacement (m)
-  Real max_variation = kInf;     ///< per step, of the volume growth or cable displacement
-  std::array<Real, 3> pull_point{0, 0, 0};          ///< Cable
-  std::vector<std::array<Real, 3>> points;          ///< Cable: points on the body; Force: one point
-  std::array<Real, 3> direction{0, 0, 0};           ///< Force: unit direction, or 0 (free in 3D)
-  Real tolerance = -1;  ///< how far outside the mesh a point may be; < 0: 1e-6 x diagonal
+  bool sensor = false;                      ///< report its displacement only, never actuate
+  ScenePressure cavity;                     ///< Pressure: the cavity wall (surface group or file); `value` unused
+  Interval force;                           ///< bounds on lambda: pressure (Pa) or force (N)
+  Interval displacement;                    ///< bounds on delta: volume growth (m^3) or cable displacement (m)
+  Real max_variation = kInf;                ///< per step, of the volume growth or cable displacement
+  std::array<Real, 3> pull_point{0, 0, 0};  ///< Cable
+  std::vector<std::array<Real, 3>> points;  ///< Cable: points on the body; Force: one point
+  std::array<Real, 3> direction{0, 0, 0};   ///< Force: unit direction, or 0 (free in 3D)
+  Real tolerance = -1;                      ///< how far outside the mesh a point may be; < 0: 1e-6 x diagonal
   SceneLocation where;
 };
 
@@ -206,14 +206,14 @@ struct SceneEffector {
   enum class Type { Position, Volume };
   Type type = Type::Position;
   std::string name;
-  std::array<Real, 3> point{0, 0, 0};       ///< Position: rest position of the point
+  std::array<Real, 3> point{0, 0, 0};  ///< Position: rest position of the point
   std::array<bool, 3> axes{true, true, true};
   std::array<Real, 3> weights{1, 1, 1};
-  Real max_shift = 0;                       ///< per step; 0: no limit
-  Real locate_tolerance = -1;               ///< < 0: 1e-6 x diagonal
-  std::vector<std::array<Real, 3>> goals;   ///< Position: at least one
-  ScenePressure cavity;                     ///< Volume: the cavity wall
-  std::vector<Real> volumes;                ///< Volume: target volumes, at least one
+  Real max_shift = 0;                      ///< per step; 0: no limit
+  Real locate_tolerance = -1;              ///< < 0: 1e-6 x diagonal
+  std::vector<std::array<Real, 3>> goals;  ///< Position: at least one
+  ScenePressure cavity;                    ///< Volume: the cavity wall
+  std::vector<Real> volumes;               ///< Volume: target volumes, at least one
   /// Reached when the error (distance over the selected axes, or |V - target|) is at most this;
   /// < 0: 1e-3 x the mesh's bounding-box diagonal (position) or 1e-3 x the rest volume (volume).
   Real tolerance = -1;
@@ -236,9 +236,9 @@ struct SceneInverse {
   Mode mode = Mode::RealTime;
   InverseMethod method = InverseMethod::QP;
   Real epsilon = 1e-3;
-  int steps_per_target = 20;   ///< real-time steps per goal of the sequence
-  int max_iterations = 50;     ///< converged: iterations per continuation increment
-  Real min_increment = 1.0 / 256;  ///< converged: InverseOptions::min_increment
+  int steps_per_target = 20;        ///< real-time steps per goal of the sequence
+  int max_iterations = 50;          ///< converged: iterations per continuation increment
+  Real min_increment = 1.0 / 256;   ///< converged: InverseOptions::min_increment
   bool actuator_stiffness = false;  ///< real-time: add the actuators' own stiffness to K
   int reuse_factorization = 0;      ///< real-time: InverseOptions::reuse_factorization
   std::vector<SceneActuator> actuators;
@@ -266,10 +266,10 @@ struct SceneExplicit {
   using Model = SceneModel;
   bool enabled = false;
   Model model = Model::Fem;
-  NetworkFromMesh network;  ///< node_network: youngs_modulus from materials[0] (law linear), density below
+  NetworkFromMesh network;       ///< node_network: youngs_modulus from materials[0] (law linear), density below
   bool network_options = false;  ///< `explicit.network:` was given
-  ExplicitOptions options;  ///< steps_per_frame is set from frame_interval / dt at run time
-  Real density = -1;        ///< < 0: loads.gravity.density (checked when the scene is read)
+  ExplicitOptions options;       ///< steps_per_frame is set from frame_interval / dt at run time
+  Real density = -1;             ///< < 0: loads.gravity.density (checked when the scene is read)
   Real duration = 0;
   Real frame_interval = 0;  ///< seconds between output frames (CSV rows and .vtu files)
   int frames = 0;           ///< ceil(duration / frame_interval)
@@ -292,9 +292,9 @@ struct SceneContinuation {
   /// all DOFs) divided by sqrt(number of nodes) at run time. on_step and monitored_dof unused.
   ArcLengthOptions options;
   Monitor monitor = Monitor::RmsDisplacement;
-  std::string probe;          ///< Monitor::Probe: a name of outputs.probes
-  SceneSelection nodes;       ///< Monitor::Nodes
-  int component = 3;          ///< 0, 1, 2: x, y, z; 3: the magnitude |u| (of the probe, or mean over the nodes)
+  std::string probe;     ///< Monitor::Probe: a name of outputs.probes
+  SceneSelection nodes;  ///< Monitor::Nodes
+  int component = 3;     ///< 0, 1, 2: x, y, z; 3: the magnitude |u| (of the probe, or mean over the nodes)
   SceneLocation where, monitor_where;
 };
 
@@ -321,8 +321,8 @@ struct SceneContact {
 };
 
 struct Scene {
-  std::string path;       ///< the scene file (as given)
-  std::string name;       ///< `name:` or the file's stem; names the outputs
+  std::string path;  ///< the scene file (as given)
+  std::string name;  ///< `name:` or the file's stem; names the outputs
   std::string description;
   SceneMesh mesh;
   Formulation formulation = Formulation::Hyperelastic;

@@ -26,27 +26,27 @@ struct BuiltProbe {
 /// A scene turned into the objects the solver takes.
 struct BuiltScene {
   Mesh mesh;
-  std::vector<Material> materials;  ///< one per cell
-  std::vector<char> fixed_dofs;     ///< num_dofs entries, fixed and prescribed DOFs non-zero
+  std::vector<Material> materials;       ///< one per cell
+  std::vector<char> fixed_dofs;          ///< num_dofs entries, fixed and prescribed DOFs non-zero
   std::unique_ptr<Assembler> assembler;  ///< null when the body is a network read from a file
   /// The node network of a node_network model (explicit: or continuation:), built from the mesh
   /// or read from the network file (then `mesh` holds its nodes without cells); null otherwise.
   std::shared_ptr<const NodeNetwork> network;
-  Loads loads;                      ///< nodal (forces + gravity), pressures, prescribed
-  NewtonOptions newton;             ///< without on_step (run_scene sets it)
+  Loads loads;           ///< nodal (forces + gravity), pressures, prescribed
+  NewtonOptions newton;  ///< without on_step (run_scene sets it)
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
   std::vector<BuiltProbe> probes;
   /// The inverse problem's constraints, in the scene's order (actuators, then effectors);
   /// empty without `inverse:`. effectors[i] belongs to scene.inverse.effectors[i].
   std::vector<std::shared_ptr<Constraint>> actuators;
   std::vector<std::shared_ptr<Constraint>> effectors;
-  std::vector<Real> effector_tolerances;  ///< resolved reach tolerances, per effector
-  std::vector<Real> gravity;          ///< the gravity part of loads.nodal (empty without gravity)
+  std::vector<Real> effector_tolerances;            ///< resolved reach tolerances, per effector
+  std::vector<Real> gravity;                        ///< the gravity part of loads.nodal (empty without gravity)
   std::vector<std::shared_ptr<Constraint>> cables;  ///< loads.cable, in the scene's order
-  std::vector<Obstacle> obstacles;    ///< contact.obstacles, mesh files read
-  std::vector<int> contact_nodes;     ///< contact.nodes resolved (empty: the boundary)
-  std::vector<int> monitor_nodes;     ///< continuation.monitor's node selection resolved
-  std::vector<std::string> warnings;  ///< e.g. a flipped cavity surface
+  std::vector<Obstacle> obstacles;                  ///< contact.obstacles, mesh files read
+  std::vector<int> contact_nodes;                   ///< contact.nodes resolved (empty: the boundary)
+  std::vector<int> monitor_nodes;                   ///< continuation.monitor's node selection resolved
+  std::vector<std::string> warnings;                ///< e.g. a flipped cavity surface
 };
 
 /// Builds the mesh (file or generator), one material per cell, the fixed-DOF mask, the loads
@@ -54,11 +54,11 @@ struct BuiltScene {
 BuiltScene build_scene(const Scene& scene);
 
 struct SceneRunOptions {
-  std::string out_dir;                 ///< created if missing
+  std::string out_dir;  ///< created if missing
   /// A log line per converged load step, inverse goal or saved time step (null: quiet); the
   /// `softik` program uses on_progress instead.
   std::ostream* progress = nullptr;
-  std::ostream* warnings = nullptr;    ///< "softik: warning: ..." lines (null: dropped)
+  std::ostream* warnings = nullptr;  ///< "softik: warning: ..." lines (null: dropped)
   /// Called after every load step (static), time step (dynamic), inverse step (real-time) or
   /// goal (converged inverse) with k of N and an ETA (progress.hpp); empty: not called.
   ProgressCallback on_progress = {};
@@ -87,10 +87,10 @@ struct ActuatorSummary {
 /// How close an effector came to its goals: the error at the end of each goal of the sequence.
 struct EffectorSummary {
   std::string name;
-  std::string unit;           ///< "length" or "volume"
+  std::string unit;  ///< "length" or "volume"
   Real tolerance = 0;
-  Real final_error = 0;       ///< at the end of the run, against the last goal
-  Real worst_error = 0;       ///< the largest end-of-goal error over the sequence
+  Real final_error = 0;        ///< at the end of the run, against the last goal
+  Real worst_error = 0;        ///< the largest end-of-goal error over the sequence
   int goals = 0, reached = 0;  ///< goals visited, and those ended within tolerance
 };
 
@@ -98,11 +98,11 @@ struct EffectorSummary {
 struct InverseRunSummary {
   bool enabled = false;
   std::string mode, method;
-  int steps = 0;              ///< inverse steps (real-time) or solve() iterations (converged), all goals
+  int steps = 0;  ///< inverse steps (real-time) or solve() iterations (converged), all goals
   int goals = 0;
-  int not_optimal = 0;        ///< real-time: steps, converged: goals whose constraint-space answer was not Optimal
-  std::string last_message;   ///< the last infeasibility / iteration-limit / non-convergence explanation
-  int unconverged = 0;        ///< converged mode: goals whose solve() did not converge
+  int not_optimal = 0;       ///< real-time: steps, converged: goals whose constraint-space answer was not Optimal
+  std::string last_message;  ///< the last infeasibility / iteration-limit / non-convergence explanation
+  int unconverged = 0;       ///< converged mode: goals whose solve() did not converge
   /// Mean seconds per step, by phase.
   Real t_assembly = 0, t_factorization = 0, t_solves = 0, t_constraint_solve = 0, t_update = 0;
   std::vector<ActuatorSummary> actuators;
@@ -125,15 +125,15 @@ struct DynamicRunSummary {
   std::string scheme;
   int steps = 0;
   Real time = 0;
-  int cut_steps = 0;          ///< steps that were cut into sub-steps
+  int cut_steps = 0;  ///< steps that were cut into sub-steps
   int newton_iterations = 0;
   int factorizations = 0;
   Real kinetic_energy = 0, elastic_energy = 0;  ///< at the end
   int max_contacts = 0;
-  Real max_penetration = 0;   ///< over all steps, after the correction
+  Real max_penetration = 0;  ///< over all steps, after the correction
   int unconverged_contact_solves = 0;
   Real last_contact_residual = 0;
-  Real normal_force = 0;      ///< at the end
+  Real normal_force = 0;  ///< at the end
   /// Mean seconds per step: whole step, detection, compliance, contact solve.
   Real t_step = 0, t_detection = 0, t_compliance = 0, t_contact_solve = 0;
 };
@@ -145,12 +145,13 @@ struct ExplicitRunSummary {
   long steps = 0;
   int frames = 0;
   Real time = 0;
-  Real time_step = 0, stable_time_step = 0;  ///< dt, and dt_c at the end
+  Real time_step = 0, stable_time_step = 0;                          ///< dt, and dt_c at the end
   Real kinetic_energy = 0, potential_energy = 0, damped_energy = 0;  ///< at the end
-  int nodes = 0, links = 0;  ///< node_network
-  int volume_cells = 0;      ///< node_network: cells with a volume term (poisson > 0.25)
-  Real t_step = 0;           ///< mean seconds per time step
-  std::string svg_path;      ///< `NAME_history.svg` (NAME: the scene name): probes and energies against time, load against displacement
+  int nodes = 0, links = 0;                                          ///< node_network
+  int volume_cells = 0;  ///< node_network: cells with a volume term (poisson > 0.25)
+  Real t_step = 0;       ///< mean seconds per time step
+  std::string svg_path;  ///< `NAME_history.svg` (NAME: the scene name): probes and energies against time, load against
+                         ///< displacement
 };
 
 /// What a continuation run did (scene with `continuation:`).

@@ -41,20 +41,20 @@ enum class LineSearch {
 
 /// What one converged load increment produced (passed to NewtonOptions::on_step).
 struct LoadStepReport {
-  int step = 0;              ///< converged increments so far, from 1
-  Real load_factor = 0;      ///< lambda
-  int iterations = 0;        ///< Newton iterations of this increment
-  Real residual = 0;         ///< final |r_free|
+  int step = 0;          ///< converged increments so far, from 1
+  Real load_factor = 0;  ///< lambda
+  int iterations = 0;    ///< Newton iterations of this increment
+  Real residual = 0;     ///< final |r_free|
   /// The wall pressure per pressure load: lambda * pressure (given), the solved pressure
   /// (volume-controlled), N / V - P_atm (gas, gauge)
   std::vector<Real> pressures;
-  std::vector<Real> volumes;    ///< cavity volume per pressure load (0 for open surfaces)
+  std::vector<Real> volumes;  ///< cavity volume per pressure load (0 for open surfaces)
 };
 
 struct NewtonOptions {
-  int max_iterations = 30;          ///< per load increment
-  Real residual_tolerance = 1e-8;   ///< converged when |r_free| <= tol * |lambda f_ext_free|
-  Real increment_tolerance = 1e-12; ///< or when |dx| <= tol * (bounding-box diagonal of the mesh)
+  int max_iterations = 30;           ///< per load increment
+  Real residual_tolerance = 1e-8;    ///< converged when |r_free| <= tol * |lambda f_ext_free|
+  Real increment_tolerance = 1e-12;  ///< or when |dx| <= tol * (bounding-box diagonal of the mesh)
   LineSearch line_search = LineSearch::Automatic;
   /// Add the follower-load stiffness -lambda P dJ/dx to the tangent (quadratic convergence under
   /// pressure). Entries that fall outside the elastic pattern (embedded surfaces) are dropped.
@@ -102,9 +102,9 @@ struct NewtonIterationLog {
   int load_step = 0;
   Real load_factor = 0;
   int iteration = 0;
-  Real residual = 0;     ///< |f + lambda f_ext| on the free DOFs before the update
-  Real increment = 0;    ///< |alpha dx|
-  Real step_length = 1;  ///< alpha
+  Real residual = 0;       ///< |f + lambda f_ext| on the free DOFs before the update
+  Real increment = 0;      ///< |alpha dx|
+  Real step_length = 1;    ///< alpha
   bool factorized = true;  ///< false: a chord or Krylov step kept the factorisation
   bool krylov = false;     ///< a Krylov step (NewtonOptions::krylov_iterations) solved the tangent system
   int cg_iterations = 0;   ///< conjugate-gradient iterations tried by this iteration's Krylov step (0: none)
@@ -127,7 +127,7 @@ StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, cons
 /// The general form: nodal loads, pressures and prescribed displacements (all ramped).
 /// Prescribed DOFs must be fixed in the assembler; x holds the starting positions (fixed DOFs at
 /// their rest values plus any displacement already applied).
-StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads,
-                          std::vector<Real>& x, const NewtonOptions& options = {});
+StaticResult solve_static(const Assembler& assembler, LinearSolver& solver, const Loads& loads, std::vector<Real>& x,
+                          const NewtonOptions& options = {});
 
 }  // namespace softik

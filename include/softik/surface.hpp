@@ -26,7 +26,7 @@ struct SurfaceReport {
 /// negative volume when !allow_flip. With allow_flip a negative surface is returned with
 /// every face reversed and report->flipped set (the caller should warn).
 /// Faces are numbered triangles first (0..T-1), then quads (T..T+Q-1).
-SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const std::string& name,
-                           bool require_closed, bool allow_flip, SurfaceReport* report = nullptr);
+SurfaceGroup check_surface(const Mesh& mesh, const SurfaceGroup& surface, const std::string& name, bool require_closed,
+                           bool allow_flip, SurfaceReport* report = nullptr);
 
 }  // namespace softik

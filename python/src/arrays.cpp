@@ -57,8 +57,8 @@ std::vector<Real> real_array(nb::handle object, const std::vector<long>& shape, 
   try {
     array = numpy.attr("asarray")(object);
   } catch (const nb::python_error& e) {
-    SOFTIK_CHECK(false, what << " must be an array of real numbers of shape " << shape_text(shape) << " ("
-                             << e.what() << ")");
+    SOFTIK_CHECK(false,
+                 what << " must be an array of real numbers of shape " << shape_text(shape) << " (" << e.what() << ")");
   }
   const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
   SOFTIK_CHECK(kind == "f" || kind == "i" || kind == "u",

@@ -9,8 +9,8 @@
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
-#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <softik/batch.hpp>
@@ -67,9 +67,9 @@ void construct(BatchSpec* self, const std::string& scene, nb::list designs, int 
     check_design_name(spec, design.name);  // the rule of batch files (softik/batch.hpp)
     SOFTIK_CHECK(names.insert(design.name).second, "two designs are named '" << design.name << "'");
     if (d.contains("set")) {
-      SOFTIK_CHECK(nb::isinstance<nb::dict>(d["set"]), "design '" << design.name << "': 'set' must be a dict {path: value}");
-      for (auto [key, value] : nb::borrow<nb::dict>(d["set"]))
-        design.set.emplace_back(text(key), yaml_text(value));
+      SOFTIK_CHECK(nb::isinstance<nb::dict>(d["set"]),
+                   "design '" << design.name << "': 'set' must be a dict {path: value}");
+      for (auto [key, value] : nb::borrow<nb::dict>(d["set"])) design.set.emplace_back(text(key), yaml_text(value));
     }
     spec.designs.push_back(design);
   }
@@ -99,8 +99,7 @@ PyBatchResult run(const BatchSpec& spec, const std::string& out_dir, std::option
                   "cannot create the output folder '" << out_dir << "': " << (ec ? ec.message() : "not a folder"));
   PyBatchResult r;
   r.spec = shard ? batch_shard(spec, shard->first, shard->second) : spec;
-  r.csv_path = shard ? batch_shard_csv_path(out_dir, spec, shard->first, shard->second)
-                     : batch_csv_path(out_dir, spec);
+  r.csv_path = shard ? batch_shard_csv_path(out_dir, spec, shard->first, shard->second) : batch_csv_path(out_dir, spec);
   options.csv_path = r.csv_path;
   {
     nb::gil_scoped_release release;
@@ -169,9 +168,8 @@ void bind_batch(nb::module_& m) {
   nb::class_<BatchSpec>(m, "BatchSpec",
                         "Designs of one base scene, each a set of overrides of its keys (include/softik/batch.hpp); "
                         "softik.load_batch reads a batch file.")
-      .def("__init__", &construct, nb::arg("scene"), nb::arg("designs"), nb::arg("workers") = 0,
-           nb::arg("vtu") = false, nb::arg("path") = "batch", nb::arg("lockstep") = "auto",
-           nb::arg("lockstep_designs") = 64,
+      .def("__init__", &construct, nb::arg("scene"), nb::arg("designs"), nb::arg("workers") = 0, nb::arg("vtu") = false,
+           nb::arg("path") = "batch", nb::arg("lockstep") = "auto", nb::arg("lockstep_designs") = 64,
            "designs: [{'name': str, 'set': {'loads.pressure[0].value': 12000, ...}}]; values are YAML text or "
            "Python numbers. `path` names the batch in messages and its table (<stem>.csv). Every design's "
            "overrides are checked against the scene here. lockstep ('auto', 'on', 'off') and lockstep_designs: "
@@ -180,31 +178,41 @@ void bind_batch(nb::module_& m) {
       .def_ro("scene_path", &BatchSpec::scene_path)
       .def_ro("workers", &BatchSpec::workers)
       .def_ro("vtu", &BatchSpec::vtu)
-      .def_prop_ro("lockstep", [](const BatchSpec& s) {
-        return std::string(s.lockstep == BatchLockstep::On ? "on" : s.lockstep == BatchLockstep::Off ? "off" : "auto");
-      })
+      .def_prop_ro("lockstep",
+                   [](const BatchSpec& s) {
+                     return std::string(s.lockstep == BatchLockstep::On    ? "on"
+                                        : s.lockstep == BatchLockstep::Off ? "off"
+                                                                           : "auto");
+                   })
       .def_ro("lockstep_designs", &BatchSpec::lockstep_designs)
       .def_ro("constraints", &BatchSpec::constraints)
       .def_ro("dropped", &BatchSpec::dropped, "swept or sampled designs left out by the constraints")
 
-      .def_prop_ro("designs", [](const BatchSpec& s) {
-        nb::list out;
-        for (const BatchDesign& d : s.designs) {
-          nb::dict set;
-          for (const auto& [key, value] : d.set) set[key.c_str()] = value;
-          nb::dict o;
-          o["name"] = d.name;
-          o["set"] = set;
-          out.append(o);
-        }
-        return out;
-      }, "[{'name', 'set': {path: YAML text}}], listed designs first, then the sweep's product")
-      .def("scene", [](const BatchSpec& s, int i) {
-        SOFTIK_CHECK(i >= 0 && i < static_cast<int>(s.designs.size()), "design index " << i << " is out of range");
-        return design_scene(s, s.designs[static_cast<size_t>(i)]);
-      }, nb::arg("index"), "The base scene with design `index`'s overrides (a softik.Scene).");
+      .def_prop_ro(
+          "designs",
+          [](const BatchSpec& s) {
+            nb::list out;
+            for (const BatchDesign& d : s.designs) {
+              nb::dict set;
+              for (const auto& [key, value] : d.set) set[key.c_str()] = value;
+              nb::dict o;
+              o["name"] = d.name;
+              o["set"] = set;
+              out.append(o);
+            }
+            return out;
+          },
+          "[{'name', 'set': {path: YAML text}}], listed designs first, then the sweep's product")
+      .def(
+          "scene",
+          [](const BatchSpec& s, int i) {
+            SOFTIK_CHECK(i >= 0 && i < static_cast<int>(s.designs.size()), "design index " << i << " is out of range");
+            return design_scene(s, s.designs[static_cast<size_t>(i)]);
+          },
+          nb::arg("index"), "The base scene with design `index`'s overrides (a softik.Scene).");
 
-  m.def("load_batch", &parse_batch, nb::arg("path"), "Reads a batch file (docs/scene-format.md, \"Batches of designs\").");
+  m.def("load_batch", &parse_batch, nb::arg("path"),
+        "Reads a batch file (docs/scene-format.md, \"Batches of designs\").");
 
   nb::class_<PyBatchResult>(m, "BatchResult", "What softik.run_batch did: one result per design.")
       .def_ro("csv_path", &PyBatchResult::csv_path, "the results table written as the designs finished")
@@ -212,55 +220,66 @@ void bind_batch(nb::module_& m) {
       .def_prop_ro("workers", [](const PyBatchResult& r) { return r.result.workers; })
       .def_prop_ro("backend", [](const PyBatchResult& r) { return std::string(backend_name(r.result.backend)); })
       .def_prop_ro("designs_per_second", [](const PyBatchResult& r) { return r.result.designs_per_second(); })
-      .def_prop_ro("lockstep", [](const PyBatchResult& r) {
-             nb::dict d;
-             d["waves"] = r.result.lockstep.waves;
-             d["groups"] = r.result.lockstep.groups;
-             d["passes"] = r.result.lockstep.passes;
-             d["design_passes"] = r.result.lockstep.design_passes;
-             return d;
-           }, "what lockstep evaluation did: {'waves', 'groups', 'passes', 'design_passes'} (all 0 when off)")
-      .def_prop_ro("resumed", [](const PyBatchResult& r) { return r.result.resumed; },
-                   "designs whose rows were kept from the table (run_batch(..., resume=True))")
+      .def_prop_ro(
+          "lockstep",
+          [](const PyBatchResult& r) {
+            nb::dict d;
+            d["waves"] = r.result.lockstep.waves;
+            d["groups"] = r.result.lockstep.groups;
+            d["passes"] = r.result.lockstep.passes;
+            d["design_passes"] = r.result.lockstep.design_passes;
+            return d;
+          },
+          "what lockstep evaluation did: {'waves', 'groups', 'passes', 'design_passes'} (all 0 when off)")
+      .def_prop_ro(
+          "resumed", [](const PyBatchResult& r) { return r.result.resumed; },
+          "designs whose rows were kept from the table (run_batch(..., resume=True))")
       .def("best", &best, "The batch's objective: {'best': [(name, value)], 'unranked': [(name, reason)]}, best first")
       .def("pareto", &pareto,
            "The batch's two pareto objectives: {'front': [(name, x, y)], 'dominated': [...], 'unranked': [(name, "
            "reason)]}, the front ordered by the first objective, best first")
-      .def("write_report", [](const PyBatchResult& r) { return write_batch_report(r.spec, r.result, report_stem(r)); },
-           "Writes <stem>.summary.csv and, with an objective or pareto, the SVG plots and pareto.csv next to the "
-           "table; returns their paths (docs/batch-format.md, \"What a batch writes\")")
+      .def(
+          "write_report", [](const PyBatchResult& r) { return write_batch_report(r.spec, r.result, report_stem(r)); },
+          "Writes <stem>.summary.csv and, with an objective or pareto, the SVG plots and pareto.csv next to the "
+          "table; returns their paths (docs/batch-format.md, \"What a batch writes\")")
       .def_prop_ro("designs", &designs,
                    "[{'name', 'ok', 'error', 'error_kind', 'seconds', 'unmet_goals', 'csv_path'}] in the spec's order")
       .def("csv", &csv_text, "The results table as CSV text (what `softik batch` writes)")
-      .def("table",
-           [](const PyBatchResult& r) { return nb::module_::import_("softik.table").attr("parse_csv")(csv_text(r)); },
-           "The results table as {column: NumPy array}: numbers as float64, text (name, status, error) as str");
+      .def(
+          "table",
+          [](const PyBatchResult& r) { return nb::module_::import_("softik.table").attr("parse_csv")(csv_text(r)); },
+          "The results table as {column: NumPy array}: numbers as float64, text (name, status, error) as str");
 
-  const char* doc = "Runs every design as `softik batch` does (each writes into out_dir/<design>/; a failing "
-                    "design is recorded with its error), writing the table out_dir/<batch stem>.csv. `progress`, "
-                    "if given, is called once per finished design (k: designs finished, in any order), one call "
-                    "at a time, with a dict {'what', 'k', 'total', 'elapsed', 'eta', 'label', 'last'}; an "
-                    "exception it raises starts no further design and reaches the caller. resume=True keeps the "
-                    "rows with status ok of the table already in out_dir and runs only the other designs. shard=(i, n) "
-                    "runs shard i of n into its own table (`softik batch --shard i/n`; then merge_batch_shards).";
+  const char* doc =
+      "Runs every design as `softik batch` does (each writes into out_dir/<design>/; a failing "
+      "design is recorded with its error), writing the table out_dir/<batch stem>.csv. `progress`, "
+      "if given, is called once per finished design (k: designs finished, in any order), one call "
+      "at a time, with a dict {'what', 'k', 'total', 'elapsed', 'eta', 'label', 'last'}; an "
+      "exception it raises starts no further design and reaches the caller. resume=True keeps the "
+      "rows with status ok of the table already in out_dir and runs only the other designs. shard=(i, n) "
+      "runs shard i of n into its own table (`softik batch --shard i/n`; then merge_batch_shards).";
   m.def("run_batch", &run, nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(),
         nb::arg("backend") = nb::none(), nb::arg("progress") = nb::none(), nb::arg("resume") = false,
         nb::arg("shard") = nb::none(), doc);
-  m.def("run_batch",
-        [](const std::string& path, const std::string& out_dir, std::optional<int> workers,
-           std::optional<std::string> backend, nb::handle progress, bool resume, std::optional<std::pair<int, int>> shard) {
-          return run(parse_batch(path), out_dir, workers, backend, progress, resume, shard);
-        },
-        nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(),
-        nb::arg("progress") = nb::none(), nb::arg("resume") = false, nb::arg("shard") = nb::none(), doc);
-  m.def("merge_batch_shards",
-        [](const BatchSpec& spec, const std::string& dir, int n) {
-          const std::string path = batch_csv_path(dir, spec);
-          merge_batch_shards(spec, dir, n, path);
-          return path;
-        },
-        nb::arg("spec"), nb::arg("dir"), nb::arg("n"),
-        "Joins the tables of shards 0..n-1 in `dir` into dir/<batch stem>.csv (`softik batch --merge n`); returns its path.");
+  m.def(
+      "run_batch",
+      [](const std::string& path, const std::string& out_dir, std::optional<int> workers,
+         std::optional<std::string> backend, nb::handle progress, bool resume,
+         std::optional<std::pair<int, int>> shard) {
+        return run(parse_batch(path), out_dir, workers, backend, progress, resume, shard);
+      },
+      nb::arg("spec"), nb::arg("out_dir"), nb::arg("workers") = nb::none(), nb::arg("backend") = nb::none(),
+      nb::arg("progress") = nb::none(), nb::arg("resume") = false, nb::arg("shard") = nb::none(), doc);
+  m.def(
+      "merge_batch_shards",
+      [](const BatchSpec& spec, const std::string& dir, int n) {
+        const std::string path = batch_csv_path(dir, spec);
+        merge_batch_shards(spec, dir, n, path);
+        return path;
+      },
+      nb::arg("spec"), nb::arg("dir"), nb::arg("n"),
+      "Joins the tables of shards 0..n-1 in `dir` into dir/<batch stem>.csv (`softik batch --merge n`); returns its "
+      "path.");
 }
 
 }  // namespace softik::python

@@ -33,10 +33,10 @@ using IntView = nb::ndarray<nb::numpy, const int>;
 struct Model {
   Scene scene;
   BuiltScene built;
-  std::vector<Real> x;                    ///< num_dofs entries, x[n*dim + i]; never reallocated
+  std::vector<Real> x;                   ///< num_dofs entries, x[n*dim + i]; never reallocated
   std::unique_ptr<LinearSolver> solver;  ///< for solve_static
-  bool has_inverse = false;               ///< an InverseSolver owns the constraints' state
-  bool has_dynamics = false;              ///< a DynamicSimulation owns the cables' state
+  bool has_inverse = false;              ///< an InverseSolver owns the constraints' state
+  bool has_dynamics = false;             ///< a DynamicSimulation owns the cables' state
   /// A call that solves on this Model, or reads or changes what a solve changes, is running
   /// (ModelCall); only ever set and cleared with the GIL held.
   std::atomic<bool> busy{false};

@@ -30,11 +30,14 @@ PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
   SOFTIK_CHECK(m.scene.dynamics.enabled, "the scene '" << m.scene.name << "' has no dynamics: section "
                                                        << "(docs/scene-format.md, \"dynamics\")");
   SOFTIK_CHECK_KIND(m.built.assembler, ErrorKind::Unsupported,
-                    "Model.dynamic_simulation: the scene '" << m.scene.name << "' is a node network read from a file "
-                                                             "(mesh.network), which has no FEM model; its explicit: run "
-                                                             "is softik.run_scene's (or `softik run`'s)");
-  SOFTIK_CHECK(!m.has_dynamics, "this Model already has a DynamicSimulation, which owns its cables' state; build "
-                                "another softik.Model for a second one");
+                    "Model.dynamic_simulation: the scene '"
+                        << m.scene.name
+                        << "' is a node network read from a file "
+                           "(mesh.network), which has no FEM model; its explicit: run "
+                           "is softik.run_scene's (or `softik run`'s)");
+  SOFTIK_CHECK(!m.has_dynamics,
+               "this Model already has a DynamicSimulation, which owns its cables' state; build "
+               "another softik.Model for a second one");
   PySimulation s;
   s.owner = nb::borrow(ref.h);
   s.model = &m;
@@ -157,31 +160,39 @@ void bind_dynamics(nb::module_& m) {
   nb::class_<PySimulation>(m, "DynamicSimulation",
                            "The time integration of a Model's scene (Model.dynamic_simulation()); steps update the "
                            "Model's positions.")
-      .def_prop_ro("time", guarded("DynamicSimulation.time", +[](const PySimulation& s) { return s.dynamics->time(); }))
+      .def_prop_ro("time", guarded(
+                               "DynamicSimulation.time", +[](const PySimulation& s) { return s.dynamics->time(); }))
       .def_prop_ro("dt", [](const PySimulation& s) { return s.model->scene.dynamics.options.dt; })
-      .def_prop_ro("num_steps", [](const PySimulation& s) { return s.model->scene.dynamics.steps; },
-                   "the scene's steps: ceil(duration / dt)")
+      .def_prop_ro(
+          "num_steps", [](const PySimulation& s) { return s.model->scene.dynamics.steps; },
+          "the scene's steps: ceil(duration / dt)")
       .def_prop_ro(
           "velocities",
           [](nb::pointer_and_handle<PySimulation> s) {
             return view(s.p->v.data(), s.p->model->built.mesh.num_nodes(), s.p->model->built.mesh.dim, s.h);
           },
           "(num_nodes, dim) float64, read-only view of the velocities, updated in place by every step")
-      .def_prop_ro("kinetic_energy", guarded("DynamicSimulation.kinetic_energy",
-                                             +[](const PySimulation& s) { return s.dynamics->kinetic_energy(); }))
-      .def_prop_ro("elastic_energy", guarded("DynamicSimulation.elastic_energy",
-                                             +[](const PySimulation& s) { return s.dynamics->elastic_energy(); }))
-      .def_prop_ro("warnings", guarded("DynamicSimulation.warnings",
-                                       +[](const PySimulation& s) { return s.dynamics->warnings(); }))
+      .def_prop_ro("kinetic_energy", guarded(
+                                         "DynamicSimulation.kinetic_energy",
+                                         +[](const PySimulation& s) { return s.dynamics->kinetic_energy(); }))
+      .def_prop_ro("elastic_energy", guarded(
+                                         "DynamicSimulation.elastic_energy",
+                                         +[](const PySimulation& s) { return s.dynamics->elastic_energy(); }))
+      .def_prop_ro("warnings",
+                   guarded(
+                       "DynamicSimulation.warnings", +[](const PySimulation& s) { return s.dynamics->warnings(); }))
       .def_prop_ro("contact_forces",
-                   guarded("DynamicSimulation.contact_forces",
-                           +[](const PySimulation& s) {
-                             std::vector<Real> f = s.dynamics->contact_forces();
-                             const size_t n = f.size() / 3;
-                             return take(std::move(f), n, 3);
-                           }),
+                   guarded(
+                       "DynamicSimulation.contact_forces",
+                       +[](const PySimulation& s) {
+                         std::vector<Real> f = s.dynamics->contact_forces();
+                         const size_t n = f.size() / 3;
+                         return take(std::move(f), n, 3);
+                       }),
                    "(contacts, 3) float64: lambda_n, lambda_t1, lambda_t2 of each contact of the last step (N)")
-      .def("step", guarded("DynamicSimulation.step", +[](PySimulation& s) { return report_dict(step(s)); }),
+      .def("step",
+           guarded(
+               "DynamicSimulation.step", +[](PySimulation& s) { return report_dict(step(s)); }),
            "Advances one dt; returns the step's report.")
       .def("run", guarded("DynamicSimulation.run", &run), nb::arg("steps") = -1,
            "Advances `steps` steps (default: to the scene's duration); returns the history {column: array} with the "

@@ -11,11 +11,16 @@ namespace {
 
 const char* class_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::Input: return "InputError";
-    case ErrorKind::Numerical: return "NumericalError";
-    case ErrorKind::Io: return "IoError";
-    case ErrorKind::Unsupported: return "UnsupportedError";
-    case ErrorKind::Internal: return "InternalError";
+    case ErrorKind::Input:
+      return "InputError";
+    case ErrorKind::Numerical:
+      return "NumericalError";
+    case ErrorKind::Io:
+      return "IoError";
+    case ErrorKind::Unsupported:
+      return "UnsupportedError";
+    case ErrorKind::Internal:
+      return "InternalError";
   }
   return "InternalError";
 }

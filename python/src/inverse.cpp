@@ -33,13 +33,16 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
   Model& m = *ref.p;
   ModelCall call(m, "Model.inverse_solver");
   const SceneInverse& inv = m.scene.inverse;
-  SOFTIK_CHECK(inv.enabled, "the scene '" << m.scene.name << "' has no inverse: section; its actuators and "
-                                          << "effectors define the inverse problem (docs/scene-format.md, \"inverse\")");
+  SOFTIK_CHECK(inv.enabled, "the scene '"
+                                << m.scene.name << "' has no inverse: section; its actuators and "
+                                << "effectors define the inverse problem (docs/scene-format.md, \"inverse\")");
   SOFTIK_CHECK_KIND(m.built.assembler, ErrorKind::Unsupported,
-                    "Model.inverse_solver: the scene '" << m.scene.name << "' is a node network read from a file "
-                                                         "(mesh.network), which has no FEM model to invert");
-  SOFTIK_CHECK(!m.has_inverse, "this Model already has an InverseSolver, which owns its actuators' and effectors' "
-                               "state; build another softik.Model for a second one");
+                    "Model.inverse_solver: the scene '" << m.scene.name
+                                                        << "' is a node network read from a file "
+                                                           "(mesh.network), which has no FEM model to invert");
+  SOFTIK_CHECK(!m.has_inverse,
+               "this Model already has an InverseSolver, which owns its actuators' and effectors' "
+               "state; build another softik.Model for a second one");
   InverseOptions io;  // as the scene runner sets them
   io.method = inv.method;
   io.epsilon = inv.epsilon;
@@ -47,7 +50,8 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
   io.reuse_factorization = inv.reuse_factorization;
   io.max_iterations = inv.max_iterations;
   if (method) {
-    SOFTIK_CHECK(*method == "qp" || *method == "gauss_seidel", "method must be 'qp' or 'gauss_seidel', got '" << *method << "'");
+    SOFTIK_CHECK(*method == "qp" || *method == "gauss_seidel",
+                 "method must be 'qp' or 'gauss_seidel', got '" << *method << "'");
     io.method = *method == "qp" ? InverseMethod::QP : InverseMethod::GaussSeidel;
   }
   if (epsilon) {
@@ -218,7 +222,8 @@ nb::dict run(PyInverse& p) {
     for (int s = 0; s < (realtime ? inv.steps_per_target : 1); ++s) {
       if (realtime) {
         const InverseStepReport r = step(p);
-        record(p, t, ++steps, g, qp_status_name(r.status), r.solver_iterations, r.kkt_residual, r.relative_residual(), 1);
+        record(p, t, ++steps, g, qp_status_name(r.status), r.solver_iterations, r.kkt_residual, r.relative_residual(),
+               1);
       } else {
         const InverseSolveReport r = solve(p);
         int solver_iterations = 0;
@@ -244,18 +249,21 @@ nb::dict step_seconds(const InverseStepReport& r) {
 
 void bind_reports(nb::module_& m) {
   nb::class_<InverseStepReport>(m, "InverseStepReport", "What one inverse step did (include/softik/inverse.hpp).")
-      .def_prop_ro("status", [](const InverseStepReport& r) { return std::string(qp_status_name(r.status)); },
-                   "of the constraint-space solve: 'optimal', 'infeasible', ...")
+      .def_prop_ro(
+          "status", [](const InverseStepReport& r) { return std::string(qp_status_name(r.status)); },
+          "of the constraint-space solve: 'optimal', 'infeasible', ...")
       .def_ro("solver_iterations", &InverseStepReport::solver_iterations)
       .def_ro("kkt_residual", &InverseStepReport::kkt_residual)
       .def_ro("message", &InverseStepReport::message, "what went wrong or needs attention ('' when nothing)")
       .def_ro("equilibrium_residual", &InverseStepReport::equilibrium_residual)
       .def_ro("force_scale", &InverseStepReport::force_scale)
       .def_prop_ro("relative_residual", &InverseStepReport::relative_residual)
-      .def_prop_ro("actuation", [](const InverseStepReport& r) { return take(std::vector<Real>(r.lambda)); },
-                   "(actuator rows,) lambda after the step: Pa for a cavity, N for a cable or force")
-      .def_prop_ro("actuator_delta", [](const InverseStepReport& r) { return take(std::vector<Real>(r.actuator_delta)); },
-                   "(actuator rows,) linearised actuator displacements after the step")
+      .def_prop_ro(
+          "actuation", [](const InverseStepReport& r) { return take(std::vector<Real>(r.lambda)); },
+          "(actuator rows,) lambda after the step: Pa for a cavity, N for a cable or force")
+      .def_prop_ro(
+          "actuator_delta", [](const InverseStepReport& r) { return take(std::vector<Real>(r.actuator_delta)); },
+          "(actuator rows,) linearised actuator displacements after the step")
       .def_ro("effector_error", &InverseStepReport::effector_error, "|delta_e| predicted by the linearisation")
       .def_prop_ro(
           "W",
@@ -267,10 +275,11 @@ void bind_reports(nb::module_& m) {
       .def_ro("half_solves", &InverseStepReport::half_solves)
       .def_ro("refactored", &InverseStepReport::refactored)
       .def_ro("continuation", &InverseStepReport::continuation)
-      .def_prop_ro("seconds", &step_seconds, "{phase: seconds}: assembly, factorization, solves, constraint_solve, update")
+      .def_prop_ro("seconds", &step_seconds,
+                   "{phase: seconds}: assembly, factorization, solves, constraint_solve, update")
       .def("__repr__", [](const InverseStepReport& r) {
-        return std::string("<softik.InverseStepReport ") + qp_status_name(r.status) +
-               ", effector error " + std::to_string(r.effector_error) + ">";
+        return std::string("<softik.InverseStepReport ") + qp_status_name(r.status) + ", effector error " +
+               std::to_string(r.effector_error) + ">";
       });
 
   nb::class_<InverseSolveReport>(m, "InverseSolveReport", "What a converged inverse solve did.")
@@ -299,52 +308,63 @@ void bind_inverse(nb::module_& m) {
   nb::class_<PyInverse>(m, "InverseSolver",
                         "The inverse problem of a Model's scene (Model.inverse_solver()): steps update the Model's "
                         "positions; goals come from the scene until set_goal changes them.")
-      .def_prop_ro("mode", [](const PyInverse& p) {
-        return std::string(p.model->scene.inverse.mode == SceneInverse::Mode::RealTime ? "realtime" : "converged");
-      })
+      .def_prop_ro(
+          "mode",
+          [](const PyInverse& p) {
+            return std::string(p.model->scene.inverse.mode == SceneInverse::Mode::RealTime ? "realtime" : "converged");
+          })
       .def_prop_ro("steps_per_target", [](const PyInverse& p) { return p.model->scene.inverse.steps_per_target; })
       .def_prop_ro("num_goals", &num_goals, "the length of the scene's goal sequence")
-      .def_prop_ro("actuator_names", [](const PyInverse& p) {
-        std::vector<std::string> names;
-        for (const auto& c : p.model->built.actuators) names.push_back(c->name());
-        return names;
-      })
-      .def_prop_ro("effector_names", [](const PyInverse& p) {
-        std::vector<std::string> names;
-        for (const auto& c : p.model->built.effectors) names.push_back(c->name());
-        return names;
-      })
+      .def_prop_ro("actuator_names",
+                   [](const PyInverse& p) {
+                     std::vector<std::string> names;
+                     for (const auto& c : p.model->built.actuators) names.push_back(c->name());
+                     return names;
+                   })
+      .def_prop_ro("effector_names",
+                   [](const PyInverse& p) {
+                     std::vector<std::string> names;
+                     for (const auto& c : p.model->built.effectors) names.push_back(c->name());
+                     return names;
+                   })
       .def("set_goal", guarded("InverseSolver.set_goal", &set_goal), nb::arg("effector"), nb::arg("goal"),
            "A position effector's goal ((3,) array, the scene's units) or a volume effector's target volume.")
       .def("goal", guarded("InverseSolver.goal", &goal), nb::arg("effector"))
       .def("effector_position", guarded("InverseSolver.effector_position", &effector_position), nb::arg("effector"),
            "(3,) where a position effector's point is at the Model's current positions")
-      .def("set_max_shift", guarded("InverseSolver.set_max_shift", &set_max_shift), nb::arg("effector"), nb::arg("max_shift"),
-           "The most a step moves the goal it sees from the point toward the goal (0: no limit)")
+      .def("set_max_shift", guarded("InverseSolver.set_max_shift", &set_max_shift), nb::arg("effector"),
+           nb::arg("max_shift"), "The most a step moves the goal it sees from the point toward the goal (0: no limit)")
       .def("use_scene_goal", guarded("InverseSolver.use_scene_goal", &use_scene_goal), nb::arg("index"),
            "Every effector to goal `index` of its sequence in the scene (its last goal past its end).")
-      .def("step", guarded("InverseSolver.step", &step), "One real-time step (InverseSolver::step) from the Model's positions.")
-      .def("solve", guarded("InverseSolver.solve", &solve), "Steps until converged (InverseSolver::solve) from the Model's positions.")
+      .def("step", guarded("InverseSolver.step", &step),
+           "One real-time step (InverseSolver::step) from the Model's positions.")
+      .def("solve", guarded("InverseSolver.solve", &solve),
+           "Steps until converged (InverseSolver::solve) from the Model's positions.")
       .def("run", guarded("InverseSolver.run", &run),
            "The scene's goal sequence as `softik run` visits it; returns the CLI CSV's columns (without times) "
            "as {column: array}, the rest row first.")
       .def_prop_ro("actuation",
-                   guarded("InverseSolver.actuation",
-                           +[](const PyInverse& p) { return take(std::vector<Real>(p.inverse->lambda())); }),
+                   guarded(
+                       "InverseSolver.actuation",
+                       +[](const PyInverse& p) { return take(std::vector<Real>(p.inverse->lambda())); }),
                    "(actuator rows,) the current lambda, in the order of actuator_names")
-      .def_prop_ro("actuators", guarded("InverseSolver.actuators", +[](const PyInverse& p) { return outputs_of(p, false); }),
+      .def_prop_ro("actuators",
+                   guarded(
+                       "InverseSolver.actuators", +[](const PyInverse& p) { return outputs_of(p, false); }),
                    "{actuator or sensor: {output: value}} at the last accepted state")
-      .def_prop_ro("effectors", guarded("InverseSolver.effectors", +[](const PyInverse& p) { return outputs_of(p, true); }),
+      .def_prop_ro("effectors",
+                   guarded(
+                       "InverseSolver.effectors", +[](const PyInverse& p) { return outputs_of(p, true); }),
                    "{effector: {output: value}}: position or volume, goal, error")
-      .def_prop_ro(
-          "effector_errors",
-          guarded("InverseSolver.effector_errors",
-                  +[](const PyInverse& p) {
-                    nb::dict d;
-                    for (const auto& c : p.model->built.effectors) d[c->name().c_str()] = effector_error(*c);
-                    return d;
-                  }),
-          "{effector: |error|} at the last accepted state (distance over its axes, or |V - target|)")
+      .def_prop_ro("effector_errors",
+                   guarded(
+                       "InverseSolver.effector_errors",
+                       +[](const PyInverse& p) {
+                         nb::dict d;
+                         for (const auto& c : p.model->built.effectors) d[c->name().c_str()] = effector_error(*c);
+                         return d;
+                       }),
+                   "{effector: |error|} at the last accepted state (distance over its axes, or |V - target|)")
       .def_prop_ro("effector_tolerances", [](const PyInverse& p) {
         nb::dict d;
         for (size_t i = 0; i < p.model->built.effectors.size(); ++i)

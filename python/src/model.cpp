@@ -55,8 +55,8 @@ void check_fem(const Model& m, const char* what, const char* instead) {
 }
 
 void check_dim3(const Model& m, const char* what) {
-  SOFTIK_CHECK(m.built.mesh.dim == 3, what << " needs a 3D mesh; the scene '" << m.scene.name << "' is "
-                                           << m.built.mesh.dim << "D");
+  SOFTIK_CHECK(m.built.mesh.dim == 3,
+               what << " needs a 3D mesh; the scene '" << m.scene.name << "' is " << m.built.mesh.dim << "D");
 }
 
 /// The forward static solve: the scene's loads ramped in its load steps by Newton (run_scene's
@@ -70,15 +70,16 @@ nb::dict solve_static_scene(Model& m) {
   SOFTIK_CHECK_KIND(!b.network, ErrorKind::Unsupported,
                     "Model.solve_static: the scene '"
                         << m.scene.name << "' models its body as a node network ("
-                        << (m.network_file() ? "mesh.network"
-                                             : m.scene.continuation.enabled ? "continuation.model: node_network"
-                                                                            : "explicit.model: node_network")
+                        << (m.network_file()               ? "mesh.network"
+                            : m.scene.continuation.enabled ? "continuation.model: node_network"
+                                                           : "explicit.model: node_network")
                         << "), which runs by "
                         << (m.scene.continuation.enabled ? "arc-length continuation (continuation:)"
                                                          : "explicit dynamics (explicit:)")
                         << ", not by the FEM load steps of solve_static; run the scene with softik.run_scene(scene, "
                            "out_dir) or `softik run`, and read its CSV with softik.read_table");
-  SOFTIK_CHECK_KIND(b.assembler, ErrorKind::Internal, "Model.solve_static: the scene '" << m.scene.name << "' built no FEM model");
+  SOFTIK_CHECK_KIND(b.assembler, ErrorKind::Internal,
+                    "Model.solve_static: the scene '" << m.scene.name << "' built no FEM model");
   const Mesh& mesh = b.mesh;
   std::vector<Real> volume0;
   const std::vector<Real> X = mesh.rest_positions();
@@ -144,31 +145,35 @@ void bind_model(nb::module_& m) {
                     "A scene built into softik's objects and its current state (positions). Static, inverse "
                     "and dynamic solves on it update that state; positions, displacements and stresses read it.")
       .def("__init__", &construct, nb::arg("scene"), "Builds a softik.Scene (build_scene).")
-      .def("__init__", [](Model* self, const std::string& path) { construct(self, parse_scene(path)); },
-           nb::arg("scene"), "Reads (load_scene) and builds a scene file.")
+      .def(
+          "__init__", [](Model* self, const std::string& path) { construct(self, parse_scene(path)); },
+          nb::arg("scene"), "Reads (load_scene) and builds a scene file.")
       .def_prop_ro("scene", [](const Model& m) { return m.scene; })
       .def_prop_ro("name", [](const Model& m) { return m.scene.name; })
       .def_prop_ro("dim", [](const Model& m) { return m.built.mesh.dim; })
       .def_prop_ro("cell_type", [](const Model& m) { return std::string(cell_type_name(m.built.mesh.cell_type)); })
       .def_prop_ro("num_nodes", [](const Model& m) { return m.built.mesh.num_nodes(); })
       .def_prop_ro("num_cells", [](const Model& m) { return m.built.mesh.num_cells(); })
-      .def_prop_ro("num_dofs",
-                   [](const Model& m) { return m.built.assembler ? m.built.assembler->num_dofs() : m.built.mesh.num_dofs(); })
+      .def_prop_ro(
+          "num_dofs",
+          [](const Model& m) { return m.built.assembler ? m.built.assembler->num_dofs() : m.built.mesh.num_dofs(); })
       .def_prop_ro("num_free_dofs",
                    [](const Model& m) {
                      if (m.built.assembler) return m.built.assembler->num_free_dofs();
                      return static_cast<int>(std::count(m.built.fixed_dofs.begin(), m.built.fixed_dofs.end(), 0));
                    })
       .def_prop_ro("warnings", [](const Model& m) { return m.built.warnings; })
-      .def_prop_ro("node_groups", [](const Model& m) { return m.built.mesh.node_groups; },
-                   "{group: node indices} of the mesh (a copy)")
+      .def_prop_ro(
+          "node_groups", [](const Model& m) { return m.built.mesh.node_groups; },
+          "{group: node indices} of the mesh (a copy)")
       .def_prop_ro(
           "surface_groups",
           [](const Model& m) {
             std::map<std::string, std::vector<std::array<int, 3>>> out;
             for (const auto& [name, group] : m.built.mesh.surface_groups) {
-              SOFTIK_CHECK_KIND(group.quads.empty() && group.triangles6.empty(), ErrorKind::Unsupported,
-                                "surface_groups lists triangles only; surface '" << name << "' has quads or 6-node triangles");
+              SOFTIK_CHECK_KIND(
+                  group.quads.empty() && group.triangles6.empty(), ErrorKind::Unsupported,
+                  "surface_groups lists triangles only; surface '" << name << "' has quads or 6-node triangles");
               out[name] = group.triangles;
             }
             return out;
@@ -194,7 +199,8 @@ void bind_model(nb::module_& m) {
       .def(
           "set_positions",
           [](Model& m, nb::handle positions) {
-            const std::vector<Real> x = real_array(positions, {m.built.mesh.num_nodes(), m.built.mesh.dim}, "positions");
+            const std::vector<Real> x =
+                real_array(positions, {m.built.mesh.num_nodes(), m.built.mesh.dim}, "positions");
             ModelCall call(m, "Model.set_positions");  // after the conversion, which may run Python code
             std::copy(x.begin(), x.end(), m.x.begin());
           },
@@ -207,15 +213,17 @@ void bind_model(nb::module_& m) {
             std::copy(X.begin(), X.end(), m.x.begin());  // in place: views of positions stay valid
           },
           "Back to the rest positions.")
-      .def("displacements", [](const Model& m) { return displacements(m.built.mesh, m.x); },
-           "(num_nodes, 3) float64: positions - rest positions (a new array)")
+      .def(
+          "displacements", [](const Model& m) { return displacements(m.built.mesh, m.x); },
+          "(num_nodes, 3) float64: positions - rest positions (a new array)")
       .def(
           "von_mises",
           [](Model& m) {
             ModelCall call(m, "Model.von_mises");
-            check_fem(m, "Model.von_mises",
-                      "a network's links carry tensions and strains, which Model.write_vtu writes (and softik.run_scene "
-                      "with outputs.vtu)");
+            check_fem(
+                m, "Model.von_mises",
+                "a network's links carry tensions and strains, which Model.write_vtu writes (and softik.run_scene "
+                "with outputs.vtu)");
             std::vector<Real> s;
             {
               nb::gil_scoped_release release;
@@ -254,10 +262,12 @@ void bind_model(nb::module_& m) {
            "read from a file as its links (VTK lines, with their tension and strain), as `softik run` does.")
       .def("__repr__", [](const Model& m) {
         if (m.network_file())
-          return "<softik.Model '" + m.scene.name + "': node network of " + std::to_string(m.built.network->num_links()) +
-                 " links, " + std::to_string(m.built.mesh.num_nodes()) + " nodes>";
+          return "<softik.Model '" + m.scene.name + "': node network of " +
+                 std::to_string(m.built.network->num_links()) + " links, " + std::to_string(m.built.mesh.num_nodes()) +
+                 " nodes>";
         return "<softik.Model '" + m.scene.name + "': " + std::to_string(m.built.mesh.num_cells()) + " " +
-               cell_type_name(m.built.mesh.cell_type) + " cells, " + std::to_string(m.built.mesh.num_nodes()) + " nodes>";
+               cell_type_name(m.built.mesh.cell_type) + " cells, " + std::to_string(m.built.mesh.num_nodes()) +
+               " nodes>";
       });
 }
 

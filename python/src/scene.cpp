@@ -82,9 +82,8 @@ nb::object dynamic_summary(const DynamicRunSummary& s) {
 
 ProgressCallback progress_callback(nb::handle progress) {
   if (progress.is_none()) return {};
-  SOFTIK_CHECK(PyCallable_Check(progress.ptr()),
-               "progress must be a callable taking one dict (or None), got a "
-                   << nb::type_name(progress.type()).c_str());
+  SOFTIK_CHECK(PyCallable_Check(progress.ptr()), "progress must be a callable taking one dict (or None), got a "
+                                                     << nb::type_name(progress.type()).c_str());
   // The callable is released with the GIL held, wherever the last copy of the callback goes.
   std::shared_ptr<nb::object> fn(new nb::object(nb::borrow(progress)), [](nb::object* o) {
     nb::gil_scoped_acquire gil;
@@ -108,7 +107,8 @@ void bind_scene(nb::module_& m) {
   nb::class_<Scene>(m, "Scene",
                     "A scene file read and checked (docs/scene-format.md); softik.load_scene or "
                     "softik.Scene.from_string make one.")
-      .def_prop_ro("name", [](const Scene& s) { return s.name; }, "`name:` or the file's stem; names the outputs")
+      .def_prop_ro(
+          "name", [](const Scene& s) { return s.name; }, "`name:` or the file's stem; names the outputs")
       .def_prop_ro("path", [](const Scene& s) { return s.path; })
       .def_prop_ro("description", [](const Scene& s) { return s.description; })
       .def_prop_ro("kind", &scene_kind, "'static', 'inverse' (an inverse: section) or 'dynamic' (dynamics:)")
@@ -116,7 +116,9 @@ void bind_scene(nb::module_& m) {
       .def_prop_ro("dynamic_steps", [](const Scene& s) { return s.dynamics.steps; })
       .def_static("from_string", &parse_scene_string, nb::arg("yaml"), nb::arg("path") = "<string>.yaml",
                   "A scene from YAML text; `path` names it in messages and resolves relative file names.")
-      .def("__repr__", [](const Scene& s) { return "<softik.Scene '" + s.name + "' (" + scene_kind(s) + ") from " + s.path + ">"; });
+      .def("__repr__", [](const Scene& s) {
+        return "<softik.Scene '" + s.name + "' (" + scene_kind(s) + ") from " + s.path + ">";
+      });
 
   m.def("load_scene", &parse_scene, nb::arg("path"),
         "Reads and checks a scene file (strict: errors name the file, line and column).");
@@ -135,39 +137,44 @@ void bind_scene(nb::module_& m) {
       .def_ro("pvd_path", &SceneRunResult::pvd_path)
       .def_ro("vtu_files", &SceneRunResult::vtu_files)
       .def_ro("warnings", &SceneRunResult::warnings)
-      .def_prop_ro("pressures",
-                   [](const SceneRunResult& r) {
-                     nb::dict d;
-                     for (const PressureSummary& p : r.pressures) {
-                       nb::dict o;
-                       o["pressure"] = p.pressure;
-                       o["volume0"] = p.volume0;
-                       o["volume"] = p.volume;
-                       d[p.name.c_str()] = o;
-                     }
-                     return d;
-                   },
-                   "{cavity: {'pressure', 'volume0', 'volume'}} at the last step")
-      .def_prop_ro("probes",
-                   [](const SceneRunResult& r) {
-                     nb::dict d;
-                     for (const ProbeSummary& p : r.probes)
-                       d[p.name.c_str()] = take(std::vector<Real>(p.displacement.begin(), p.displacement.end()));
-                     return d;
-                   },
-                   "{probe: displacement (3,)} at the last step")
-      .def_prop_ro("inverse", [](const SceneRunResult& r) { return inverse_summary(r.inverse); },
-                   "the inverse run's summary (dict), None for other scenes")
-      .def_prop_ro("dynamics", [](const SceneRunResult& r) { return dynamic_summary(r.dynamics); },
-                   "the dynamic run's summary (dict), None for other scenes")
+      .def_prop_ro(
+          "pressures",
+          [](const SceneRunResult& r) {
+            nb::dict d;
+            for (const PressureSummary& p : r.pressures) {
+              nb::dict o;
+              o["pressure"] = p.pressure;
+              o["volume0"] = p.volume0;
+              o["volume"] = p.volume;
+              d[p.name.c_str()] = o;
+            }
+            return d;
+          },
+          "{cavity: {'pressure', 'volume0', 'volume'}} at the last step")
+      .def_prop_ro(
+          "probes",
+          [](const SceneRunResult& r) {
+            nb::dict d;
+            for (const ProbeSummary& p : r.probes)
+              d[p.name.c_str()] = take(std::vector<Real>(p.displacement.begin(), p.displacement.end()));
+            return d;
+          },
+          "{probe: displacement (3,)} at the last step")
+      .def_prop_ro(
+          "inverse", [](const SceneRunResult& r) { return inverse_summary(r.inverse); },
+          "the inverse run's summary (dict), None for other scenes")
+      .def_prop_ro(
+          "dynamics", [](const SceneRunResult& r) { return dynamic_summary(r.dynamics); },
+          "the dynamic run's summary (dict), None for other scenes")
       .def_prop_ro("unmet_goals", &unmet_goals, "why an inverse run missed its goals ('' when it did not)")
-      .def("summary",
-           [](const SceneRunResult& r) {
-             std::ostringstream out;
-             write_summary(r, out);
-             return out.str();
-           },
-           "The summary `softik run` prints");
+      .def(
+          "summary",
+          [](const SceneRunResult& r) {
+            std::ostringstream out;
+            write_summary(r, out);
+            return out.str();
+          },
+          "The summary `softik run` prints");
 
   const auto run = [](const Scene& scene, const std::string& out_dir, nb::handle progress) {
     SceneRunOptions options;
@@ -182,11 +189,12 @@ void bind_scene(nb::module_& m) {
       "after every load, time or inverse step with a dict {'what', 'k', 'total', 'elapsed', 'eta', "
       "'label', 'last'}; an exception it raises stops the run.";
   m.def("run_scene", run, nb::arg("scene"), nb::arg("out_dir"), nb::arg("progress") = nb::none(), doc);
-  m.def("run_scene",
-        [run](const std::string& path, const std::string& out_dir, nb::handle progress) {
-          return run(parse_scene(path), out_dir, progress);
-        },
-        nb::arg("scene"), nb::arg("out_dir"), nb::arg("progress") = nb::none(), doc);
+  m.def(
+      "run_scene",
+      [run](const std::string& path, const std::string& out_dir, nb::handle progress) {
+        return run(parse_scene(path), out_dir, progress);
+      },
+      nb::arg("scene"), nb::arg("out_dir"), nb::arg("progress") = nb::none(), doc);
 }
 
 }  // namespace softik::python

@@ -9,26 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "cuda/solvers/cudss_solver.hpp"
 #include "softik/backend.hpp"
 #include "softik/config.hpp"
 #include "softik/linear_solver.hpp"
-#include "cuda/solvers/cudss_solver.hpp"
 
 /// Skips the test, with the reason, when no CUDA device can be used.
-#define SKIP_WITHOUT_DEVICE()                                                   \
-  do {                                                                          \
-    std::string reason_;                                                        \
-    if (!::softik::cuda::device_available(&reason_)) GTEST_SKIP() << reason_;   \
+#define SKIP_WITHOUT_DEVICE()                                                 \
+  do {                                                                        \
+    std::string reason_;                                                      \
+    if (!::softik::cuda::device_available(&reason_)) GTEST_SKIP() << reason_; \
   } while (0)
 
 /// Skips the test unless a CUDA device is usable and cuDSS is built in and loadable.
-#define SKIP_UNLESS_CUDSS_RUNS()                                                                    \
-  do {                                                                                              \
-    std::string skip_reason_;                                                                       \
-    if (!::softik::cuda::device_available(&skip_reason_))                                           \
-      GTEST_SKIP() << "no usable CUDA device: " << skip_reason_;                                    \
-    if (!::softik::have_cudss_solver()) GTEST_SKIP() << "softik was built without cuDSS (scripts/setup.sh)"; \
-    if (!::softik::cuda::cudss_library_available(&skip_reason_)) GTEST_SKIP() << skip_reason_;      \
+#define SKIP_UNLESS_CUDSS_RUNS()                                                                                     \
+  do {                                                                                                               \
+    std::string skip_reason_;                                                                                        \
+    if (!::softik::cuda::device_available(&skip_reason_)) GTEST_SKIP() << "no usable CUDA device: " << skip_reason_; \
+    if (!::softik::have_cudss_solver()) GTEST_SKIP() << "softik was built without cuDSS (scripts/setup.sh)";         \
+    if (!::softik::cuda::cudss_library_available(&skip_reason_)) GTEST_SKIP() << skip_reason_;                       \
   } while (0)
 
 namespace softik {

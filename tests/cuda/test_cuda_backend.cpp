@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
-#include "cuda_test_support.hpp"
 #include "../scene_test_support.hpp"
-#include "softik/batch.hpp"
 #include "cuda/assembly/device_assembler.hpp"
 #include "cuda/solvers/cudss_solver.hpp"
+#include "cuda_test_support.hpp"
 #include "softik/backend.hpp"
+#include "softik/batch.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/static_solver.hpp"
@@ -253,14 +253,16 @@ TEST(CudaBackend, DesignsInOneLaunchEqualEachDesignOnTheCpu) {
     for (size_t k = 0; k < ndof; ++k) x[static_cast<size_t>(d)][k] += 1e-4 * d * std::sin(0.37 * static_cast<Real>(k));
     x_all.insert(x_all.end(), x[static_cast<size_t>(d)].begin(), x[static_cast<size_t>(d)].end());
   }
-  ASSERT_EQ(cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
+      cudaSuccess);
   device.assemble_designs(device.device_design_positions(), {true, true, true});
   std::vector<Real> f_all(4 * ndof), K_all(4 * nnz);
   ASSERT_EQ(cudaMemcpy(f_all.data(), device.device_design_force(), f_all.size() * sizeof(Real), cudaMemcpyDeviceToHost),
             cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(K_all.data(), device.device_design_K_values(), K_all.size() * sizeof(Real), cudaMemcpyDeviceToHost),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(K_all.data(), device.device_design_K_values(), K_all.size() * sizeof(Real), cudaMemcpyDeviceToHost),
+      cudaSuccess);
   const std::vector<Real> energies = device.design_energies();
   for (size_t d = 0; d < 4; ++d) {
     SCOPED_TRACE("design " + std::to_string(d));
@@ -269,17 +271,20 @@ TEST(CudaBackend, DesignsInOneLaunchEqualEachDesignOnTheCpu) {
     std::vector<Real> f, K;
     alone.assemble(x[d], &e, &f, &K);
     EXPECT_NEAR(energies[d], e, 1e-10 * std::abs(e));
-    EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin() + d * ndof, f_all.begin() + (d + 1) * ndof), f), 1e-10);
+    EXPECT_LE(relative_difference(std::vector<Real>(f_all.begin() + d * ndof, f_all.begin() + (d + 1) * ndof), f),
+              1e-10);
     EXPECT_LE(relative_difference(std::vector<Real>(K_all.begin() + d * nnz, K_all.begin() + (d + 1) * nnz), K), 1e-10);
   }
   // Errors name the design.
-  EXPECT_THROW(device.set_designs({{fem::NeoHookean::from_young_poisson(1e5, 0.3)},
-                                   {fem::NeoHookean::from_young_poisson(1e5, 0.3), fem::NeoHookean::from_young_poisson(1e5, 0.3)}}),
+  EXPECT_THROW(device.set_designs(
+                   {{fem::NeoHookean::from_young_poisson(1e5, 0.3)},
+                    {fem::NeoHookean::from_young_poisson(1e5, 0.3), fem::NeoHookean::from_young_poisson(1e5, 0.3)}}),
                Error);
   EXPECT_THROW(device.set_designs({{fem::LinearElastic::from_young_poisson(1e5, 0.3)}}), Error);
   x_all[ndof + 5] = std::nan("");
-  ASSERT_EQ(cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(device.device_design_positions(), x_all.data(), x_all.size() * sizeof(Real), cudaMemcpyHostToDevice),
+      cudaSuccess);
   try {
     device.assemble_designs(device.device_design_positions());
     FAIL() << "a NaN position in design 1 was accepted";
@@ -295,8 +300,9 @@ TEST(CudaBackend, BatchOfDesignsOnConcurrentStreamsEqualsTheCpuBatch) {
 solver: {load_steps: 2}
 outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
 )");
-  write_file(dir / "b.yaml", "scene: block.yaml\nworkers: 3\nsweep: {loads.pressure.value: [2000, 4000, 6000], "
-                             "materials.young: [1.0e5, 2.0e5]}\n");
+  write_file(dir / "b.yaml",
+             "scene: block.yaml\nworkers: 3\nsweep: {loads.pressure.value: [2000, 4000, 6000], "
+             "materials.young: [1.0e5, 2.0e5]}\n");
   const BatchSpec spec = parse_batch((dir / "b.yaml").string());
   BatchRunOptions options;
   options.has_backend = true;

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "../linear_solver_test_support.hpp"
 #include "cuda/solvers/cudss_solver.hpp"
 #include "cuda_test_support.hpp"
-#include "../linear_solver_test_support.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
 #include "softik/error.hpp"
@@ -289,8 +289,8 @@ TEST(CudssSolver, NothingFixedIsReportedAsSingular) {
   solver->analyze(s.assembler->pattern());
   try {
     solver->factorize(s.K);
-    ADD_FAILURE() << "cuDSS accepted a stiffness with six rigid-body modes (pivot ratio "
-                  << solver->info().pivot_ratio << ")";
+    ADD_FAILURE() << "cuDSS accepted a stiffness with six rigid-body modes (pivot ratio " << solver->info().pivot_ratio
+                  << ")";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("Fix enough nodes"), std::string::npos) << e.what();

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <string>
 #include <tuple>
 #include <variant>
-#include <string>
 #include <vector>
 
 #include "../assembly_cases.hpp"
@@ -73,7 +73,8 @@ std::vector<char> fixed_dofs(const Mesh& mesh) {
 }
 
 /// max |gpu - cpu| / max |cpu| over the given indices (all when empty).
-Real relative_difference(const std::vector<Real>& gpu, const std::vector<Real>& cpu, const std::vector<int>& only = {}) {
+Real relative_difference(const std::vector<Real>& gpu, const std::vector<Real>& cpu,
+                         const std::vector<int>& only = {}) {
   Real diff = 0, scale = 0;
   auto visit = [&](size_t k) {
     diff = std::max(diff, std::abs(gpu[k] - cpu[k]));
@@ -107,7 +108,10 @@ std::vector<Case> all_cases() {
       for (auto tangent : {fem::CorotationalTangent::Rotated, fem::CorotationalTangent::Consistent}) {
         Case c{element + "_Corotational" + (rotation == fem::RotationMethod::Polar ? "Polar" : "QR") +
                    (tangent == fem::CorotationalTangent::Rotated ? "Rotated" : "Consistent"),
-               type, {linear}, {}, false};
+               type,
+               {linear},
+               {},
+               false};
         c.options.formulation = Formulation::Corotational;
         c.options.rotation = rotation;
         c.options.corotational_tangent = tangent;
@@ -146,22 +150,24 @@ std::vector<Case> all_cases() {
           {"NeoHookeanNodalMean", fem::NeoHookean::from_young_poisson(E, 0.49), Formulation::Hyperelastic},
           {"MooneyRivlinNodalMean", fem::MooneyRivlin::from_constants(1e4, 2e3, 1e-5), Formulation::Hyperelastic},
           {"StableNeoHookeanNodalMean", fem::StableNeoHookean::from_young_poisson(E, 0.45), Formulation::Hyperelastic},
-          {"LinearSmallStrainNodalMean", fem::LinearElastic::from_young_poisson(E, 0.49), Formulation::LinearSmallStrain}};
+          {"LinearSmallStrainNodalMean", fem::LinearElastic::from_young_poisson(E, 0.49),
+           Formulation::LinearSmallStrain}};
       for (const auto& [name, law, formulation] : nodal_laws) {
         Case c{element + "_" + name, type, {law}, {}, false};
         c.options.formulation = formulation;
         c.options.dilatation = fem::Dilatation::NodalMean;
         cases.push_back(c);
       }
-      Case projected_nodal{element + "_NeoHookeanNodalMeanProjectSpd", type, {fem::NeoHookean::from_young_poisson(E, 0.45)},
-                           {}, true};
+      Case projected_nodal{
+          element + "_NeoHookeanNodalMeanProjectSpd", type, {fem::NeoHookean::from_young_poisson(E, 0.45)}, {}, true};
       projected_nodal.options.formulation = Formulation::Hyperelastic;
       projected_nodal.options.dilatation = fem::Dilatation::NodalMean;
       projected_nodal.options.project_spd = true;
       cases.push_back(projected_nodal);
       Case per_cell_nodal{element + "_NeoHookeanNodalMeanPerCell", type, {}, {}, false};
       for (int k = 0; k < box(type).num_cells(); ++k)
-        per_cell_nodal.materials.push_back(fem::NeoHookean::from_young_poisson(E * (1 + 0.1 * (k % 7)), 0.45 + 0.01 * (k % 4)));
+        per_cell_nodal.materials.push_back(
+            fem::NeoHookean::from_young_poisson(E * (1 + 0.1 * (k % 7)), 0.45 + 0.01 * (k % 4)));
       per_cell_nodal.options.formulation = Formulation::Hyperelastic;
       per_cell_nodal.options.dilatation = fem::Dilatation::NodalMean;
       cases.push_back(per_cell_nodal);
@@ -176,7 +182,8 @@ std::vector<Case> all_cases() {
     Case per_cell_nh{element + "_NeoHookeanPerCell", type, {}, {}, false};
     Case per_cell_co{element + "_CorotationalPerCell", type, {}, {}, false};
     for (int k = 0; k < num_cells; ++k) {
-      per_cell_nh.materials.push_back(fem::NeoHookean::from_young_poisson(E * (1 + 0.1 * (k % 7)), nu - 0.01 * (k % 3)));
+      per_cell_nh.materials.push_back(
+          fem::NeoHookean::from_young_poisson(E * (1 + 0.1 * (k % 7)), nu - 0.01 * (k % 3)));
       per_cell_co.materials.push_back(fem::LinearElastic::from_young_poisson(E * (1 + 0.1 * (k % 5)), nu));
     }
     per_cell_nh.options.formulation = Formulation::Hyperelastic;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "softik/assembly.hpp"
 #include "cuda/assembly/device_assembler.hpp"
+#include "softik/assembly.hpp"
 #include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
 

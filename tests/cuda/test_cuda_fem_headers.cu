@@ -155,8 +155,7 @@ TEST(CudaFemHeaders, HyperelasticHex8MatchesTheHost) {
   constexpr int nd = 24, count = 1 + nd + nd * nd + 1;
   std::vector<Real> host(count);
   element_outputs<E>(material, rest, x, host.data());
-  const std::vector<Real> device =
-      run([&](Real* d) { evaluate_element<E><<<1, 1>>>(material, rest, x, d); }, count);
+  const std::vector<Real> device = run([&](Real* d) { evaluate_element<E><<<1, 1>>>(material, rest, x, d); }, count);
   EXPECT_LE(relative_difference(device, host), 1e-12);
 }
 
@@ -172,8 +171,7 @@ void check_volume_cell(const char* name) {
   constexpr int count = volume_output_count<Cell>();
   std::vector<Real> host(count);
   volume_outputs<Cell>(3e5, V0, p.x, host.data());
-  const std::vector<Real> device =
-      run([&](Real* d) { evaluate_volume<Cell><<<1, 1>>>(3e5, V0, p, d); }, count);
+  const std::vector<Real> device = run([&](Real* d) { evaluate_volume<Cell><<<1, 1>>>(3e5, V0, p, d); }, count);
   EXPECT_LE(relative_difference(device, host), 1e-12) << name;
 }
 

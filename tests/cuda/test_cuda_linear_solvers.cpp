@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "../linear_solver_test_support.hpp"
+#include "cuda/exec/device_array.hpp"
 #include "cuda/solvers/cuda_dense_solver.hpp"
 #include "cuda/solvers/cuda_pcg_solver.hpp"
-#include "cuda/exec/device_array.hpp"
-#include "../linear_solver_test_support.hpp"
 #include "softik/backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
@@ -39,11 +39,11 @@ using solver_test::System;
 /// straddle nodes. `fixed` = false: nothing fixed (six rigid-body modes, K singular).
 System cantilever(bool fixed = true) {
   const int last_z = 3 * ((12 + 1) * (3 + 1) * (3 + 1) - 1) + 2;  // the beam's last node
-  System s = solver_test::beam(fixed, Formulation::Corotational, 1.0, fixed ? std::vector<int>{last_z} : std::vector<int>{});
+  System s =
+      solver_test::beam(fixed, Formulation::Corotational, 1.0, fixed ? std::vector<int>{last_z} : std::vector<int>{});
   if (fixed && s.n() != 575) ADD_FAILURE() << "the cantilever has " << s.n() << " free DOFs, expected 575";
   return s;
 }
-
 
 /// K^-1 B by the CPU's Eigen SimplicialLDLT (the reference).
 Eigen::MatrixXd cpu_solve(const System& s, const Eigen::MatrixXd& B) {
@@ -82,7 +82,8 @@ cuda::DeviceArray<Real> to_device(const std::vector<Real>& values) {
 
 Eigen::MatrixXd from_device(const cuda::DeviceArray<Real>& d, int rows, int cols) {
   Eigen::MatrixXd M(rows, cols);
-  SOFTIK_CUDA_CHECK(cudaMemcpy(M.data(), d.get(), static_cast<std::size_t>(M.size()) * sizeof(Real), cudaMemcpyDeviceToHost));
+  SOFTIK_CUDA_CHECK(
+      cudaMemcpy(M.data(), d.get(), static_cast<std::size_t>(M.size()) * sizeof(Real), cudaMemcpyDeviceToHost));
   return M;
 }
 
@@ -210,8 +211,8 @@ TEST(CudaDenseSolver, HalfSolvesGiveTheComplianceOnHostAndDevice) {
   EXPECT_EQ(solver.info().factor_nnz, static_cast<long long>(n) * (n + 1) / 2);
   const Eigen::MatrixXd X = gpu_solve(solver, B);
   Eigen::MatrixXd Z(n, nrhs), X_half(n, nrhs);
-  solver.solve_forward(B.data(), Z.data(), nrhs);         // Z = L^-1 B
-  solver.solve_backward(Z.data(), X_half.data(), nrhs);   // L^-T Z = K^-1 B
+  solver.solve_forward(B.data(), Z.data(), nrhs);        // Z = L^-1 B
+  solver.solve_backward(Z.data(), X_half.data(), nrhs);  // L^-T Z = K^-1 B
   EXPECT_LE(relative_difference(X_half, X), 1e-12);
   // Z^T Z = B^T L^-T L^-1 B = B^T K^-1 B (the compliance W from forward solves only).
   const Eigen::MatrixXd BtKinvB = B.transpose() * cpu_solve(s, B);
@@ -324,7 +325,7 @@ TEST(CudaPcgSolver, ZeroRightHandSideGivesZeroEvenWhenWarmStarted) {
   cuda::CudaPcgSolver solver;
   solver.analyze(s.assembler->pattern());
   solver.factorize(s.K);
-  gpu_solve(solver, B);    // keeps a non-zero solution in both columns
+  gpu_solve(solver, B);  // keeps a non-zero solution in both columns
   B.col(0).setZero();
   const Eigen::MatrixXd X = gpu_solve(solver, B);
   EXPECT_EQ(X.col(0).norm(), 0.0);

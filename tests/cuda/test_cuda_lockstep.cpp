@@ -16,9 +16,9 @@
 #include "cuda_test_support.hpp"
 #include "host/batch/batch_csv.hpp"
 #include "host/batch/design_batch.hpp"
+#include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
 #include "softik/batch.hpp"
-#include "softik/actuator_generator.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
@@ -38,8 +38,8 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   for (size_t k = 1; k < wide.X.size(); k += 3) wide.X[k] *= 1.1;
   std::vector<Assembler> designs;
   for (Real young : {1e5, 2e5, 4e5})
-    designs.emplace_back(young == 4e5 ? wide : mesh, std::vector<Material>{fem::NeoHookean::from_young_poisson(young, 0.45)},
-                         fixed, options);
+    designs.emplace_back(young == 4e5 ? wide : mesh,
+                         std::vector<Material>{fem::NeoHookean::from_young_poisson(young, 0.45)}, fixed, options);
   std::vector<const Assembler*> pointers;
   for (const Assembler& a : designs) pointers.push_back(&a);
   auto gpu = batch_detail::make_design_engine(pointers, true);
@@ -48,7 +48,8 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   // Each design deformed its own way; design 1 is not assembled in the second pass.
   std::vector<std::vector<Real>> x = {mesh.rest_positions(), mesh.rest_positions(), wide.rest_positions()};
   for (size_t d = 0; d < 3; ++d)
-    for (size_t k = 0; k < x[d].size(); ++k) x[d][k] += 1e-4 * std::sin(0.37 * static_cast<Real>(k) + static_cast<Real>(d));
+    for (size_t k = 0; k < x[d].size(); ++k)
+      x[d][k] += 1e-4 * std::sin(0.37 * static_cast<Real>(k) + static_cast<Real>(d));
   for (int pass = 0; pass < 2; ++pass) {
     std::vector<const std::vector<Real>*> posted = {&x[0], pass == 0 ? &x[1] : nullptr, &x[2]};
     std::vector<std::exception_ptr> fg, fc;
@@ -75,7 +76,8 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
   // An inverted cell in design 2 fails design 2 only, with the CPU's words.
   std::vector<Real> crushed = wide.rest_positions();
   const int* cell = mesh.cell(0);
-  for (int i = 0; i < 3; ++i) crushed[static_cast<size_t>(3 * cell[1] + i)] = crushed[static_cast<size_t>(3 * cell[0] + i)];
+  for (int i = 0; i < 3; ++i)
+    crushed[static_cast<size_t>(3 * cell[1] + i)] = crushed[static_cast<size_t>(3 * cell[0] + i)];
   std::vector<std::exception_ptr> fg, fc;
   gpu->assemble({&x[0], &x[1], &crushed}, false, true, true, fg);
   cpu->assemble({&x[0], &x[1], &crushed}, false, true, true, fc);
@@ -112,7 +114,7 @@ sweep:
   };
   const BatchResult cpu = run("cpu", Backend::Cpu, "off");
   const BatchResult gpu = run("gpu", Backend::Cuda, "auto");  // auto: lockstep on the cuda backend
-  EXPECT_EQ(gpu.lockstep.groups, 2u);  // two cell counts, each group holding two geometries
+  EXPECT_EQ(gpu.lockstep.groups, 2u);                         // two cell counts, each group holding two geometries
   EXPECT_LT(2 * gpu.lockstep.passes, gpu.lockstep.design_passes);
   const Table a = cells(dir / "gpu" / "b.csv");
   const Table b = cells(dir / "cpu" / "b.csv");

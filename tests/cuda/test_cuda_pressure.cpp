@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
+#include "cuda/assembly/device_pressure.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
-#include "cuda/assembly/device_pressure.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
 #include "softik/loads.hpp"

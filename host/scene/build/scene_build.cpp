@@ -10,12 +10,12 @@
 #include "softik/contact.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
-#include "softik/shell_generator.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_selection.hpp"
 #include "softik/network_io.hpp"
 #include "softik/point_location.hpp"
 #include "softik/scene.hpp"
+#include "softik/shell_generator.hpp"
 #include "softik/surface.hpp"
 
 namespace softik {
@@ -68,13 +68,15 @@ Mesh make_mesh(const SceneMesh& spec) {
         const double n = s.cells, per_sphere = 3 * n * n + 3 * n + 1, hexes = 3 * n * n * s.layers;
         const double nodes = per_sphere * (s.layers + 1) * (s.cell_type == CellType::Tet10 ? 8 : 1);
         check_generated_size("sphere_shell", nodes, s.cell_type == CellType::Hex8 ? hexes : 6 * hexes, s.cell_type);
-        return make_thick_sphere_octant(s.inner_radius, s.outer_radius, s.layers, s.cells, s.cell_type, s.radial_grading);
+        return make_thick_sphere_octant(s.inner_radius, s.outer_radius, s.layers, s.cells, s.cell_type,
+                                        s.radial_grading);
       });
     case SceneMesh::Source::File:
       break;
     case SceneMesh::Source::Network:
-      fail(spec.where, "mesh.network: a node-network file has no cells to make a mesh of (build_scene reads it as "
-                       "the body itself)");
+      fail(spec.where,
+           "mesh.network: a node-network file has no cells to make a mesh of (build_scene reads it as "
+           "the body itself)");
   }
   Mesh mesh = located(spec.where, "mesh.file", [&] { return read_mesh(spec.file); });
   for (Real& x : mesh.X) x *= spec.scale;
@@ -102,8 +104,8 @@ struct Builder {
       case SceneSelection::Kind::Group: {
         const auto it = mesh.node_groups.find(s.group);
         if (it == mesh.node_groups.end())
-          fail(s.where, what + ": the mesh has no node group '" + s.group + "'; its node groups: " +
-                            keys_of(mesh.node_groups));
+          fail(s.where,
+               what + ": the mesh has no node group '" + s.group + "'; its node groups: " + keys_of(mesh.node_groups));
         nodes = it->second;
         break;
       }
@@ -111,8 +113,7 @@ struct Builder {
         nodes = located(s.where, what, [&] { return nodes_in_box(mesh, s.min, s.max, tolerance(s.tolerance)); });
         break;
       case SceneSelection::Kind::Plane:
-        nodes = located(s.where, what,
-                        [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
+        nodes = located(s.where, what, [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
         break;
       case SceneSelection::Kind::Nodes:
         for (int n : s.nodes)
@@ -164,8 +165,9 @@ struct Builder {
   /// components: [z] alone on a 2-D mesh selects nothing to fix or load.
   void require_planar_components(const SceneSelection& s, const std::string& key) const {
     if (out.mesh.dim == 2 && s.components[2] && !s.components[0] && !s.components[1])
-      fail(s.where, key + ".components: z alone, but the mesh is 2-D (x, y only): there is no z to act on; use x "
-                          "and/or y");
+      fail(s.where, key +
+                        ".components: z alone, but the mesh is 2-D (x, y only): there is no z to act on; use x "
+                        "and/or y");
   }
 
   void boundary_conditions() {
@@ -202,7 +204,8 @@ struct Builder {
       fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
       for (int n : nodes)
         for (int c = 0; c < mesh.dim; ++c)
-          if (p.selection.components[static_cast<size_t>(c)]) prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
+          if (p.selection.components[static_cast<size_t>(c)])
+            prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
     }
     for (const auto& [dof, value] : prescribed) out.loads.prescribed.push_back({dof, value});
   }
@@ -253,10 +256,13 @@ struct Builder {
       });
       out.obstacles.push_back(std::move(o));
     }
-    if (mesh.dim != 3) fail(scene.contact.where, "contact: needs a 3D mesh (Tet4 or Hex8); this mesh is " + std::to_string(mesh.dim) + "D");
+    if (mesh.dim != 3)
+      fail(scene.contact.where,
+           "contact: needs a 3D mesh (Tet4 or Hex8); this mesh is " + std::to_string(mesh.dim) + "D");
     std::vector<char> chosen(static_cast<size_t>(mesh.num_nodes()), 0);
     for (size_t i = 0; i < scene.contact.nodes.size(); ++i)
-      for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]")) chosen[static_cast<size_t>(n)] = 1;
+      for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]"))
+        chosen[static_cast<size_t>(n)] = 1;
     for (int n = 0; n < mesh.num_nodes(); ++n)
       if (chosen[static_cast<size_t>(n)]) out.contact_nodes.push_back(n);
     warn_obstacles_inside(scene, out, diagonal);
@@ -266,7 +272,8 @@ struct Builder {
   /// names the scene entry in messages.
   PressureLoad pressure(const ScenePressure& p, const std::string& what) {
     const Mesh& mesh = out.mesh;
-    if (mesh.dim != 3) fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
+    if (mesh.dim != 3)
+      fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
     PressureLoad load;
     load.name = p.name;
     load.pressure = p.value;
@@ -275,8 +282,8 @@ struct Builder {
     if (!p.surface.empty()) {
       const auto it = mesh.surface_groups.find(p.surface);
       if (it == mesh.surface_groups.end())
-        fail(p.where, what + ": the mesh has no surface group '" + p.surface + "'; its surface groups: " +
-                          keys_of(mesh.surface_groups));
+        fail(p.where, what + ": the mesh has no surface group '" + p.surface +
+                          "'; its surface groups: " + keys_of(mesh.surface_groups));
       load.surface = located(p.where, what, [&] {
         return check_surface(mesh, it->second, p.name, p.closed && !p.symmetry_sector, p.allow_flip, &report);
       });
@@ -289,12 +296,10 @@ struct Builder {
       vertices.X = cavity.X;
       SurfaceGroup surface;
       surface.triangles = cavity.triangles;
-      load.surface = located(p.where, what, [&] {
-        return check_surface(vertices, surface, p.name, p.closed, p.allow_flip, &report);
-      });
-      load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)", [&] {
-        return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance));
-      });
+      load.surface = located(p.where, what,
+                             [&] { return check_surface(vertices, surface, p.name, p.closed, p.allow_flip, &report); });
+      load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)",
+                               [&] { return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance)); });
       warn_projected_vertices(load, p, what, vertices, tolerance(p.embed_tolerance), diagonal, out);
     }
     if (report.flipped > 0)
@@ -324,12 +329,14 @@ struct Builder {
       for (int i = 0; i < 3; ++i) on_plane = on_plane || (std::abs(a[i]) <= tol && std::abs(b[i]) <= tol);
       if (!on_plane)
         fail(p.where, what + ": symmetry_sector: the open edge " + std::to_string(edge.first) + "-" +
-                          std::to_string(edge.second) + " does not lie in a plane x = 0, y = 0 or z = 0; a sector "
+                          std::to_string(edge.second) +
+                          " does not lie in a plane x = 0, y = 0 or z = 0; a sector "
                           "is open only along those planes (or use closed: false)");
     }
     if (!(surface_volume(load, mesh, mesh.rest_positions()) > 0))
-      fail(p.where, what + ": symmetry_sector: the sector's volume is not positive: the surface is wound into the "
-                           "cavity or the cavity does not lie on the positive side of its symmetry planes");
+      fail(p.where, what +
+                        ": symmetry_sector: the sector's volume is not positive: the surface is wound into the "
+                        "cavity or the cavity does not lie on the positive side of its symmetry planes");
   }
 
   AttachedPoint attach(const std::array<Real, 3>& p, Real given_tolerance, const SceneLocation& where,
@@ -450,13 +457,15 @@ struct Builder {
     Real best_d2 = 0;
     for (int n = 0; n < mesh.num_nodes(); ++n) {
       Real d2 = 0;
-      for (int i = 0; i < 3; ++i) d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - p.point[static_cast<size_t>(i)], 2);
+      for (int i = 0; i < 3; ++i)
+        d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - p.point[static_cast<size_t>(i)], 2);
       if (best < 0 || d2 < best_d2) best = n, best_d2 = d2;
     }
     if (best < 0 || std::sqrt(best_d2) > tol) {
       std::ostringstream s;
       s << what << ": no node of the network lies within " << tol << " of the point (the nearest is "
-        << std::sqrt(best_d2) << " away); a network's probe is one of its nodes: give its position, or widen 'tolerance'";
+        << std::sqrt(best_d2)
+        << " away); a network's probe is one of its nodes: give its position, or widen 'tolerance'";
       fail(p.where, s.str());
     }
     BuiltProbe probe;
@@ -486,12 +495,12 @@ std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& 
 
 BuiltScene build_scene(const Scene& scene) {
   const bool network_file = scene.mesh.source == SceneMesh::Source::Network;
-  SOFTIK_CHECK(network_file || !scene.materials.empty(), "build_scene: the scene has no material; add a 'materials' entry");
+  SOFTIK_CHECK(network_file || !scene.materials.empty(),
+               "build_scene: the scene has no material; add a 'materials' entry");
   BuiltScene out;
   if (network_file) {
-    out.network = located(scene.mesh.where, "mesh.network", [&] {
-      return std::make_shared<const NodeNetwork>(read_node_network(scene.mesh.file));
-    });
+    out.network = located(scene.mesh.where, "mesh.network",
+                          [&] { return std::make_shared<const NodeNetwork>(read_node_network(scene.mesh.file)); });
     out.mesh = node_mesh(*out.network);
   } else {
     out.mesh = make_mesh(scene.mesh);
@@ -535,12 +544,13 @@ BuiltScene build_scene(const Scene& scene) {
     load.gas_amount = sp.gas_amount;
     load.ambient_pressure = sp.ambient_pressure;
     if (sp.control != CavityControl::Pressure && !load.follower)
-      fail(sp.where, "loads.pressure '" + sp.name + "': control: " + cavity_control_name(sp.control) +
-                         " needs a follower load (the pressure acts on the deformed wall whose volume is controlled), " +
-                         (scene.formulation == Formulation::LinearSmallStrain
-                              ? std::string("which formulation: linear does not carry; use formulation: corotational or "
-                                            "hyperelastic")
-                              : std::string("remove follower: false")));
+      fail(sp.where,
+           "loads.pressure '" + sp.name + "': control: " + cavity_control_name(sp.control) +
+               " needs a follower load (the pressure acts on the deformed wall whose volume is controlled), " +
+               (scene.formulation == Formulation::LinearSmallStrain
+                    ? std::string("which formulation: linear does not carry; use formulation: corotational or "
+                                  "hyperelastic")
+                    : std::string("remove follower: false")));
   }
   b.probes();
   b.cables();
@@ -562,8 +572,8 @@ BuiltScene build_scene(const Scene& scene) {
   out.newton.krylov_tolerance = s.krylov_tolerance;
   out.newton.extrapolate = s.extrapolate;
   const int free_dofs = static_cast<int>(std::count(out.fixed_dofs.begin(), out.fixed_dofs.end(), 0));
-  out.linear_solver = choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs,
-                                           s.linear_solver);
+  out.linear_solver =
+      choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs, s.linear_solver);
   warn_csv_size(scene, out);
   return out;
 }

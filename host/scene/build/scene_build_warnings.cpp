@@ -33,7 +33,8 @@ std::vector<Vec3r> surface_samples(const Obstacle& o) {
       break;
     case ObstacleShape::Box:
       for (int k = 0; k < 8; ++k)
-        points.push_back(o.center + o.rotation * o.half_extents.cwiseProduct(Vec3r(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1)));
+        points.push_back(
+            o.center + o.rotation * o.half_extents.cwiseProduct(Vec3r(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1)));
       for (int i = 0; i < 3; ++i)
         for (int sign : {-1, 1}) points.push_back(o.center + sign * o.half_extents[i] * o.rotation.col(i));
       break;
@@ -47,7 +48,8 @@ std::vector<Vec3r> surface_samples(const Obstacle& o) {
       break;
     }
     case ObstacleShape::TriangleMesh:
-      for (size_t k = 0; k + 2 < o.vertices.size(); k += 3) points.emplace_back(o.vertices[k], o.vertices[k + 1], o.vertices[k + 2]);
+      for (size_t k = 0; k + 2 < o.vertices.size(); k += 3)
+        points.emplace_back(o.vertices[k], o.vertices[k + 1], o.vertices[k + 2]);
       break;
   }
   return points;
@@ -82,7 +84,8 @@ void warn_obstacles_inside(const Scene& scene, BuiltScene& out, Real diagonal) {
     // Nodes chosen by contact.nodes inside it (interior nodes) can still touch it.
     bool reached = false;
     for (int n : out.contact_nodes) {
-      const Vec3r X(mesh.X[3 * static_cast<size_t>(n)], mesh.X[3 * static_cast<size_t>(n) + 1], mesh.X[3 * static_cast<size_t>(n) + 2]);
+      const Vec3r X(mesh.X[3 * static_cast<size_t>(n)], mesh.X[3 * static_cast<size_t>(n) + 1],
+                    mesh.X[3 * static_cast<size_t>(n) + 2]);
       reached = reached || distance_to_obstacle(o, 0, X).distance <= 0;
     }
     if (reached) continue;
@@ -126,7 +129,8 @@ void warn_projected_vertices(const PressureLoad& load, const ScenePressure& p, c
     PressureLoad own = load;  // the file's surface on its own vertices, as given
     own.embedding = SurfaceEmbedding{};
     const Real V0 = surface_volume(own, cavity, cavity.X), V1 = surface_volume(load, mesh, mesh.X);
-    w << "; the cavity's rest volume changes by " << 100 * (V1 - V0) / std::abs(V0) << "% (" << V0 << " -> " << V1 << ")";
+    w << "; the cavity's rest volume changes by " << 100 * (V1 - V0) / std::abs(V0) << "% (" << V0 << " -> " << V1
+      << ")";
   }
   w << ". Move the cavity inside the mesh (or the mesh's wall around it) to keep its shape";
   out.warnings.push_back(w.str());

@@ -70,8 +70,9 @@ void read_own_fit(const Map& m, const std::string& what, MaterialFit& f) {
   const bool any = !f.fitted_by.empty() || !f.method.empty() || m.has("data_points") || m.has("max_deviation");
   if (!any) return;
   if (f.fitted_by != "softik" || f.method.empty() || !m.has("data_points") || !m.has("max_deviation"))
-    scene_detail::fail(m.where(), what + ": a fit made from the source's curve needs fitted_by: softik, method, "
-                                         "data_points and max_deviation");
+    scene_detail::fail(m.where(), what +
+                                      ": a fit made from the source's curve needs fitted_by: softik, method, "
+                                      "data_points and max_deviation");
   const std::vector<YAML::Node> rows = scene_detail::as_list(m.at("data_points"), kDataPath, m.name("data_points"));
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string row = scene_detail::item(m.name("data_points"), i);
@@ -106,8 +107,8 @@ MaterialFit read_fit(const YAML::Node& node, const std::string& what) {
   const std::vector<std::string> allowed = publishable(f.law);
   if (allowed.empty())
     scene_detail::fail(m.where(), what + ".law: '" + f.law +
-                                           "' is not a law the library publishes (neo_hookean_decoupled, "
-                                           "mooney_rivlin, yeoh, ogden)");
+                                      "' is not a law the library publishes (neo_hookean_decoupled, "
+                                      "mooney_rivlin, yeoh, ogden)");
   if (f.convention != "abaqus" && !(f.convention == "ogden_1972" && f.law == "ogden"))
     scene_detail::fail(m.where(), what + ".convention: '" + f.convention + "' (abaqus; ogden_1972 for ogden)");
   (void)pascals_per(f.unit);
@@ -138,8 +139,8 @@ LibraryMaterial read_material(const YAML::Node& node, const std::string& what) {
     mat.datasheet_published = d.string("published", "");
     mat.datasheet_source = d.string("source", "");
   }
-  const std::vector<YAML::Node> fits = scene_detail::as_list(m.need("fits", "the published fits"), kDataPath,
-                                                             m.name("fits"));
+  const std::vector<YAML::Node> fits =
+      scene_detail::as_list(m.need("fits", "the published fits"), kDataPath, m.name("fits"));
   for (size_t i = 0; i < fits.size(); ++i) mat.fits.push_back(read_fit(fits[i], scene_detail::item(m.name("fits"), i)));
   size_t defaults = 0;
   for (const MaterialFit& f : mat.fits) {
@@ -160,7 +161,8 @@ MaterialLibrary read_library(const std::string& text) {
   lib.default_poisson = c.number("poisson", "Poisson's ratio");
   lib.default_poisson_reason = c.string("why", "");
   const std::vector<YAML::Node> sources = scene_detail::as_list(m.need("sources", "the sources"), kDataPath, "sources");
-  for (size_t i = 0; i < sources.size(); ++i) lib.sources.push_back(read_source(sources[i], scene_detail::item("sources", i)));
+  for (size_t i = 0; i < sources.size(); ++i)
+    lib.sources.push_back(read_source(sources[i], scene_detail::item("sources", i)));
   const std::vector<YAML::Node> materials =
       scene_detail::as_list(m.need("materials", "the materials"), kDataPath, "materials");
   for (size_t i = 0; i < materials.size(); ++i)
@@ -182,7 +184,8 @@ MaterialLibrary read_library(const std::string& text) {
 std::string folded(const std::string& s) {
   std::string out;
   for (char ch : s)
-    if (ch != '-' && ch != '_' && ch != '.' && ch != ' ') out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ch != '-' && ch != '_' && ch != '.' && ch != ' ')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return out;
 }
 
@@ -343,16 +346,20 @@ Real d1_from_poisson(Real mu0, Real nu) {
 Material make_material(const std::string& law, const LawConstants& c, fem::Volumetric vol) {
   auto d1 = [&] { return one(c, law, "D1"); };
   if (law == "linear") return fem::LinearElastic::from_lame(one(c, law, "lambda"), one(c, law, "mu"));
-  if (law == "saint_venant_kirchhoff") return fem::SaintVenantKirchhoff::from_lame(one(c, law, "lambda"), one(c, law, "mu"));
+  if (law == "saint_venant_kirchhoff")
+    return fem::SaintVenantKirchhoff::from_lame(one(c, law, "lambda"), one(c, law, "mu"));
   if (law == "neo_hookean") return fem::NeoHookean::from_lame(one(c, law, "lambda"), one(c, law, "mu"));
   if (law == "stable_neo_hookean") return fem::StableNeoHookean::from_lame(one(c, law, "lambda"), one(c, law, "mu"));
   if (law == "neo_hookean_decoupled")  // Mooney-Rivlin with C01 = 0 when U(J) is not the D1 form
-    return vol == fem::Volumetric::D1Form ? Material(fem::NeoHookeanD1::from_constants(one(c, law, "C10"), d1()))
-                                          : Material(fem::MooneyRivlin::from_constants(one(c, law, "C10"), 0.0, d1(), vol));
-  if (law == "mooney_rivlin") return fem::MooneyRivlin::from_constants(one(c, law, "C10"), one(c, law, "C01"), d1(), vol);
+    return vol == fem::Volumetric::D1Form
+               ? Material(fem::NeoHookeanD1::from_constants(one(c, law, "C10"), d1()))
+               : Material(fem::MooneyRivlin::from_constants(one(c, law, "C10"), 0.0, d1(), vol));
+  if (law == "mooney_rivlin")
+    return fem::MooneyRivlin::from_constants(one(c, law, "C10"), one(c, law, "C01"), d1(), vol);
   if (law == "yeoh")
     return fem::Yeoh::from_constants(one(c, law, "C10"), c.scalar("C20", 0), c.scalar("C30", 0), d1(), vol);
-  if (law == "arruda_boyce") return fem::ArrudaBoyce::from_constants(one(c, law, "mu"), one(c, law, "lambda_m"), d1(), vol);
+  if (law == "arruda_boyce")
+    return fem::ArrudaBoyce::from_constants(one(c, law, "mu"), one(c, law, "lambda_m"), d1(), vol);
   SOFTIK_CHECK(law == "ogden", "unknown law '" << law
                                                << "'; one of: linear, saint_venant_kirchhoff, neo_hookean, "
                                                   "neo_hookean_decoupled, stable_neo_hookean, mooney_rivlin, ogden, "

@@ -16,10 +16,10 @@ namespace {
 
 struct LawInfo {
   const char* name;
-  std::vector<std::string> constants;  ///< the law's own constants (all required unless optional)
-  std::vector<std::string> optional;   ///< constants that default to 0
-  std::vector<std::string> with_young; ///< extra keys allowed (and used) with young/poisson
-  bool volumetric;                     ///< has a selectable volumetric term
+  std::vector<std::string> constants;   ///< the law's own constants (all required unless optional)
+  std::vector<std::string> optional;    ///< constants that default to 0
+  std::vector<std::string> with_young;  ///< extra keys allowed (and used) with young/poisson
+  bool volumetric;                      ///< has a selectable volumetric term
 };
 
 const std::vector<LawInfo>& laws() {
@@ -66,8 +66,8 @@ std::string join(const std::vector<std::string>& words) {
 std::vector<Real> ogden_list(const Map& m, const std::string& key) {
   const std::vector<Real> v = as_numbers(m.at(key), m.path(), m.name(key));
   if (v.empty() || v.size() > 3)
-    fail(m.where(key), m.name(key) + ": expected a list of 1 to 3 numbers (one per Ogden term), got " +
-                           std::to_string(v.size()));
+    fail(m.where(key),
+         m.name(key) + ": expected a list of 1 to 3 numbers (one per Ogden term), got " + std::to_string(v.size()));
   return v;
 }
 
@@ -179,8 +179,9 @@ const MaterialFit& pick_fit(const LibraryMaterial& mat, const YAML::Node& node, 
   for (const MaterialFit* f : fits)
     if (f->is_default) return *f;
   if (fits.size() > 1)
-    fail(location(path, law_node), what + ": " + mat.name + " has " + std::to_string(fits.size()) + " fits of the law '" +
-                                       fits.front()->law + "'; choose one with fit: (" + join(fit_ids(fits)) + ")");
+    fail(location(path, law_node), what + ": " + mat.name + " has " + std::to_string(fits.size()) +
+                                       " fits of the law '" + fits.front()->law + "'; choose one with fit: (" +
+                                       join(fit_ids(fits)) + ")");
   return *fits.front();
 }
 
@@ -206,11 +207,12 @@ SceneMaterial library_material(const YAML::Node& node, const std::string& path, 
   const Map m(node, path, what, allowed);
   m.exclusive({"D1", "poisson"}, false,
               "give D1, or Poisson's ratio (D1 then follows from it and the fit's initial shear modulus)");
-  const auto vol = static_cast<fem::Volumetric>(m.choice("volumetric", {"log_squared", "d1_form", "j_squared_log"},
-                                                         static_cast<int>(fem::Volumetric::D1Form)));
+  const auto vol = static_cast<fem::Volumetric>(
+      m.choice("volumetric", {"log_squared", "d1_form", "j_squared_log"}, static_cast<int>(fem::Volumetric::D1Form)));
   LawConstants c = library_constants(fit);
   for (const std::string& key : law.constants)
-    if (key != "D1" && m.has(key)) c.set(key, fit.law == "ogden" ? ogden_list(m, key) : std::vector<Real>{m.number(key, 0.0)});
+    if (key != "D1" && m.has(key))
+      c.set(key, fit.law == "ogden" ? ogden_list(m, key) : std::vector<Real>{m.number(key, 0.0)});
   if (fit.law == "ogden") check_ogden_terms(m, c);
 
   SceneMaterial result;
@@ -264,7 +266,7 @@ SceneMaterial parse_material(const YAML::Node& node, const std::string& path, co
     for (const std::string& k : own)
       if (m.has(k))
         fail(m.key_where(k), what + ": give either young and poisson, or the constants of " + law.name + " (" +
-                             join(law.constants) + "), not both");
+                                 join(law.constants) + "), not both");
   } else {
     for (const std::string& k : law.with_young)
       if (!contains(law.constants, k) && m.has(k))

@@ -146,19 +146,22 @@ void parse_cavity_control(const Map& m, ScenePressure& p) {
   not_here("value", "with control: " + control + " the solve finds the pressure; remove value");
   not_here("over_time", "applies to control: pressure (a given pressure over time)");
   if (!p.file.empty() || !p.closed)
-    fail(m.where(), m.what() + ": control: " + control + " needs a closed cavity given as a surface group (surface:, "
-                                                         "closed: true): its volume is what is controlled");
+    fail(m.where(), m.what() + ": control: " + control +
+                        " needs a closed cavity given as a surface group (surface:, "
+                        "closed: true): its volume is what is controlled");
   if (p.control == CavityControl::Volume) {
     not_here("gas_amount", "applies to control: gas");
     not_here("ambient_pressure", "applies to control: gas");
-    p.volume_growth = m.number("volume_growth", "the cavity's volume growth at the end of the load ramp, e.g. 2.0e-6 (m^3)");
+    p.volume_growth =
+        m.number("volume_growth", "the cavity's volume growth at the end of the load ramp, e.g. 2.0e-6 (m^3)");
     if (!std::isfinite(p.volume_growth))
       fail(m.where("volume_growth"), m.name("volume_growth") + ": must be a finite volume (m^3)");
     return;
   }
   not_here("volume_growth", "applies to control: volume");
-  p.gas_amount = m.number("gas_amount", "the amount of gas at the end of the load ramp as absolute pressure x volume, e.g. "
-                                        "0.25 (Pa m^3 = J)");
+  p.gas_amount = m.number("gas_amount",
+                          "the amount of gas at the end of the load ramp as absolute pressure x volume, e.g. "
+                          "0.25 (Pa m^3 = J)");
   if (!(std::isfinite(p.gas_amount) && p.gas_amount > 0))
     fail(m.where("gas_amount"), m.name("gas_amount") + ": must be > 0 (absolute pressure x volume of the gas, Pa m^3)");
   p.ambient_pressure = m.number("ambient_pressure", p.ambient_pressure);
@@ -169,8 +172,8 @@ void parse_cavity_control(const Map& m, ScenePressure& p) {
 ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, const std::string& what) {
   // The keys of a cavity wall (kCavityKeys) plus the load's own, in the order messages list them.
   const Map m(node, path, what,
-              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "symmetry_sector", "allow_flip",
-               "follower", "over_time", "control", "volume_growth", "gas_amount", "ambient_pressure"});
+              {"name", "surface", "file", "scale", "embed_tolerance", "value", "closed", "symmetry_sector",
+               "allow_flip", "follower", "over_time", "control", "volume_growth", "gas_amount", "ambient_pressure"});
   ScenePressure p = parse_cavity(m);
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
@@ -179,9 +182,10 @@ ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, co
   p.closed = m.boolean("closed", true);
   p.symmetry_sector = m.boolean("symmetry_sector", false);
   if (p.symmetry_sector && (!p.file.empty() || !p.closed))
-    fail(m.where("symmetry_sector"), m.name("symmetry_sector") + ": applies to a closed cavity given as a surface group "
-                                                                 "(surface:, closed: true), whose open edges lie on the "
-                                                                 "symmetry planes x = 0, y = 0, z = 0");
+    fail(m.where("symmetry_sector"), m.name("symmetry_sector") +
+                                         ": applies to a closed cavity given as a surface group "
+                                         "(surface:, closed: true), whose open edges lie on the "
+                                         "symmetry planes x = 0, y = 0, z = 0");
   if (m.has("follower")) p.follower = m.boolean("follower", true) ? 1 : 0;
   if (m.has("over_time")) p.over_time = parse_time_function(m.at("over_time"), path, m.name("over_time"));
   parse_cavity_control(m, p);  // value, or what a volume or gas control needs (after closed:)
@@ -213,8 +217,9 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
     scene.gravity.where = g.where();
     if (scene.mesh.source == SceneMesh::Source::Network) {
       if (g.has("density"))
-        fail(g.key_where("density"), "loads.gravity.density: the body is a node network (mesh.network), whose "
-                                     "nodes carry their masses; remove density (the weight is mass x g per node)");
+        fail(g.key_where("density"),
+             "loads.gravity.density: the body is a node network (mesh.network), whose "
+             "nodes carry their masses; remove density (the weight is mass x g per node)");
     } else {
       scene.gravity.density = g.number("density", "the mass density, e.g. 1070 (kg/m^3)");
       check_positive(g, "density", scene.gravity.density);
@@ -228,8 +233,8 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
       const Map f(list[i], path, item("loads.forces", i), with(kSelectionKeys, {"force"}));
       SceneForce force;
       force.selection = parse_selection(f);
-      force.force = as_vec3(f.need("force", "the total force [Fx, Fy, Fz], split evenly over the nodes"), path,
-                            f.name("force"));
+      force.force =
+          as_vec3(f.need("force", "the total force [Fx, Fy, Fz], split evenly over the nodes"), path, f.name("force"));
       scene.forces.push_back(force);
     }
   }
@@ -244,7 +249,9 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   // steps) from running for days and filling the disk with one CSV row per step.
   auto within = [&](const std::string& key, int v, int lo, int hi, const std::string& why) {
     if (v < lo) fail(m.where(key), m.name(key) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
-    if (v > hi) fail(m.where(key), m.name(key) + ": " + std::to_string(v) + " is above the cap of " + std::to_string(hi) + "; " + why);
+    if (v > hi)
+      fail(m.where(key),
+           m.name(key) + ": " + std::to_string(v) + " is above the cap of " + std::to_string(hi) + "; " + why);
     return v;
   };
   if (m.has("load_steps"))
@@ -269,41 +276,48 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
     fail(m.where("chord_contraction"), "solver.chord_contraction: a residual ratio in [0, 1) (0: full Newton), got " +
                                            std::to_string(s.chord_contraction));
   if (m.has("krylov_iterations"))
-    s.krylov_iterations = within("krylov_iterations", m.integer("krylov_iterations", 0), 0, 1000,
-                                 "each iteration costs a solve with the factor: past a few tens a factorisation is cheaper");
+    s.krylov_iterations =
+        within("krylov_iterations", m.integer("krylov_iterations", 0), 0, 1000,
+               "each iteration costs a solve with the factor: past a few tens a factorisation is cheaper");
   s.krylov_tolerance = m.number("krylov_tolerance", s.krylov_tolerance);
   if (!(s.krylov_tolerance > 0 && s.krylov_tolerance < 1))
-    fail(m.where("krylov_tolerance"), "solver.krylov_tolerance: the relative residual a Krylov step solves its tangent "
-                                      "system to, in (0, 1) (1e-6 is typical), got " + std::to_string(s.krylov_tolerance));
+    fail(m.where("krylov_tolerance"),
+         "solver.krylov_tolerance: the relative residual a Krylov step solves its tangent "
+         "system to, in (0, 1) (1e-6 is typical), got " +
+             std::to_string(s.krylov_tolerance));
   s.extrapolate = m.boolean("extrapolate", s.extrapolate);
   const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
   std::vector<std::string> names;
   for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));
   const size_t kind = static_cast<size_t>(m.choice("linear_solver", names, 0));
   if (kinds[kind] == LinearSolverKind::Cholmod && !have_cholmod())
-    fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without CHOLMOD; use 'auto' or "
-                                   "'eigen', or rebuild with -DSOFTIK_WITH_CHOLMOD=ON");
+    fail(m.where("linear_solver"),
+         "solver.linear_solver: this softik was built without CHOLMOD; use 'auto' or "
+         "'eigen', or rebuild with -DSOFTIK_WITH_CHOLMOD=ON");
   if (is_gpu_solver(kinds[kind]) && !cuda_backend_built())
     fail(m.where("linear_solver"), "solver.linear_solver: '" + std::string(linear_solver_kind_name(kinds[kind])) +
                                        "' runs on the GPU, but this softik was built without the CUDA backend; use "
                                        "'auto', 'cholmod' or 'eigen'");
   if (kinds[kind] == LinearSolverKind::Cudss && !have_cudss_solver())
-    fail(m.where("linear_solver"), "solver.linear_solver: this softik was built without cuDSS (scripts/setup.sh "
-                                   "installs nvidia-cudss-cu13; rebuild after it); use 'cuda-dense' or 'cuda-pcg'");
+    fail(m.where("linear_solver"),
+         "solver.linear_solver: this softik was built without cuDSS (scripts/setup.sh "
+         "installs nvidia-cudss-cu13; rebuild after it); use 'cuda-dense' or 'cuda-pcg'");
   s.linear_solver = kinds[kind];
   const Backend backends[] = {Backend::Cpu, Backend::Cuda};
   s.backend = backends[m.choice("backend", {"cpu", "cuda"}, 0)];
   if (s.backend == Backend::Cuda && !cuda_backend_built())
-    fail(m.where("backend"), "solver.backend: this softik was built without the CUDA backend; use 'cpu', or "
-                             "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
+    fail(m.where("backend"),
+         "solver.backend: this softik was built without the CUDA backend; use 'cpu', or "
+         "rebuild with the CUDA toolkit (nvcc) and -DSOFTIK_CUDA=ON");
 }
 
 /// Contact inside a static inverse problem has no free parts, and force targets need contact with
 /// the obstacle they name.
 void check_inverse_contact(const Scene& scene, const Map& m) {
   if (scene.contact.enabled && scene.inverse.enabled && !scene.dynamics.enabled && scene.contact.between_parts)
-    fail(m.key_where("contact"), "contact.between_parts: a static inverse problem cannot hold a free part (it has no "
-                                 "equilibrium without inertia); add a dynamics: section, or fix the other part");
+    fail(m.key_where("contact"),
+         "contact.between_parts: a static inverse problem cannot hold a free part (it has no "
+         "equilibrium without inertia); add a dynamics: section, or fix the other part");
   for (const SceneForceTarget& t : scene.inverse.force_targets) {
     std::string known;
     bool found = false;
@@ -312,11 +326,13 @@ void check_inverse_contact(const Scene& scene, const Map& m) {
       found = found || o.obstacle.name == t.target.obstacle;
     }
     if (!found)
-      fail(t.where, "inverse.force_targets '" + t.target.name + "': no contact obstacle is named '" + t.target.obstacle +
-                        "' (" + (known.empty() ? std::string("the scene has no contact.obstacles") : "obstacles: " + known) + ")");
+      fail(t.where,
+           "inverse.force_targets '" + t.target.name + "': no contact obstacle is named '" + t.target.obstacle + "' (" +
+               (known.empty() ? std::string("the scene has no contact.obstacles") : "obstacles: " + known) + ")");
     if (scene.inverse.method == InverseMethod::GaussSeidel)
-      fail(t.where, "inverse.force_targets: need the QP method (inverse.method: qp); Gauss-Seidel sweeps over the "
-                    "actuators only");
+      fail(t.where,
+           "inverse.force_targets: need the QP method (inverse.method: qp); Gauss-Seidel sweeps over the "
+           "actuators only");
   }
 }
 
@@ -326,40 +342,47 @@ void check_dynamics(Scene& scene, const Map& m) {
   check_inverse_contact(scene, m);
   if (!scene.dynamics.enabled) {
     if (scene.contact.enabled && !scene.inverse.enabled)
-      fail(m.key_where("contact"), "contact: is solved in the dynamic loop or inside an inverse problem; add a "
-                                   "dynamics: section (dt, duration) or an inverse: section");
+      fail(m.key_where("contact"),
+           "contact: is solved in the dynamic loop or inside an inverse problem; add a "
+           "dynamics: section (dt, duration) or an inverse: section");
     if (!scene.gravity.over_time.times.empty())
       fail(scene.gravity.where, "loads.gravity.over_time: a function of time needs a dynamics: section");
     if (!scene.cables.empty())
-      fail(scene.cables.front().where, "loads.cable '" + scene.cables.front().name +
-                                           "': a cable load is applied in the dynamic loop (add a dynamics: section); a "
-                                           "static scene drives a cable as an inverse actuator with a fixed force "
-                                           "(inverse.actuators: type: cable, force: value)");
+      fail(scene.cables.front().where,
+           "loads.cable '" + scene.cables.front().name +
+               "': a cable load is applied in the dynamic loop (add a dynamics: section); a "
+               "static scene drives a cable as an inverse actuator with a fixed force "
+               "(inverse.actuators: type: cable, force: value)");
     for (const ScenePressure& p : scene.pressures)
       if (!p.over_time.times.empty())
-        fail(p.where, "loads.pressure '" + p.name + "': over_time is a function of time and needs a dynamics: section; "
-                                                     "a static run ramps the value by solver.load_steps");
+        fail(p.where, "loads.pressure '" + p.name +
+                          "': over_time is a function of time and needs a dynamics: section; "
+                          "a static run ramps the value by solver.load_steps");
     return;
   }
   if (scene.inverse.enabled) {  // control in the loop: one real-time step per time step
     const SceneInverse& inv = scene.inverse;
     if (inv.mode != SceneInverse::Mode::RealTime)
-      fail(inv.where, "inverse.mode: converged solves are static; with dynamics: the inverse problem is solved once per "
-                      "time step (mode: realtime, the default)");
+      fail(inv.where,
+           "inverse.mode: converged solves are static; with dynamics: the inverse problem is solved once per "
+           "time step (mode: realtime, the default)");
     if (inv.actuator_stiffness)
-      fail(inv.where, "inverse.actuator_stiffness: with dynamics: the actuators' stiffness is always in the time "
-                      "step's tangent; remove the key");
+      fail(inv.where,
+           "inverse.actuator_stiffness: with dynamics: the actuators' stiffness is always in the time "
+           "step's tangent; remove the key");
     if (inv.reuse_factorization > 0)
-      fail(inv.where, "inverse.reuse_factorization: with dynamics: each time step factorises its own tangent; remove "
-                      "the key");
+      fail(inv.where,
+           "inverse.reuse_factorization: with dynamics: each time step factorises its own tangent; remove "
+           "the key");
     if (!inv.force_targets.empty())
       fail(inv.force_targets.front().where,
            "inverse.force_targets: contact force targets are solved in static inverse problems (remove dynamics:); in "
            "the dynamic loop the approach to the obstacle and the impact are not controlled yet");
   }
   if (!scene.prescribed.empty())
-    fail(scene.prescribed.front().selection.where, "prescribed: prescribed displacements are not applied over time; "
-                                                   "fix those nodes (fixed:) or move an obstacle along a path instead");
+    fail(scene.prescribed.front().selection.where,
+         "prescribed: prescribed displacements are not applied over time; "
+         "fix those nodes (fixed:) or move an obstacle along a path instead");
   DynamicsOptions& o = scene.dynamics.options;
   if (o.density < 0) {
     if (!scene.gravity.enabled)
@@ -386,7 +409,8 @@ void check_output_volume(const Scene& scene, const Map& m) {
     from = "continuation.max_steps = " + std::to_string(scene.continuation.options.max_steps);
   } else if (scene.explicit_dynamics.enabled) {
     steps = scene.explicit_dynamics.frames;
-    from = "explicit.duration / explicit.frame_interval = " + std::to_string(scene.explicit_dynamics.frames) + " frames";
+    from =
+        "explicit.duration / explicit.frame_interval = " + std::to_string(scene.explicit_dynamics.frames) + " frames";
   } else if (scene.inverse.enabled) {
     size_t goals = 1;
     for (const SceneEffector& e : scene.inverse.effectors)
@@ -403,10 +427,9 @@ void check_output_volume(const Scene& scene, const Map& m) {
          : m.has("continuation") ? m.where("continuation")
          : m.has("solver")       ? m.where("solver")
                                  : m.where(),
-         "outputs: " + from + " with outputs.every = " + std::to_string(scene.outputs.every) +
-                                 " would write " + std::to_string(static_cast<long long>(frames)) +
-                                 " .vtu files (cap " + std::to_string(kMaxFrames) +
-                                 "); raise outputs.every or set outputs.vtu: false");
+         "outputs: " + from + " with outputs.every = " + std::to_string(scene.outputs.every) + " would write " +
+             std::to_string(static_cast<long long>(frames)) + " .vtu files (cap " + std::to_string(kMaxFrames) +
+             "); raise outputs.every or set outputs.vtu: false");
 }
 
 void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
@@ -415,15 +438,16 @@ void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs
   o.every = m.integer("every", o.every);
   if (o.every < 1) fail(m.where("every"), "outputs.every: must be >= 1 (write a .vtu every N load steps)");
   const VtuEncoding formats[] = {VtuEncoding::Compressed, VtuEncoding::Binary, VtuEncoding::Ascii};
-  o.vtu_format = formats[m.choice("vtu_format", {vtu_encoding_name(formats[0]), vtu_encoding_name(formats[1]),
-                                                 vtu_encoding_name(formats[2])}, 0)];
+  o.vtu_format = formats[m.choice(
+      "vtu_format", {vtu_encoding_name(formats[0]), vtu_encoding_name(formats[1]), vtu_encoding_name(formats[2])}, 0)];
   if (!m.has("probes")) return;
   const std::vector<YAML::Node> list = as_list(m.at("probes"), path, "outputs.probes", true);
   for (size_t i = 0; i < list.size(); ++i) {
     const Map p(list[i], path, item("outputs.probes", i), {"name", "point", "tolerance"});
     SceneProbe probe;
     probe.where = p.where();
-    probe.name = as_string(p.need("name", "names the CSV columns ux_<name>, uy_<name>, uz_<name>"), path, p.name("name"));
+    probe.name =
+        as_string(p.need("name", "names the CSV columns ux_<name>, uy_<name>, uz_<name>"), path, p.name("name"));
     check_name(p.at("name"), path, p.name("name"), probe.name);
     probe.point = as_vec3(p.need("point", "the probe's rest position [x, y, z]"), path, p.name("point"));
     probe.tolerance = p.number("tolerance", -1.0);
@@ -449,10 +473,10 @@ void check_laws(const Scene& scene) {
                                          first.where.str() + "); law '" + first.law +
                                          "' takes one volumetric form per model: give every region the same");
   if (scene.formulation != Formulation::Hyperelastic && first.law != "linear")
-    fail(scene.formulation_where,
-         std::string("formulation '") + (scene.formulation == Formulation::Corotational ? "corotational" : "linear") +
-             "' needs law 'linear', but materials[0] (" + first.where.str() + ") uses '" + first.law +
-             "'; use formulation: hyperelastic, or law: linear");
+    fail(scene.formulation_where, std::string("formulation '") +
+                                      (scene.formulation == Formulation::Corotational ? "corotational" : "linear") +
+                                      "' needs law 'linear', but materials[0] (" + first.where.str() + ") uses '" +
+                                      first.law + "'; use formulation: hyperelastic, or law: linear");
   if (scene.dilatation != fem::Dilatation::Pointwise) {
     const std::string mode = scene.dilatation == fem::Dilatation::CellMean ? "cell_mean" : "nodal_mean";
     if (scene.formulation == Formulation::Corotational)
@@ -477,9 +501,11 @@ void check_network_dilatation(const Scene& scene, const Map& m) {
   if (scene.continuation.enabled && scene.continuation.model == SceneModel::NodeNetwork) section = "continuation";
   if (section.empty()) return;
   fail(m.key_where("dilatation"),
-       "dilatation: the body runs as a node network (" + section + ".model: node_network), whose links and volume "
-       "terms are calibrated to the material's E and nu; the element's averaged dilatation does not apply to it. "
-       "Remove dilatation, or use " + section + ".model: fem");
+       "dilatation: the body runs as a node network (" + section +
+           ".model: node_network), whose links and volume "
+           "terms are calibrated to the material's E and nu; the element's averaged dilatation does not apply to it. "
+           "Remove dilatation, or use " +
+           section + ".model: fem");
 }
 
 Scene parse_root(const YAML::Node& root, const std::string& path) {
@@ -504,8 +530,10 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
     // The network file's links carry the stiffness and its nodes the masses.
     for (const char* key : {"materials", "formulation", "dilatation"})
       if (m.has(key))
-        fail(m.key_where(key), std::string(key) + ": the body is a node network (mesh.network), whose links carry "
-                                                  "their own stiffness; remove " + key);
+        fail(m.key_where(key), std::string(key) +
+                                   ": the body is a node network (mesh.network), whose links carry "
+                                   "their own stiffness; remove " +
+                                   key);
   } else {
     const std::vector<YAML::Node> materials =
         as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
@@ -572,8 +600,9 @@ Scene scene_detail::parse_scene_node(const YAML::Node& root, const std::string& 
 
 Scene parse_scene(const std::string& path) {
   std::error_code ec;
-  SOFTIK_CHECK(!fs::is_directory(path, ec), "'" << path << "' is a folder, not a scene file; give the path of a .yaml "
-                                                            "scene (see docs/scene-format.md)");
+  SOFTIK_CHECK(!fs::is_directory(path, ec), "'" << path
+                                                << "' is a folder, not a scene file; give the path of a .yaml "
+                                                   "scene (see docs/scene-format.md)");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error("cannot open scene file '" + path + "': " + (fs::exists(path, ec) ? "not readable" : "no such file") +

@@ -29,7 +29,8 @@ int bounded_count(const Map& m, const std::string& key, int fallback, int hi, co
 }
 
 void parse_monitor(const Map& c, SceneContinuation& s) {
-  const Map m(c.at("monitor"), c.path(), "continuation.monitor", {"probe", "group", "box", "plane", "nodes", "component"});
+  const Map m(c.at("monitor"), c.path(), "continuation.monitor",
+              {"probe", "group", "box", "plane", "nodes", "component"});
   m.exclusive({"probe", "group", "box", "plane", "nodes"}, true,
               "name a probe of outputs.probes (probe: tip) or select nodes (group:, box:, plane: or nodes:), whose "
               "displacement is the path's abscissa");
@@ -57,14 +58,17 @@ SceneContinuation parse_continuation(const YAML::Node& node, const std::string& 
   m.choice("method", {"arc_length"}, 0);
   s.model = m.choice("model", {"fem", "node_network"}, 0) == 0 ? SceneModel::Fem : SceneModel::NodeNetwork;
   if (m.has("network")) {
-    if (s.model != SceneModel::NodeNetwork) fail(m.key_where("network"), "continuation.network: applies to model: node_network only");
+    if (s.model != SceneModel::NodeNetwork)
+      fail(m.key_where("network"), "continuation.network: applies to model: node_network only");
     parse_network_options(m, path, s.network);
     s.network_options = true;
   }
   ArcLengthOptions& o = s.options;
   const std::string arc = "a root-mean-square node displacement per step, in the scene's length unit";
-  o.initial_arc = positive(m, "initial_arc", m.number("initial_arc", "the first step's arc length, " + arc + ", e.g. "
-                                                                     "1/50 of the largest displacement expected"),
+  o.initial_arc = positive(m, "initial_arc",
+                           m.number("initial_arc", "the first step's arc length, " + arc +
+                                                       ", e.g. "
+                                                       "1/50 of the largest displacement expected"),
                            arc);
   o.min_arc = positive(m, "min_arc", m.number("min_arc", o.initial_arc / 1000), arc);
   require(o.min_arc <= o.initial_arc, m, "min_arc",
@@ -74,9 +78,11 @@ SceneContinuation parse_continuation(const YAML::Node& node, const std::string& 
   require(o.max_arc >= o.initial_arc, m, "max_arc",
           std::to_string(o.max_arc) + " is smaller than initial_arc (" + std::to_string(o.initial_arc) +
               "); the adaptation keeps every arc within [min_arc, max_arc]: give max_arc >= initial_arc");
-  o.max_iterations = bounded_count(m, "max_iterations", 20, 10000,
-                           "a corrector converges in a few to a few tens of iterations or not at all: lower initial_arc");
-  o.desired_iterations = bounded_count(m, "desired_iterations", 4, 100, "the adaptation aims at a few corrector iterations per step");
+  o.max_iterations =
+      bounded_count(m, "max_iterations", 20, 10000,
+                    "a corrector converges in a few to a few tens of iterations or not at all: lower initial_arc");
+  o.desired_iterations =
+      bounded_count(m, "desired_iterations", 4, 100, "the adaptation aims at a few corrector iterations per step");
   require(o.desired_iterations <= o.max_iterations, m, "desired_iterations",
           std::to_string(o.desired_iterations) + " is above max_iterations (" + std::to_string(o.max_iterations) +
               "): no step could converge in the iterations the adaptation aims at; lower it");
@@ -113,11 +119,14 @@ void refuse_load_control_keys(const Map& root) {
     const std::string key = it->first.Scalar();
     for (const auto& [name, instead] : replaced)
       if (key == name)
-        fail(location(root.path(), it->first), "solver." + key + ": applies to the load ramp, which continuation: "
-                                               "replaces; remove it (" + instead + ")");
+        fail(location(root.path(), it->first), "solver." + key +
+                                                   ": applies to the load ramp, which continuation: "
+                                                   "replaces; remove it (" +
+                                                   instead + ")");
     if (key == "pressure_stiffness" && it->second.IsScalar() && it->second.Scalar() == "false")
-      fail(location(root.path(), it->first), "solver.pressure_stiffness: false is not available with continuation: "
-                                             "(its tangent always holds the follower-load stiffness); remove the key");
+      fail(location(root.path(), it->first),
+           "solver.pressure_stiffness: false is not available with continuation: "
+           "(its tangent always holds the follower-load stiffness); remove the key");
   }
 }
 
@@ -139,8 +148,9 @@ void check_continuation(Scene& scene, const Map& root) {
          "fix those nodes with fixed:, or replace them by loads.forces");
   refuse_load_control_keys(root);
   if (scene.pressures.empty() && scene.forces.empty() && !scene.gravity.enabled)
-    fail(c.where, "continuation: the scene has no load to follow; give loads.pressure, loads.forces or "
-                  "loads.gravity (the load factor scales them all)");
+    fail(c.where,
+         "continuation: the scene has no load to follow; give loads.pressure, loads.forces or "
+         "loads.gravity (the load factor scales them all)");
   if (c.model == SceneModel::NodeNetwork)
     check_network_model(scene, c.where, "continuation", c.network_options,
                         scene.gravity.enabled ? scene.gravity.density : 1.0, scene.continuation.network);
@@ -150,9 +160,9 @@ void check_continuation(Scene& scene, const Map& root) {
     if (p.name == c.probe) return;
     names += (names.empty() ? "" : ", ") + p.name;
   }
-  fail(c.monitor_where, "continuation.monitor.probe: no probe is named '" + c.probe + "' (" +
-                            (names.empty() ? std::string("outputs.probes is empty: add one") : "outputs.probes: " + names) +
-                            ")");
+  fail(c.monitor_where,
+       "continuation.monitor.probe: no probe is named '" + c.probe + "' (" +
+           (names.empty() ? std::string("outputs.probes is empty: add one") : "outputs.probes: " + names) + ")");
 }
 
 }  // namespace softik::scene_detail

@@ -52,17 +52,21 @@ SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, co
   o.name = m.string("name", obstacle_shape_name(o.shape));
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), o.name);
   // Only the keys of the shape: a radius on a plane is a mistake, not a default.
-  const std::vector<std::vector<std::string>> keys = {
-      {"point", "normal"}, {"center", "radius"}, {"center", "size"}, {"center", "axis", "radius", "length"}, {"file", "scale"}};
+  const std::vector<std::vector<std::string>> keys = {{"point", "normal"},
+                                                      {"center", "radius"},
+                                                      {"center", "size"},
+                                                      {"center", "axis", "radius", "length"},
+                                                      {"file", "scale"}};
   for (const std::string k : {"point", "normal", "center", "radius", "size", "axis", "length", "file", "scale"}) {
     const auto& mine = keys[static_cast<size_t>(o.shape)];
     if (m.has(k) && std::find(mine.begin(), mine.end(), k) == mine.end())
-      fail(m.key_where(k), m.name(k) + ": not a key of a " + obstacle_shape_name(o.shape) + " obstacle; it takes " +
-                               [&] {
-                                 std::string list;
-                                 for (const std::string& key : mine) list += (list.empty() ? "" : ", ") + key;
-                                 return list;
-                               }());
+      fail(
+          m.key_where(k),
+          m.name(k) + ": not a key of a " + obstacle_shape_name(o.shape) + " obstacle; it takes " + [&] {
+            std::string list;
+            for (const std::string& key : mine) list += (list.empty() ? "" : ", ") + key;
+            return list;
+          }());
   }
   switch (o.shape) {
     case ObstacleShape::Plane:
@@ -91,7 +95,8 @@ SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, co
       require(o.half_length > 0, m, "length", "must be > 0");
       break;
     case ObstacleShape::TriangleMesh:
-      s.file = resolve(path, as_string(m.need("file", "a closed OBJ or STL surface, wound outwards"), path, m.name("file")));
+      s.file =
+          resolve(path, as_string(m.need("file", "a closed OBJ or STL surface, wound outwards"), path, m.name("file")));
       s.scale = m.number("scale", 1.0);
       require(s.scale > 0, m, "scale", "must be > 0");
       break;
@@ -118,7 +123,8 @@ SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, co
 TimeFunction parse_time_function(const YAML::Node& node, const std::string& path, const std::string& what) {
   TimeFunction f;
   const std::vector<YAML::Node> rows = as_list(node, path, what);
-  if (rows.empty()) fail(location(path, node), what + ": the list is empty; give [t, factor] rows, e.g. [[0, 0], [0.1, 1]]");
+  if (rows.empty())
+    fail(location(path, node), what + ": the list is empty; give [t, factor] rows, e.g. [[0, 0], [0.1, 1]]");
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::vector<Real> r = as_numbers(rows[i], path, item(what, i) + " ([t, factor])", 2);
     if (!f.times.empty() && !(r[0] > f.times.back()))
@@ -137,8 +143,8 @@ SceneCable parse_cable_load(const YAML::Node& node, const std::string& path, con
   if (!m.has("name")) m.need("name", "names the cable's CSV columns T_<name> and length_<name>");
   c.name = m.string("name", "");
   check_name(m.at("name"), path, m.name("name"), c.name);
-  c.pull_point = as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path,
-                         m.name("pull_point"));
+  c.pull_point =
+      as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path, m.name("pull_point"));
   c.points = as_points(m.need("points", "the cable's points on the body, from the pull side to its end"), path,
                        m.name("points"));
   c.tolerance = m.number("tolerance", -1.0);
@@ -162,7 +168,8 @@ SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path) {
   d.enabled = true;
   d.where = m.where();
   DynamicsOptions& o = d.options;
-  o.scheme = m.choice("scheme", {"backward_euler", "newmark"}, 0) == 0 ? TimeScheme::BackwardEuler : TimeScheme::Newmark;
+  o.scheme =
+      m.choice("scheme", {"backward_euler", "newmark"}, 0) == 0 ? TimeScheme::BackwardEuler : TimeScheme::Newmark;
   o.dt = m.number("dt", "the time step, e.g. 0.001 (s)");
   require(std::isfinite(o.dt) && o.dt > 0, m, "dt", "must be a positive time step");
   d.duration = m.number("duration", "the simulated time, e.g. 1.0 (s)");
@@ -188,7 +195,8 @@ SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path) {
     const Real beta_min = 0.25 * (o.newmark_gamma + 0.5) * (o.newmark_gamma + 0.5);
     require(o.newmark_gamma >= 0.5 && o.newmark_gamma <= 1, n, "gamma", "must lie in [0.5, 1]");
     require(o.newmark_beta >= beta_min - 1e-15 && o.newmark_beta <= 0.5, n, "beta",
-            "must lie in [(gamma + 1/2)^2 / 4, 0.5] = [" + std::to_string(beta_min) + ", 0.5] to be unconditionally stable");
+            "must lie in [(gamma + 1/2)^2 / 4, 0.5] = [" + std::to_string(beta_min) +
+                ", 0.5] to be unconditionally stable");
   }
   o.max_iterations = within(m, "max_iterations", o.max_iterations, 1, kMaxNewtonIterations,
                             "Newton converges in a few to a few tens of iterations or not at all: lower dt");
@@ -218,20 +226,23 @@ SceneContact parse_contact(const YAML::Node& node, const std::string& path) {
   }
   if (m.has("nodes")) {
     const std::vector<YAML::Node> list = as_list(m.at("nodes"), path, "contact.nodes", true);
-    for (size_t i = 0; i < list.size(); ++i) c.nodes.push_back(parse_selection(Map(list[i], path, item("contact.nodes", i), kSelectionKeys)));
+    for (size_t i = 0; i < list.size(); ++i)
+      c.nodes.push_back(parse_selection(Map(list[i], path, item("contact.nodes", i), kSelectionKeys)));
   }
   c.between_parts = m.boolean("between_parts", false);
   c.friction = m.number("friction", 0.0);
   require(c.friction >= 0, m, "friction", "Coulomb's coefficient mu must be >= 0");
   if (m.has("friction") && !c.between_parts)
-    fail(m.key_where("friction"), "contact.friction: the friction between parts applies with between_parts: true; "
-                                  "give an obstacle's friction under its own entry");
+    fail(m.key_where("friction"),
+         "contact.friction: the friction between parts applies with between_parts: true; "
+         "give an obstacle's friction under its own entry");
   c.distance = m.number("distance", 0.0);
   require(c.distance >= 0, m, "distance", "the contact distance must be >= 0");
   c.alarm_distance = m.number("alarm_distance", -1.0);
-  if (m.has("alarm_distance")) require(c.alarm_distance >= 0, m, "alarm_distance", "must be >= 0 (omit it for automatic)");
+  if (m.has("alarm_distance"))
+    require(c.alarm_distance >= 0, m, "alarm_distance", "must be >= 0 (omit it for automatic)");
   c.solver.method = m.choice("solver", {"pgs", "direct"}, 0) == 0 ? ContactSolverMethod::ProjectedGaussSeidel
-                                                                   : ContactSolverMethod::Direct;
+                                                                  : ContactSolverMethod::Direct;
   c.tolerance = m.number("tolerance", -1.0);
   if (m.has("tolerance")) require(c.tolerance > 0, m, "tolerance", "must be > 0 (omit it for 1e-9 x the model size)");
   c.solver.max_iterations = within(m, "max_iterations", c.solver.max_iterations, 1, kMaxContactIterations,

@@ -24,31 +24,35 @@ SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
   SceneExplicit e;
   e.enabled = true;
   e.where = m.where();
-  e.model = m.choice("model", {"fem", "node_network"}, 0) == 0 ? SceneExplicit::Model::Fem : SceneExplicit::Model::NodeNetwork;
+  e.model = m.choice("model", {"fem", "node_network"}, 0) == 0 ? SceneExplicit::Model::Fem
+                                                               : SceneExplicit::Model::NodeNetwork;
   ExplicitOptions& o = e.options;
   o.scheme = m.choice("scheme", {"velocity_verlet", "symplectic_euler"}, 0) == 0 ? ExplicitScheme::VelocityVerlet
-                                                                                  : ExplicitScheme::SymplecticEuler;
+                                                                                 : ExplicitScheme::SymplecticEuler;
   e.duration = m.number("duration", "the simulated time, e.g. 0.2 (s)");
   require(std::isfinite(e.duration) && e.duration > 0, m, "duration", "must be > 0");
   e.frame_interval = m.number("frame_interval", "the time between output frames, e.g. 0.005 (s)");
-  require(std::isfinite(e.frame_interval) && e.frame_interval > 0 && e.frame_interval <= e.duration, m, "frame_interval",
-          "must lie in (0, duration]");
+  require(std::isfinite(e.frame_interval) && e.frame_interval > 0 && e.frame_interval <= e.duration, m,
+          "frame_interval", "must lie in (0, duration]");
   const double frames = std::ceil(e.duration / e.frame_interval - 1e-9);
   require(frames <= 100000, m, "frame_interval",
           "explicit.duration / explicit.frame_interval = " + num(e.duration) + " / " + num(e.frame_interval) + " = " +
               num(frames) + " frames is above the cap of 1e5 (each frame is a CSV row); give a longer frame_interval");
   e.frames = static_cast<int>(frames);
   e.density = m.number("density", -1.0);
-  if (m.has("density")) require(std::isfinite(e.density) && e.density > 0, m, "density", "the mass density must be > 0 (e.g. 1070 kg/m^3)");
+  if (m.has("density"))
+    require(std::isfinite(e.density) && e.density > 0, m, "density", "the mass density must be > 0 (e.g. 1070 kg/m^3)");
   o.time_step = m.number("time_step", 0.0);
-  require(std::isfinite(o.time_step) && o.time_step >= 0, m, "time_step", "must be >= 0 (0: safety x the stable limit)");
+  require(std::isfinite(o.time_step) && o.time_step >= 0, m, "time_step",
+          "must be >= 0 (0: safety x the stable limit)");
   if (o.time_step > 0) {  // the step count duration / time_step: within the cap, and not an overflow
     // The steps of a frame are shortened to land on it: a longer time_step would never be taken.
-    require(o.time_step <= e.frame_interval, m, "time_step",
-            num(o.time_step) + " is longer than explicit." + (o.time_step > e.duration ? "duration (" + num(e.duration)
-                                                                                      : "frame_interval (" + num(e.frame_interval)) +
-                "): the steps are shortened to land on every frame, so no step is longer than frame_interval (" +
-                num(e.frame_interval) + "); give time_step <= frame_interval (or 0: safety x the stable limit)");
+    require(
+        o.time_step <= e.frame_interval, m, "time_step",
+        num(o.time_step) + " is longer than explicit." +
+            (o.time_step > e.duration ? "duration (" + num(e.duration) : "frame_interval (" + num(e.frame_interval)) +
+            "): the steps are shortened to land on every frame, so no step is longer than frame_interval (" +
+            num(e.frame_interval) + "); give time_step <= frame_interval (or 0: safety x the stable limit)");
     (void)step_count(m, "duration", e.duration, "time_step", o.time_step, kMaxExplicitSteps,
                      "give a longer time_step (or 0: safety x the stable limit) or a shorter duration");
   }
@@ -58,7 +62,8 @@ SceneExplicit parse_explicit(const YAML::Node& node, const std::string& path) {
   o.mass_damping = m.number("mass_damping", 0.0);
   require(std::isfinite(o.mass_damping) && o.mass_damping >= 0, m, "mass_damping", "alpha must be >= 0 (1/s)");
   o.global_damping = m.number("global_damping", 0.0);
-  require(std::isfinite(o.global_damping) && o.global_damping >= 0, m, "global_damping", "must be >= 0 (N s/m per DOF)");
+  require(std::isfinite(o.global_damping) && o.global_damping >= 0, m, "global_damping",
+          "must be >= 0 (N s/m per DOF)");
   if (m.has("network")) {
     if (e.model != SceneExplicit::Model::NodeNetwork)
       fail(m.key_where("network"), "explicit.network: applies to model: node_network only");
@@ -72,8 +77,9 @@ void check_explicit(Scene& scene) {
   SceneExplicit& e = scene.explicit_dynamics;
   const auto refuse = [&](bool present, const std::string& what) {
     if (present)
-      fail(e.where, "explicit: " + what + " cannot be combined with explicit time integration; remove it, or use "
-                                          "dynamics: (implicit) instead of explicit:");
+      fail(e.where, "explicit: " + what +
+                        " cannot be combined with explicit time integration; remove it, or use "
+                        "dynamics: (implicit) instead of explicit:");
   };
   refuse(scene.dynamics.enabled, "a dynamics: section (implicit time integration)");
   refuse(scene.inverse.enabled, "an inverse: section");
@@ -82,12 +88,14 @@ void check_explicit(Scene& scene) {
   refuse(!scene.cables.empty(), "loads.cable");
   for (const ScenePressure& p : scene.pressures)
     if (!p.file.empty())
-      fail(p.where, "loads.pressure '" + p.name + "': a cavity embedded from a file is not supported by explicit: "
-                                                   "give the cavity as a surface group of the mesh");
+      fail(p.where, "loads.pressure '" + p.name +
+                        "': a cavity embedded from a file is not supported by explicit: "
+                        "give the cavity as a surface group of the mesh");
   if (scene.mesh.source == SceneMesh::Source::Network) {  // the network file's nodes carry the masses
     if (e.density >= 0)
-      fail(e.where, "explicit.density: the body is a node network (mesh.network), whose nodes carry their masses; "
-                    "remove density");
+      fail(e.where,
+           "explicit.density: the body is a node network (mesh.network), whose nodes carry their masses; "
+           "remove density");
   } else if (e.density < 0) {
     if (!scene.gravity.enabled) fail(e.where, "explicit: give the mass density (explicit.density, e.g. 1070 kg/m^3)");
     e.density = scene.gravity.density;

@@ -43,8 +43,10 @@ void reject_bounds_on_sensor(const Map& m, bool sensor, const std::vector<std::s
   if (!sensor) return;
   for (const std::string& k : keys)
     if (m.has(k))
-      fail(m.key_where(k), m.name(k) + ": a sensor (sensor: true) only reports its displacement and is never solved "
-                                       "for; remove '" + k + "' or make it an actuator");
+      fail(m.key_where(k), m.name(k) +
+                               ": a sensor (sensor: true) only reports its displacement and is never solved "
+                               "for; remove '" +
+                               k + "' or make it an actuator");
 }
 
 /// A CSV trajectory: a header line naming the columns, then one row per goal. Returns the
@@ -112,7 +114,8 @@ int type_of(const YAML::Node& node, const std::string& path, const std::string& 
             const std::vector<std::string>& choices) {
   if (!node.IsMap()) Map(node, path, what, {"type"});  // throws: expected a map
   for (auto it = node.begin(); it != node.end(); ++it)
-    if (it->first.IsScalar() && it->first.Scalar() == "type") return as_choice(it->second, path, what + ".type", choices);
+    if (it->first.IsScalar() && it->first.Scalar() == "type")
+      return as_choice(it->second, path, what + ".type", choices);
   std::string list;
   for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
   fail(location(path, node), what + ": missing required key 'type' (" + list + ")");
@@ -129,10 +132,10 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
   const int type = type_of(node, path, what, {"pressure", "cable", "force"});
   const std::string hint = "names the actuator's CSV columns";
   if (type == 0) {
-    const Map m(node, path, what,
-                with(kCavityKeys, {"type", "name", "sensor", "pressure", "min_pressure", "max_pressure",
-                                   "volume_growth", "min_volume_growth", "max_volume_growth",
-                                   "max_volume_growth_variation"}));
+    const Map m(
+        node, path, what,
+        with(kCavityKeys, {"type", "name", "sensor", "pressure", "min_pressure", "max_pressure", "volume_growth",
+                           "min_volume_growth", "max_volume_growth", "max_volume_growth_variation"}));
     a.type = SceneActuator::Type::Pressure;
     a.name = required_name(m, node, hint);
     a.cavity = parse_cavity(m);
@@ -143,27 +146,30 @@ SceneActuator parse_actuator(const YAML::Node& node, const std::string& path, co
     a.displacement = bounds(m, "volume_growth", {});
     a.max_variation = positive_or_inf(m, "max_volume_growth_variation");
     a.sensor = m.boolean("sensor", false);
-    reject_bounds_on_sensor(m, a.sensor, {"pressure", "min_pressure", "max_pressure", "volume_growth",
-                                          "min_volume_growth", "max_volume_growth", "max_volume_growth_variation"});
+    reject_bounds_on_sensor(m, a.sensor,
+                            {"pressure", "min_pressure", "max_pressure", "volume_growth", "min_volume_growth",
+                             "max_volume_growth", "max_volume_growth_variation"});
   } else if (type == 1) {
     const Map m(node, path, what,
                 {"type", "name", "sensor", "pull_point", "points", "tolerance", "force", "min_force", "max_force",
                  "displacement", "min_displacement", "max_displacement", "max_displacement_variation"});
     a.type = SceneActuator::Type::Cable;
     a.name = required_name(m, node, hint);
-    a.pull_point = as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path,
-                           m.name("pull_point"));
+    a.pull_point =
+        as_vec3(m.need("pull_point", "the fixed point [x, y, z] the cable is pulled from"), path, m.name("pull_point"));
     a.points = as_points(m.need("points", "the cable's points on the body, from the pull side to its end"), path,
-                      m.name("points"));
+                         m.name("points"));
     a.tolerance = m.number("tolerance", -1.0);
     a.force = bounds(m, "force", {0, kInf});
     a.displacement = bounds(m, "displacement", {});
     a.max_variation = positive_or_inf(m, "max_displacement_variation");
     a.sensor = m.boolean("sensor", false);
-    reject_bounds_on_sensor(m, a.sensor, {"force", "min_force", "max_force", "displacement", "min_displacement",
-                                          "max_displacement", "max_displacement_variation"});
+    reject_bounds_on_sensor(m, a.sensor,
+                            {"force", "min_force", "max_force", "displacement", "min_displacement", "max_displacement",
+                             "max_displacement_variation"});
   } else {
-    const Map m(node, path, what, {"type", "name", "point", "direction", "tolerance", "force", "min_force", "max_force"});
+    const Map m(node, path, what,
+                {"type", "name", "point", "direction", "tolerance", "force", "min_force", "max_force"});
     a.type = SceneActuator::Type::Force;
     a.name = required_name(m, node, hint);
     a.points = {as_vec3(m.need("point", "the loaded point [x, y, z] in the body"), path, m.name("point"))};
@@ -181,7 +187,8 @@ std::array<bool, 3> axes(const Map& m) {
   std::array<bool, 3> out{false, false, false};
   const std::vector<YAML::Node> list = as_list(m.at("axes"), m.path(), m.name("axes"));
   if (list.empty()) fail(m.where("axes"), m.name("axes") + ": expected a non-empty list of x, y, z");
-  for (const YAML::Node& c : list) out[static_cast<size_t>(as_choice(c, m.path(), m.name("axes") + " entry", {"x", "y", "z"}))] = true;
+  for (const YAML::Node& c : list)
+    out[static_cast<size_t>(as_choice(c, m.path(), m.name("axes") + " entry", {"x", "y", "z"}))] = true;
   return out;
 }
 
@@ -189,8 +196,9 @@ SceneEffector parse_effector(const YAML::Node& node, const std::string& path, co
   SceneEffector e;
   const int type = type_of(node, path, what, {"position", "volume"});
   const std::string hint = "names the effector's CSV columns";
-  const std::string goals_hint = type == 0 ? "give the goal: goal: [x, y, z], waypoints: [[x, y, z], ...] or trajectory: goals.csv"
-                                           : "give the target: volume: V, volumes: [V1, V2, ...] or trajectory: volumes.csv";
+  const std::string goals_hint =
+      type == 0 ? "give the goal: goal: [x, y, z], waypoints: [[x, y, z], ...] or trajectory: goals.csv"
+                : "give the target: volume: V, volumes: [V1, V2, ...] or trajectory: volumes.csv";
   if (type == 0) {
     const Map m(node, path, what,
                 {"type", "name", "point", "axes", "weights", "max_shift", "locate_tolerance", "goal", "waypoints",
@@ -230,8 +238,8 @@ SceneEffector parse_effector(const YAML::Node& node, const std::string& path, co
       e.volumes = as_numbers(m.at("volumes"), path, m.name("volumes"));
       if (e.volumes.empty()) fail(m.where("volumes"), m.name("volumes") + ": the list is empty");
     } else {
-      for (const std::vector<Real>& r : read_trajectory(resolve(path, m.string("trajectory", "")), {"volume"},
-                                                        m.where("trajectory")))
+      for (const std::vector<Real>& r :
+           read_trajectory(resolve(path, m.string("trajectory", "")), {"volume"}, m.where("trajectory")))
         e.volumes.push_back(r[0]);
     }
     for (Real v : e.volumes)
@@ -252,7 +260,8 @@ SceneForceTarget parse_force_target(const YAML::Node& node, const std::string& p
   if (t.target.name.empty()) fail(m.where(), what + ": give the target a name (it names the CSV column force_<name>)");
   t.target.obstacle = m.string("obstacle", "");
   if (t.target.obstacle.empty())
-    fail(m.where(), what + ": give the obstacle (the name of one of contact.obstacles) whose normal force is the target");
+    fail(m.where(),
+         what + ": give the obstacle (the name of one of contact.obstacles) whose normal force is the target");
   t.target.force = m.number("force", "the normal force to reach (N)");
   if (!(t.target.force >= 0) || !std::isfinite(t.target.force))
     fail(m.where("force"), what + ".force: must be a finite force >= 0 (N); a contact can only push");
@@ -285,8 +294,9 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
   // Keys of the other mode would be silently ignored: refuse them.
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
-  for (const char* k : realtime ? std::vector<const char*>{"max_iterations", "min_increment"}
-                                : std::vector<const char*>{"steps_per_target", "actuator_stiffness", "reuse_factorization"})
+  for (const char* k : realtime
+                           ? std::vector<const char*>{"max_iterations", "min_increment"}
+                           : std::vector<const char*>{"steps_per_target", "actuator_stiffness", "reuse_factorization"})
     if (m.has(k))
       fail(m.key_where(k), std::string("inverse.") + k + ": applies to mode: " + (realtime ? "converged" : "realtime") +
                                " only (this scene's mode is " + (realtime ? "realtime" : "converged") + ")");
@@ -311,14 +321,15 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
                                         "iteration down to 1e-10)");
   inv.min_increment = m.number("min_increment", inv.min_increment);
   if (!(inv.min_increment > 0 && inv.min_increment <= 1))
-    fail(m.where("min_increment"), "inverse.min_increment: must be in (0, 1] (the smallest continuation increment, "
-                                   "as a fraction of the way to the goal, before the solve gives up)");
+    fail(m.where("min_increment"),
+         "inverse.min_increment: must be in (0, 1] (the smallest continuation increment, "
+         "as a fraction of the way to the goal, before the solve gives up)");
   inv.actuator_stiffness = m.boolean("actuator_stiffness", false);
   inv.reuse_factorization = m.integer("reuse_factorization", 0);
   if (inv.reuse_factorization < 0)
     fail(m.where("reuse_factorization"), "inverse.reuse_factorization: must be >= 0 (0: refactor every step)");
-  const std::vector<YAML::Node> actuators =
-      as_list(m.need("actuators", "a list of {type: pressure|cable|force, name, ...}"), path, "inverse.actuators", true);
+  const std::vector<YAML::Node> actuators = as_list(
+      m.need("actuators", "a list of {type: pressure|cable|force, name, ...}"), path, "inverse.actuators", true);
   for (size_t i = 0; i < actuators.size(); ++i)
     inv.actuators.push_back(parse_actuator(actuators[i], path, item("inverse.actuators", i)));
   if (m.has("effectors")) {
@@ -334,8 +345,9 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   bool actuated = false;
   for (const SceneActuator& a : inv.actuators) actuated = actuated || !a.sensor;
   if (!actuated)
-    fail(m.where("actuators"), "inverse.actuators: no actuator (every entry is a sensor); the inverse problem needs at "
-                               "least one input to solve for");
+    fail(m.where("actuators"),
+         "inverse.actuators: no actuator (every entry is a sensor); the inverse problem needs at "
+         "least one input to solve for");
   // Unique names over actuators and effectors (they name CSV columns and QP messages).
   std::vector<std::pair<std::string, SceneLocation>> names;
   for (const SceneActuator& a : inv.actuators) names.emplace_back(a.name, a.where);

@@ -18,11 +18,13 @@ CellType cell_type(const Map& m) {
 }
 
 void require_positive(const Map& m, const std::string& key, Real v) {
-  if (!(v > 0) || !std::isfinite(v)) fail(m.where(key), m.name(key) + ": must be > 0 (and finite), got " + std::to_string(v));
+  if (!(v > 0) || !std::isfinite(v))
+    fail(m.where(key), m.name(key) + ": must be > 0 (and finite), got " + std::to_string(v));
 }
 
-const std::vector<std::string> kFingerKeys = {"type",      "length",      "width",    "height",    "base_wall", "tip_wall",
-                                              "side_wall", "bottom_wall", "top_wall", "cell_size", "cell_type"};
+const std::vector<std::string> kFingerKeys = {"type",      "length",    "width",     "height",
+                                              "base_wall", "tip_wall",  "side_wall", "bottom_wall",
+                                              "top_wall",  "cell_size", "cell_type"};
 
 void parse_finger(const Map& m, FingerSpec& f) {
   f.length = m.number("length", f.length);
@@ -45,7 +47,8 @@ void parse_box(const Map& m, SceneMesh& mesh) {
     const YAML::Node cells = m.at("cells");
     as_numbers(cells, m.path(), m.name("cells"), 3);
     for (int i = 0; i < 3; ++i) {
-      mesh.box.cells[static_cast<size_t>(i)] = as_int(cells[i], m.path(), m.name("cells") + "[" + std::to_string(i) + "]");
+      mesh.box.cells[static_cast<size_t>(i)] =
+          as_int(cells[i], m.path(), m.name("cells") + "[" + std::to_string(i) + "]");
       if (mesh.box.cells[static_cast<size_t>(i)] < 1)
         fail(location(m.path(), cells[i]), m.name("cells") + ": every count must be >= 1");
     }
@@ -84,8 +87,8 @@ void parse_multi_cavity(const Map& m, SceneMesh& mesh) {
   MultiCavitySpec& s = mesh.multi_cavity;
   mesh.source = SceneMesh::Source::MultiCavity;
   s.size = m.vec3("size", s.size);
-  for (const YAML::Node& c : as_list(m.need("cavities", "a list of [x0, y0, z0, dx, dy, dz] boxes"), m.path(),
-                                     m.name("cavities"))) {
+  for (const YAML::Node& c :
+       as_list(m.need("cavities", "a list of [x0, y0, z0, dx, dy, dz] boxes"), m.path(), m.name("cavities"))) {
     const std::vector<Real> v = as_numbers(c, m.path(), m.name("cavities") + " entry", 6);
     s.cavities.push_back({v[0], v[1], v[2], v[3], v[4], v[5]});
   }
@@ -132,24 +135,27 @@ void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh&
   const int kind =
       as_choice(type, path, what + ".type", {"box", "finger", "bellows", "multi_cavity", "gripper", "sphere_shell"});
   switch (kind) {
-    case 0: return parse_box(Map(node, path, what, {"type", "size", "origin", "cells", "cell_type"}), mesh);
+    case 0:
+      return parse_box(Map(node, path, what, {"type", "size", "origin", "cells", "cell_type"}), mesh);
     case 1:
       mesh.source = SceneMesh::Source::Finger;
       return parse_finger(Map(node, path, what, kFingerKeys), mesh.finger);
     case 2:
       return parse_bellows(Map(node, path, what,
-                               {"type", "chambers", "width", "height", "chamber_length", "wall", "side_wall", "end_wall",
-                                "channel", "cell_size", "cell_type"}),
+                               {"type", "chambers", "width", "height", "chamber_length", "wall", "side_wall",
+                                "end_wall", "channel", "cell_size", "cell_type"}),
                            mesh);
-    case 3: return parse_multi_cavity(Map(node, path, what, {"type", "size", "cavities", "cell_size", "cell_type"}), mesh);
+    case 3:
+      return parse_multi_cavity(Map(node, path, what, {"type", "size", "cavities", "cell_size", "cell_type"}), mesh);
     case 4:
       return parse_gripper(
-          Map(node, path, what, with(kFingerKeys, {"fingers", "radius", "tip_height", "ball_radius", "ball_cells"})), mesh);
+          Map(node, path, what, with(kFingerKeys, {"fingers", "radius", "tip_height", "ball_radius", "ball_cells"})),
+          mesh);
     default:
-      return parse_sphere_shell(Map(node, path, what,
-                                    {"type", "inner_radius", "outer_radius", "layers", "cells", "cell_type",
-                                     "radial_grading"}),
-                                mesh);
+      return parse_sphere_shell(
+          Map(node, path, what,
+              {"type", "inner_radius", "outer_radius", "layers", "cells", "cell_type", "radial_grading"}),
+          mesh);
   }
 }
 
@@ -163,7 +169,8 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
   SceneMesh mesh;
   mesh.where = m.where();
   if (m.has("network")) {
-    if (m.has("scale")) fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; a network file is read as it is");
+    if (m.has("scale"))
+      fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; a network file is read as it is");
     mesh.source = SceneMesh::Source::Network;
     mesh.file = resolve(path, m.string("network", ""));
     mesh.where = m.where("network");
@@ -174,7 +181,8 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
     if (!(mesh.scale > 0)) fail(m.where("scale"), m.name("scale") + ": must be > 0, got " + std::to_string(mesh.scale));
     mesh.where = m.where("file");
   } else {
-    if (m.has("scale")) fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; scale the generator's sizes");
+    if (m.has("scale"))
+      fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; scale the generator's sizes");
     parse_generator(m.at("generator"), path, mesh);
     mesh.where = m.where("generator");
   }

@@ -34,16 +34,19 @@ void check_network_model(const Scene& scene, const SceneLocation& where, const s
                          Real density, NetworkFromMesh& n) {
   if (scene.mesh.source == SceneMesh::Source::Network) {
     if (has_options)
-      fail(where, section + ".network: the body is the network file's (mesh.network), whose links carry their own "
-                            "stiffness; remove " + section + ".network");
+      fail(where, section +
+                      ".network: the body is the network file's (mesh.network), whose links carry their own "
+                      "stiffness; remove " +
+                      section + ".network");
     return;
   }
   // Built from the mesh: links for the shear modulus and, above nu = 1/4, the cells' volume
   // terms for lambda (node_network.hpp), from the one linear material (E, nu).
   const SceneMaterial& first = scene.materials.front();
   if (scene.materials.size() != 1 || first.law != "linear")
-    fail(first.where, section + ".model node_network: give one material of law linear (young, poisson in [0.25, 0.5)); "
-                                "the network's links and volume terms are calibrated to it");
+    fail(first.where, section +
+                          ".model node_network: give one material of law linear (young, poisson in [0.25, 0.5)); "
+                          "the network's links and volume terms are calibrated to it");
   const fem::LinearElastic& law = std::get<fem::LinearElastic>(first.material);
   const Real E = law.mu * (3 * law.lambda + 2 * law.mu) / (law.lambda + law.mu);
   const Real nu = law.lambda / (2 * (law.lambda + law.mu));
@@ -60,7 +63,8 @@ void check_network_model(const Scene& scene, const SceneLocation& where, const s
 
 void check_network_file_scene(const Scene& scene) {
   if (scene.mesh.source != SceneMesh::Source::Network) return;
-  const bool explicit_network = scene.explicit_dynamics.enabled && scene.explicit_dynamics.model == SceneModel::NodeNetwork;
+  const bool explicit_network =
+      scene.explicit_dynamics.enabled && scene.explicit_dynamics.model == SceneModel::NodeNetwork;
   const bool continuation_network = scene.continuation.enabled && scene.continuation.model == SceneModel::NodeNetwork;
   if (explicit_network || continuation_network) return;
   std::string run = "a static load ramp";
@@ -69,8 +73,10 @@ void check_network_file_scene(const Scene& scene) {
   if (scene.continuation.enabled) run = "continuation: with model fem", where = scene.continuation.where;
   if (scene.dynamics.enabled) run = "dynamics: (implicit FEM time integration)", where = scene.dynamics.where;
   if (scene.inverse.enabled) run = "inverse:", where = scene.inverse.where;
-  fail(where, "mesh.network: the body is a node network, which runs under explicit: or continuation: with model: "
-              "node_network; this scene asks for " + run + ", which needs an FEM mesh (mesh: {file: ...} or a generator)");
+  fail(where,
+       "mesh.network: the body is a node network, which runs under explicit: or continuation: with model: "
+       "node_network; this scene asks for " +
+           run + ", which needs an FEM mesh (mesh: {file: ...} or a generator)");
 }
 
 }  // namespace softik::scene_detail

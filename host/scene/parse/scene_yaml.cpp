@@ -48,17 +48,18 @@ void require_at(bool ok, const Map& m, const std::string& key, const std::string
 
 int step_count(const Map& m, const std::string& duration_key, Real duration, const std::string& step_key, Real step,
                double cap, const std::string& why) {
-  const std::string quotient = m.name(duration_key) + " / " + m.name(step_key) + " = " + num(duration) + " / " + num(step);
+  const std::string quotient =
+      m.name(duration_key) + " / " + m.name(step_key) + " = " + num(duration) + " / " + num(step);
   require_at(step <= duration, m, step_key,
-          num(step) + " is longer than " + m.name(duration_key) + " (" + num(duration) +
-              "): the one step would simulate to t = " + num(step) + ", past the asked span; give " + step_key +
-              " <= " + duration_key);
+             num(step) + " is longer than " + m.name(duration_key) + " (" + num(duration) +
+                 "): the one step would simulate to t = " + num(step) + ", past the asked span; give " + step_key +
+                 " <= " + duration_key);
   const double steps = std::ceil(duration / step - 1e-9);
   require_at(std::isfinite(steps), m, step_key,
-          quotient + " overflows double precision (the step count is not finite); give a longer " + step_key +
-              " or a shorter " + duration_key);
+             quotient + " overflows double precision (the step count is not finite); give a longer " + step_key +
+                 " or a shorter " + duration_key);
   require_at(steps <= cap, m, step_key,
-          quotient + " = " + num(steps) + " steps is above the cap of " + num(cap) + "; " + why);
+             quotient + " = " + num(steps) + " steps is above the cap of " + num(cap) + "; " + why);
   return static_cast<int>(steps);
 }
 
@@ -120,8 +121,8 @@ int as_int(const YAML::Node& node, const std::string& path, const std::string& w
   char* end = nullptr;
   errno = 0;
   const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE ||
-      v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || v < std::numeric_limits<int>::min() ||
+      v > std::numeric_limits<int>::max())
     expected(node, path, what, "an integer");
   return static_cast<int>(v);
 }
@@ -151,7 +152,8 @@ std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, co
 std::vector<Real> as_numbers(const YAML::Node& node, const std::string& path, const std::string& what, size_t n) {
   const std::string type = "a list of " + std::to_string(n) + " numbers";
   if (!node.IsSequence()) expected(node, path, what, type);
-  if (node.size() != n) fail(location(path, node), what + ": expected " + type + ", got " + std::to_string(node.size()));
+  if (node.size() != n)
+    fail(location(path, node), what + ": expected " + type + ", got " + std::to_string(node.size()));
   return as_numbers(node, path, what);
 }
 
@@ -190,11 +192,12 @@ std::vector<YAML::Node> as_list(const YAML::Node& node, const std::string& path,
 Map::Map(const YAML::Node& node, std::string path, std::string what, std::vector<std::string> allowed)
     : node_(node), path_(std::move(path)), what_(std::move(what)) {
   if (!node.IsMap()) expected(node, path_, what_, "a map with keys from: " + join(allowed));
-  entries_ = io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
-    if (duplicate) fail(location(path_, key), "duplicate key '" + k + "' in " + what_ + "; give each key once");
-    fail(location(path_, key), "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' in " + what_ +
-                                   "; allowed keys: " + join(allowed));
-  });
+  entries_ =
+      io_detail::checked_entries(node, allowed, [&](const YAML::Node& key, const std::string& k, bool duplicate) {
+        if (duplicate) fail(location(path_, key), "duplicate key '" + k + "' in " + what_ + "; give each key once");
+        fail(location(path_, key), "unknown key '" + (key.IsScalar() ? k : describe(key)) + "' in " + what_ +
+                                       "; allowed keys: " + join(allowed));
+      });
 }
 
 bool Map::has(const std::string& key) const {
@@ -225,7 +228,8 @@ void Map::exclusive(const std::vector<std::string>& keys, bool one_required, con
   for (const std::string& k : keys)
     if (has(k)) present.push_back(k);
   if (present.size() > 1)
-    fail(key_where(present[1]), what_ + ": '" + present[0] + "' and '" + present[1] + "' cannot both be given; " + hint);
+    fail(key_where(present[1]),
+         what_ + ": '" + present[0] + "' and '" + present[1] + "' cannot both be given; " + hint);
   if (present.empty() && one_required) fail(where(), what_ + ": needs one of the keys " + join(keys) + "; " + hint);
 }
 

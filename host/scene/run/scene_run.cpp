@@ -2,21 +2,21 @@
 // the .vtu files and the .pvd collection as the steps converge.
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/network_io.hpp"
 #include "softik/scene.hpp"
-#include "host/scene/run/scene_run_common.hpp"
 
 namespace softik {
 
@@ -75,7 +75,8 @@ void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunRe
 std::vector<Real> rest_volumes(const BuiltScene& built) {
   const std::vector<Real> X = built.mesh.rest_positions();
   std::vector<Real> volume0;
-  for (const PressureLoad& p : built.loads.pressures) volume0.push_back(p.closed ? surface_volume(p, built.mesh, X) : 0.0);
+  for (const PressureLoad& p : built.loads.pressures)
+    volume0.push_back(p.closed ? surface_volume(p, built.mesh, X) : 0.0);
   return volume0;
 }
 
@@ -90,7 +91,8 @@ void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const st
   }
 }
 
-void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x, SceneRunResult& result) {
+void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x,
+                         SceneRunResult& result) {
   result.probes.clear();
   for (const BuiltProbe& p : built.probes) {
     const std::array<Real, 3> u = probe_displacement(built.mesh, p, x);
@@ -106,7 +108,8 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
   std::vector<Real> u(x.size());
   for (int n = 0; n < mesh.num_nodes(); ++n)
     for (int i = 0; i < mesh.dim; ++i)
-      u[static_cast<size_t>(n) * mesh.dim + i] = x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
+      u[static_cast<size_t>(n) * mesh.dim + i] =
+          x[static_cast<size_t>(n) * mesh.dim + i] - mesh.X[3 * static_cast<size_t>(n) + i];
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, "_%04d.vtu", step);
   const std::string vtu = scene.name + suffix;
@@ -252,7 +255,7 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   SOFTIK_CHECK_IO(!ec && fs::is_directory(options.out_dir),
-               "cannot create the output folder '" << options.out_dir << "': " << ec.message());
+                  "cannot create the output folder '" << options.out_dir << "': " << ec.message());
   remove_previous_outputs(options.out_dir, scene.name);
 
   if (scene.explicit_dynamics.enabled || scene.dynamics.enabled) {
@@ -298,9 +301,8 @@ void write_forward_summary(const SceneRunResult& r, std::ostream& out) {
   out << "softik: " << r.name << ": " << r.load_steps << " load steps (load factor " << r.load_factor << "), "
       << r.newton_iterations << " Newton iterations (" << r.factorizations << " factorisations";
   if (r.krylov_iterations > 0) out << ", " << r.krylov_iterations << " Krylov iterations";
-  out << "), " << r.step_cuts << " step cuts, " << std::fixed
-      << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs ("
-      << r.num_free_dofs << " free)\n";
+  out << "), " << r.step_cuts << " step cuts, " << std::fixed << std::setprecision(2) << r.seconds << " s; "
+      << r.num_cells << " cells, " << r.num_dofs << " DOFs (" << r.num_free_dofs << " free)\n";
   out.flags(flags);
   out << std::setprecision(6);
   for (const PressureSummary& p : r.pressures) {
@@ -338,20 +340,21 @@ void scene_detail::write_control_lines(const InverseRunSummary& s, std::ostream&
   out << std::setprecision(6);
   for (const ActuatorSummary& a : s.actuators) {
     out << (a.sensor ? "  sensor " : "  actuator ") << a.name << ":";
-    for (size_t k = 0; k < a.outputs.size(); ++k) out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
+    for (size_t k = 0; k < a.outputs.size(); ++k)
+      out << (k ? ", " : " ") << a.outputs[k].first << " = " << a.outputs[k].second;
     out << "\n";
   }
   for (const EffectorSummary& e : s.effectors)
     out << "  effector " << e.name << ": " << (e.reached == e.goals ? "reached" : "NOT reached") << " " << e.reached
         << "/" << e.goals << " goals; final error " << std::setprecision(3) << e.final_error << ", worst "
-        << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n" << std::setprecision(6);
+        << e.worst_error << " (tolerance " << e.tolerance << ", " << e.unit << " units)\n"
+        << std::setprecision(6);
   for (const InverseRunSummary::ForceTarget& t : s.force_targets)
     out << "  force target " << t.name << " on '" << t.obstacle << "': " << (t.met() ? "met" : "NOT met")
         << "; normal force " << t.force << " N, target " << t.target << " N (tolerance " << t.tolerance << " N)\n";
   if (s.not_optimal > 0)
     out << "  warning: " << s.not_optimal << (s.mode == "converged" ? " goal(s)" : " step(s)")
-        << " without an optimal constraint-space solution; last: "
-        << s.last_message << "\n";
+        << " without an optimal constraint-space solution; last: " << s.last_message << "\n";
   if (s.unconverged > 0)
     out << "  warning: " << s.unconverged << " goal(s) whose converged solve did not converge; last: " << s.last_message
         << "\n";

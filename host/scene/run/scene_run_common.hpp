@@ -49,7 +49,8 @@ std::vector<Real> rest_volumes(const BuiltScene& built);
 void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& pressures,
                             const std::vector<Real>& x, const std::vector<Real>& volume0, SceneRunResult& result);
 /// The CSV columns `,ux_<name>,uy_<name>,uz_<name>` of every probe at x, recorded in result.probes.
-void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x, SceneRunResult& result);
+void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x,
+                         SceneRunResult& result);
 /// The scene's `contact:` as ContactOptions (obstacles and candidate nodes from the built scene).
 ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built);
 

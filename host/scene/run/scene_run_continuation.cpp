@@ -44,7 +44,8 @@ ContinuationRunSummary::Limit estimate_extremum(const std::vector<PlotPoint>& pa
   if (!(a.s < p.s && p.s < c.s)) return limit;
   // Quadratic Lagrange interpolation in s; its derivative's zero for the load factor.
   const auto quadratic = [&](Real ya, Real yb, Real yc, Real s) {
-    return ya * (s - p.s) * (s - c.s) / ((a.s - p.s) * (a.s - c.s)) + yb * (s - a.s) * (s - c.s) / ((p.s - a.s) * (p.s - c.s)) +
+    return ya * (s - p.s) * (s - c.s) / ((a.s - p.s) * (a.s - c.s)) +
+           yb * (s - a.s) * (s - c.s) / ((p.s - a.s) * (p.s - c.s)) +
            yc * (s - a.s) * (s - p.s) / ((c.s - a.s) * (c.s - p.s));
   };
   const Real d1 = (p.load_factor - a.load_factor) / (p.s - a.s), d2 = (c.load_factor - p.load_factor) / (c.s - p.s);
@@ -64,7 +65,7 @@ struct ContinuationRecorder {
   const SceneRunOptions& options;
   Clock::time_point t0;
   SceneRunResult& result;
-  Real arc_scale = 1;  ///< the library's arcs per scene arc: sqrt(number of nodes)
+  Real arc_scale = 1;                 ///< the library's arcs per scene arc: sqrt(number of nodes)
   const BuiltProbe* probe = nullptr;  ///< Monitor::Probe
   io_detail::CsvWriter csv;
   std::unique_ptr<PvdWriter> pvd;
@@ -94,13 +95,15 @@ struct ContinuationRecorder {
       return u;
     };
     switch (scene.continuation.monitor) {
-      case SceneContinuation::Monitor::Probe: return component(probe_displacement(mesh, *probe, x));
+      case SceneContinuation::Monitor::Probe:
+        return component(probe_displacement(mesh, *probe, x));
       case SceneContinuation::Monitor::Nodes: {
         Real sum = 0;
         for (int n : built.monitor_nodes) sum += component(u_of(n));
         return sum / static_cast<Real>(built.monitor_nodes.size());
       }
-      case SceneContinuation::Monitor::RmsDisplacement: break;
+      case SceneContinuation::Monitor::RmsDisplacement:
+        break;
     }
     Real sum = 0;
     for (int n = 0; n < mesh.num_nodes(); ++n) {
@@ -114,10 +117,12 @@ struct ContinuationRecorder {
     const SceneContinuation& c = scene.continuation;
     const std::string what = c.component < 3 ? std::string("u") + "xyz"[c.component] : std::string("|u|");
     switch (c.monitor) {
-      case SceneContinuation::Monitor::Probe: return what + " of probe " + c.probe;
+      case SceneContinuation::Monitor::Probe:
+        return what + " of probe " + c.probe;
       case SceneContinuation::Monitor::Nodes:
         return "mean " + what + " of " + std::to_string(built.monitor_nodes.size()) + " monitored nodes";
-      case SceneContinuation::Monitor::RmsDisplacement: break;
+      case SceneContinuation::Monitor::RmsDisplacement:
+        break;
     }
     return "root-mean-square node displacement";
   }
@@ -206,16 +211,20 @@ struct ContinuationRecorder {
       }
       if (!p.limit || k == 0) continue;
       // The extremum lies between points k-1 and k: estimate it around the more extreme of them.
-      const bool maximum = k >= 2 ? path[k - 1].load_factor >= path[k - 2].load_factor : p.load_factor < path[k - 1].load_factor;
+      const bool maximum =
+          k >= 2 ? path[k - 1].load_factor >= path[k - 2].load_factor : p.load_factor < path[k - 1].load_factor;
       const bool later = maximum ? p.load_factor > path[k - 1].load_factor : p.load_factor < path[k - 1].load_factor;
       s.limits.push_back(estimate_extremum(path, later ? k : k - 1, load_per_factor()));
       s.limits.back().step = p.step;
       limits.x.push_back(s.limits.back().displacement);
       limits.y.push_back(s.limits.back().load);
-      limits.names.push_back("limit point between points " + std::to_string(p.step - 1) + " and " + std::to_string(p.step));
+      limits.names.push_back("limit point between points " + std::to_string(p.step - 1) + " and " +
+                             std::to_string(p.step));
     }
-    const io_detail::PlotPanel panel{scene.name + ": equilibrium path (arc-length continuation)", s.monitor_label,
-                                     s.load_label, {line, limits, forks}};
+    const io_detail::PlotPanel panel{scene.name + ": equilibrium path (arc-length continuation)",
+                                     s.monitor_label,
+                                     s.load_label,
+                                     {line, limits, forks}};
     s.svg_path = (std::filesystem::path(options.out_dir) / (scene.name + "_path.svg")).string();
     detail::write_atomically(s.svg_path, io_detail::svg_scatter({panel}, 1, 640, 460));
   }
@@ -266,10 +275,10 @@ void run_continuation(const Scene& scene, BuiltScene& built, const SceneRunOptio
 void write_continuation_summary(const SceneRunResult& r, std::ostream& out) {
   const ContinuationRunSummary& s = r.continuation;
   const std::ios::fmtflags flags = out.flags();
-  out << std::setprecision(6) << "softik: " << r.name << ": arc-length continuation: " << s.status << ", "
-      << s.points << " path points, " << s.iterations << " corrector iterations, " << s.step_cuts << " step cuts, "
-      << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs
-      << " DOFs (" << r.num_free_dofs << " free)";
+  out << std::setprecision(6) << "softik: " << r.name << ": arc-length continuation: " << s.status << ", " << s.points
+      << " path points, " << s.iterations << " corrector iterations, " << s.step_cuts << " step cuts, " << std::fixed
+      << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs ("
+      << r.num_free_dofs << " free)";
   if (s.links > 0)
     out << "; node network of " << s.nodes << " nodes, " << s.links << " links, " << s.volume_cells << " volume cells";
   out << "\n";

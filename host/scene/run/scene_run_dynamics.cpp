@@ -40,7 +40,8 @@ DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built) {
   }
   loads.pressures = built.loads.pressures;
   for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
-  for (size_t k = 0; k < scene.cables.size(); ++k) loads.actuators.push_back({built.cables[k], scene_cable_tension(scene.cables[k])});
+  for (size_t k = 0; k < scene.cables.size(); ++k)
+    loads.actuators.push_back({built.cables[k], scene_cable_tension(scene.cables[k])});
   return loads;
 }
 
@@ -141,7 +142,8 @@ ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built
 void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result) {
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
-  DynamicSolver dyn(*built.assembler, *solver, softik::scene_dynamic_loads(scene, built), softik::scene_dynamics_options(scene, built));
+  DynamicSolver dyn(*built.assembler, *solver, softik::scene_dynamic_loads(scene, built),
+                    softik::scene_dynamics_options(scene, built));
   for (const std::string& w : dyn.warnings()) {
     result.warnings.push_back(w);
     if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";
@@ -258,7 +260,8 @@ void write_dynamic_summary(const SceneRunResult& r, std::ostream& out) {
       << 1e3 * s.t_detection << ", compliance " << 1e3 * s.t_compliance << ", contact solve " << 1e3 * s.t_contact_solve
       << ")\n";
   out.flags(flags);
-  for (const PressureSummary& p : r.pressures) out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
+  for (const PressureSummary& p : r.pressures)
+    out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
   if (r.inverse.enabled) {
     out << "  control (" << r.inverse.method << ", one constraint-space solve per time step): " << r.inverse.goals
         << (r.inverse.goals == 1 ? " goal\n" : " goals\n");

@@ -16,8 +16,8 @@
 
 #include "host/io/atomic_file.hpp"
 #include "host/io/svg_plot.hpp"
-#include "host/scene/run/scene_run_common.hpp"
 #include "host/scene/parse/scene_yaml.hpp"
+#include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 
 namespace softik::scene_detail {
@@ -106,7 +106,13 @@ struct ExplicitRecorder {
       io_detail::PlotPanel u{scene.name + ": probe displacements", "time (s)", "displacement", {}};
       for (size_t p = 0; p < built.probes.size(); ++p)
         for (int c = 0; c < 3; ++c) {
-          PlotSeries line{std::string("u") + "xyz"[c] + " " + built.probes[p].name, colors[(3 * p + c) % 6], 0, true, times, {}, {}};
+          PlotSeries line{std::string("u") + "xyz"[c] + " " + built.probes[p].name,
+                          colors[(3 * p + c) % 6],
+                          0,
+                          true,
+                          times,
+                          {},
+                          {}};
           for (const auto& d : probe_u[p]) line.y.push_back(d[static_cast<size_t>(c)]);
           line.names = names(line.label);
           u.series.push_back(line);
@@ -120,8 +126,10 @@ struct ExplicitRecorder {
     if (!built.probes.empty() && !built.loads.pressures.empty()) {
       PlotSeries curve{"p_" + built.loads.pressures[0].name, colors[0], 2.5, true, {}, loads, names("load")};
       for (const auto& d : probe_u[0]) curve.x.push_back(std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
-      panels.push_back({scene.name + ": load against displacement", "|u| of probe " + built.probes[0].name,
-                        "p_" + built.loads.pressures[0].name, {curve}});
+      panels.push_back({scene.name + ": load against displacement",
+                        "|u| of probe " + built.probes[0].name,
+                        "p_" + built.loads.pressures[0].name,
+                        {curve}});
     }
     const std::string path = (std::filesystem::path(options.out_dir) / (scene.name + "_history.svg")).string();
     detail::write_atomically(path, io_detail::svg_scatter(panels, 2, 520, 380));
@@ -144,8 +152,8 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     s.nodes = net.num_nodes();
     s.links = net.num_links();
     s.volume_cells = net.num_volume_cells();
-    model = std::make_unique<NodeNetworkModel>(net, built.fixed_dofs, explicit_loads(scene, built), scene.solver.threads,
-                                               scene.solver.backend);
+    model = std::make_unique<NodeNetworkModel>(net, built.fixed_dofs, explicit_loads(scene, built),
+                                               scene.solver.threads, scene.solver.backend);
   } else {
     s.model = "fem";
     model = std::make_unique<FemExplicitModel>(*built.assembler, e.density, explicit_loads(scene, built));
@@ -181,10 +189,10 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
     if (options.progress && (last || frame % scene.outputs.every == 0)) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();
-      out << "softik: frame " << frame << "/" << e.frames << "  t = " << std::setprecision(6) << solver.time() << "  steps "
-          << solver.steps() << "  kinetic " << std::scientific << std::setprecision(3) << solver.kinetic_energy()
-          << "  potential " << solver.potential_energy() << "  elapsed " << std::fixed << std::setprecision(2) << since(t0)
-          << " s\n";
+      out << "softik: frame " << frame << "/" << e.frames << "  t = " << std::setprecision(6) << solver.time()
+          << "  steps " << solver.steps() << "  kinetic " << std::scientific << std::setprecision(3)
+          << solver.kinetic_energy() << "  potential " << solver.potential_energy() << "  elapsed " << std::fixed
+          << std::setprecision(2) << since(t0) << " s\n";
       out.flags(flags);
       out.flush();
     }
@@ -203,9 +211,10 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
 void write_explicit_summary(const SceneRunResult& r, std::ostream& out) {
   const ExplicitRunSummary& s = r.explicit_dynamics;
   const std::ios::fmtflags flags = out.flags();
-  out << std::setprecision(6) << "softik: " << r.name << ": explicit dynamics (" << s.model << ", " << s.scheme << "): "
-      << s.steps << " steps of " << s.time_step << " s to t = " << s.time << " in " << s.frames << " frames, "
-      << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs << " DOFs";
+  out << std::setprecision(6) << "softik: " << r.name << ": explicit dynamics (" << s.model << ", " << s.scheme
+      << "): " << s.steps << " steps of " << s.time_step << " s to t = " << s.time << " in " << s.frames << " frames, "
+      << std::fixed << std::setprecision(2) << r.seconds << " s; " << r.num_cells << " cells, " << r.num_dofs
+      << " DOFs";
   if (s.model == "node_network") out << "; " << s.nodes << " nodes, " << s.links << " links";
   if (s.volume_cells > 0) out << ", " << s.volume_cells << " volume cells";
   out << "\n";
@@ -214,7 +223,8 @@ void write_explicit_summary(const SceneRunResult& r, std::ostream& out) {
       << 1e6 * s.t_step << " us\n"
       << "  energy at the end: kinetic " << s.kinetic_energy << ", potential " << s.potential_energy << ", damped "
       << s.damped_energy << "\n";
-  for (const PressureSummary& p : r.pressures) out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
+  for (const PressureSummary& p : r.pressures)
+    out << "  pressure " << p.name << ": p = " << p.pressure << ", volume " << p.volume << "\n";
   out << "  history plot: " << s.svg_path << "\n";
   out.flags(flags);
 }

@@ -3,10 +3,10 @@
 // goal (InverseSolver::solve), and records one CSV row per step (per goal when converged):
 // actuator outputs, effector positions and errors, the constraint-space solver's status and
 // iterations, and the time of each phase.
-#include <cerrno>
-#include <cstring>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -87,7 +87,8 @@ class InverseRecorder {
     csv_ << std::setprecision(10);
     if (scene_.contact.enabled) {
       contact_ = scene_contact_options(scene_, built_);
-      contact_nodes_ = contact::contact_candidate_nodes(built_.mesh, built_.assembler->free_dof_index(), contact_.nodes);
+      contact_nodes_ =
+          contact::contact_candidate_nodes(built_.mesh, built_.assembler->free_dof_index(), contact_.nodes);
     }
     if (scene_.outputs.vtu) {
       result_.pvd_path = file(".pvd");
@@ -159,8 +160,8 @@ class InverseRecorder {
   SceneRunResult& result_;
   io_detail::CsvWriter csv_;
   std::unique_ptr<PvdWriter> pvd_;
-  ContactOptions contact_;           ///< with contact: the obstacles, for the penetration of each state written
-  std::vector<int> contact_nodes_;   ///< the nodes that may touch them
+  ContactOptions contact_;          ///< with contact: the obstacles, for the penetration of each state written
+  std::vector<int> contact_nodes_;  ///< the nodes that may touch them
 };
 
 }  // namespace
@@ -189,8 +190,8 @@ void record_force_targets(const SceneInverse& inv, const std::vector<Real>& forc
   sum.force_targets.clear();
   for (size_t t = 0; t < inv.force_targets.size(); ++t) {
     const SceneForceTarget& f = inv.force_targets[t];
-    sum.force_targets.push_back({f.target.name, f.target.obstacle, f.target.force, t < forces.size() ? forces[t] : 0.0,
-                                 f.tolerance});
+    sum.force_targets.push_back(
+        {f.target.name, f.target.obstacle, f.target.force, t < forces.size() ? forces[t] : 0.0, f.tolerance});
   }
 }
 
@@ -312,7 +313,8 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
     if (c->role() != ConstraintRole::Effector)
       sum.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
   result.probes.clear();
-  for (const BuiltProbe& p : built.probes) result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
+  for (const BuiltProbe& p : built.probes)
+    result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
   result.load_steps = step;
   result.load_factor = 1;
 }

@@ -72,7 +72,8 @@ void forall_blocks(const HostColours& policy, int n, const RangeBody& body) {
     std::atomic<int> next{policy.color_ptr[k]};
     const int threads = std::max(1, std::min(policy.num_threads, end - policy.color_ptr[k]));
     parallel(threads, [&](int, int) {
-      for (int idx = next.fetch_add(1, std::memory_order_relaxed); idx < end; idx = next.fetch_add(1, std::memory_order_relaxed)) {
+      for (int idx = next.fetch_add(1, std::memory_order_relaxed); idx < end;
+           idx = next.fetch_add(1, std::memory_order_relaxed)) {
         const int first = policy.color_blocks[idx] * policy.block_size;
         body(first, std::min(n, first + policy.block_size));
       }

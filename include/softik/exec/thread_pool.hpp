@@ -45,7 +45,8 @@ template <class F>
 void parallel(int threads, F&& f) {
   using Fn = std::remove_reference_t<F>;
   parallel_run(
-      threads, [](void* c, int t, int p) { (*static_cast<Fn*>(c))(t, p); }, const_cast<void*>(static_cast<const void*>(&f)));
+      threads, [](void* c, int t, int p) { (*static_cast<Fn*>(c))(t, p); },
+      const_cast<void*>(static_cast<const void*>(&f)));
 }
 
 }  // namespace softik::exec

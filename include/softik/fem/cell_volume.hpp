@@ -49,9 +49,7 @@ struct Tet4Volume {
   }
 
   /// V = (x1 - x0) . ((x2 - x0) x (x3 - x0)) / 6.
-  SOFTIK_HD static Real volume(const Vec3* x) {
-    return (x[1] - x[0]).dot((x[2] - x[0]).cross(x[3] - x[0])) / Real(6);
-  }
+  SOFTIK_HD static Real volume(const Vec3* x) { return (x[1] - x[0]).dot((x[2] - x[0]).cross(x[3] - x[0])) / Real(6); }
 
   /// dV/dx_a = (x_c - x_b) x (x_d - x_b) / 6.
   SOFTIK_HD static Vec3 gradient(const Vec3* x, int a) {
@@ -111,9 +109,12 @@ struct Hex8Volume {
         if (face_vertex(f, j) != a) continue;
         const int nb = face_vertex(f, (j + 1) % 4), nc = face_vertex(f, (j + 2) % 4), nd = face_vertex(f, (j + 3) % 4);
         const Vec3 b = x[nb] - x[0], c = x[nc] - x[0], d = x[nd] - x[0];
-        if (e == nb) w -= (c + d) / Real(12);
-        else if (e == nc) w += (b - d) / Real(12);
-        else if (e == nd) w += (b + c) / Real(12);
+        if (e == nb)
+          w -= (c + d) / Real(12);
+        else if (e == nc)
+          w += (b - d) / Real(12);
+        else if (e == nd)
+          w += (b + c) / Real(12);
       }
     return w;
   }
@@ -146,7 +147,8 @@ SOFTIK_HD void volume_term_hessian(Real kappa, Real V0, const Vec3* x,
   for (int a = 0; a < n; ++a) g[a] = Cell::gradient(x, a);
   for (int a = 0; a < n; ++a)
     for (int e = 0; e < n; ++e)
-      H.template block<3, 3>(3 * a, 3 * e) = (kappa / V0) * g[a] * g[e].transpose() + p * skew(Cell::hessian_axial(x, a, e));
+      H.template block<3, 3>(3 * a, 3 * e) =
+          (kappa / V0) * g[a] * g[e].transpose() + p * skew(Cell::hessian_axial(x, a, e));
 }
 
 /// A bound of the block row a of that Hessian for the stable time step (block Gershgorin):

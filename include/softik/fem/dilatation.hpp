@@ -188,8 +188,8 @@ SOFTIK_HD void average_dilatation(const M& law, const RestData<E>& rest, const N
   constexpr int d = E::dim;
   constexpr bool log_law = !tolerates_inversion<M>::value;  // U undefined for m <= 0
   const bool want_K = out.stiffness != nullptr;
-  Real V = 0, v = 0;      // rest volume sum_q w_q, volume sum_q w_q m_q
-  ElementVector<E> g;     // dv/dx
+  Real V = 0, v = 0;   // rest volume sum_q w_q, volume sum_q w_q m_q
+  ElementVector<E> g;  // dv/dx
   g.setZero();
   ElementMatrix<E> H;  // sum_q w_q (U'(m_q) or the mean pressure) d2m_q, added to K at the end
   if (want_K) H.setZero();

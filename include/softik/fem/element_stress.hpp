@@ -38,7 +38,8 @@ SOFTIK_HD Real element_von_mises(const M& material, const RestData<E>& rest, con
 /// rule's w detJ); a non-affine element's mass rule is its stiffness rule unless it has its own
 /// (E::own_mass_rule: det J kept per mass point in RestData::mass_detJ).
 template <class E>
-SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, E::num_nodes> element_consistent_mass(const RestData<E>& rest, Real density) {
+SOFTIK_HD Eigen::Matrix<Real, E::num_nodes, E::num_nodes> element_consistent_mass(const RestData<E>& rest,
+                                                                                  Real density) {
   static_assert(E::affine || E::own_mass_rule || E::num_mass_quad == E::num_quad,
                 "a non-affine element's mass rule is its stiffness rule or its own");
   Eigen::Matrix<Real, E::num_nodes, E::num_nodes> m = Eigen::Matrix<Real, E::num_nodes, E::num_nodes>::Zero();

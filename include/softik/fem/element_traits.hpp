@@ -123,9 +123,7 @@ struct Tet4 {
   static constexpr int dim = 3, num_nodes = 4, num_quad = 1;
   using Xi = VecD<3>;
   SOFTIK_HD static Real reference_measure() { return 1.0 / 6.0; }
-  SOFTIK_HD static Xi reference_node(int a) {
-    return Xi(a == 1 ? 1.0 : 0.0, a == 2 ? 1.0 : 0.0, a == 3 ? 1.0 : 0.0);
-  }
+  SOFTIK_HD static Xi reference_node(int a) { return Xi(a == 1 ? 1.0 : 0.0, a == 2 ? 1.0 : 0.0, a == 3 ? 1.0 : 0.0); }
   SOFTIK_HD static Eigen::Matrix<Real, 4, 1> N(const Xi& xi) {
     return Eigen::Matrix<Real, 4, 1>(1 - xi[0] - xi[1] - xi[2], xi[0], xi[1], xi[2]);
   }

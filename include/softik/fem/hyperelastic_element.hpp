@@ -38,9 +38,8 @@ struct tolerates_inversion<StableNeoHookean> : std::true_type {};
 template <class M, class = void>
 struct has_pk2_tangent : std::false_type {};
 template <class M>
-struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_tangent(std::declval<const Mat3&>(),
-                                                                                          std::declval<Mat9&>()))>>
-    : std::true_type {};
+struct has_pk2_tangent<M, std::void_t<decltype(std::declval<const M&>().pk2_and_tangent(
+                              std::declval<const Mat3&>(), std::declval<Mat9&>()))>> : std::true_type {};
 
 /// Whether a law gives P and its element stiffness in closed form from one evaluation (the same K
 /// as from S and CC; taken on the CPU, StiffnessForm::FromPk2, in its place): P and the stiffness
@@ -79,8 +78,8 @@ struct CellStiffnessTerms<M, n, Q, true> {
 /// Outputs of one element evaluation; a null pointer skips that output.
 template <class E>
 struct ElementOutputs {
-  Real* energy = nullptr;            ///< accumulated (+=)
-  ElementVector<E>* force = nullptr;  ///< overwritten: elastic force on the nodes, -dE/dx
+  Real* energy = nullptr;                 ///< accumulated (+=)
+  ElementVector<E>* force = nullptr;      ///< overwritten: elastic force on the nodes, -dE/dx
   ElementMatrix<E>* stiffness = nullptr;  ///< overwritten: d^2E/dx^2
 };
 
@@ -168,7 +167,7 @@ SOFTIK_HD Real hyperelastic_element(const M& material, const RestData<E>& rest, 
   }
   if constexpr (closed_form) {
     if (out.stiffness && num_terms == 0) out.stiffness->setZero();  // every point inverted
-    if (out.stiffness && num_terms > 0) {                            // every block once: assigned
+    if (out.stiffness && num_terms > 0) {                           // every block once: assigned
       terms.clear_points_from(num_terms);
       emit_summed_blocks(terms, [&](int a, int b, const TMat<Real, 3, 3>& Kab) {
         for (int i = 0; i < 3; ++i)

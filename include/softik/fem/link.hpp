@@ -31,8 +31,8 @@ SOFTIK_HD_INLINE Real link_tension(const LinkParameters& p, Real l, Real extensi
 
 /// The force on node b (the force on node a is its negative): -s e. A link of zero current
 /// length has no direction; it gives no force (the caller checks lengths: NodeNetwork).
-SOFTIK_HD_INLINE Vec3 link_force_on_b(const LinkParameters& p, const Vec3& xa, const Vec3& xb,
-                                      const Vec3& va, const Vec3& vb) {
+SOFTIK_HD_INLINE Vec3 link_force_on_b(const LinkParameters& p, const Vec3& xa, const Vec3& xb, const Vec3& va,
+                                      const Vec3& vb) {
   const Vec3 d = xb - xa;
   const Real l = d.norm();
   if (!(l > 0)) return Vec3::Zero();

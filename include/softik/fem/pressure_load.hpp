@@ -41,8 +41,8 @@ namespace softik::fem {
 /// With the winding convention above (n out of the cavity), P > 0 pushes the wall outward,
 /// away from the enclosed volume. Summed per node over the wall and divided by P, these are the
 /// actuator Jacobian column J_i = sum_{t containing i} n_t a_t / 3 (docs/method.md section 6; [7]).
-SOFTIK_HD_INLINE void triangle_pressure_forces(Real P, const Vec3& p1, const Vec3& p2,
-                                               const Vec3& p3, Vec3& f1, Vec3& f2, Vec3& f3) {
+SOFTIK_HD_INLINE void triangle_pressure_forces(Real P, const Vec3& p1, const Vec3& p2, const Vec3& p3, Vec3& f1,
+                                               Vec3& f2, Vec3& f3) {
   const Vec3 f = (P / Real(6)) * (p2 - p1).cross(p3 - p1);
   f1 = f;
   f2 = f;
@@ -58,8 +58,7 @@ SOFTIK_HD_INLINE void triangle_pressure_forces(Real P, const Vec3& p1, const Vec
 /// closed cavity it equals P d2V/dx2 (see triangle_volume_hessian) and is symmetric.
 /// This is the matrix of d f / d x; the tangent stiffness of a residual r = f_int - f_ext
 /// receives -K.
-SOFTIK_HD_INLINE void triangle_pressure_stiffness(Real P, const Vec3& p1, const Vec3& p2,
-                                                  const Vec3& p3, Mat9& K) {
+SOFTIK_HD_INLINE void triangle_pressure_stiffness(Real P, const Vec3& p1, const Vec3& p2, const Vec3& p3, Mat9& K) {
   const Real c = P / Real(6);
   const Mat3 B[3] = {c * skew(p3 - p2), c * skew(p1 - p3), c * skew(p2 - p1)};
   for (int a = 0; a < 3; ++a)
@@ -69,8 +68,7 @@ SOFTIK_HD_INLINE void triangle_pressure_stiffness(Real P, const Vec3& p1, const 
 /// Signed volume of the tetrahedron (origin, p1, p2, p3): V_t = p1 . (p2 x p3) / 6.
 /// Summed over a closed surface wound outward from the enclosed region this is the enclosed
 /// volume (divergence theorem with the field x/3), independent of the origin.
-SOFTIK_HD_INLINE Real triangle_volume_contribution(const Vec3& p1, const Vec3& p2,
-                                                   const Vec3& p3) {
+SOFTIK_HD_INLINE Real triangle_volume_contribution(const Vec3& p1, const Vec3& p2, const Vec3& p3) {
   return p1.dot(p2.cross(p3)) / Real(6);
 }
 
@@ -79,8 +77,8 @@ SOFTIK_HD_INLINE Real triangle_volume_contribution(const Vec3& p1, const Vec3& p
 /// summed per node over a CLOSED surface they equal the actuator Jacobian column
 /// J_i = sum_t n_t a_t / 3, and P * (assembled gradient) equals the assembled nodal pressure
 /// forces (f = P dV/dx).
-SOFTIK_HD_INLINE void triangle_volume_gradient(const Vec3& p1, const Vec3& p2, const Vec3& p3,
-                                               Vec3& g1, Vec3& g2, Vec3& g3) {
+SOFTIK_HD_INLINE void triangle_volume_gradient(const Vec3& p1, const Vec3& p2, const Vec3& p3, Vec3& g1, Vec3& g2,
+                                               Vec3& g3) {
   g1 = p2.cross(p3) / Real(6);
   g2 = p3.cross(p1) / Real(6);
   g3 = p1.cross(p2) / Real(6);
@@ -92,8 +90,7 @@ SOFTIK_HD_INLINE void triangle_volume_gradient(const Vec3& p1, const Vec3& p2, c
 /// As the Hessian of a scalar it is symmetric per triangle; assembled and multiplied by P it is
 /// the (symmetric) follower-load stiffness P d2V/dx2 of a closed cavity, which equals the
 /// assembly of triangle_pressure_stiffness (per triangle the two differ; only the sums agree).
-SOFTIK_HD_INLINE void triangle_volume_hessian(const Vec3& p1, const Vec3& p2, const Vec3& p3,
-                                              Mat9& H) {
+SOFTIK_HD_INLINE void triangle_volume_hessian(const Vec3& p1, const Vec3& p2, const Vec3& p3, Mat9& H) {
   const Real c = Real(1) / Real(6);
   const Mat3 H12 = -c * skew(p3);
   const Mat3 H13 = c * skew(p2);

@@ -188,7 +188,8 @@ SOFTIK_HD_COLD Mat3 rotation_from_svd(const Mat3& F) {
 /// 0.5-0.7 reaches: the plain step would take it to about 1/(2s) and then halve it step by step)
 /// the step is scaled by g = (|X^-T| / |X|)^(1/2) (Higham's Frobenius scaling); nearer, the plain
 /// step converges as fast without the scaling's square roots (15-30% faster for strains of
-/// 2-25%, bench/RESULTS.md). A large stretch s alone is not scaled (about log2(s) more steps). X^-T = cof(X) / det X, with det X = X_0 . cof(X)_0 from the same cofactors.
+/// 2-25%, bench/RESULTS.md). A large stretch s alone is not scaled (about log2(s) more steps). X^-T = cof(X) / det X,
+/// with det X = X_0 . cof(X)_0 from the same cofactors.
 template <class M>
 SOFTIK_HD_INLINE auto polar_rotation_newton(M& X) {
   using T = typename std::decay<decltype(X(0, 0))>::type;

@@ -36,8 +36,8 @@ inline void check_young_poisson(const char* law, Real E, Real nu) {
   check_finite(law, "nu (Poisson's ratio)", nu);
   SOFTIK_CHECK(E > 0, law << ": Young's modulus E = " << E << " is out of range; it must be > 0");
   SOFTIK_CHECK(nu > -1 && nu < 0.5, law << ": Poisson's ratio nu = " << nu
-                                         << " is out of range; valid range is -1 < nu < 0.5 (strictly below 0.5: "
-                                            "the law is compressible; use e.g. nu = 0.49 for rubber)");
+                                        << " is out of range; valid range is -1 < nu < 0.5 (strictly below 0.5: "
+                                           "the law is compressible; use e.g. nu = 0.49 for rubber)");
 }
 
 /// Validates Lame parameters: mu > 0 and bulk modulus lambda + 2 mu / 3 > 0.

@@ -55,7 +55,8 @@ struct MooneyRivlin {
   static MooneyRivlin from_constants(Real C10, Real C01, Real D1, Volumetric volumetric = Volumetric::D1Form) {
     detail::check_finite("MooneyRivlin", "C10", C10);
     detail::check_finite("MooneyRivlin", "C01", C01);
-    SOFTIK_CHECK(C10 + C01 > 0, "MooneyRivlin: C10 + C01 = " << C10 + C01
+    SOFTIK_CHECK(C10 + C01 > 0, "MooneyRivlin: C10 + C01 = "
+                                    << C10 + C01
                                     << " is out of range; the initial shear modulus 2 (C10 + C01) must be > 0");
     detail::check_D1("MooneyRivlin", D1);
     detail::check_volumetric("MooneyRivlin", volumetric);

@@ -35,8 +35,8 @@
 namespace softik::fem {
 
 struct NeoHookean {
-  Real mu = 0;      ///< shear modulus
-  Real lambda = 0;  ///< first Lame parameter
+  Real mu = 0;                                             ///< shear modulus
+  Real lambda = 0;                                         ///< first Lame parameter
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms
   template <int n, int Q>
   using StiffnessTerms = BlockTerms<n, Real, false, Q>;  ///< a cell's closed-form stiffness
@@ -109,8 +109,8 @@ struct NeoHookean {
   /// The blocks of one point (block_terms), a <= b handed to emit(a, b, K_ab) as TMats, then
   /// emit(b, a, K_ab^T) (the host's Tet4 batches).
   template <int n, class T, class MI, class G, class Emit>
-  SOFTIK_HD_INLINE static void stiffness_blocks(const T& lambda, const T& mu, const T& logJ, const MI& F_inv_T, const G& g,
-                                                const T& w, Emit&& emit) {
+  SOFTIK_HD_INLINE static void stiffness_blocks(const T& lambda, const T& mu, const T& logJ, const MI& F_inv_T,
+                                                const G& g, const T& w, Emit&& emit) {
     BlockTerms<n, T, false> t;
     block_terms<n>(lambda, mu, logJ, F_inv_T, g, w, t, 0);
     emit_summed_blocks(t, emit);

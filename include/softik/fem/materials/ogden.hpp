@@ -109,8 +109,7 @@ struct Ogden {
           const Real cc = 1 / (c[a] * c[b]);
           K(a, b) += A2 * (-m / 3 * (mb[a] / c[b] + mb[b] / c[a]) + m / 9 * Tb * cc);
           if (b >= a) {
-            const Real hab =
-                A2 * (Jm43 * detail::power_divided_difference(m - 1, cb[a], cb[b]) + Tb / 3 * cc);
+            const Real hab = A2 * (Jm43 * detail::power_divided_difference(m - 1, cb[a], cb[b]) + Tb / 3 * cc);
             h(a, b) += hab;
             if (b > a) h(b, a) += hab;
           }
@@ -161,8 +160,8 @@ struct Ogden {
       o.alpha[p] = alpha_p[p];
       mu0 += mu_p[p];
     }
-    SOFTIK_CHECK(mu0 > 0, "Ogden: sum of mu_i = " << mu0
-                              << " is out of range; the initial shear modulus sum_i mu_i must be > 0");
+    SOFTIK_CHECK(mu0 > 0, "Ogden: sum of mu_i = "
+                              << mu0 << " is out of range; the initial shear modulus sum_i mu_i must be > 0");
     detail::check_D1("Ogden", D1);
     detail::check_volumetric("Ogden", volumetric);
     o.D1 = D1;

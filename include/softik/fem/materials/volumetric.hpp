@@ -54,7 +54,8 @@ SOFTIK_HD_INLINE VolumetricTerm volumetric_term(Volumetric kind, Real D1, Real J
     const Real lj = log(J);
     return {k * lj * lj, 2 * k * lj / J, 2 * k * (1 - lj) / (J * J)};
   }
-  if (kind == Volumetric::JSquaredLog) return {k * (0.5 * (J * J - 1) - log(J)), k * (J - 1 / J), k * (1 + 1 / (J * J))};
+  if (kind == Volumetric::JSquaredLog)
+    return {k * (0.5 * (J * J - 1) - log(J)), k * (J - 1 / J), k * (1 + 1 / (J * J))};
   return {k * (J - 1) * (J - 1), 2 * k * (J - 1), 2 * k};
 }
 
@@ -83,7 +84,7 @@ SOFTIK_HD_INLINE IsochoricKinematics isochoric_kinematics(const Mat3& F) {
 
 /// Derivatives of the isochoric energy W(Ibar1, Ibar2).
 struct IsochoricDerivatives {
-  Real W1 = 0, W2 = 0;              ///< dW/dIbar1, dW/dIbar2
+  Real W1 = 0, W2 = 0;             ///< dW/dIbar1, dW/dIbar2
   Real W11 = 0, W12 = 0, W22 = 0;  ///< second derivatives
 };
 
