@@ -170,6 +170,14 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path);
 SceneContinuation parse_continuation(const YAML::Node& node, const std::string& path);
 void check_continuation(Scene& scene, const Map& root);
 
+/// The cross-checks of the sections with each other, once all are read (scene_parse_checks.cpp):
+/// dynamics: and contact: with the rest (and an inverse problem's contact), the averaged
+/// dilatation of a node network, the number of .vtu files a run would write, one law per model.
+void check_dynamics(Scene& scene, const Map& root);
+void check_network_dilatation(const Scene& scene, const Map& root);
+void check_output_volume(const Scene& scene, const Map& root);
+void check_laws(const Scene& scene);
+
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 
