@@ -424,10 +424,17 @@ void contact_outcome(const StepContacts& c, const Eigen::VectorXd& lambda_c, con
     codes[3 * i] = states[i].normal;
     codes[3 * i + 1] = states[i].tangent[0];
     codes[3 * i + 2] = states[i].tangent[1];
-    rep.normal_force += forces[3 * i];
-    if (states[i].normal == ContactState::kPressed) ++rep.pressed_contacts;
   }
+  add_force_totals(forces, codes, rep.pressed_contacts, rep.normal_force);
   rep.contacts = static_cast<int>(nk);
+}
+
+void add_force_totals(const std::vector<Real>& forces, const std::vector<signed char>& codes, int& pressed,
+                      Real& normal_force) {
+  for (size_t i = 0; 3 * i < forces.size() && 3 * i < codes.size(); ++i) {
+    normal_force += forces[3 * i];
+    if (codes[3 * i] == ContactState::kPressed) ++pressed;
+  }
 }
 
 std::string contact_limits_message(const ContactSpace& s, const ContactSolve& r,
@@ -541,14 +548,10 @@ InverseSolver::ContactTotals InverseSolver::contact_totals() const {
   std::vector<int> target_obstacle;
   for (const ContactForceTarget& f : force_targets_)
     target_obstacle.push_back(has_contact_ ? obstacle_index(f.obstacle) : -2);
-  for (size_t i = 0; i < contacts_.size() && 3 * i < contact_lambda_.size(); ++i) {
-    const Real normal = contact_lambda_[3 * i];
-    t.normal_force += normal;
-    if (3 * i < contact_state_.size() && contact_state_[3 * i] == inverse_detail::ContactState::kPressed)
-      ++t.pressed_contacts;
+  inverse_detail::add_force_totals(contact_lambda_, contact_state_, t.pressed_contacts, t.normal_force);
+  for (size_t i = 0; i < contacts_.size() && 3 * i < contact_lambda_.size(); ++i)
     for (size_t k = 0; k < target_obstacle.size(); ++k)
-      if (contacts_[i].obstacle == target_obstacle[k]) t.target_forces[k] += normal;
-  }
+      if (contacts_[i].obstacle == target_obstacle[k]) t.target_forces[k] += contact_lambda_[3 * i];
   return t;
 }
 

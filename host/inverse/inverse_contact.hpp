@@ -123,6 +123,11 @@ void contact_outcome(const StepContacts& contacts, const Eigen::VectorXd& lambda
                      std::vector<Real>& forces, std::vector<signed char>& state_codes, InverseStepReport& report,
                      Real& motion);
 
+/// Adds the pressed contacts and the sum of lambda_n of kept contact forces and state codes (3
+/// per contact, as contact_outcome stores them) to `pressed` and `normal_force`.
+void add_force_totals(const std::vector<Real>& forces, const std::vector<signed char>& codes, int& pressed,
+                      Real& normal_force);
+
 /// Why the effectors stay away from their goals after a step with contacts (empty when the
 /// predicted effector error is below 1e-6 x model_size), naming what holds them: the contacts
 /// touching after the step (pressed, or at a gap below 1e-8 x model_size; the first three by
