@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "host/exec/device_backend.hpp"
+#include "softik/linear_solver.hpp"
 
 namespace softik {
 
@@ -15,19 +16,19 @@ std::unique_ptr<DesignAssemblyEngine> make_device_design_engine(
     const std::vector<const Assembler*>& designs);  // cuda/assembly/design_engine.cu
 std::unique_ptr<PressureEvaluator> make_device_pressure_evaluator(
     const PressureLoad& load,
-    const Mesh& mesh);  // cuda/assembly/device_pressure.cu
+    const Mesh& mesh);  // cuda/loads/device_pressure.cu
 std::unique_ptr<DeviceNetworkForces> make_device_network_forces(
     const std::vector<int>& first, const std::vector<int>& other, const std::vector<Real>& spring,
     const std::vector<Real>& extra, const VolumeCellTable& cells);  // cuda/network/device_network.cu
-std::unique_ptr<LinearSolver> make_cuda_dense_solver();             // cuda/solvers/cuda_dense_solver.cu
-std::unique_ptr<LinearSolver> make_cuda_pcg_solver();               // cuda/solvers/cuda_pcg_solver.cu
-std::unique_ptr<LinearSolver> make_cusolversp_solver();             // cuda/solvers/cusolversp_solver.cu
-bool have_cudss();                                                  // cuda/solvers/cudss_solver.cu
-std::unique_ptr<LinearSolver> make_cudss_solver();  // cuda/solvers/cudss_solver.cu (throws without cuDSS)
+std::unique_ptr<LinearSolver> make_cuda_dense_solver();             // cuda/linear/cuda_dense_solver.cu
+std::unique_ptr<LinearSolver> make_cuda_pcg_solver();               // cuda/linear/cuda_pcg_solver.cu
+std::unique_ptr<LinearSolver> make_cusolversp_solver();             // cuda/linear/cusolversp_solver.cu
+bool have_cudss();                                                  // cuda/linear/cudss_solver.cu
+std::unique_ptr<LinearSolver> make_cudss_solver();  // cuda/linear/cudss_solver.cu (throws without cuDSS)
 
 namespace cuda {
 bool device_usable(std::string* reason);            // cuda/exec/device.cu
-bool cudss_library_available(std::string* reason);  // cuda/solvers/cudss_solver.cu or cudss_library.cu
+bool cudss_library_available(std::string* reason);  // cuda/linear/cudss_solver.cu or cudss_library.cu
 }  // namespace cuda
 
 }  // namespace softik

@@ -1,6 +1,7 @@
 // The CUDA backend's table of the core's interfaces (host/exec/device_backend.hpp): the one place
 // where the core meets the CUDA backend's implementations.
 #include "cuda/backend_entries.hpp"
+#include "softik/linear_solver.hpp"
 
 namespace softik {
 

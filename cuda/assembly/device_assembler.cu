@@ -116,6 +116,20 @@ struct DeviceAssembler::Impl {
   DeviceGather gather_pass() const;
   /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
   std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
+  // The constructor's phases (each commented at its definition):
+  void check_device(const Assembler& host) const;
+  void copy_sizes(const Assembler& host);
+  void upload_mesh(const Assembler& host);
+  void upload_materials(const std::vector<Material>& laws);
+  void allocate_state();
+  void upload_gather(const Assembler& host);
+  void start_nodal_dilatation(const Assembler& host);
+  // set_designs()'s phases (each commented at its definition):
+  void check_designs(const std::vector<std::vector<Material>>& laws, const std::vector<const Mesh*>& meshes) const;
+  void check_design_memory(const std::vector<std::vector<Material>>& laws, bool with_meshes) const;
+  void release_designs();
+  void upload_design_materials(const std::vector<std::vector<Material>>& laws);
+  void allocate_designs(std::size_t D, const std::vector<const Mesh*>& meshes);
   /// The name check_cell_status gives an inverted cell's formulation.
   std::string formulation_name() const {
     return options.formulation == Formulation::Corotational ? std::string("QR corotational rotation") : law_name;
@@ -188,9 +202,21 @@ std::size_t DeviceAssembler::required_device_bytes(const Assembler& host) {
 }
 
 DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique<Impl>()) {
-  const Mesh& mesh = host.mesh();
   Impl& p = *impl_;
-  p.element = device_element(mesh.cell_type);
+  p.element = device_element(host.mesh().cell_type);
+  p.check_device(host);
+  p.copy_sizes(host);
+  p.upload_mesh(host);
+  p.upload_materials(host.materials());
+  p.allocate_state();
+  if (gathered_stiffness_applies(host, p.element)) p.upload_gather(host);
+  if (host.options().dilatation == fem::Dilatation::NodalMean) p.start_nodal_dilatation(host);
+}
+
+/// A usable device with the memory for the buffers, plus the local memory the driver reserves for
+/// the kernel's stack frames, and cell and DOF counts that the kernel's indices hold.
+void DeviceAssembler::Impl::check_device(const Assembler& host) const {
+  const Mesh& mesh = host.mesh();
   std::string reason;
   SOFTIK_CHECK(device_available(&reason), "DeviceAssembler needs a usable CUDA device: " << reason);
   // Buffers, plus the local memory the driver reserves for the kernel's stack frames.
@@ -200,8 +226,8 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
   SOFTIK_CUDA_CHECK(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   const std::size_t buffers = required_device_bytes(host);
   const std::size_t stacks =
-      p.element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation,
-                                       host.options().corotational_tangent, host.options().project_spd) *
+      element.local_bytes_per_thread(host.materials().front().index(), host.options().formulation,
+                                     host.options().corotational_tangent, host.options().project_spd) *
       static_cast<std::size_t>(sms) * static_cast<std::size_t>(threads_per_sm);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -215,80 +241,102 @@ DeviceAssembler::DeviceAssembler(const Assembler& host) : impl_(std::make_unique
                "the GPU assembly indexes cells and DOFs below " << kNoIndex << ", got " << mesh.num_cells()
                                                                 << " cells and " << host.num_dofs()
                                                                 << " DOFs: split the model");
-  p.num_cells = mesh.num_cells();
-  p.num_dofs = host.num_dofs();
-  p.num_free_dofs = host.num_free_dofs();
-  p.nnz = host.pattern().nnz();
-  p.dim = mesh.dim;
-  p.nodes_per_cell_count = nodes_per_cell(mesh.cell_type);
-  p.options = host.options();
-  const std::vector<Material>& materials = host.materials();
-  p.law = materials.front().index();
-  p.law_name = material_name(materials.front());
-  p.material_stride = materials.size() == 1 ? 0 : 1;
+}
 
+/// The host assembler's sizes, options and law.
+void DeviceAssembler::Impl::copy_sizes(const Assembler& host) {
+  const Mesh& mesh = host.mesh();
+  num_cells = mesh.num_cells();
+  num_dofs = host.num_dofs();
+  num_free_dofs = host.num_free_dofs();
+  nnz = host.pattern().nnz();
+  dim = mesh.dim;
+  nodes_per_cell_count = nodes_per_cell(mesh.cell_type);
+  options = host.options();
+  const std::vector<Material>& materials = host.materials();
+  law = materials.front().index();
+  law_name = material_name(materials.front());
+  material_stride = materials.size() == 1 ? 0 : 1;
+}
+
+/// The cells' nodes, rest data and block slots, one array per word across the cells
+/// (upload_transposed), and the nodes' rows.
+void DeviceAssembler::Impl::upload_mesh(const Assembler& host) {
+  const Mesh& mesh = host.mesh();
   const int npc = nodes_per_cell(mesh.cell_type), slot_words = npc * npc;
-  const std::size_t num_cells = static_cast<std::size_t>(p.num_cells);
-  p.cells = DeviceArray<int>(num_cells * static_cast<std::size_t>(npc));
-  upload_transposed(p.cells.get(), p.num_cells, npc, [&](int c, int* record) {
+  const std::size_t cells_count = static_cast<std::size_t>(num_cells);
+  cells = DeviceArray<int>(cells_count * static_cast<std::size_t>(npc));
+  upload_transposed(cells.get(), num_cells, npc, [&](int c, int* record) {
     std::memcpy(record, mesh.cell(c), sizeof(int) * static_cast<std::size_t>(npc));
   });
-  p.rest = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.rest_words));
-  upload_transposed(p.rest.get(), p.num_cells, p.element.rest_words,
-                    [&](int c, Real* record) { p.element.pack_rest(mesh, c, record, 1); });
+  rest = DeviceArray<Real>(cells_count * static_cast<std::size_t>(element.rest_words));
+  upload_transposed(rest.get(), num_cells, element.rest_words,
+                    [&](int c, Real* record) { element.pack_rest(mesh, c, record, 1); });
   const int* slots = host.block_slots().data();
-  p.block_slots = DeviceArray<int>(num_cells * static_cast<std::size_t>(slot_words));
-  upload_transposed(p.block_slots.get(), p.num_cells, slot_words, [&](int c, int* record) {
+  block_slots = DeviceArray<int>(cells_count * static_cast<std::size_t>(slot_words));
+  upload_transposed(block_slots.get(), num_cells, slot_words, [&](int c, int* record) {
     std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words,
                 sizeof(int) * static_cast<std::size_t>(slot_words));
   });
-  p.node_rows = DeviceArray<int>(host.node_rows().size());
-  SOFTIK_CUDA_CHECK(cudaMemcpy(p.node_rows.get(), host.node_rows().data(), host.node_rows().size() * sizeof(int),
+  node_rows = DeviceArray<int>(host.node_rows().size());
+  SOFTIK_CUDA_CHECK(cudaMemcpy(node_rows.get(), host.node_rows().data(), host.node_rows().size() * sizeof(int),
                                cudaMemcpyHostToDevice));
+}
+
+/// The materials, copied bytewise as their one law's type.
+void DeviceAssembler::Impl::upload_materials(const std::vector<Material>& laws) {
   std::visit(
       [&](const auto& first) {
         using M = std::decay_t<decltype(first)>;
         static_assert(std::is_trivially_copyable<M>::value, "material laws are copied to the device bytewise");
         std::vector<M> typed;
-        typed.reserve(materials.size());
-        for (const Material& m : materials) typed.push_back(std::get<M>(m));  // one law: Assembler checked it
-        p.materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
-        SOFTIK_CUDA_CHECK(
-            cudaMemcpy(p.materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+        typed.reserve(laws.size());
+        for (const Material& m : laws) typed.push_back(std::get<M>(m));  // one law: Assembler checked it
+        materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        SOFTIK_CUDA_CHECK(cudaMemcpy(materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
       },
-      materials.front());
+      laws.front());
+}
 
-  p.x = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
-  p.force = DeviceArray<Real>(static_cast<std::size_t>(p.num_dofs));
-  p.K = DeviceArray<Real>(static_cast<std::size_t>(p.nnz));
-  p.cell_energy = DeviceArray<Real>(num_cells);
-  p.status = DeviceArray<CellStatus>(1);
-  SOFTIK_CUDA_CHECK(cudaMemset(p.x.get(), 0, p.x.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(p.force.get(), 0, p.force.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(p.K.get(), 0, p.K.bytes()));
-  if (gathered_stiffness_applies(host, p.element)) {
-    const assembly::BlockGatherTable table = assembly::build_block_gather(mesh, host.block_slots(), host.node_rows());
-    auto upload_ints = [](DeviceArray<int>& dst, const std::vector<int>& src) {
-      dst = DeviceArray<int>(src.size());
-      SOFTIK_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(int), cudaMemcpyHostToDevice));
-    };
-    upload_ints(p.gather_ptr, table.ptr);
-    upload_ints(p.gather_pairs, table.pairs);
-    upload_ints(p.gather_base, table.base);
-    upload_ints(p.gather_row_a, table.row_a);
-    upload_ints(p.gather_row_b, table.row_b);
-    p.num_blocks = table.num_blocks();
-    p.frames = DeviceArray<Real>(num_cells * static_cast<std::size_t>(p.element.frame_words));
-    p.gather_available = p.gather_on = true;
-  }
-  if (host.options().dilatation == fem::Dilatation::NodalMean) {  // the rest volumes from a pass at the rest positions
-    const std::vector<Real> X = mesh.rest_positions();
-    SOFTIK_CUDA_CHECK(cudaMemcpy(p.x.get(), X.data(), X.size() * sizeof(Real), cudaMemcpyHostToDevice));
-    SOFTIK_CUDA_CHECK(cudaMemset(p.status.get(), 0x7f, sizeof(CellStatus)));
-    DevicePass rest_pass = p.pass_for(p.x.get());
-    rest_pass.status = {p.status.get(), 1};
-    p.nodal = std::make_unique<DeviceNodalDilatation>(host, p.element, p.law, rest_pass);
-  }
+/// The state, force, stiffness, cell energy and status buffers; x, the force and K start at zero.
+void DeviceAssembler::Impl::allocate_state() {
+  x = DeviceArray<Real>(static_cast<std::size_t>(num_dofs));
+  force = DeviceArray<Real>(static_cast<std::size_t>(num_dofs));
+  K = DeviceArray<Real>(static_cast<std::size_t>(nnz));
+  cell_energy = DeviceArray<Real>(static_cast<std::size_t>(num_cells));
+  status = DeviceArray<CellStatus>(1);
+  SOFTIK_CUDA_CHECK(cudaMemset(x.get(), 0, x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(force.get(), 0, force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(K.get(), 0, K.bytes()));
+}
+
+/// The gathered stiffness's tables and frames (gathered_stiffness_applies), switched on.
+void DeviceAssembler::Impl::upload_gather(const Assembler& host) {
+  const assembly::BlockGatherTable table =
+      assembly::build_block_gather(host.mesh(), host.block_slots(), host.node_rows());
+  auto upload_ints = [](DeviceArray<int>& dst, const std::vector<int>& src) {
+    dst = DeviceArray<int>(src.size());
+    SOFTIK_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(int), cudaMemcpyHostToDevice));
+  };
+  upload_ints(gather_ptr, table.ptr);
+  upload_ints(gather_pairs, table.pairs);
+  upload_ints(gather_base, table.base);
+  upload_ints(gather_row_a, table.row_a);
+  upload_ints(gather_row_b, table.row_b);
+  num_blocks = table.num_blocks();
+  frames = DeviceArray<Real>(static_cast<std::size_t>(num_cells) * static_cast<std::size_t>(element.frame_words));
+  gather_available = gather_on = true;
+}
+
+/// Dilatation::NodalMean: the rest volumes from a pass at the rest positions, in the node tables
+/// of the average nodal pressure.
+void DeviceAssembler::Impl::start_nodal_dilatation(const Assembler& host) {
+  const std::vector<Real> X = host.mesh().rest_positions();
+  SOFTIK_CUDA_CHECK(cudaMemcpy(x.get(), X.data(), X.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  SOFTIK_CUDA_CHECK(cudaMemset(status.get(), 0x7f, sizeof(CellStatus)));
+  DevicePass rest_pass = pass_for(x.get());
+  rest_pass.status = {status.get(), 1};
+  nodal = std::make_unique<DeviceNodalDilatation>(host, element, law, rest_pass);
 }
 
 DeviceAssembler::~DeviceAssembler() = default;
@@ -359,95 +407,133 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
   }
 }
 
-void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials,
-                                  const std::vector<const Mesh*>& meshes) {
-  Impl& p = *impl_;
-  SOFTIK_CHECK(!materials.empty(), "set_designs: give at least one design's materials");
-  SOFTIK_CHECK(!p.nodal,
+/// The designs' materials and meshes fit this assembler: not NodalMean, one mesh per design (or
+/// none) of the assembler's topology, below 65536 designs, every design the same count of
+/// materials (one, or one per cell) of the assembler's law, and the cells of all the designs
+/// within what one pass indexes.
+void DeviceAssembler::Impl::check_designs(const std::vector<std::vector<Material>>& laws,
+                                          const std::vector<const Mesh*>& meshes) const {
+  SOFTIK_CHECK(!laws.empty(), "set_designs: give at least one design's materials");
+  SOFTIK_CHECK(!nodal,
                "set_designs: designs assembled in one launch run the pointwise and cell-mean dilatations, "
                "not NodalMean (the average nodal pressure): evaluate NodalMean designs one by one (batch "
                "lockstep: off)");
-  SOFTIK_CHECK(
-      meshes.empty() || meshes.size() == materials.size(),
-      "set_designs: " << meshes.size() << " meshes for " << materials.size() << " designs (give none, or one each)");
-  const std::size_t rest_words = static_cast<std::size_t>(p.element.rest_words) * static_cast<std::size_t>(p.num_cells);
+  SOFTIK_CHECK(meshes.empty() || meshes.size() == laws.size(), "set_designs: " << meshes.size() << " meshes for "
+                                                                               << laws.size()
+                                                                               << " designs (give none, or one each)");
   for (std::size_t d = 0; d < meshes.size(); ++d) {
     const Mesh& m = *meshes[d];
-    SOFTIK_CHECK(m.num_cells() == p.num_cells && m.num_dofs() == p.num_dofs && m.dim == p.dim,
+    SOFTIK_CHECK(m.num_cells() == num_cells && m.num_dofs() == num_dofs && m.dim == dim,
                  "set_designs: design " << d << "'s mesh has " << m.num_cells() << " cells and " << m.num_dofs()
-                                        << " DOFs, the assembler's " << p.num_cells << " and " << p.num_dofs
+                                        << " DOFs, the assembler's " << num_cells << " and " << num_dofs
                                         << ": designs of one launch share the topology");
   }
-  SOFTIK_CHECK(materials.size() < 65536,
-               "set_designs: at most 65535 designs per launch, got " << materials.size() << ": split the batch");
-  const std::size_t count = materials.front().size();
-  SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(p.num_cells),
-               "set_designs: design 0 has " << count << " materials for " << p.num_cells
+  SOFTIK_CHECK(laws.size() < 65536,
+               "set_designs: at most 65535 designs per launch, got " << laws.size() << ": split the batch");
+  const std::size_t count = laws.front().size();
+  SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(num_cells),
+               "set_designs: design 0 has " << count << " materials for " << num_cells
                                             << " cells: give one material, or one per cell");
-  for (std::size_t d = 0; d < materials.size(); ++d) {
-    SOFTIK_CHECK(materials[d].size() == count, "set_designs: design " << d << " has " << materials[d].size()
-                                                                      << " materials, design 0 has " << count
-                                                                      << ": every design needs the same count");
+  for (std::size_t d = 0; d < laws.size(); ++d) {
+    SOFTIK_CHECK(laws[d].size() == count, "set_designs: design " << d << " has " << laws[d].size()
+                                                                 << " materials, design 0 has " << count
+                                                                 << ": every design needs the same count");
     for (std::size_t k = 0; k < count; ++k) {
-      const Material& m = materials[d][k];
-      SOFTIK_CHECK(m.index() == p.law, "set_designs: design " << d << " material " << k << " is " << material_name(m)
-                                                              << ", the assembler's law is " << p.law_name
-                                                              << ": designs share the law (the kernel)");
+      const Material& m = laws[d][k];
+      SOFTIK_CHECK(m.index() == law, "set_designs: design " << d << " material " << k << " is " << material_name(m)
+                                                            << ", the assembler's law is " << law_name
+                                                            << ": designs share the law (the kernel)");
     }
   }
-  const std::size_t D = materials.size();
-  SOFTIK_CHECK(D * static_cast<std::size_t>(p.num_cells) < static_cast<std::size_t>(kNoIndex),
-               "set_designs: " << D << " designs of " << p.num_cells << " cells exceed the " << kNoIndex
+  const std::size_t D = laws.size();
+  SOFTIK_CHECK(D * static_cast<std::size_t>(num_cells) < static_cast<std::size_t>(kNoIndex),
+               "set_designs: " << D << " designs of " << num_cells << " cells exceed the " << kNoIndex
                                << " cells one pass indexes: evaluate the designs in smaller batches");
+}
+
+/// The device memory for the designs' buffers (with per design rest words when `with_meshes`)
+/// is free, counting the buffers of the designs held now, which the new ones replace.
+void DeviceAssembler::Impl::check_design_memory(const std::vector<std::vector<Material>>& laws,
+                                                bool with_meshes) const {
+  const std::size_t rest_words = static_cast<std::size_t>(element.rest_words) * static_cast<std::size_t>(num_cells);
+  const std::size_t D = laws.size();
   const std::size_t bytes = D *
-                                (2 * static_cast<std::size_t>(p.num_dofs) + static_cast<std::size_t>(p.nnz) +
-                                 static_cast<std::size_t>(p.num_cells) + (meshes.empty() ? 0 : rest_words)) *
+                                (2 * static_cast<std::size_t>(num_dofs) + static_cast<std::size_t>(nnz) +
+                                 static_cast<std::size_t>(num_cells) + (with_meshes ? rest_words : 0)) *
                                 sizeof(Real) +
-                            D * material_bytes(materials.front()) + D * sizeof(CellStatus);
+                            D * material_bytes(laws.front()) + D * sizeof(CellStatus);
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t held = p.design_x.bytes() + p.design_force.bytes() + p.design_K.bytes() +
-                           p.design_materials.bytes() + p.design_cell_energy.bytes() + p.design_rest.bytes();
-  SOFTIK_CHECK(bytes <= free_bytes + held,
-               "assembling " << D << " designs of " << p.num_cells << " cells at once needs " << bytes / 1e9
-                             << " GB of device memory; " << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
-                             << "designs in smaller batches");
-  p.num_designs = 0;  // until the new buffers exist: a failed allocation below leaves no dangling batch
-  p.design_materials = DeviceArray<unsigned char>();
-  p.design_x = DeviceArray<Real>();
-  p.design_force = DeviceArray<Real>();
-  p.design_K = DeviceArray<Real>();
-  p.design_cell_energy = DeviceArray<Real>();
-  p.design_rest = DeviceArray<Real>();
+  const std::size_t held = design_x.bytes() + design_force.bytes() + design_K.bytes() + design_materials.bytes() +
+                           design_cell_energy.bytes() + design_rest.bytes();
+  SOFTIK_CHECK(bytes <= free_bytes + held, "assembling " << D << " designs of " << num_cells << " cells at once needs "
+                                                         << bytes / 1e9 << " GB of device memory; "
+                                                         << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
+                                                         << "designs in smaller batches");
+}
+
+/// The held designs' buffers freed before the new ones are allocated, and no designs until the
+/// new buffers exist: a failed allocation after this leaves no dangling batch.
+void DeviceAssembler::Impl::release_designs() {
+  num_designs = 0;
+  design_materials = DeviceArray<unsigned char>();
+  design_x = DeviceArray<Real>();
+  design_force = DeviceArray<Real>();
+  design_K = DeviceArray<Real>();
+  design_cell_energy = DeviceArray<Real>();
+  design_rest = DeviceArray<Real>();
+}
+
+/// The designs' materials, design after design, copied bytewise as their one law's type
+/// (materials[d * design_material_count + k]).
+void DeviceAssembler::Impl::upload_design_materials(const std::vector<std::vector<Material>>& laws) {
+  const std::size_t D = laws.size(), count = laws.front().size();
   std::visit(
       [&](const auto& first) {
         using M = std::decay_t<decltype(first)>;
         std::vector<M> typed;
         typed.reserve(D * count);
-        for (const auto& design : materials)
+        for (const auto& design : laws)
           for (const Material& m : design) typed.push_back(std::get<M>(m));
-        p.design_materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
+        design_materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
         SOFTIK_CUDA_CHECK(
-            cudaMemcpy(p.design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
+            cudaMemcpy(design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
       },
-      materials.front().front());
-  p.design_material_count = static_cast<int>(count);
-  p.design_x = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
-  p.design_force = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_dofs));
-  p.design_K = DeviceArray<Real>(D * static_cast<std::size_t>(p.nnz));
-  p.design_cell_energy = DeviceArray<Real>(D * static_cast<std::size_t>(p.num_cells));
-  p.design_status = DeviceArray<CellStatus>(D);
+      laws.front().front());
+  design_material_count = static_cast<int>(count);
+}
+
+/// The D designs' state, force, stiffness, cell energy and status buffers, each design's rest
+/// words when `meshes` are given (in the layout of the shared table); x, the force and K start at
+/// zero.
+void DeviceAssembler::Impl::allocate_designs(std::size_t D, const std::vector<const Mesh*>& meshes) {
+  const std::size_t rest_words = static_cast<std::size_t>(element.rest_words) * static_cast<std::size_t>(num_cells);
+  design_x = DeviceArray<Real>(D * static_cast<std::size_t>(num_dofs));
+  design_force = DeviceArray<Real>(D * static_cast<std::size_t>(num_dofs));
+  design_K = DeviceArray<Real>(D * static_cast<std::size_t>(nnz));
+  design_cell_energy = DeviceArray<Real>(D * static_cast<std::size_t>(num_cells));
+  design_status = DeviceArray<CellStatus>(D);
   if (!meshes.empty()) {  // each design's rest words, in the layout of the shared table
-    p.design_rest = DeviceArray<Real>(D * rest_words);
+    design_rest = DeviceArray<Real>(D * rest_words);
     for (std::size_t d = 0; d < D; ++d)
-      upload_transposed(p.design_rest.get() + d * rest_words, p.num_cells, p.element.rest_words,
-                        [&](int c, Real* record) { p.element.pack_rest(*meshes[d], c, record, 1); });
+      upload_transposed(design_rest.get() + d * rest_words, num_cells, element.rest_words,
+                        [&](int c, Real* record) { element.pack_rest(*meshes[d], c, record, 1); });
   }
-  p.design_energy.assign(D, 0.0);
-  SOFTIK_CUDA_CHECK(cudaMemset(p.design_x.get(), 0, p.design_x.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(p.design_force.get(), 0, p.design_force.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(p.design_K.get(), 0, p.design_K.bytes()));
-  p.num_designs = static_cast<int>(D);  // last: every buffer above is sized for D designs
+  design_energy.assign(D, 0.0);
+  SOFTIK_CUDA_CHECK(cudaMemset(design_x.get(), 0, design_x.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(design_force.get(), 0, design_force.bytes()));
+  SOFTIK_CUDA_CHECK(cudaMemset(design_K.get(), 0, design_K.bytes()));
+}
+
+void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials,
+                                  const std::vector<const Mesh*>& meshes) {
+  Impl& p = *impl_;
+  p.check_designs(materials, meshes);
+  p.check_design_memory(materials, !meshes.empty());
+  p.release_designs();
+  p.upload_design_materials(materials);
+  p.allocate_designs(materials.size(), meshes);
+  p.num_designs = static_cast<int>(materials.size());  // last: every buffer above is sized for D designs
 }
 
 int DeviceAssembler::num_designs() const { return impl_->num_designs; }

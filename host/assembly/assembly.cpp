@@ -15,7 +15,6 @@
 #include "host/exec/device_backend.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/error.hpp"
-#include "softik/linear_solver.hpp"
 
 namespace softik {
 
@@ -60,37 +59,47 @@ bool color_blocks(const Mesh& mesh, int block_size, std::vector<int>& color_ptr,
   return true;
 }
 
-/// Free-DOF CSR pattern from node adjacency, and the node-pair slot map (slot_map.hpp): each
-/// node's row word and each cell's block bases. A node is coupled with its ring (the nodes of
-/// the cells around it); with `second_ring` (Dilatation::NodalMean) with every node of its
-/// neighbours' rings.
-void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool second_ring, CsrPattern& pattern,
-                   std::vector<int>& block_slots, std::vector<int>& node_rows) {
-  const int npc = nodes_per_cell(mesh.cell_type), d = mesh.dim;
-  const int num_nodes = mesh.num_nodes();
-  const auto sort_unique = [](std::vector<int>& list) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-  };
-  // node -> neighbouring nodes (including itself), sorted and unique.
-  std::vector<std::vector<int>> rings(static_cast<size_t>(num_nodes));
+/// Sorts a list of nodes and drops its repeats.
+void sort_unique(std::vector<int>& list) {
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+}
+
+/// node -> neighbouring nodes (including itself), sorted and unique: each node's ring, the nodes
+/// of the cells around it.
+std::vector<std::vector<int>> node_rings(const Mesh& mesh) {
+  const int npc = nodes_per_cell(mesh.cell_type);
+  std::vector<std::vector<int>> rings(static_cast<size_t>(mesh.num_nodes()));
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* nodes = mesh.cell(c);
     for (int a = 0; a < npc; ++a)
       for (int b = 0; b < npc; ++b) rings[static_cast<size_t>(nodes[a])].push_back(nodes[b]);
   }
   for (auto& list : rings) sort_unique(list);
+  return rings;
+}
+
+/// node -> every node of its neighbours' rings, sorted and unique: the coupling of
+/// Dilatation::NodalMean's second ring.
+std::vector<std::vector<int>> second_rings(const std::vector<std::vector<int>>& rings) {
+  const int num_nodes = static_cast<int>(rings.size());
   std::vector<std::vector<int>> wide;
-  if (second_ring) {
-    wide.assign(static_cast<size_t>(num_nodes), {});
-    for (int a = 0; a < num_nodes; ++a) {
-      auto& list = wide[static_cast<size_t>(a)];
-      for (int b : rings[static_cast<size_t>(a)])
-        list.insert(list.end(), rings[static_cast<size_t>(b)].begin(), rings[static_cast<size_t>(b)].end());
-      sort_unique(list);
-    }
+  wide.assign(static_cast<size_t>(num_nodes), {});
+  for (int a = 0; a < num_nodes; ++a) {
+    auto& list = wide[static_cast<size_t>(a)];
+    for (int b : rings[static_cast<size_t>(a)])
+      list.insert(list.end(), rings[static_cast<size_t>(b)].begin(), rings[static_cast<size_t>(b)].end());
+    sort_unique(list);
   }
-  const std::vector<std::vector<int>>& adjacent = second_ring ? wide : rings;
+  return wide;
+}
+
+/// The free-DOF CSR pattern: per free DOF row, the free DOFs of its node's adjacent nodes. Rows
+/// are emitted in DOF order and free indices increase with DOF order, so row_ptr is already
+/// cumulative; columns are sorted because adjacency lists and components are.
+void fill_pattern(const Mesh& mesh, const std::vector<int>& free_index, const std::vector<std::vector<int>>& adjacent,
+                  CsrPattern& pattern) {
+  const int d = mesh.dim, num_nodes = mesh.num_nodes();
   int rows = 0;
   for (int v : free_index) rows += v >= 0 ? 1 : 0;
   pattern.rows = rows;
@@ -110,11 +119,16 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
                                                                     << "): split the model or use a coarser mesh");
       pattern.row_ptr[static_cast<size_t>(row) + 1] = static_cast<int>(pattern.col.size());
     }
-  // Rows were emitted in DOF order and free indices increase with DOF order, so row_ptr is
-  // already cumulative; columns are sorted because adjacency lists and components are.
-  // The node-pair slot map (slot_map.hpp): each node's row word, then each cell's block bases.
+}
+
+/// The slot map's node words (slot_map.hpp): each node's row length and free-component mask, and
+/// each node's first free DOF as row (first_row) and as column (first_col; -1: none free).
+void fill_node_rows(const Mesh& mesh, const std::vector<int>& free_index, const CsrPattern& pattern,
+                    std::vector<int>& node_rows, std::vector<int>& first_row, std::vector<int>& first_col) {
+  const int d = mesh.dim, num_nodes = mesh.num_nodes();
   node_rows.assign(static_cast<size_t>(num_nodes), 0);
-  std::vector<int> first_row(static_cast<size_t>(num_nodes), -1), first_col(static_cast<size_t>(num_nodes), -1);
+  first_row.assign(static_cast<size_t>(num_nodes), -1);
+  first_col.assign(static_cast<size_t>(num_nodes), -1);
   for (int node = 0; node < num_nodes; ++node) {
     int mask = 0;
     for (int i = d - 1; i >= 0; --i) {
@@ -129,6 +143,13 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
         row < 0 ? 0 : pattern.row_ptr[static_cast<size_t>(row) + 1] - pattern.row_ptr[static_cast<size_t>(row)];
     node_rows[static_cast<size_t>(node)] = assembly::node_row_word(length, mask);
   }
+}
+
+/// The slot map's cell words (slot_map.hpp): per cell and node pair (a, b), the position in
+/// pattern.col of the block's base entry (row of a's first free DOF, column of b's; -1: none).
+void fill_block_slots(const Mesh& mesh, const CsrPattern& pattern, const std::vector<int>& first_row,
+                      const std::vector<int>& first_col, std::vector<int>& block_slots) {
+  const int npc = nodes_per_cell(mesh.cell_type);
   block_slots.assign(static_cast<size_t>(mesh.num_cells()) * npc * npc, -1);
   for (int c = 0; c < mesh.num_cells(); ++c) {
     const int* nodes = mesh.cell(c);
@@ -147,10 +168,30 @@ void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool se
   }
 }
 
+/// Free-DOF CSR pattern from node adjacency, and the node-pair slot map (slot_map.hpp): each
+/// node's row word and each cell's block bases. A node is coupled with its ring (the nodes of
+/// the cells around it); with `second_ring` (Dilatation::NodalMean) with every node of its
+/// neighbours' rings.
+void build_pattern(const Mesh& mesh, const std::vector<int>& free_index, bool second_ring, CsrPattern& pattern,
+                   std::vector<int>& block_slots, std::vector<int>& node_rows) {
+  const std::vector<std::vector<int>> rings = node_rings(mesh);
+  std::vector<std::vector<int>> wide;
+  if (second_ring) wide = second_rings(rings);
+  fill_pattern(mesh, free_index, second_ring ? wide : rings, pattern);
+  // The node-pair slot map (slot_map.hpp): each node's row word, then each cell's block bases.
+  std::vector<int> first_row, first_col;
+  fill_node_rows(mesh, free_index, pattern, node_rows, first_row, first_col);
+  fill_block_slots(mesh, pattern, first_row, first_col, block_slots);
+}
+
 }  // namespace
 
 Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs,
                      AssemblyOptions options)
+    : Assembler(mesh, std::move(materials), std::move(fixed_dofs), options, nullptr) {}
+
+Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs,
+                     AssemblyOptions options, const DeviceAssemblyFactory* device)
     : mesh_(mesh), options_(options), num_dofs_(mesh.num_dofs()) {
   validate(mesh_);
   SOFTIK_CHECK(mesh_.num_cells() > 0, "the mesh has no cells: nothing to assemble");
@@ -198,8 +239,8 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
     kernels_->cell_volumes(cell_loop(), mesh_.rest_positions().data(), rest_volumes.data());
     nodal_ = std::make_unique<NodalDilatation>(mesh_, rest_volumes, free_index_, pattern_);
   }
-  if (const DeviceAssemblyFactory* factory = ScopedDeviceAssemblyFactory::current()) {
-    device_ = (*factory)(*this);  // a batch's design, assembled with the others of its mesh
+  if (device != nullptr && *device) {
+    device_ = (*device)(*this);  // a batch's design, assembled with the others of its mesh
     device_mutex_ = std::make_unique<std::mutex>();
   } else if (options_.backend == Backend::Cuda) {
     require_backend(Backend::Cuda);
@@ -208,18 +249,11 @@ Assembler::Assembler(const Mesh& mesh, std::vector<Material> materials, std::vec
   }
 }
 
-namespace {
-thread_local const DeviceAssemblyFactory* tls_device_assembly_factory = nullptr;
-}  // namespace
-
-ScopedDeviceAssemblyFactory::ScopedDeviceAssemblyFactory(DeviceAssemblyFactory factory)
-    : factory_(std::move(factory)), previous_(tls_device_assembly_factory) {
-  tls_device_assembly_factory = factory_ ? &factory_ : nullptr;
+std::unique_ptr<Assembler> assembly::AssemblerWithDevice::make(const Mesh& mesh, std::vector<Material> materials,
+                                                               std::vector<char> fixed_dofs, AssemblyOptions options,
+                                                               const DeviceAssemblyFactory& device) {
+  return std::unique_ptr<Assembler>(new Assembler(mesh, std::move(materials), std::move(fixed_dofs), options, &device));
 }
-
-ScopedDeviceAssemblyFactory::~ScopedDeviceAssemblyFactory() { tls_device_assembly_factory = previous_; }
-
-const DeviceAssemblyFactory* ScopedDeviceAssemblyFactory::current() { return tls_device_assembly_factory; }
 
 void Assembler::check_dilatation(const Material& law) const {
   if (options_.dilatation == fem::Dilatation::Pointwise) return;
@@ -324,7 +358,8 @@ void Assembler::assemble(const std::vector<Real>& x, Real* energy, std::vector<R
   }
 }
 
-const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const {
+exec::DeviceView<const Real> Assembler::assemble_on_device(const std::vector<Real>& x, Real* energy,
+                                                           std::vector<Real>* force) const {
   SOFTIK_CHECK(device_ != nullptr && device_->on_device(),
                "Assembler::assemble_on_device needs AssemblyOptions::backend = Backend::Cuda; this "
                "assembler runs on the CPU: use assemble()");
@@ -332,7 +367,7 @@ const Real* Assembler::assemble_on_device(const std::vector<Real>& x, Real* ener
                "positions have " << x.size() << " entries, expected num_dofs = " << num_dofs_);
   const std::lock_guard<std::mutex> lock(*device_mutex_);
   device_assemble(x, energy, force, true);
-  return device_->device_K_values();
+  return {device_->device_K_values(), static_cast<std::size_t>(pattern_.nnz())};
 }
 
 void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force,
@@ -340,10 +375,6 @@ void Assembler::device_assemble(const std::vector<Real>& x, Real* energy, std::v
   device_->assemble_from_host(x, energy != nullptr, force != nullptr, stiffness);  // checks x as the CPU does
   if (energy) *energy = device_->energy();
   if (force) device_->download_force(*force);
-}
-
-bool Assembler::keeps_stiffness_on_device(const LinearSolver& solver) const {
-  return device_ != nullptr && device_->on_device() && solver.accepts_device_values();
 }
 
 Real Assembler::energy(const std::vector<Real>& x) const {

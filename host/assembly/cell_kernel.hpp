@@ -121,16 +121,22 @@ SOFTIK_HD_INLINE bool admissible(Real detF, fem::RotationMethod rotation) {
     return detF > 0 || fem::tolerates_inversion<M>::value;
 }
 
-/// The element function of a formulation; returns its det F (see admissible()). `form`: how a
-/// total-Lagrangian element builds K (fem::StiffnessForm: S and CC on the host, dP/dF on the GPU).
-template <class E, class M, class Form, fem::StiffnessForm form = fem::StiffnessForm::FromPk2>
+/// How a backend builds a total-Lagrangian element's K (fem/stiffness_strategies.hpp), chosen
+/// once here: the CPU's fastest strategy for the law; the contraction of dP/dF on the GPU, whose
+/// threads hold the fewest live values that way (the S and CC form was 23-30 % slower there).
+template <exec::Space S, class M, int d>
+using BackendStiffness = std::conditional_t<S == exec::Space::Device, fem::DPdFStiffness, fem::HostStiffness<M, d>>;
+
+/// The element function of a formulation; returns its det F (see admissible()). `Stiffness`: how a
+/// total-Lagrangian element builds K (fem/stiffness_strategies.hpp).
+template <class E, class M, class Form, class Stiffness = fem::HostStiffness<M, E::dim>>
 SOFTIK_HD_INLINE Real evaluate_element(const M& material, const fem::RestData<E>& rest, const fem::NodeMatrix<E>& xe,
                                        fem::RotationMethod rotation, fem::CorotationalTangent tangent,
                                        fem::ElementOutputs<E> out) {
   if constexpr (is_corotational<Form>)
     return fem::corotational_element<E>(material, rest, xe, rotation, tangent, out);
   else
-    return fem::hyperelastic_element<E, M, form>(material, rest, xe, out);
+    return fem::hyperelastic_element<E, M, Stiffness>(material, rest, xe, out);
 }
 
 /// The one gather: the cell's node indices, its node positions from x (recording the smallest
@@ -289,9 +295,8 @@ SOFTIK_HD SOFTIK_HOST_FLATTEN void assemble_cell(const CellPass<S>& p, int i) {
   if (p.cell_energy) out.energy = &energy;
   if (p.force) out.force = &fe;
   if (p.K) out.stiffness = &Ke;
-  constexpr fem::StiffnessForm form =
-      S == exec::Space::Device ? fem::StiffnessForm::FromDPdF : fem::StiffnessForm::FromPk2;
-  const Real detF = evaluate_element<E, M, Form, form>(cell.material, cell.rest, cell.xe, p.rotation, p.tangent, out);
+  const Real detF = evaluate_element<E, M, Form, BackendStiffness<S, M, E::dim>>(cell.material, cell.rest, cell.xe,
+                                                                                 p.rotation, p.tangent, out);
   if (!admissible<M, Form>(detF, p.rotation)) exec::atomic_min(&status->first_invalid_cell, c);
   if constexpr (std::is_same<Form, TotalLagrangian>::value && fem::BulkSplit<M>::available) {
     if (p.dilatation != fem::Dilatation::Pointwise) {

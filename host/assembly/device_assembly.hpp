@@ -1,8 +1,8 @@
 // What the core asks of a device backend's assembly (docs/architecture.md, "The CUDA backend"):
 // the core never includes a CUDA header; the CUDA backend implements this interface and registers
 // its factories in the device backend's table (host/exec/device_backend.hpp). Assembler holds one when
-// AssemblyOptions::backend is Backend::Cuda, or when a DeviceAssemblyFactory was installed on the
-// constructing thread (a batch's designs assembled together: host/batch/design_batch.hpp).
+// AssemblyOptions::backend is Backend::Cuda, or when it was made with a DeviceAssemblyFactory
+// (AssemblerWithDevice: a batch's designs assembled together, host/batch/design_batch.hpp).
 #pragma once
 
 #include <exception>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "softik/assembly.hpp"
 #include "softik/config.hpp"
 
 namespace softik {
@@ -36,22 +37,16 @@ class DeviceAssembly {
 /// materials are set; the DeviceAssembly must not call back into it beyond those accessors).
 using DeviceAssemblyFactory = std::function<std::unique_ptr<DeviceAssembly>(const Assembler&)>;
 
-/// While alive, every Assembler constructed on this thread gets its DeviceAssembly from
-/// `factory` (whatever its backend) instead of the backend's own: the batch runner uses it to
-/// let the designs of one mesh share one assembly launch. Nesting restores the previous one.
-class ScopedDeviceAssemblyFactory {
- public:
-  explicit ScopedDeviceAssemblyFactory(DeviceAssemblyFactory factory);
-  ~ScopedDeviceAssemblyFactory();
-  ScopedDeviceAssemblyFactory(const ScopedDeviceAssemblyFactory&) = delete;
-  ScopedDeviceAssemblyFactory& operator=(const ScopedDeviceAssemblyFactory&) = delete;
-  /// The factory installed on this thread (null: none).
-  static const DeviceAssemblyFactory* current();
-
- private:
-  DeviceAssemblyFactory factory_;
-  const DeviceAssemblyFactory* previous_;
+namespace assembly {
+/// An Assembler whose DeviceAssembly comes from `device` (whatever its backend) instead of the
+/// backend's own: the batch runner lets the designs of one mesh share one assembly launch this
+/// way (build_scene_with_device, host/scene/build/scene_build.hpp).
+struct AssemblerWithDevice {
+  static std::unique_ptr<Assembler> make(const Mesh& mesh, std::vector<Material> materials,
+                                         std::vector<char> fixed_dofs, AssemblyOptions options,
+                                         const DeviceAssemblyFactory& device);
 };
+}  // namespace assembly
 
 /// Assembles D designs of one mesh topology (the same cells, free DOFs, formulation and law; their
 /// own rest positions and materials) together: the CUDA backend in one launch over designs x cells

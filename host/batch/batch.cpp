@@ -271,15 +271,8 @@ BatchObjective read_objective(const YAML::Node& node, const std::string& path, c
   return objective;
 }
 
-}  // namespace
-
-BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
-  const YAML::Node root = load_yaml(yaml, path);
-  BatchSpec spec;
-  spec.path = path;
-  const Map m(root, path, "batch",
-              {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective", "pareto", "constraints",
-               "max_designs", "lockstep", "lockstep_designs"});
+/// The batch's settings: the base scene, backend, workers, vtu, lockstep and max_designs.
+void read_settings(const Map& m, const std::string& path, BatchSpec& spec) {
   spec.scene_path =
       resolve(path, as_string(m.need("scene", "the base scene file, relative to the batch file"), path, "scene"));
   if (m.has("backend")) {
@@ -301,6 +294,11 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
   const int max_designs = m.integer("max_designs", static_cast<int>(spec.max_designs));
   if (max_designs < 1) fail(m.where("max_designs"), "max_designs: the most designs the batch may have, >= 1");
   spec.max_designs = static_cast<size_t>(max_designs);
+}
+
+/// The designs: listed, then swept, then sampled, at most max_designs. Returns how many are
+/// listed (those come first; a constraint may only leave out the others).
+size_t read_designs(const Map& m, const YAML::Node& root, const std::string& path, BatchSpec& spec) {
   if (!m.has("designs") && !m.has("sweep") && !m.has("sample"))
     fail(location(path, root),
          "the batch file needs 'designs' (a list of {name, set}), 'sweep' (override path -> "
@@ -313,6 +311,11 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
     fail(location(path, root), "the batch has " + std::to_string(spec.designs.size()) +
                                    " designs, more than max_designs (" + std::to_string(spec.max_designs) +
                                    "): raise max_designs, or split the batch");
+  return listed;
+}
+
+/// `objective:` and `pareto:` (two objectives).
+void read_objectives(const Map& m, const std::string& path, BatchSpec& spec) {
   if (m.has("objective")) spec.objective = read_objective(m.at("objective"), path, "objective", true);
   if (m.has("pareto")) {
     const std::vector<YAML::Node> list = as_list(m.at("pareto"), path, "pareto");
@@ -321,6 +324,10 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
                                   std::to_string(list.size()));
     for (size_t i = 0; i < 2; ++i) spec.pareto.push_back(read_objective(list[i], path, item("pareto", i), false));
   }
+}
+
+/// `constraints:`: each entry's text into spec.constraints, and its parsed comparison.
+std::vector<batch_detail::Expression> read_constraints(const Map& m, const std::string& path, BatchSpec& spec) {
   std::vector<batch_detail::Expression> constraints;
   if (m.has("constraints")) {
     for (const YAML::Node& c : as_list(m.at("constraints"), path, "constraints")) {
@@ -333,11 +340,21 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
       spec.constraints.push_back(text);
     }
   }
+  return constraints;
+}
+
+/// Design names must be unique (they name the output folders).
+void check_unique_design_names(const BatchSpec& spec, const std::string& path) {
   std::unordered_set<std::string> names;
   for (const BatchDesign& d : spec.designs)
     SOFTIK_CHECK(names.insert(d.name).second, path << ": two designs are named '" << d.name
                                                    << "': names must be unique (they name the output folders)");
-  // Every design's scene is built and checked before anything runs; constraints leave out designs.
+}
+
+/// Every design's scene is built and checked before anything runs; constraints leave out designs
+/// (not the `listed` first ones: a listed design that violates one is an error).
+void keep_valid_designs(const std::vector<batch_detail::Expression>& constraints, size_t listed,
+                        const std::string& path, BatchSpec& spec) {
   const YAML::Node base = load_yaml(read_file(spec.scene_path, "base scene"), spec.scene_path);
   std::vector<BatchDesign> kept;
   for (size_t k = 0; k < spec.designs.size(); ++k) {
@@ -358,6 +375,23 @@ BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
                     << (spec.dropped > 0 ? ": all " + std::to_string(spec.dropped) + " violate the constraints"
                                          : std::string(" (designs: [] is empty)")));
   spec.designs = std::move(kept);
+}
+
+}  // namespace
+
+BatchSpec parse_batch_string(const std::string& yaml, const std::string& path) {
+  const YAML::Node root = load_yaml(yaml, path);
+  BatchSpec spec;
+  spec.path = path;
+  const Map m(root, path, "batch",
+              {"scene", "backend", "workers", "vtu", "designs", "sweep", "sample", "objective", "pareto", "constraints",
+               "max_designs", "lockstep", "lockstep_designs"});
+  read_settings(m, path, spec);
+  const size_t listed = read_designs(m, root, path, spec);
+  read_objectives(m, path, spec);
+  const std::vector<batch_detail::Expression> constraints = read_constraints(m, path, spec);
+  check_unique_design_names(spec, path);
+  keep_valid_designs(constraints, listed, path, spec);
   return spec;
 }
 

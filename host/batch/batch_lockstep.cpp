@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/batch/design_batch.hpp"
+#include "host/scene/build/scene_build.hpp"
 #include "host/scene/run/scene_run_common.hpp"
 #include "softik/error.hpp"
 
@@ -39,8 +40,7 @@ void build(const BatchSpec& spec, const BatchRunOptions& options, WaveDesign& w)
   try {
     w.scene.emplace(design_run_scene(spec, design, options));
     scene_made = true;
-    const ScopedDeviceAssemblyFactory slots(make_slot_factory());
-    w.built.emplace(build_scene(*w.scene));
+    w.built.emplace(build_scene_with_device(*w.scene, make_slot_factory()));
     w.slot = dynamic_cast<DesignSlot*>(w.built->assembler->device_assembly());
     SOFTIK_CHECK_KIND(w.slot != nullptr, ErrorKind::Internal, "a lockstep design's Assembler has no DesignSlot");
   } catch (const std::exception& e) {

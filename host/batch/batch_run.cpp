@@ -184,121 +184,207 @@ DesignResult run_design(const BatchSpec& spec, size_t index, const BatchRunOptio
   return r;
 }
 
-BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
-  SOFTIK_CHECK(!options.out_dir.empty(), "run_batch needs an output folder (BatchRunOptions::out_dir)");
-  for (const BatchDesign& design : spec.designs) check_design_name(spec, design.name);  // before anything is written
-  BatchResult result;
-  result.designs.resize(spec.designs.size());
+namespace {
+
+/// The backend of the summary: the options', else the batch file's, else the scenes' own
+/// (design 0's). Returns whether the options or the batch file override the scenes' backend.
+bool choose_backend(const BatchSpec& spec, const BatchRunOptions& options, BatchResult& result) {
   const bool override_backend = options.has_backend || spec.has_backend;
   result.backend = options.has_backend ? options.backend : spec.backend;
   if (!override_backend && !spec.designs.empty())  // the scenes' own (design 0's, for the summary)
     result.backend = design_scene(spec, spec.designs.front()).solver.backend;
   require_backend(result.backend);
-  std::vector<bool> finished(spec.designs.size(), false);
+  return override_backend;
+}
+
+/// The designs to run, in the batch's order: all, or with BatchRunOptions::resume those without
+/// an ok row in the table (which become finished results).
+std::vector<size_t> pending_designs(const BatchSpec& spec, const BatchRunOptions& options, BatchResult& result,
+                                    std::vector<bool>& finished) {
   SOFTIK_CHECK(!options.resume || !options.csv_path.empty(),
                "run_batch: resume needs the table to resume from (BatchRunOptions::csv_path)");
   if (options.resume) result.resumed = resume_from_table(spec, options.csv_path, result, finished);
   std::vector<size_t> pending;  // the designs to run, in the batch's order
   for (size_t i = 0; i < spec.designs.size(); ++i)
     if (!finished[i]) pending.push_back(i);
-  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return pending;
+}
+
+/// The worker threads: the options', else the batch file's (0: one per hardware thread), at
+/// least one and at most one per pending design.
+int worker_count(const BatchSpec& spec, const BatchRunOptions& options, int hardware, size_t pending) {
   int workers = options.workers >= 0 ? options.workers : spec.workers;
   if (workers == 0) workers = hardware;
-  workers = std::max(1, std::min<int>(workers, static_cast<int>(pending.size())));
-  // Lockstep (not for designs another process evaluates): a wave's designs run at once, each on
-  // its own thread, and `workers` threads build them.
-  // The GPU assembles a wave's designs in one launch, which runs the pointwise and cell-mean
-  // dilatations: designs with the average nodal pressure run one by one there.
+  return std::max(1, std::min<int>(workers, static_cast<int>(pending)));
+}
+
+/// Lockstep (not for designs another process evaluates): a wave's designs run at once, each on
+/// its own thread, and `workers` threads build them.
+/// The GPU assembles a wave's designs in one launch, which runs the pointwise and cell-mean
+/// dilatations: designs with the average nodal pressure run one by one there.
+bool use_lockstep(const BatchSpec& spec, const BatchRunOptions& options, Backend backend,
+                  const std::vector<size_t>& pending) {
   const bool gpu_nodal_mean =
-      result.backend == Backend::Cuda && !pending.empty() && uses_nodal_mean(spec, spec.designs[pending.front()]);
+      backend == Backend::Cuda && !pending.empty() && uses_nodal_mean(spec, spec.designs[pending.front()]);
   SOFTIK_CHECK(
       !(gpu_nodal_mean && spec.lockstep == BatchLockstep::On),
       "batch lockstep: on assembles each wave's designs in one GPU launch, which does not run dilatation: "
       "nodal_mean (the average nodal pressure); set lockstep: auto or off to evaluate these designs one by one "
       "on the GPU");
-  const bool lockstep = !options.evaluate && !pending.empty() &&
-                        (spec.lockstep == BatchLockstep::On ||
-                         (spec.lockstep == BatchLockstep::Auto && result.backend == Backend::Cuda && !gpu_nodal_mean));
-  const int at_once = lockstep ? std::min<int>(spec.lockstep_designs, static_cast<int>(pending.size())) : workers;
-  result.workers = at_once;
-  // Each design's assembly gets an equal share of the cores unless its scene sets solver.threads.
+  return !options.evaluate && !pending.empty() &&
+         (spec.lockstep == BatchLockstep::On ||
+          (spec.lockstep == BatchLockstep::Auto && backend == Backend::Cuda && !gpu_nodal_mean));
+}
+
+/// The options each design runs with: its share of the cores and the batch's backend override.
+/// Each design's assembly gets an equal share of the cores unless its scene sets solver.threads.
+BatchRunOptions design_run_options(const BatchRunOptions& options, int hardware, int at_once, bool override_backend,
+                                   Backend backend) {
   const int threads_per_design = options.threads > 0 ? options.threads : std::max(1, hardware / at_once);
   BatchRunOptions design_options = options;
   design_options.threads = threads_per_design;
   if (override_backend) {
     design_options.has_backend = true;
-    design_options.backend = result.backend;
+    design_options.backend = backend;
   }
-  auto evaluate = [&](size_t i) {
-    if (!options.evaluate) return run_design(spec, i, design_options);
-    try {
-      return options.evaluate(i);
-    } catch (const std::exception& e) {  // the evaluator's own failure (a lost MPI rank ...): this design's error
-      DesignResult r;
-      r.error = e.what();
-      const auto* error = dynamic_cast<const Error*>(&e);
-      r.error_kind = error ? error->kind() : ErrorKind::Internal;
-      return r;
-    }
-  };
+  return design_options;
+}
 
-  // Each worker's factorisations would otherwise start a full set of BLAS threads, oversubscribing
-  // the cores (measured, 2 cores, 16 finger designs: 2 workers 9.4 s with OpenBLAS's default, 2.4 s
-  // with one BLAS thread each).
-  const detail::ScopedBlasThreadCap blas(threads_per_design);
-  std::atomic<size_t> next{0};  // into pending
-  std::mutex
-      progress_mutex;  // guards result.designs, finished, finished_count, table, the progress stream and callback
-  size_t finished_count = result.resumed;
-  std::exception_ptr callback_error;  // the first exception of options.on_progress: no design starts after it
-  LiveTable table(spec, result, options.csv_path, finished);
-  const auto start = std::chrono::steady_clock::now();
-  // A design ended: its result goes into the table, the progress stream and the callback.
-  auto finish = [&](size_t i, DesignResult r) {
-    const BatchDesign& design = spec.designs[i];
+/// Design i's result: run_design here, or BatchRunOptions::evaluate, whose own failure (a lost
+/// MPI rank ...) becomes this design's error.
+DesignResult evaluate_design(const BatchSpec& spec, size_t i, const BatchRunOptions& options,
+                             const BatchRunOptions& design_options) {
+  if (!options.evaluate) return run_design(spec, i, design_options);
+  try {
+    return options.evaluate(i);
+  } catch (const std::exception& e) {  // the evaluator's own failure (a lost MPI rank ...): this design's error
+    DesignResult r;
+    r.error = e.what();
+    const auto* error = dynamic_cast<const Error*>(&e);
+    r.error_kind = error ? error->kind() : ErrorKind::Internal;
+    return r;
+  }
+}
+
+/// A running batch: the designs' results as they finish, the table on disk, the progress stream
+/// and callback, and the next pending design a worker takes.
+class RunningBatch {
+ public:
+  RunningBatch(const BatchSpec& spec, const BatchRunOptions& options, BatchResult& result, std::vector<bool>& finished,
+               const std::vector<size_t>& pending)
+      : spec_(spec),
+        options_(options),
+        result_(result),
+        finished_(finished),
+        pending_(pending),
+        finished_count_(result.resumed),
+        table_(spec, result, options.csv_path, finished) {}
+
+  /// A design ended: its result goes into the table, the progress stream and the callback.
+  void finish(size_t i, DesignResult r) {
+    const BatchDesign& design = spec_.designs[i];
     r.name = design.name;
-    const std::lock_guard<std::mutex> lock(progress_mutex);
-    result.designs[i] = std::move(r);
-    finished[i] = true;
-    ++finished_count;
-    table.update(finished_count);
-    if (options.progress) {
-      const DesignResult& d = result.designs[i];
+    const std::lock_guard<std::mutex> lock(progress_mutex_);
+    result_.designs[i] = std::move(r);
+    finished_[i] = true;
+    ++finished_count_;
+    table_.update(finished_count_);
+    if (options_.progress) {
+      const DesignResult& d = result_.designs[i];
       std::string seconds;
       for (const auto& [column, value] : design_row(design, d))
         if (column == "seconds") seconds = ", " + value + " s";
-      *options.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error)
-                        << "\n";
+      *options_.progress << "softik: design " << design.name << ": " << (d.ok ? "ok" + seconds : "error: " + d.error)
+                         << "\n";
     }
-    if (options.on_progress && !callback_error) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options_.on_progress && !callback_error_) {
+      const double elapsed = elapsed_seconds();
       try {
-        options.on_progress(make_progress_event("design", static_cast<int>(finished_count),
-                                                static_cast<int>(spec.designs.size()), elapsed,
-                                                design.name + (result.designs[i].ok ? ": ok" : ": error")));
+        options_.on_progress(make_progress_event("design", static_cast<int>(finished_count_),
+                                                 static_cast<int>(spec_.designs.size()), elapsed,
+                                                 design.name + (result_.designs[i].ok ? ": ok" : ": error")));
       } catch (...) {
-        callback_error = std::current_exception();
-        next = pending.size();  // the workers take no further design
+        callback_error_ = std::current_exception();
+        next_ = pending_.size();  // the workers take no further design
       }
     }
-  };
-  if (lockstep) {
-    batch_detail::run_lockstep(
-        spec, design_options, pending, result.backend == Backend::Cuda, workers, finish,
-        [&] { return next >= pending.size(); }, result.lockstep);
-  } else {
+  }
+
+  /// Whether the workers take no further design (all taken, or the callback failed).
+  bool stopped() const { return next_ >= pending_.size(); }
+
+  /// `workers` threads (this one among them) take the pending designs in turn and evaluate them.
+  void run_workers(int workers, const BatchRunOptions& design_options) {
     auto worker = [&] {
-      for (size_t p = next++; p < pending.size(); p = next++) finish(pending[p], evaluate(pending[p]));
+      for (size_t p = next_++; p < pending_.size(); p = next_++)
+        finish(pending_[p], evaluate_design(spec_, pending_[p], options_, design_options));
     };
     std::vector<std::thread> threads;
     for (int w = 1; w < workers; ++w) threads.emplace_back(worker);
     worker();
     for (std::thread& t : threads) t.join();
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (callback_error) std::rethrow_exception(callback_error);
-  if (pending.empty()) table.update(finished_count);
-  table.check();
+
+  /// Seconds since the batch started.
+  double elapsed_seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  /// After the workers: the callback's first exception, else the table's final write and its check.
+  void close() {
+    if (callback_error_) std::rethrow_exception(callback_error_);
+    if (pending_.empty()) table_.update(finished_count_);
+    table_.check();
+  }
+
+ private:
+  const BatchSpec& spec_;
+  const BatchRunOptions& options_;
+  BatchResult& result_;
+  std::vector<bool>& finished_;
+  const std::vector<size_t>& pending_;
+  std::atomic<size_t> next_{0};  // into pending
+  /// Guards result.designs, finished, finished_count, table, the progress stream and callback.
+  std::mutex progress_mutex_;
+  size_t finished_count_;
+  std::exception_ptr callback_error_;  // the first exception of options.on_progress: no design starts after it
+  LiveTable table_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+BatchResult run_batch(const BatchSpec& spec, const BatchRunOptions& options) {
+  SOFTIK_CHECK(!options.out_dir.empty(), "run_batch needs an output folder (BatchRunOptions::out_dir)");
+  for (const BatchDesign& design : spec.designs) check_design_name(spec, design.name);  // before anything is written
+  BatchResult result;
+  result.designs.resize(spec.designs.size());
+  const bool override_backend = choose_backend(spec, options, result);
+  std::vector<bool> finished(spec.designs.size(), false);
+  const std::vector<size_t> pending = pending_designs(spec, options, result, finished);
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int workers = worker_count(spec, options, hardware, pending.size());
+  const bool lockstep = use_lockstep(spec, options, result.backend, pending);
+  const int at_once = lockstep ? std::min<int>(spec.lockstep_designs, static_cast<int>(pending.size())) : workers;
+  result.workers = at_once;
+  const BatchRunOptions design_options =
+      design_run_options(options, hardware, at_once, override_backend, result.backend);
+
+  // Each worker's factorisations would otherwise start a full set of BLAS threads, oversubscribing
+  // the cores (measured, 2 cores, 16 finger designs: 2 workers 9.4 s with OpenBLAS's default, 2.4 s
+  // with one BLAS thread each).
+  const detail::ScopedBlasThreadCap blas(design_options.threads);
+  RunningBatch running(spec, options, result, finished, pending);
+  if (lockstep) {
+    batch_detail::run_lockstep(
+        spec, design_options, pending, result.backend == Backend::Cuda, workers,
+        [&](size_t i, DesignResult r) { running.finish(i, std::move(r)); }, [&] { return running.stopped(); },
+        result.lockstep);
+  } else {
+    running.run_workers(workers, design_options);
+  }
+  result.seconds = running.elapsed_seconds();
+  running.close();
   return result;
 }
 

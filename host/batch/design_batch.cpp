@@ -24,7 +24,6 @@ class HostDesignEngine final : public DesignAssemblyEngine {
       for (size_t k = 0; k < fixed.size(); ++k) fixed[k] = a->free_dof_index()[k] < 0;
       AssemblyOptions options = a->options();
       options.backend = Backend::Cpu;
-      const ScopedDeviceAssemblyFactory none(nullptr);  // plain host Assemblers, not slots
       designs_.push_back(std::make_unique<Assembler>(a->mesh(), a->materials(), std::move(fixed), options));
     }
     energy_.assign(designs.size(), 0.0);

@@ -15,9 +15,9 @@
 //
 // A pass always waits for every design still solving: the GPU pass rewrites every design's slice
 // of the force and K buffers (zeroed, then accumulated), so it must not run while one design is
-// still reading its own. (A pass after a short wait, for the designs that asked so far, was
-// tried: on an H200 it failed designs through exactly that race, and was slower anyway, 1,351
-// launches instead of 109 for 256 designs: bench/RESULTS.md.)
+// still reading its own. (A pass after a short wait, for the designs that asked so far, would fail
+// designs through exactly that race, and costs far more launches: 1,351 instead of 109 for 256
+// designs on an H200.)
 #pragma once
 
 #include <condition_variable>
@@ -95,7 +95,7 @@ class DesignSlot final : public DeviceAssembly {
   int design_ = -1;
 };
 
-/// A factory for ScopedDeviceAssemblyFactory that gives each Assembler a new unattached DesignSlot.
+/// A DeviceAssemblyFactory (build_scene_with_device) that gives each Assembler a new unattached DesignSlot.
 DeviceAssemblyFactory make_slot_factory();
 
 /// The engine for the designs whose Assemblers are `designs` (one mesh: same_assembly holds for

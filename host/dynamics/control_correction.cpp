@@ -44,19 +44,12 @@ struct DynamicSolver::Impl::ControlSolve {
   inverse_detail::ConstraintSpaceAnswer answer;
 };
 
-DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::vector<Real>& x_free,
-                                                                     const std::vector<ContactPoint>& pairs,
-                                                                     const std::vector<Vec3r>& free_delta,
-                                                                     DynamicStepReport& report) {
-  using inverse_detail::ContactState;
-  const ContactOptions& c = options.contact;
-  const std::vector<int>& free = assembler.free_dof_index();
-  const Eigen::Index nfree = assembler.num_free_dofs();
-  auto clock = Clock::now();
-  ControlSolve out;
+/// The constraints' rows at x_free, by role (out.rows, out.actuators with their names, out.effectors);
+/// the actuators' delta bounds within their rate windows, so that one step moves an actuator no
+/// further than its rate allows.
+void DynamicSolver::Impl::control_rows(const std::vector<Real>& x_free, ControlSolve& out,
+                                       std::vector<std::string>& names) const {
   std::vector<ConstraintRow>& rows = out.rows;
-  // The constraints' rows at x_free, by role; the actuators' delta bounds within their rate windows.
-  std::vector<std::string> names;
   for (const auto& con : control) {
     const size_t before = rows.size();
     con->rows(assembler.mesh(), x_free, rows);
@@ -74,9 +67,16 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
       }
     }
   }
-  out.first_contact = static_cast<int>(rows.size());
-  // The contact pairs' rows (normal; t1, t2 with friction) with their violation at x_free, and
-  // the last step's forces (re-expressed in the new frames) and states to start from.
+}
+
+/// The contact pairs' rows (normal; t1, t2 with friction) with their violation at x_free, after
+/// the constraints' rows, and the last step's forces (re-expressed in the new frames) and states
+/// to start from (out.contacts), so that a lasting contact resumes where the last step left it.
+void DynamicSolver::Impl::control_contact_rows(const std::vector<ContactPoint>& pairs,
+                                               const std::vector<Vec3r>& free_delta, ControlSolve& out) const {
+  using inverse_detail::ContactState;
+  const ContactOptions& c = options.contact;
+  std::vector<ConstraintRow>& rows = out.rows;
   inverse_detail::StepContacts& sc = out.contacts;
   const std::vector<int> before = match_previous(pairs);
   std::vector<Real> lambda_start;
@@ -113,9 +113,19 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
                                         : std::string(" with another part")));
   }
   sc.lambda_previous = Eigen::Map<const Vector>(lambda_start.data(), static_cast<Eigen::Index>(lambda_start.size()));
+}
 
-  // W = H A_t^-1 H^T, and the free violation in terms of the total inputs:
-  // delta_free = delta(x_free) - W_:a lambda_prev (x_free already holds J_a^T lambda_prev).
+/// W = H A_t^-1 H^T (out.W; the returned compliance keeps what the correction needs), and the free
+/// violation in terms of the total inputs: delta_free = delta(x_free) - W_:a lambda_prev (x_free
+/// already holds J_a^T lambda_prev), both checked finite; idle: the rows whose round-off couplings
+/// were cleaned.
+DynamicSolver::Impl::Compliance DynamicSolver::Impl::control_compliance(ControlSolve& out, Vector& lambda_prev,
+                                                                        Vector& delta_free,
+                                                                        std::vector<bool>& idle) const {
+  const std::vector<ConstraintRow>& rows = out.rows;
+  const inverse_detail::StepContacts& sc = out.contacts;
+  const std::vector<int>& free = assembler.free_dof_index();
+  const Eigen::Index nfree = assembler.num_free_dofs();
   const Eigen::Index m = static_cast<Eigen::Index>(rows.size()), na = static_cast<Eigen::Index>(out.actuators.size());
   Matrix B = Matrix::Zero(nfree, m);
   for (Eigen::Index r = 0; r < m; ++r)
@@ -123,10 +133,10 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
       const int row = free[static_cast<size_t>(dof)];
       if (row >= 0) B(row, r) += value;
     }
-  const Compliance comp = compliance(B);
+  Compliance comp = compliance(B);
   out.W = comp.W;
-  const Vector lambda_prev = Eigen::Map<const Vector>(actuation.data(), na);
-  Vector delta_free(m);
+  lambda_prev = Eigen::Map<const Vector>(actuation.data(), na);
+  delta_free.resize(m);
   for (Eigen::Index r = 0; r < m; ++r) delta_free(r) = rows[static_cast<size_t>(r)].delta;
   if (na > 0) delta_free -= out.W(Eigen::all, out.actuators) * lambda_prev;
   auto row_name = [&](size_t r) {
@@ -140,28 +150,38 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
                                    row_name, kSolveHint);
   inverse_detail::require_finite(delta_free.data(), static_cast<size_t>(m), "the control step's free violation",
                                  row_name, kSolveHint);
-  const std::vector<bool> idle = inverse_detail::clean_round_off_couplings(out.W, out.effectors, out.actuators);
-  report.seconds_compliance += seconds_since(clock);
+  idle = inverse_detail::clean_round_off_couplings(out.W, out.effectors, out.actuators);
+  return comp;
+}
 
-  // The constraint-space solve of the inverse step.
-  clock = Clock::now();
+/// The constraint-space solve of the inverse step (out.answer, report.control, control_warm): the
+/// actuation and the contact forces within the actuators' bounds.
+void DynamicSolver::Impl::control_space_solve(ControlSolve& out, const std::vector<std::string>& names,
+                                              const Vector& delta_free, const std::vector<bool>& idle,
+                                              const Vector& lambda_prev, DynamicStepReport& report) {
+  const std::vector<ConstraintRow>& rows = out.rows;
   std::vector<Interval> lambda_bounds, delta_bounds;
   for (int r : out.actuators) {
     lambda_bounds.push_back(rows[static_cast<size_t>(r)].lambda_bounds);
     delta_bounds.push_back(rows[static_cast<size_t>(r)].delta_bounds);
   }
-  const inverse_detail::ContactSpace space{
-      out.W, delta_free, out.actuators, out.effectors, out.first_contact, lambda_bounds, delta_bounds, names, sc};
+  const inverse_detail::ContactSpace space{out.W,         delta_free,   out.actuators, out.effectors, out.first_contact,
+                                           lambda_bounds, delta_bounds, names,         out.contacts};
   const std::vector<ContactForceTarget>
       no_targets;  // force targets: static inverse problems only (docs/inverse_contact.md)
   const inverse_detail::ConstraintSpaceSettings settings{
-      control_options, c, no_targets, control, control_options.epsilon, size, solver.info().indefinite};
+      control_options, options.contact, no_targets, control, control_options.epsilon, size, solver.info().indefinite};
   report.control = InverseStepReport{};
   out.answer = inverse_detail::solve_constraint_space(space, settings, idle, lambda_prev, control_warm, report.control);
-  report.seconds_contact_solve += seconds_since(clock);
+}
 
-  // The correction A_t^-1 H^T (lambda_a - lambda_prev, lambda_c), and the linearised values after
-  // it, delta = delta_free + W (lambda_a, lambda_c).
+/// The correction A_t^-1 H^T (lambda_a - lambda_prev, lambda_c) (out.dx, checked finite), and the
+/// linearised values after it, delta = delta_free + W (lambda_a, lambda_c) (out.delta).
+void DynamicSolver::Impl::control_correction(const Compliance& comp, const Vector& lambda_prev,
+                                             const Vector& delta_free, ControlSolve& out) const {
+  const Eigen::Index nfree = assembler.num_free_dofs();
+  const Eigen::Index m = static_cast<Eigen::Index>(out.rows.size()),
+                     na = static_cast<Eigen::Index>(out.actuators.size());
   Vector z = Vector::Zero(m), coefficients = Vector::Zero(m);
   for (Eigen::Index j = 0; j < na; ++j) {
     z(out.actuators[static_cast<size_t>(j)]) = out.answer.lambda_a(j);
@@ -176,6 +196,29 @@ DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::
       out.dx.data(), static_cast<size_t>(nfree), "the control step's correction dx",
       [](size_t i) { return "free DOF " + std::to_string(i); }, kSolveHint);
   out.delta = delta_free + out.W * z;
+}
+
+DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control(const std::vector<Real>& x_free,
+                                                                     const std::vector<ContactPoint>& pairs,
+                                                                     const std::vector<Vec3r>& free_delta,
+                                                                     DynamicStepReport& report) {
+  // The rows and the compliance count as the step's compliance time, the solve as its contact solve.
+  auto clock = Clock::now();
+  ControlSolve out;
+  std::vector<std::string> names;
+  control_rows(x_free, out, names);
+  out.first_contact = static_cast<int>(out.rows.size());
+  control_contact_rows(pairs, free_delta, out);
+  Vector lambda_prev, delta_free;
+  std::vector<bool> idle;
+  const Compliance comp = control_compliance(out, lambda_prev, delta_free, idle);
+  report.seconds_compliance += seconds_since(clock);
+
+  clock = Clock::now();
+  control_space_solve(out, names, delta_free, idle, lambda_prev, report);
+  report.seconds_contact_solve += seconds_since(clock);
+
+  control_correction(comp, lambda_prev, delta_free, out);
   return out;
 }
 
@@ -186,57 +229,63 @@ std::vector<ContactPoint> DynamicSolver::Impl::missed_pairs(Real h, const std::v
   std::set<std::pair<int, int>> known;  // (node, obstacle or -1)
   for (const ContactPoint& p : pairs) known.insert({p.node, p.obstacle});
   std::vector<int> nodes, part_nodes;
-  for (const ContactPoint& p :
-       detect_obstacle_contacts(c.obstacles, t + h, contact_nodes, x_new, c.contact_distance, 0))
-    if (p.gap < -tolerance && !known.count({p.node, p.obstacle})) nodes.push_back(p.node);
-  if (proximity)
-    for (const ContactPoint& p :
-         proximity->detect(proximity_nodes, proximity_node_part, x_new, c.contact_distance, 0, c.body_friction))
-      if (p.gap < -tolerance && !known.count({p.node, -1}) &&
-          slave_of(node_part[static_cast<size_t>(p.node)], node_part[static_cast<size_t>(p.triangle[0])]))
-        part_nodes.push_back(p.node);
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  std::sort(part_nodes.begin(), part_nodes.end());
-  part_nodes.erase(std::unique(part_nodes.begin(), part_nodes.end()), part_nodes.end());
+  detection.penetrating_nodes(c, t + h, x_new, tolerance, known, nodes, part_nodes);
   // The pairs of those nodes as found at the start of the step, at any distance.
   std::vector<ContactPoint> out;
-  for (const ContactPoint& p : pairs_at_start(nodes, part_nodes, size))
+  for (const ContactPoint& p : detection.pairs(c, t, x, nodes, part_nodes, size))
     if (!known.count({p.node, p.obstacle})) out.push_back(p);
   return out;
 }
 
 void DynamicSolver::Impl::control_correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report) {
-  using inverse_detail::ContactState;
-  const std::vector<int>& free = assembler.free_dof_index();
-  auto clock = Clock::now();
+  const auto clock = Clock::now();
   std::vector<Vec3r> free_delta;
   std::vector<ContactPoint> pairs;
   if (has_contact()) {
-    pairs = near_pairs(h, x_free, free_delta);
+    pairs = detection.near_pairs(options.contact, t, h, x, x_free, free_delta);
   }
   report.seconds_detection += seconds_since(clock);
-  // The actuation found by the solve moves the body within the step, which the detection at its
-  // start could not foresee: a candidate that the correction would push into an obstacle (or
-  // another part) joins the pairs and the solve is repeated, until none does.
-  ControlSolve s;
   std::vector<Real> x_new;
+  const ControlSolve s = solve_control_rounds(h, x_free, pairs, free_delta, x_new, report);
+  x_free.swap(x_new);
+  report_control(s, report);
+  store_control_contacts(s, free_delta, report);
+  record_contacts(h, x_free, report);
+  finish_control_report(h, x_free, s, report);
+}
+
+/// The actuation found by the solve moves the body within the step, which the detection at its
+/// start could not foresee: a candidate that the correction would push into an obstacle (or
+/// another part) joins the pairs (and free_delta) and the solve is repeated, until none does.
+/// x_new: x_free with the last solve's correction.
+DynamicSolver::Impl::ControlSolve DynamicSolver::Impl::solve_control_rounds(Real h, const std::vector<Real>& x_free,
+                                                                            std::vector<ContactPoint>& pairs,
+                                                                            std::vector<Vec3r>& free_delta,
+                                                                            std::vector<Real>& x_new,
+                                                                            DynamicStepReport& report) {
+  const std::vector<int>& free = assembler.free_dof_index();
+  ControlSolve s;
   for (int round = 0;; ++round) {
     s = solve_control(x_free, pairs, free_delta, report);
     x_new = x_free;
     for (size_t k = 0; k < x_new.size(); ++k)
       if (free[k] >= 0) x_new[k] += s.dx[free[k]];
     if (!has_contact() || round == kMaxDetectionRounds) break;
-    clock = Clock::now();
+    const auto clock = Clock::now();
     const std::vector<ContactPoint> missed = missed_pairs(h, x_new, pairs);
     report.seconds_detection += seconds_since(clock);
     if (missed.empty()) break;
     for (const ContactPoint& p : missed) {
       pairs.push_back(p);
-      free_delta.push_back(free_violation(p, h, x_free));
+      free_delta.push_back(contact::ContactDetection::free_violation(options.contact, p, t, h, x, x_free));
     }
   }
-  x_free.swap(x_new);
+  return s;
+}
+
+/// The control's part of the report (effector error, inputs, actuator values, W), and the inputs
+/// the next free motion holds.
+void DynamicSolver::Impl::report_control(const ControlSolve& s, DynamicStepReport& report) {
   const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size());
   InverseStepReport& rep = report.control;
   Real error2 = 0;
@@ -246,9 +295,14 @@ void DynamicSolver::Impl::control_correct(Real h, std::vector<Real>& x_free, Dyn
   for (int r : s.actuators) rep.actuator_delta.push_back(s.delta(r));
   rep.W.assign(s.W.data(), s.W.data() + s.W.size());
   actuation = rep.lambda;
+}
 
-  // The contacts of the step: forces and states (3 per contact), gaps and slips (the tangents of
-  // a frictionless pair too, from the correction), the report.
+/// The contacts of the step: forces and states (3 per contact), gaps and slips (the tangents of
+/// a frictionless pair too, from the correction), the report.
+void DynamicSolver::Impl::store_control_contacts(const ControlSolve& s, const std::vector<Vec3r>& free_delta,
+                                                 DynamicStepReport& report) {
+  using inverse_detail::ContactState;
+  const std::vector<int>& free = assembler.free_dof_index();
   const inverse_detail::StepContacts& sc = s.contacts;
   const size_t nc = sc.points.size();
   report.contacts = std::max(report.contacts, static_cast<int>(nc));
@@ -281,10 +335,16 @@ void DynamicSolver::Impl::control_correct(Real h, std::vector<Real>& x_free, Dyn
       contact_codes[3 * k + 2] = s.answer.states[k].tangent[1];
     }
   }
-  record_contacts(h, x_free, report);
+}
+
+/// The report's penetration over every candidate, the contact solve's status and the control's
+/// copy of the contact figures (after record_contacts).
+void DynamicSolver::Impl::finish_control_report(Real h, const std::vector<Real>& x_new, const ControlSolve& s,
+                                                DynamicStepReport& report) const {
+  InverseStepReport& rep = report.control;
   // Every candidate node against every obstacle at the new positions, not only the pairs solved.
-  report.max_penetration =
-      std::max(report.max_penetration, inverse_detail::max_penetration(options.contact, contact_nodes, x_free, t + h));
+  report.max_penetration = std::max(report.max_penetration,
+                                    inverse_detail::max_penetration(options.contact, detection.nodes(), x_new, t + h));
   // The contact forces came from the constraint-space solve (the frictional contact solver of a
   // step without control did not run): converged when they meet the contact laws, so that a
   // step whose contact answer breaks them (an infeasible piece's least-violation answer, an

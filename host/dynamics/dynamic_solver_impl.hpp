@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/contact/contact_detection.hpp"
+#include "host/loads/pressure_evaluator.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/inverse.hpp"
 
@@ -41,11 +42,7 @@ struct DynamicSolver::Impl {
   std::vector<std::string> warnings;
 
   // Contact state of the last step.
-  std::vector<int> contact_nodes;               ///< candidate nodes (with a free DOF)
-  std::vector<int> node_part;                   ///< part (connected component) of every mesh node
-  std::unique_ptr<SurfaceProximity> proximity;  ///< between_parts only
-  std::vector<int> proximity_nodes, proximity_node_part;
-  std::vector<Real> part_edge;  ///< mean boundary edge length per part
+  contact::ContactDetection detection;  ///< candidate nodes, parts, pairs (setup in the constructor)
   std::vector<ContactPoint> contacts;
   std::vector<Real> lambda, deltas;  ///< 3 per contact
 
@@ -112,25 +109,21 @@ struct DynamicSolver::Impl {
   std::vector<int> match_previous(const std::vector<ContactPoint>& near) const;
   /// The report's contact part from `contacts`, `lambda`, `deltas` at the corrected positions.
   void record_contacts(Real h, const std::vector<Real>& x_new, DynamicStepReport& report) const;
-  void setup_contact();
-  bool has_contact() const;
-  /// Contact between parts is one pass (two passes give near-equal rows for matching surfaces,
-  /// a near-singular W): a node of one part is tested against the triangles of another when its
-  /// part is the finer (smaller mean boundary edge), or for equal sizes the later part.
-  bool slave_of(int node_part_id, int triangle_part_id) const;
-  /// The pairs of `nodes` with the obstacles and of `part_nodes` with the other parts' triangles
-  /// (between_parts; one pass, slave_of) at the start of the step, within the alarm distance.
-  std::vector<ContactPoint> pairs_at_start(const std::vector<int>& nodes, const std::vector<int>& part_nodes,
-                                           Real alarm) const;
-  /// A pair's free violation (normal, t1, t2) after a step of length h to x_free: its gap at the
-  /// start carried along its frame by the node's motion relative to what it touches.
-  Vec3r free_violation(const ContactPoint& p, Real h, const std::vector<Real>& x_free) const;
-  /// The pairs that may touch within the step of length h (detected at the start, kept when their
-  /// free violation is within the alarm distance) and their free violations (normal, t1, t2).
-  std::vector<ContactPoint> near_pairs(Real h, const std::vector<Real>& x_free, std::vector<Vec3r>& free_delta) const;
-  /// near_pairs, the compliance with the held factorisation, the contact solve, and the
-  /// correction of x_free in place; fills the contact part of `report`.
+  bool has_contact() const { return detection.active(options.contact); }
+  /// The pairs near at x_free (ContactDetection::near_pairs), the compliance with the held factorisation, the contact
+  /// solve, and the correction of x_free in place; fills the contact part of `report`.
   void correct(Real h, std::vector<Real>& x_free, DynamicStepReport& report);
+  // correct()'s phases (each commented at its definition):
+  struct ContactColumns;
+  Vector warm_start(const std::vector<ContactPoint>& near) const;
+  ContactColumns contact_columns(const std::vector<Vec3r>& free_delta) const;
+  Compliance live_compliance(const ContactColumns& columns, std::vector<int>& live) const;
+  void fill_dead_rows(const Matrix& W_live, const std::vector<int>& live, const Vector& delta_free, Matrix& W,
+                      Vector& delta_solve) const;
+  void solve_contact(const Matrix& W, const Vector& delta_solve, const std::vector<Real>& mu, Vector& lambda_next,
+                     DynamicStepReport& report) const;
+  void apply_correction(const Compliance& compliance_live, const std::vector<int>& live, const Vector& lambda_next,
+                        const ContactColumns& columns, std::vector<Real>& x_free);
   /// Contacts that already interpenetrate at x (warnings naming the nodes and the depth).
   void warn_initial_penetration();
 
@@ -145,10 +138,28 @@ struct DynamicSolver::Impl {
   /// violations): rows, compliance, the solve (report.control), the correction (not applied).
   ControlSolve solve_control(const std::vector<Real>& x_free, const std::vector<ContactPoint>& pairs,
                              const std::vector<Vec3r>& free_delta, DynamicStepReport& report);
+  // solve_control()'s phases (each commented at its definition):
+  void control_rows(const std::vector<Real>& x_free, ControlSolve& out, std::vector<std::string>& names) const;
+  void control_contact_rows(const std::vector<ContactPoint>& pairs, const std::vector<Vec3r>& free_delta,
+                            ControlSolve& out) const;
+  Compliance control_compliance(ControlSolve& out, Vector& lambda_prev, Vector& delta_free,
+                                std::vector<bool>& idle) const;
+  void control_space_solve(ControlSolve& out, const std::vector<std::string>& names, const Vector& delta_free,
+                           const std::vector<bool>& idle, const Vector& lambda_prev, DynamicStepReport& report);
+  void control_correction(const Compliance& comp, const Vector& lambda_prev, const Vector& delta_free,
+                          ControlSolve& out) const;
   /// The pairs (found at the step's start, at any distance) of the candidates that penetrate an
   /// obstacle or another part at x_new and are not among `pairs`.
   std::vector<ContactPoint> missed_pairs(Real h, const std::vector<Real>& x_new,
                                          const std::vector<ContactPoint>& pairs) const;
+  // control_correct()'s phases (each commented at its definition):
+  ControlSolve solve_control_rounds(Real h, const std::vector<Real>& x_free, std::vector<ContactPoint>& pairs,
+                                    std::vector<Vec3r>& free_delta, std::vector<Real>& x_new,
+                                    DynamicStepReport& report);
+  void report_control(const ControlSolve& s, DynamicStepReport& report);
+  void store_control_contacts(const ControlSolve& s, const std::vector<Vec3r>& free_delta, DynamicStepReport& report);
+  void finish_control_report(Real h, const std::vector<Real>& x_new, const ControlSolve& s,
+                             DynamicStepReport& report) const;
   /// The controlled constraints accept the new state (outputs, rate windows) after a step.
   void accept_control();
 };

@@ -86,7 +86,7 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
   v.assign(n, 0.0);
   a.assign(n, 0.0);
   solver.analyze(assembler.pattern());
-  setup_contact();
+  detection.setup(assembler.mesh(), assembler.free_dof_index(), options.contact, size);
   initial_acceleration();
   warn_initial_penetration();
 }

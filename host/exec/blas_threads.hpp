@@ -1,4 +1,4 @@
-// OpenBLAS's worker threads, set by softik per factorisation (issue 20). OpenBLAS's workers
+// OpenBLAS's worker threads, set by softik per factorisation. OpenBLAS's workers
 // busy-wait (sched_yield) for about 0.1 s after each threaded call before they sleep, so a solver
 // that calls threaded BLAS every few milliseconds keeps them spinning on cores that assembly or
 // other solves need (37 % of the profile of a static solve, sys time equal to user time). softik
@@ -6,9 +6,9 @@
 // threads (CholmodSolver), and a batch caps the count per worker; a scope that ran BLAS on
 // several threads stops OpenBLAS's workers when it ends (blas_thread_shutdown_, OpenBLAS's own
 // path after fork(); they restart on the next threaded scope), so that they do not spin through
-// the assembly that follows (bench/RESULTS.md, "Krylov steps"). The symbols are looked up at run time (dlsym): without
-// OpenBLAS every function here does nothing. Like openblas_set_num_threads itself, none of this is for threads that run
-// multi-threaded BLAS concurrently.
+// the assembly that follows (bench/RESULTS.md, BM_FingerStaticSolveKrylov). The symbols are looked up at
+// run time (dlsym): without OpenBLAS every function here does nothing. Like openblas_set_num_threads
+// itself, none of this is for threads that run multi-threaded BLAS concurrently.
 #pragma once
 
 namespace softik::detail {

@@ -3,7 +3,7 @@
 // cuda/device_backend.cu's; without it, host/exec/no_device_backend.cpp's device_backend()
 // returns null (CMake compiles one of the two). Each factory's interface is declared where the
 // core uses it: DeviceAssembly and DesignAssemblyEngine in host/assembly/device_assembly.hpp,
-// PressureEvaluator in host/assembly/pressure_evaluator.hpp, DeviceNetworkForces in
+// PressureEvaluator in host/loads/pressure_evaluator.hpp, DeviceNetworkForces in
 // host/network/device_network.hpp, LinearSolver in include/softik/linear_solver.hpp.
 #pragma once
 
@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "softik/config.hpp"
-#include "softik/linear_solver.hpp"
 
 namespace softik {
 
@@ -24,6 +23,8 @@ struct PressureLoad;
 struct Mesh;
 class DeviceNetworkForces;
 struct VolumeCellTable;
+class LinearSolver;
+enum class LinearSolverKind;
 
 struct DeviceBackend {
   const char* name;  ///< "cuda"

@@ -1,7 +1,7 @@
 // Actuators of the inverse problem: cavity pressure, cable, point force (constraints.hpp).
 #include <cmath>
 
-#include "host/assembly/pressure_rows.hpp"
+#include "host/loads/pressure_rows.hpp"
 #include "softik/constraints.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/tensor.hpp"

@@ -1,7 +1,7 @@
 // Effectors of the inverse problem (constraints.hpp) and attached points.
 #include <cmath>
 
-#include "host/assembly/pressure_rows.hpp"
+#include "host/loads/pressure_rows.hpp"
 #include "softik/constraints.hpp"
 #include "softik/error.hpp"
 

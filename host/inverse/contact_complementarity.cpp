@@ -115,10 +115,9 @@ std::vector<signed char> flatten(const std::vector<ContactState>& states) {
   return out;
 }
 
-}  // namespace
-
-ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> states, int max_pivots,
-                                 const QpOptions& options) {
+/// Checks that the problem's sizes agree and that every contact's rows lie in Wc with a finite,
+/// non-negative friction coefficient, before any piece is built from them.
+void check_contact_qp(const ContactQp& p) {
   const Eigen::Index n = p.base.H.rows(), nc = p.Wc.rows(), na = n - nc;
   SOFTIK_CHECK(
       na >= 0 && p.Wc.cols() == n && p.delta_c_free.size() == nc && p.contact_names.size() == p.contacts.size(),
@@ -128,6 +127,146 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
     SOFTIK_CHECK((c.rows == 1 || c.rows == 3) && c.row >= 0 && c.row + c.rows <= nc && std::isfinite(c.mu) && c.mu >= 0,
                  "solve_contact_qp: a contact has rows [" << c.row << ", " << c.row + c.rows << ") of " << nc
                                                           << " and friction " << c.mu);
+}
+
+/// The moves out of an infeasible piece (see the header for each move): the piece itself cannot be
+/// met, so a separated contact that the actuation cannot keep out of the obstacle is pressed, a
+/// pressed one that cannot be held without pulling is separated. Writes them into `next`; returns
+/// their number.
+int infeasible_moves(const ContactQp& p, const std::vector<ContactState>& states, const std::vector<int>& first_row,
+                     const QpResult& r, std::vector<ContactState>& next) {
+  int moves = 0;
+  for (int row : r.conflicting_rows)
+    for (size_t i = 0; i < p.contacts.size(); ++i) {
+      const int k = row - first_row[i];
+      if (k < 0 || k >= piece_rows(p.contacts[i])) continue;
+      if (k == 0) {                // the gap row
+        next[i] = ContactState{};  // pressed contacts start sticking
+        if (states[i].normal == ContactState::kSeparated) next[i].normal = ContactState::kPressed;
+      } else {  // a tangent's rows: slip the other way, or slip where a stick conflicts
+        signed char& t = next[i].tangent[(k - 1) / 3];
+        t = t == ContactState::kSlipPlus    ? ContactState::kSlipMinus
+            : t == ContactState::kSlipMinus ? ContactState::kSlipPlus
+            : r.row_violation(row) > 0      ? ContactState::kSlipMinus
+                                            : ContactState::kSlipPlus;
+      }
+      ++moves;
+    }
+  return moves;
+}
+
+/// The moves from an optimal piece (see the header for each move): which contacts push back, i.e.
+/// whose multiplier exceeds kPushBack of the force scale: a separated contact whose gap row pushes
+/// is pressed, a pressed one whose lambda_n >= 0 holds against a pull is separated, and a tangent
+/// sticks or slips by its facet and slip rows. Writes them into `next`; returns their number.
+int optimal_moves(const ContactQp& p, const QpProblem& q, const QpResult& r, const std::vector<ContactState>& states,
+                  const std::vector<int>& first_row, std::vector<ContactState>& next) {
+  const Eigen::Index na = p.base.H.rows() - p.Wc.rows();
+  int moves = 0;
+  const Real threshold = kPushBack * force_scale(q, r);
+  auto pushes = [&](Eigen::Index row, Real sign) {  // sign +1: at the lower side, -1: at the upper
+    return sign * r.mu_a(row) * q.A.row(row).cwiseAbs().maxCoeff() > threshold;
+  };
+  for (size_t i = 0; i < p.contacts.size(); ++i) {
+    const ContactRows& c = p.contacts[i];
+    const Eigen::Index vn = na + c.row, row = first_row[i];
+    if (states[i].normal == ContactState::kSeparated) {
+      if (!pushes(row, 1)) continue;
+      next[i].normal = ContactState::kPressed;  // at lambda = 0, delta_n = 0: slip keeps the point
+      for (int k = 0; k < 2 && c.rows == 3; ++k) {
+        const Eigen::Index rd = row + 1 + 3 * k;
+        next[i].tangent[k] = q.A.row(rd).dot(r.x) + p.delta_c_free(c.row + 1 + k) <= 0 ? ContactState::kSlipPlus
+                                                                                       : ContactState::kSlipMinus;
+      }
+      ++moves;
+      continue;
+    }
+    if (r.mu_x(vn) > threshold) {  // lambda_n >= 0 holds against a pull
+      next[i] = ContactState{};
+      ++moves;
+      continue;
+    }
+    for (int k = 0; k < 2 && c.rows == 3; ++k) {
+      const Eigen::Index rd = row + 1 + 3 * k, rp = rd + 1, rm = rd + 2;
+      signed char& t = next[i].tangent[k];
+      const signed char was = t;
+      if (was == ContactState::kStick) {
+        const Real plus = r.mu_a(rp), minus = r.mu_a(rm);
+        if (pushes(rp, 1) && plus >= minus)
+          t = ContactState::kSlipPlus;
+        else if (pushes(rm, 1))
+          t = ContactState::kSlipMinus;
+      } else if (was == ContactState::kSlipPlus ? pushes(rd, -1) : pushes(rd, 1)) {
+        t = ContactState::kStick;
+      }
+      if (t != was) ++moves;
+    }
+  }
+  return moves;
+}
+
+/// Whether the pivoting stops after a piece whose answer is out.qp, with `moves` moves to the
+/// state set `next`; sets out.settled and out.message when it does. It stops when no contact
+/// moves, when `next` was seen before, or when the moves would pass max_pivots.
+bool stop_pivoting(ContactQpResult& out, int moves, Real objective,
+                   const std::map<std::vector<signed char>, Real>& visited, const std::vector<ContactState>& next,
+                   int max_pivots) {
+  if (moves == 0) {
+    out.settled = out.qp.status == QpStatus::Optimal;
+    if (!out.settled && out.message.empty()) out.message = out.qp.message;
+    return true;
+  }
+  // The objective never increases from piece to piece, so a state set seen before has the
+  // same optimum as this one: every piece the multipliers point to is as good as this point,
+  // which is then a local optimum of the union of the pieces (B-stationary). Settled.
+  const auto seen = visited.find(flatten(next));
+  if (seen != visited.end()) {
+    const Real scale = std::max({std::abs(objective), std::abs(seen->second), 1e-300});
+    out.settled = out.qp.status == QpStatus::Optimal && std::abs(objective - seen->second) <= 1e-9 * scale;
+    if (!out.settled)
+      out.message =
+          "the contact states came back to an earlier set with a different objective (round-off in a "
+          "degenerate problem); the last set's answer is used";
+    return true;
+  }
+  if (out.pivots + moves > max_pivots) {
+    out.message = "the contact states did not settle within " + std::to_string(max_pivots) +
+                  " changes (InverseOptions::contact_max_pivots); the last set's answer is used";
+    return true;
+  }
+  return false;
+}
+
+/// When the last piece's answer is not optimal, the best feasible piece's answer met on the way
+/// (if any) replaces it: that answer meets every contact condition, unlike a least-violation one.
+void use_best_feasible(ContactQpResult& out, std::optional<std::pair<QpResult, std::vector<ContactState>>>& best) {
+  if (out.qp.status != QpStatus::Optimal && best) {
+    out.message +=
+        (out.message.empty() ? "" : "; ") +
+        std::string("the answer of the best feasible piece met is used (every contact condition holds there)");
+    out.qp = std::move(best->first);
+    out.states = std::move(best->second);
+    out.settled = false;
+  }
+}
+
+/// The pyramid is a row of the QP, which an infeasible piece's least-violation answer (and the
+/// feasibility tolerance) may leave slightly violated; the friction forces are put back on it so
+/// that no answer ever leaves the friction law (the infeasibility itself is reported).
+void clamp_to_pyramids(const ContactQp& p, Eigen::VectorXd& x) {
+  const Eigen::Index na = p.base.H.rows() - p.Wc.rows();
+  for (const ContactRows& c : p.contacts) {
+    if (c.rows != 3) continue;
+    const Real bound = contact::pyramid_half_width(c.mu) * x(na + c.row);
+    for (int k = 1; k <= 2; ++k) x(na + c.row + k) = std::clamp(x(na + c.row + k), -bound, bound);
+  }
+}
+
+}  // namespace
+
+ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> states, int max_pivots,
+                                 const QpOptions& options) {
+  check_contact_qp(p);
   if (states.size() != p.contacts.size()) states.assign(p.contacts.size(), ContactState{});
   ContactQpResult out;
   std::map<std::vector<signed char>, Real> visited;  ///< state sets and their pieces' optimal objective
@@ -153,110 +292,18 @@ ContactQpResult solve_contact_qp(const ContactQp& p, std::vector<ContactState> s
     // Which contacts push back (see the header for each move).
     std::vector<ContactState> next = states;
     int moves = 0;
-    if (r.status == QpStatus::Infeasible) {
-      // The piece itself cannot be met: a separated contact that the actuation cannot keep out of
-      // the obstacle is pressed, a pressed one that cannot be held without pulling is separated.
-      for (int row : r.conflicting_rows)
-        for (size_t i = 0; i < p.contacts.size(); ++i) {
-          const int k = row - first_row[i];
-          if (k < 0 || k >= piece_rows(p.contacts[i])) continue;
-          if (k == 0) {                // the gap row
-            next[i] = ContactState{};  // pressed contacts start sticking
-            if (states[i].normal == ContactState::kSeparated) next[i].normal = ContactState::kPressed;
-          } else {  // a tangent's rows: slip the other way, or slip where a stick conflicts
-            signed char& t = next[i].tangent[(k - 1) / 3];
-            t = t == ContactState::kSlipPlus    ? ContactState::kSlipMinus
-                : t == ContactState::kSlipMinus ? ContactState::kSlipPlus
-                : r.row_violation(row) > 0      ? ContactState::kSlipMinus
-                                                : ContactState::kSlipPlus;
-          }
-          ++moves;
-        }
-    } else if (r.status == QpStatus::Optimal) {
-      const Real threshold = kPushBack * force_scale(q, r);
-      auto pushes = [&](Eigen::Index row, Real sign) {  // sign +1: at the lower side, -1: at the upper
-        return sign * r.mu_a(row) * q.A.row(row).cwiseAbs().maxCoeff() > threshold;
-      };
-      for (size_t i = 0; i < p.contacts.size(); ++i) {
-        const ContactRows& c = p.contacts[i];
-        const Eigen::Index vn = na + c.row, row = first_row[i];
-        if (states[i].normal == ContactState::kSeparated) {
-          if (!pushes(row, 1)) continue;
-          next[i].normal = ContactState::kPressed;  // at lambda = 0, delta_n = 0: slip keeps the point
-          for (int k = 0; k < 2 && c.rows == 3; ++k) {
-            const Eigen::Index rd = row + 1 + 3 * k;
-            next[i].tangent[k] = q.A.row(rd).dot(r.x) + p.delta_c_free(c.row + 1 + k) <= 0 ? ContactState::kSlipPlus
-                                                                                           : ContactState::kSlipMinus;
-          }
-          ++moves;
-          continue;
-        }
-        if (r.mu_x(vn) > threshold) {  // lambda_n >= 0 holds against a pull
-          next[i] = ContactState{};
-          ++moves;
-          continue;
-        }
-        for (int k = 0; k < 2 && c.rows == 3; ++k) {
-          const Eigen::Index rd = row + 1 + 3 * k, rp = rd + 1, rm = rd + 2;
-          signed char& t = next[i].tangent[k];
-          const signed char was = t;
-          if (was == ContactState::kStick) {
-            const Real plus = r.mu_a(rp), minus = r.mu_a(rm);
-            if (pushes(rp, 1) && plus >= minus)
-              t = ContactState::kSlipPlus;
-            else if (pushes(rm, 1))
-              t = ContactState::kSlipMinus;
-          } else if (was == ContactState::kSlipPlus ? pushes(rd, -1) : pushes(rd, 1)) {
-            t = ContactState::kStick;
-          }
-          if (t != was) ++moves;
-        }
-      }
-    }
+    if (r.status == QpStatus::Infeasible)
+      moves = infeasible_moves(p, states, first_row, r, next);
+    else if (r.status == QpStatus::Optimal)
+      moves = optimal_moves(p, q, r, states, first_row, next);
     out.qp = std::move(r);
-    if (moves == 0) {
-      out.settled = out.qp.status == QpStatus::Optimal;
-      if (!out.settled && out.message.empty()) out.message = out.qp.message;
-      break;
-    }
-    // The objective never increases from piece to piece, so a state set seen before has the
-    // same optimum as this one: every piece the multipliers point to is as good as this point,
-    // which is then a local optimum of the union of the pieces (B-stationary). Settled.
-    const auto seen = visited.find(flatten(next));
-    if (seen != visited.end()) {
-      const Real scale = std::max({std::abs(objective), std::abs(seen->second), 1e-300});
-      out.settled = out.qp.status == QpStatus::Optimal && std::abs(objective - seen->second) <= 1e-9 * scale;
-      if (!out.settled)
-        out.message =
-            "the contact states came back to an earlier set with a different objective (round-off in a "
-            "degenerate problem); the last set's answer is used";
-      break;
-    }
-    if (out.pivots + moves > max_pivots) {
-      out.message = "the contact states did not settle within " + std::to_string(max_pivots) +
-                    " changes (InverseOptions::contact_max_pivots); the last set's answer is used";
-      break;
-    }
+    if (stop_pivoting(out, moves, objective, visited, next, max_pivots)) break;
     out.pivots += moves;
     states = std::move(next);
   }
   out.states = std::move(states);
-  if (out.qp.status != QpStatus::Optimal && best) {
-    out.message +=
-        (out.message.empty() ? "" : "; ") +
-        std::string("the answer of the best feasible piece met is used (every contact condition holds there)");
-    out.qp = std::move(best->first);
-    out.states = std::move(best->second);
-    out.settled = false;
-  }
-  // The pyramid is a row of the QP, which an infeasible piece's least-violation answer (and the
-  // feasibility tolerance) may leave slightly violated; the friction forces are put back on it so
-  // that no answer ever leaves the friction law (the infeasibility itself is reported).
-  for (const ContactRows& c : p.contacts) {
-    if (c.rows != 3) continue;
-    const Real bound = contact::pyramid_half_width(c.mu) * out.qp.x(na + c.row);
-    for (int k = 1; k <= 2; ++k) out.qp.x(na + c.row + k) = std::clamp(out.qp.x(na + c.row + k), -bound, bound);
-  }
+  use_best_feasible(out, best);
+  clamp_to_pyramids(p, out.qp.x);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// The constraint-space problem of an inverse step with contacts (issue 16; docs/inverse_contact.md):
+// The constraint-space problem of an inverse step with contacts (docs/inverse_contact.md):
 // a convex QP over the actuation and the contact forces with complementarity between each
 // contact's force and its gap, solved by pivoting on the contact states.
 //

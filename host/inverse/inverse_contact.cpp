@@ -101,26 +101,23 @@ StepContacts detect_step_contacts(const ContactOptions& options, const std::vect
   return out;
 }
 
-ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vector<ContactForceTarget>& targets,
-                                         const std::vector<int>& target_obstacle, Real epsilon,
-                                         const Eigen::VectorXd& lambda_a_now, std::vector<ContactState> start,
-                                         int max_pivots, int qp_max_iterations) {
-  const std::vector<int> crow = contact_rows(s);
-  std::vector<int> z = s.actuators;
-  z.insert(z.end(), crow.begin(), crow.end());
-  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()), nc = static_cast<Eigen::Index>(crow.size());
-  const Eigen::Index n = na + nc, ne = static_cast<Eigen::Index>(s.effectors.size());
-  const Eigen::Index nt = static_cast<Eigen::Index>(targets.size());
+namespace {
+
+/// A force target on an obstacle none of whose contacts is pressed has no slope to follow (the
+/// force is 0 on the whole separated piece, whatever the actuation). Its contact that the
+/// actuators would press deepest at their upper bounds (the current value where unbounded) is
+/// then brought to the obstacle: while it is apart (gap above 1e-9 of the gaps' scale at the
+/// current forces), the target's row is that contact's gap (approach); once it touches, it starts
+/// pressed (its tangents slipping the way the probe moves it) and the row is the force.
+/// Returns per target the contact row it approaches (-1: none); updates `start` (the states to
+/// start from, the step's own when their number does not match).
+std::vector<int> approach_targets(const ContactSpace& s, const ContactQp& p,
+                                  const std::vector<ContactForceTarget>& targets,
+                                  const std::vector<int>& target_obstacle, const Eigen::VectorXd& lambda_a_now,
+                                  std::vector<ContactState>& start) {
   const StepContacts& c = s.contacts;
-  ContactQp p;
-  p.Wc = pick(s.W, crow, z);
-  p.delta_c_free = pick(s.delta_free, crow);
-  // A force target on an obstacle none of whose contacts is pressed has no slope to follow (the
-  // force is 0 on the whole separated piece, whatever the actuation). Its contact that the
-  // actuators would press deepest at their upper bounds (the current value where unbounded) is
-  // then brought to the obstacle: while it is apart (gap above 1e-9 of the gaps' scale at the
-  // current forces), the target's row is that contact's gap (approach); once it touches, it starts
-  // pressed (its tangents slipping the way the probe moves it) and the row is the force.
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()), n = p.Wc.cols();
+  const Eigen::Index nt = static_cast<Eigen::Index>(targets.size());
   if (start.size() != c.points.size()) start = c.start;
   Eigen::VectorXd z_now(n);
   z_now << lambda_a_now, c.lambda_previous;
@@ -152,10 +149,20 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
     for (int k = 0; k < 2 && l.rows == 3; ++k)
       st.tangent[k] = delta_probe(l.row + 1 + k) <= 0 ? ContactState::kSlipPlus : ContactState::kSlipMinus;
   }
-  // Objective rows: the effectors (delta_e = delta_e_free + W_ez z) and the force targets
-  // (weight (sum lambda_n - force), or the approached contact's gap).
-  Eigen::MatrixXd E = Eigen::MatrixXd::Zero(ne + nt, n);
-  Eigen::VectorXd e0 = Eigen::VectorXd::Zero(ne + nt);
+  return approach;
+}
+
+/// Objective rows E z + e0: the effectors (delta_e = delta_e_free + W_ez z) and the force targets
+/// (weight (sum lambda_n - force), or the approached contact's gap).
+void objective_rows(const ContactSpace& s, const ContactQp& p, const std::vector<ContactForceTarget>& targets,
+                    const std::vector<int>& target_obstacle, const std::vector<int>& z,
+                    const std::vector<int>& approach, Eigen::MatrixXd& E, Eigen::VectorXd& e0) {
+  const StepContacts& c = s.contacts;
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()), n = p.Wc.cols();
+  const Eigen::Index ne = static_cast<Eigen::Index>(s.effectors.size());
+  const Eigen::Index nt = static_cast<Eigen::Index>(targets.size());
+  E = Eigen::MatrixXd::Zero(ne + nt, n);
+  e0 = Eigen::VectorXd::Zero(ne + nt);
   E.topRows(ne) = pick(s.W, s.effectors, z);
   e0.head(ne) = pick(s.delta_free, s.effectors);
   for (Eigen::Index t = 0; t < nt; ++t) {
@@ -175,9 +182,16 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
     for (Eigen::Index v : normals) E(ne + t, v) = w;
     e0(ne + t) = -w * targets[static_cast<size_t>(t)].force;
   }
-  // The energy weight relative as without contacts, eps |W_ea^T W_ea| / |W_aa| over the actuators,
-  // applied to the energy of every constraint force; when the objective does not see the actuators
-  // directly (force targets only: they act through the contact forces), relative over all of z.
+}
+
+/// The QP without the contacts' rows (`base`): the objective |E z + e0|^2 / 2 with the energy
+/// weight, relative as without contacts, eps |W_ea^T W_ea| / |W_aa| over the actuators, applied to
+/// the energy of every constraint force; when the objective does not see the actuators directly
+/// (force targets only: they act through the contact forces), relative over all of z. Then the
+/// actuators' force and displacement bounds with their names.
+void base_qp(const ContactSpace& s, const std::vector<int>& z, const Eigen::MatrixXd& E, const Eigen::VectorXd& e0,
+             Real epsilon, QpProblem& base) {
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size());
   const Eigen::MatrixXd EtE = E.transpose() * E, Wzz = pick(s.W, z, z);
   const Real eaa = EtE.topLeftCorner(na, na).norm(), waa = pick(s.W, s.actuators, s.actuators).norm();
   Real eps_abs = 1.0;
@@ -185,34 +199,48 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
     eps_abs = epsilon * eaa / waa;
   else if (EtE.norm() > 0 && Wzz.norm() > 0)
     eps_abs = epsilon * EtE.norm() / Wzz.norm();
-  p.base.H = EtE + eps_abs * Wzz;
-  p.base.g = E.transpose() * e0;
-  p.base.g_terms = E.cwiseAbs().transpose() * e0.cwiseAbs();
-  p.base.lower.resize(na);
-  p.base.upper.resize(na);
-  p.base.A = pick(s.W, s.actuators, z);
+  base.H = EtE + eps_abs * Wzz;
+  base.g = E.transpose() * e0;
+  base.g_terms = E.cwiseAbs().transpose() * e0.cwiseAbs();
+  base.lower.resize(na);
+  base.upper.resize(na);
+  base.A = pick(s.W, s.actuators, z);
   const Eigen::VectorXd da_free = pick(s.delta_free, s.actuators);
-  p.base.a_lower.resize(na);
-  p.base.a_upper.resize(na);
+  base.a_lower.resize(na);
+  base.a_upper.resize(na);
   for (Eigen::Index j = 0; j < na; ++j) {
     const Interval& lb = s.lambda_bounds[static_cast<size_t>(j)];
     const Interval& db = s.delta_bounds[static_cast<size_t>(j)];
-    p.base.lower(j) = lb.lo;
-    p.base.upper(j) = lb.hi;
-    p.base.a_lower(j) = db.lo - da_free(j);
-    p.base.a_upper(j) = db.hi - da_free(j);
-    p.base.variable_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " force/pressure");
-    p.base.row_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " displacement/volume growth");
+    base.lower(j) = lb.lo;
+    base.upper(j) = lb.hi;
+    base.a_lower(j) = db.lo - da_free(j);
+    base.a_upper(j) = db.hi - da_free(j);
+    base.variable_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " force/pressure");
+    base.row_names.push_back(s.actuator_names[static_cast<size_t>(j)] + " displacement/volume growth");
   }
-  p.contacts = c.layout;
-  p.contact_names = c.names;
-  // A cold active-set solve takes n to 3n changes (qp.hpp); a piece has n variables and about
-  // 7 rows per frictional contact, so the cap grows with the contacts.
-  Eigen::Index piece_rows = na;
-  for (const ContactRows& l : c.layout) piece_rows += l.rows == 3 ? 7 : 1;
+}
+
+/// The QP's options: a cold active-set solve takes n to 3n changes (qp.hpp); a piece has n
+/// variables and about 7 rows per frictional contact, so the cap grows with the contacts.
+QpOptions contact_qp_options(const ContactSpace& s, Eigen::Index n, int qp_max_iterations) {
+  Eigen::Index piece_rows = static_cast<Eigen::Index>(s.actuators.size());
+  for (const ContactRows& l : s.contacts.layout) piece_rows += l.rows == 3 ? 7 : 1;
   QpOptions qo;
   qo.max_iterations = std::max<Eigen::Index>(qp_max_iterations, 3 * (n + piece_rows));
-  ContactQpResult r = solve_contact_qp(p, start, max_pivots, qo);
+  return qo;
+}
+
+/// The answer from the pivoting's result: the actuation and contact forces (no "-0"), the status
+/// (Optimal only when the contact states settled), the effectors' predicted error and the force
+/// each target's obstacle receives.
+ContactSolve contact_solve_answer(const ContactSpace& s, ContactQpResult& r, const Eigen::MatrixXd& E,
+                                  const Eigen::VectorXd& e0, const std::vector<ContactForceTarget>& targets,
+                                  const std::vector<int>& target_obstacle) {
+  const StepContacts& c = s.contacts;
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()),
+                     nc = static_cast<Eigen::Index>(s.contacts.num_rows());
+  const Eigen::Index ne = static_cast<Eigen::Index>(s.effectors.size());
+  const Eigen::Index nt = static_cast<Eigen::Index>(targets.size());
   ContactSolve out;
   out.lambda_a = r.qp.x.head(na).array() + 0.0;  // + 0.0: no "-0" in the outputs
   out.lambda_c = r.qp.x.tail(nc).array() + 0.0;
@@ -232,6 +260,32 @@ ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vecto
     out.target_forces.push_back(f);
   }
   return out;
+}
+
+}  // namespace
+
+ContactSolve solve_inverse_with_contacts(const ContactSpace& s, const std::vector<ContactForceTarget>& targets,
+                                         const std::vector<int>& target_obstacle, Real epsilon,
+                                         const Eigen::VectorXd& lambda_a_now, std::vector<ContactState> start,
+                                         int max_pivots, int qp_max_iterations) {
+  const std::vector<int> crow = contact_rows(s);
+  std::vector<int> z = s.actuators;
+  z.insert(z.end(), crow.begin(), crow.end());
+  const Eigen::Index na = static_cast<Eigen::Index>(s.actuators.size()), nc = static_cast<Eigen::Index>(crow.size());
+  const Eigen::Index n = na + nc;
+  const StepContacts& c = s.contacts;
+  ContactQp p;
+  p.Wc = pick(s.W, crow, z);
+  p.delta_c_free = pick(s.delta_free, crow);
+  const std::vector<int> approach = approach_targets(s, p, targets, target_obstacle, lambda_a_now, start);
+  Eigen::MatrixXd E;
+  Eigen::VectorXd e0;
+  objective_rows(s, p, targets, target_obstacle, z, approach, E, e0);
+  base_qp(s, z, E, e0, epsilon, p.base);
+  p.contacts = c.layout;
+  p.contact_names = c.names;
+  ContactQpResult r = solve_contact_qp(p, start, max_pivots, contact_qp_options(s, n, qp_max_iterations));
+  return contact_solve_answer(s, r, E, e0, targets, target_obstacle);
 }
 
 ContactSolve gauss_seidel_with_contacts(const ContactSpace& s, const Eigen::VectorXd& lambda_a_start,

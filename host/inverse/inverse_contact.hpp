@@ -1,4 +1,4 @@
-// Contacts inside the inverse step (inverse_solver.cpp; issue 16, docs/inverse_contact.md): the
+// Contacts inside the inverse step (inverse_solver.cpp; docs/inverse_contact.md): the
 // contact rows of a step, and the constraint-space solves with the contact forces as unknowns.
 #pragma once
 

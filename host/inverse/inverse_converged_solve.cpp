@@ -26,6 +26,67 @@ constexpr Real kDivergenceFloor = 1e-3;
 /// a zero force target) the residual's force scale is round-off and the relative residual is
 /// round-off over round-off, which never meets residual_tolerance.
 constexpr Real kIncrementTolerance = 1e-12;
+/// The most halvings of a step that inverted a cell.
+constexpr int kMaxStepCuts = 20;
+
+/// Far from the solution the linearised step can invert cells (a law with log J is then
+/// undefined): go back along the step, halving it, until the state is admissible. Returns the
+/// halvings (kMaxStepCuts: every shortened step inverted a cell).
+template <class Admissible>
+int shorten_step(std::vector<Real>& x, const std::vector<Real>& x_old, std::vector<Real>& lambda,
+                 const std::vector<Real>& lambda_old, InverseStepReport& rep, Admissible&& admissible) {
+  int cut = 0;
+  for (; cut < kMaxStepCuts && !admissible(x); ++cut) {
+    for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_old[k] + x[k]);
+    for (size_t j = 0; j < lambda.size(); ++j) lambda[j] = 0.5 * (lambda_old[j] + lambda[j]);
+    rep.lambda = lambda;
+  }
+  return cut;
+}
+
+/// Why an iteration fails its increment outright: every shortened step inverted a cell, or the
+/// equilibrium residual is not finite (nullptr: neither).
+const char* iteration_failure(int cut, Real relative) {
+  if (cut == kMaxStepCuts) return "every shortened step inverted a cell";
+  if (!std::isfinite(relative)) return "the equilibrium residual is not finite";
+  return nullptr;
+}
+
+/// Whether lambda settled: its largest change since the previous iteration is within
+/// `tolerance` of its largest entry.
+bool lambda_settled(const std::vector<Real>& lambda, const std::vector<Real>& previous, Real tolerance) {
+  Real change = 0, scale = 0;
+  for (size_t j = 0; j < lambda.size(); ++j) {
+    change = std::max(change, std::abs(lambda[j] - previous[j]));
+    scale = std::max(scale, std::abs(lambda[j]));
+  }
+  return change <= tolerance * std::max(scale, 1e-300);
+}
+
+/// |x - x_old|^2: the step's increment, squared.
+Real squared_motion(const std::vector<Real>& x, const std::vector<Real>& x_old) {
+  Real motion = 0;
+  for (size_t k = 0; k < x.size(); ++k) motion += (x[k] - x_old[k]) * (x[k] - x_old[k]);
+  return motion;
+}
+
+/// Divergence test: the relative equilibrium residual of a Newton iteration that is on its way
+/// grows by at most a small factor over its best so far (`best`, updated when it does not diverge).
+bool diverging(Real relative, Real& best) {
+  if (relative > kDivergence * best && relative > kDivergenceFloor) return true;
+  best = std::min(best, relative);
+  return false;
+}
+
+/// The message of an increment that used up max_iterations. A constraint-space solve that was not
+/// optimal is the likely reason: say which and why.
+std::string no_convergence_message(int max_iterations, const std::vector<InverseStepReport>& steps) {
+  std::string message = "no convergence within max_iterations = " + std::to_string(max_iterations);
+  if (!steps.empty() && steps.back().status != QpStatus::Optimal)
+    message += std::string("; the last constraint-space solve was ") + qp_status_name(steps.back().status) +
+               (steps.back().message.empty() ? "" : ": " + steps.back().message);
+  return message;
+}
 }  // namespace
 
 bool InverseSolver::admissible(const std::vector<Real>& x) const {
@@ -44,12 +105,12 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
   // equal optima); intermediate points of the path keep the real-time weight.
   Real epsilon = options_.epsilon;
   std::vector<Real> previous = lambda_;
-  // Divergence test: the relative equilibrium residual of a Newton iteration that is on its way
-  // grows by at most a small factor over its best so far. Not applied at the first step (its
-  // residual is that of the previous, converged state) nor once the residual meets its tolerance
-  // (round-off then fluctuates freely while the energy weight is lowered).
+  // Divergence test (diverging): not applied at the first step (its residual is that of the
+  // previous, converged state) nor once the residual meets its tolerance (round-off then
+  // fluctuates freely while the energy weight is lowered).
   Real best = kInf;
   const Real size = bounding_box_diagonal(assembler_.mesh());
+  const auto is_admissible = [this](const std::vector<Real>& state) { return admissible(state); };
   for (int it = 0; it < options_.max_iterations; ++it) {
     const std::vector<Real> x_old = x, lambda_old = lambda_;
     InverseStepReport rep;
@@ -66,57 +127,32 @@ bool InverseSolver::converge(std::vector<Real>& x, const Continuation& path, Inv
     }
     rep.continuation = path.s;
     ++out.iterations;
-    // Far from the solution the linearised step can invert cells (a law with log J is then
-    // undefined): go back along the step, halving it, until the state is admissible.
-    int cut = 0;
-    for (; cut < 20 && !admissible(x); ++cut) {
-      for (size_t k = 0; k < x.size(); ++k) x[k] = 0.5 * (x_old[k] + x[k]);
-      for (size_t j = 0; j < lambda_.size(); ++j) lambda_[j] = 0.5 * (lambda_old[j] + lambda_[j]);
-      rep.lambda = lambda_;
-    }
+    const int cut = shorten_step(x, x_old, lambda_, lambda_old, rep, is_admissible);
     accept_all(x);
-    Real change = 0, scale = 0;
-    for (size_t j = 0; j < lambda_.size(); ++j) {
-      change = std::max(change, std::abs(lambda_[j] - previous[j]));
-      scale = std::max(scale, std::abs(lambda_[j]));
-    }
+    const bool settled = lambda_settled(lambda_, previous, options_.lambda_tolerance);
     previous = lambda_;
     const Real relative = rep.relative_residual();
     const bool at_floor = !final || epsilon <= options_.epsilon_min;
-    Real motion = 0;  // |x - x_old|: the step's increment
-    for (size_t k = 0; k < x.size(); ++k) motion += (x[k] - x_old[k]) * (x[k] - x_old[k]);
-    const bool equilibrium =
-        relative <= options_.residual_tolerance || (it > 0 && std::sqrt(motion) <= kIncrementTolerance * size);
-    const bool settled = change <= options_.lambda_tolerance * std::max(scale, 1e-300);
+    const bool equilibrium = relative <= options_.residual_tolerance ||
+                             (it > 0 && std::sqrt(squared_motion(x, x_old)) <= kIncrementTolerance * size);
     // With contacts, a state that penetrates an obstacle beyond the contact tolerance is no answer.
     const bool solved =
         rep.status == QpStatus::Optimal && (!has_contact_ || rep.max_penetration <= contact_.solver.tolerance);
     out.steps.push_back(std::move(rep));
-    if (cut == 20) {
-      out.message = "every shortened step inverted a cell";
-      return false;
-    }
-    if (!std::isfinite(relative)) {
-      out.message = "the equilibrium residual is not finite";
+    if (const char* failure = iteration_failure(cut, relative)) {
+      out.message = failure;
       return false;
     }
     if (at_floor && equilibrium && settled && solved && it > 0) return true;
     // With contacts, a step whose contacts change state moves to another branch of the
     // equilibrium: its residual may rise without Newton leaving its basin (max_iterations bounds it).
-    if (it > 0 && !equilibrium && !has_contact_) {
-      if (relative > kDivergence * best && relative > kDivergenceFloor) {
-        out.message = "the Newton iterations diverged (relative residual " + std::to_string(relative) + ")";
-        return false;
-      }
-      best = std::min(best, relative);
+    if (it > 0 && !equilibrium && !has_contact_ && diverging(relative, best)) {
+      out.message = "the Newton iterations diverged (relative residual " + std::to_string(relative) + ")";
+      return false;
     }
     if (final) epsilon = std::max(options_.epsilon_min, epsilon * 0.1);
   }
-  out.message = "no convergence within max_iterations = " + std::to_string(options_.max_iterations);
-  // A constraint-space solve that was not optimal is the likely reason: say which and why.
-  if (!out.steps.empty() && out.steps.back().status != QpStatus::Optimal)
-    out.message += std::string("; the last constraint-space solve was ") + qp_status_name(out.steps.back().status) +
-                   (out.steps.back().message.empty() ? "" : ": " + out.steps.back().message);
+  out.message = no_convergence_message(options_.max_iterations, out.steps);
   return false;
 }
 

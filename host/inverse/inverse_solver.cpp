@@ -7,12 +7,12 @@
 #include <sstream>
 #include <string>
 
-#include "host/assembly/pressure_evaluator.hpp"
 #include "host/inverse/constraint_space_solve.hpp"
 #include "host/inverse/inverse_checks.hpp"
 #include "host/inverse/inverse_contact.hpp"
 #include "host/inverse/kept_columns.hpp"
 #include "host/linear/woodbury.hpp"
+#include "host/loads/pressure_evaluator.hpp"
 #include "softik/error.hpp"
 #include "softik/inverse.hpp"
 
@@ -147,7 +147,7 @@ class InverseStep {
     // below, once the residual is known); K is then assembled only in a second pass, when needed.
     // GPU assembly + GPU solver: K stays in device memory (d_K_) unless the actuators' stiffness
     // is added to it on the host.
-    device_K_ = !actuator_stiffness_ && assembler.keeps_stiffness_on_device(s_.solver_);
+    device_K_ = !actuator_stiffness_ && stiffness_stays_on_device(assembler, s_.solver_);
     if (device_K_ && reuse_ == 0)
       d_K_ = assembler.assemble_on_device(x, nullptr, &f_);
     else
@@ -526,7 +526,7 @@ class InverseStep {
   // assemble()
   std::vector<Real> f_, K_, f_ext_;
   bool device_K_ = false;
-  const Real* d_K_ = nullptr;  ///< K in device memory (GPU assembly + GPU solver)
+  exec::DeviceView<const Real> d_K_;  ///< K in device memory (GPU assembly + GPU solver)
   std::vector<ConstraintRow> rows_;
   std::vector<int> actuators_, effectors_;   ///< row indices by role
   std::vector<int> owner_;                   ///< constraint of each row

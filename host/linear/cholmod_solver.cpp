@@ -13,7 +13,7 @@
 // number of columns allocate nothing. With the supernodal L L^T of a solve that would run on one
 // BLAS thread (threaded_solve), the sweeps over L run on two threads where its elimination tree
 // splits into two halves of about equal work (supernodal_sweeps.hpp): the same solves, to
-// round-off, in 0.6-0.8x the time (bench/RESULTS.md, "Two-thread triangular sweeps").
+// round-off, in 0.6-0.8x the time (bench/RESULTS.md, BM_FingerSolve).
 #ifdef SOFTIK_HAVE_CHOLMOD
 #include <cholmod.h>
 
@@ -160,14 +160,13 @@ class CholmodSolver final : public LinearSolver {
   const FactorizationInfo& info() const override { return info_; }
 
  private:
-  /// Factorisations below this many flops (CHOLMOD's count from the analysis) run BLAS on one
-  /// thread: OpenBLAS's threads gain nothing on them and spin for ~0.1 s after each call. Measured
-  /// on 2 cores (bench/RESULTS.md, "BLAS threads for mid-size factorisations"): from 0.35 GFlop on,
-  /// two threads make the finger's static solve, dynamic step and inverse step 35-47% faster,
-  /// spinning included; the first guess, 2 GFlop, left them single-threaded.
+  /// Factorisations below this many flops (0.2 GFlop, CHOLMOD's count from the analysis) run BLAS
+  /// on one thread: OpenBLAS's threads gain nothing on them and spin for ~0.1 s after each call.
+  /// From 0.35 GFlop on, two threads make the finger's static solve, dynamic step and inverse step
+  /// 35-47 % faster on 2 cores, spinning included; a bound of 2 GFlop would leave them on one thread.
   static constexpr double kParallelFlops = 2e8;
   /// Solves with a factor of this many entries on all threads: on 2 cores one column 15-20 %
-  /// faster at nnz(L) = 5M and 18M, no change at 1.5M (bench/RESULTS.md, "Krylov steps"). Below
+  /// faster at nnz(L) = 5M and 18M, no change at 1.5M (bench/RESULTS.md, BM_FingerSolve). Below
   /// it, a real-time step's solves never pay for starting OpenBLAS's workers.
   static constexpr double kParallelSolveEntries = 2.5e6;
   static int blas_threads_for(double flops) {

@@ -1,4 +1,4 @@
-// Conjugate gradients preconditioned by a kept factorisation (issue 20 item 7): solves K x = b
+// Conjugate gradients preconditioned by a kept factorisation: solves K x = b
 // for a symmetric K given as values in a CSR pattern that holds both triangles, with M^-1 = the
 // LinearSolver's current factorisation (of an earlier, nearby tangent), applied through
 // LinearSolver::precondition (CHOLMOD's split sweeps apply it in single precision: half the memory

@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 
+#include "host/assembly/device_assembly.hpp"
 #include "host/exec/device_backend.hpp"
 #include "host/linear/gram.hpp"
 #include "host/linear/linear_solvers.hpp"
@@ -110,9 +111,14 @@ void LinearSolver::require_cholesky_factor(const char* call) const {
                       << "without half solves): check has_cholesky_factor() first and use solve() otherwise");
 }
 
-void LinearSolver::factorize_device(const Real*) {
+void LinearSolver::factorize_device(exec::DeviceView<const Real>) {
   SOFTIK_CHECK(false, name() << "::factorize_device needs a GPU solver that factors K values in device memory "
                              << "(accepts_device_values()); this solver factors host values: call factorize()");
+}
+
+bool stiffness_stays_on_device(const Assembler& assembler, const LinearSolver& solver) {
+  const DeviceAssembly* device = assembler.device_assembly();
+  return device != nullptr && device->on_device() && solver.accepts_device_values();
 }
 
 void LinearSolver::forward_gram(const Real* B, int n, int nb, Real* G) {

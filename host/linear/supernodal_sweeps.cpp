@@ -56,55 +56,82 @@ using ConstBlock = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>;
 template <class T>
 using Block = Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>;
 
-}  // namespace
-
-SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) {
-  const int ns = L_.nsuper;
-  if (ns <= 1 || L_.n <= 0) return;
-  std::vector<int> owner(static_cast<size_t>(L_.n));  // column -> its supernode
-  for (int k = 0; k < ns; ++k)
-    for (int c = L_.super[k]; c < L_.super[k + 1]; ++c) owner[static_cast<size_t>(c)] = k;
-  // The supernodal elimination tree: the parent of k owns k's first row below its own columns.
-  std::vector<int> parent(static_cast<size_t>(ns), -1), size(static_cast<size_t>(ns), 1);
-  std::vector<double> work(static_cast<size_t>(ns)), subtree(static_cast<size_t>(ns));
-  for (int k = 0; k < ns; ++k) {
-    const int nscol = L_.super[k + 1] - L_.super[k], nsrow = L_.pi[k + 1] - L_.pi[k];
-    max_below_ = std::max(max_below_, nsrow - nscol);
-    if (nsrow > nscol) {
-      const int p = owner[static_cast<size_t>(L_.s[L_.pi[k] + nscol])];
-      if (p <= k) return;  // not a topological order
-      parent[static_cast<size_t>(k)] = p;
-    }
-    work[static_cast<size_t>(k)] = static_cast<double>(nsrow) * nscol + kSupernodeOverhead;
-  }
-  subtree = work;
-  for (int k = 0; k < ns; ++k)
-    if (const int p = parent[static_cast<size_t>(k)]; p >= 0) {
-      size[static_cast<size_t>(p)] += size[static_cast<size_t>(k)];
-      subtree[static_cast<size_t>(p)] += subtree[static_cast<size_t>(k)];
-    }
-  // Postordered: every subtree is the range [k - size + 1, k]. By induction over the tree this
-  // holds exactly when no child's range starts before its parent's.
-  auto first = [&](int k) { return k - size[static_cast<size_t>(k)] + 1; };
+/// The supernodal elimination tree of a layout, with the work estimate of each supernode and of
+/// each subtree.
+struct EliminationTree {
+  explicit EliminationTree(int ns)
+      : parent(static_cast<size_t>(ns), -1),
+        size(static_cast<size_t>(ns), 1),
+        work(static_cast<size_t>(ns)),
+        subtree(static_cast<size_t>(ns)),
+        children(static_cast<size_t>(ns)) {}
+  std::vector<int> parent, size;  ///< per supernode: its parent (-1: a root), its subtree's supernodes
+  std::vector<double> work, subtree;
   std::vector<int> roots;
-  std::vector<std::vector<int>> children(static_cast<size_t>(ns));
-  double total = 0;
+  std::vector<std::vector<int>> children;
+  double total = 0;  ///< the work of the whole tree
+  /// A postordered subtree is the range [first(k), k].
+  int first(int k) const { return k - size[static_cast<size_t>(k)] + 1; }
+};
+
+/// The supernodal elimination tree: the parent of k owns k's first row below its own columns.
+/// Also the work of each supernode, and in max_below the most rows below a supernode's own (of
+/// those seen). False when the supernodes are not in a topological order.
+bool find_parents(const SupernodalLayout& L, EliminationTree& tree, int& max_below) {
+  const int ns = L.nsuper;
+  std::vector<int> owner(static_cast<size_t>(L.n));  // column -> its supernode
+  for (int k = 0; k < ns; ++k)
+    for (int c = L.super[k]; c < L.super[k + 1]; ++c) owner[static_cast<size_t>(c)] = k;
   for (int k = 0; k < ns; ++k) {
-    const int p = parent[static_cast<size_t>(k)];
+    const int nscol = L.super[k + 1] - L.super[k], nsrow = L.pi[k + 1] - L.pi[k];
+    max_below = std::max(max_below, nsrow - nscol);
+    if (nsrow > nscol) {
+      const int p = owner[static_cast<size_t>(L.s[L.pi[k] + nscol])];
+      if (p <= k) return false;  // not a topological order
+      tree.parent[static_cast<size_t>(k)] = p;
+    }
+    tree.work[static_cast<size_t>(k)] = static_cast<double>(nsrow) * nscol + kSupernodeOverhead;
+  }
+  return true;
+}
+
+/// Each subtree's size and work, the roots, each supernode's children and the total work.
+/// Postordered: every subtree is the range [k - size + 1, k]. By induction over the tree this
+/// holds exactly when no child's range starts before its parent's; false when it does not hold.
+bool link_subtrees(EliminationTree& tree) {
+  const int ns = static_cast<int>(tree.parent.size());
+  tree.subtree = tree.work;
+  for (int k = 0; k < ns; ++k)
+    if (const int p = tree.parent[static_cast<size_t>(k)]; p >= 0) {
+      tree.size[static_cast<size_t>(p)] += tree.size[static_cast<size_t>(k)];
+      tree.subtree[static_cast<size_t>(p)] += tree.subtree[static_cast<size_t>(k)];
+    }
+  for (int k = 0; k < ns; ++k) {
+    const int p = tree.parent[static_cast<size_t>(k)];
     if (p < 0) {
-      roots.push_back(k);
-      total += subtree[static_cast<size_t>(k)];
+      tree.roots.push_back(k);
+      tree.total += tree.subtree[static_cast<size_t>(k)];
     } else {
-      if (first(k) < first(p)) return;
-      children[static_cast<size_t>(p)].push_back(k);
+      if (tree.first(k) < tree.first(p)) return false;
+      tree.children[static_cast<size_t>(p)].push_back(k);
     }
   }
-  if (total < kMinEntries) return;
+  return true;
+}
 
-  // Open the heaviest subtree (its root joins the top part, its children become subtrees) until
-  // the longest path, top + the heavier group of a largest-first deal, stops improving.
-  std::vector<int> open = roots, top, best_open, best_top;
-  double top_work = 0, best = total;
+/// The split of the tree: a top part and the subtrees below it, and its longest path.
+struct TreeSplit {
+  std::vector<int> open, top;
+  double path = 0;
+};
+
+/// Open the heaviest subtree (its root joins the top part, its children become subtrees) until
+/// the longest path, top + the heavier group of a largest-first deal, stops improving.
+TreeSplit plan_split(const EliminationTree& tree) {
+  constexpr int kGroups = SupernodalSweeps::kGroups;
+  const std::vector<double>& subtree = tree.subtree;
+  std::vector<int> open = tree.roots, top, best_open, best_top;
+  double top_work = 0, best = tree.total;
   auto by_weight = [&](int a, int b) {
     return subtree[static_cast<size_t>(a)] > subtree[static_cast<size_t>(b)] ||
            (subtree[static_cast<size_t>(a)] == subtree[static_cast<size_t>(b)] && a < b);
@@ -118,22 +145,33 @@ SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) 
     const int heaviest = open.front();
     open.erase(open.begin());
     top.push_back(heaviest);
-    top_work += work[static_cast<size_t>(heaviest)];
-    for (int c : children[static_cast<size_t>(heaviest)]) open.push_back(c);
+    top_work += tree.work[static_cast<size_t>(heaviest)];
+    for (int c : tree.children[static_cast<size_t>(heaviest)]) open.push_back(c);
   }
-  critical_fraction_ = best / total;
+  return TreeSplit{std::move(best_open), std::move(best_top), best};
+}
+
+}  // namespace
+
+SupernodalSweeps::SupernodalSweeps(const SupernodalLayout& layout) : L_(layout) {
+  if (L_.nsuper <= 1 || L_.n <= 0) return;
+  EliminationTree tree(L_.nsuper);
+  if (!find_parents(L_, tree, max_below_) || !link_subtrees(tree)) return;
+  if (tree.total < kMinEntries) return;
+  TreeSplit split = plan_split(tree);
+  critical_fraction_ = split.path / tree.total;
   worthwhile_ = critical_fraction_ <= kMaxCriticalFraction;
   if (!worthwhile_) return;
 
   // The same largest-first deal, kept: each group's subtrees in ascending order.
   double load[kGroups] = {0, 0};
-  for (int k : best_open) {
+  for (int k : split.open) {
     const int g = static_cast<int>(std::min_element(load, load + kGroups) - load);
-    load[g] += subtree[static_cast<size_t>(k)];
-    groups_[g].push_back(Range{first(k), k});
+    load[g] += tree.subtree[static_cast<size_t>(k)];
+    groups_[g].push_back(Range{tree.first(k), k});
   }
   for (auto& group : groups_) std::sort(group.begin(), group.end(), [](Range a, Range b) { return a.first < b.first; });
-  top_ = std::move(best_top);
+  top_ = std::move(split.top);
   std::sort(top_.begin(), top_.end());
   slot_.assign(static_cast<size_t>(L_.n), -1);
   for (int k : top_)

@@ -1,12 +1,12 @@
-// Triangular sweeps with a supernodal Cholesky factor on two threads (issue 20 item 1).
+// Triangular sweeps with a supernodal Cholesky factor on two threads.
 //
 // A solve with P K P^T = L L^T is two sweeps over L: forward L z = b (supernodes in ascending
 // order, each solving its diagonal block and pushing its update to the rows below) and backward
 // L^T x = z (descending, each pulling from the rows below). CHOLMOD runs them on one thread; in
-// the 4.89k-tet real-time inverse step that keeps its factorisation they were ~40 % of the time. Supernodes whose
-// subtrees of the supernodal elimination tree are disjoint touch disjoint rows, except the rows of their common
-// ancestors, so the tree is cut into a top part and whole subtrees, and the subtrees are dealt to two groups of about
-// equal work:
+// the 4.89k-tet real-time inverse step that keeps its factorisation they are ~40 % of the time.
+// Supernodes whose subtrees of the supernodal elimination tree are disjoint touch disjoint rows,
+// except the rows of their common ancestors, so the tree is cut into a top part and whole
+// subtrees, and the subtrees are dealt to two groups of about equal work:
 //   forward:  the groups side by side (group 0 updates the top rows in place, group 1 into a
 //             buffer added after), then the top part in order;
 //   backward: the top part first, then the groups side by side (each reads only its own rows

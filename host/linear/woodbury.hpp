@@ -1,4 +1,4 @@
-// The low-rank part of a tangent, K_t = K + U C U^T (constraints.hpp: LowRankStiffness, e.g. a
+// The low-rank part of a tangent, K_t = K + U C U^T (linear_solver.hpp: LowRankStiffness, e.g. a
 // cable's T (I - e e^T)/|e| per segment), applied by the Woodbury identity with K's factorisation:
 //   K_t^-1 = K^-1 - K^-1 U M U^T K^-1,   M = (I + C U^T K^-1 U)^-1 C.
 // Used by the inverse step (host/inverse/inverse_solver.cpp) and the dynamic Newton step
@@ -9,8 +9,8 @@
 
 #include <Eigen/Dense>
 
-#include "softik/constraints.hpp"
 #include "softik/error.hpp"
+#include "softik/linear_solver.hpp"
 
 namespace softik::detail {
 

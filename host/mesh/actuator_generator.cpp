@@ -92,9 +92,13 @@ int plane_index(const std::vector<Real>& coords, Real v) {
   return static_cast<int>(i);
 }
 
-// The body [0, size] minus the cavities (already validated by the caller), with its groups.
-Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<Cavity>& cavities, Real cell_size,
-           CellType type) {
+// The names of the outer sides' groups, per axis: the side at 0, the side at the body size.
+const char* const kSideNames[3][2] = {{"xmin", "xmax"}, {"ymin", "ymax"}, {"zmin", "zmax"}};
+
+// The grid's coordinates along each axis, every cavity wall a grid plane, within the limits on
+// cells along an axis, on grid cells and on the generated mesh's size.
+std::array<std::vector<Real>, 3> carve_grid(const char* who, const std::array<Real, 3>& size,
+                                            const std::vector<Cavity>& cavities, Real cell_size, CellType type) {
   std::array<std::vector<Real>, 3> coords;
   for (int axis = 0; axis < 3; ++axis) {
     std::vector<Real> breaks;
@@ -108,8 +112,13 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
                                       << " grid cells (limit 5e7): raise cell_size");
   check_generated_size(who, static_cast<Real>(n[0] + 1) * static_cast<Real>(n[1] + 1) * static_cast<Real>(n[2] + 1),
                        grid_cells * (type == CellType::Tet4 ? 6 : 1), type);
+  return coords;
+}
 
-  // Remove every grid cell inside a cavity box (cells are whole, since the box walls are planes).
+// Which grid cells are kept: every grid cell inside a cavity box is removed (cells are whole,
+// since the box walls are planes).
+std::vector<char> kept_cells(const std::array<std::vector<Real>, 3>& coords, const std::vector<Cavity>& cavities) {
+  const size_t n[3] = {coords[0].size() - 1, coords[1].size() - 1, coords[2].size() - 1};
   std::vector<char> keep(n[0] * n[1] * n[2], 1);
   for (const Cavity& cav : cavities)
     for (const Box& b : cav.boxes) {
@@ -123,72 +132,114 @@ Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<C
           for (int i = lo[0]; i < hi[0]; ++i)
             keep[static_cast<size_t>(i) + n[0] * (j + n[1] * static_cast<size_t>(k))] = 0;
     }
-  Mesh m = make_tensor_grid(coords, type, keep);
+  return keep;
+}
 
-  const Real tol = kRelTol * std::max({size[0], size[1], size[2]});
-  const auto coord = [&](int node, int axis) { return m.X[3 * static_cast<size_t>(node) + axis]; };
-  const char* side_names[3][2] = {{"xmin", "xmax"}, {"ymin", "ymax"}, {"zmin", "zmax"}};
+// A node's coordinate along an axis.
+Real node_coord(const Mesh& m, int node, int axis) { return m.X[3 * static_cast<size_t>(node) + axis]; }
+
+// The outer sides' node groups (the nodes within tol of each side) and the "body" cell group
+// (every cell).
+void add_side_groups(Mesh& m, const std::array<Real, 3>& size, Real tol) {
   for (int axis = 0; axis < 3; ++axis) {
-    auto& gmin = m.node_groups[side_names[axis][0]];
-    auto& gmax = m.node_groups[side_names[axis][1]];
+    auto& gmin = m.node_groups[kSideNames[axis][0]];
+    auto& gmax = m.node_groups[kSideNames[axis][1]];
     for (int v = 0; v < m.num_nodes(); ++v) {
-      if (std::abs(coord(v, axis)) <= tol) gmin.push_back(v);
-      if (std::abs(coord(v, axis) - size[axis]) <= tol) gmax.push_back(v);
+      if (std::abs(node_coord(m, v, axis)) <= tol) gmin.push_back(v);
+      if (std::abs(node_coord(m, v, axis) - size[axis]) <= tol) gmax.push_back(v);
     }
   }
   auto& body = m.cell_groups["body"];
   body.resize(static_cast<size_t>(m.num_cells()));
   std::iota(body.begin(), body.end(), 0);
+}
 
-  // Classify the boundary faces: outer side, or the cavity whose closure holds all its nodes.
-  const auto in_cavity = [&](int node, const Cavity& cav) {
-    for (const Box& b : cav.boxes) {
-      bool inside = true;
-      for (int axis = 0; axis < 3; ++axis)
-        inside = inside && coord(node, axis) >= b.lo[axis] - tol && coord(node, axis) <= b.hi[axis] + tol;
-      if (inside) return true;
-    }
-    return false;
-  };
-  struct Owner {
-    std::string name;  // empty: none (cannot happen for a valid carve)
-    bool cavity;
-  };
-  const auto owner = [&](const auto& face) -> Owner {
-    for (const Cavity& cav : cavities)
-      if (std::all_of(face.begin(), face.end(), [&](int v) { return in_cavity(v, cav); })) return {cav.name, true};
+// The carved mesh and what classifying its boundary faces needs.
+struct Carving {
+  const char* who;
+  const std::array<Real, 3>& size;
+  const std::vector<Cavity>& cavities;
+  Real tol;
+  Mesh& m;
+};
+
+// Whether a node lies on the closure of one of the cavity's boxes.
+bool in_cavity(const Carving& c, int node, const Cavity& cav) {
+  for (const Box& b : cav.boxes) {
+    bool inside = true;
     for (int axis = 0; axis < 3; ++axis)
-      for (int s = 0; s < 2; ++s)
-        if (std::all_of(face.begin(), face.end(),
-                        [&](int v) { return std::abs(coord(v, axis) - s * size[axis]) <= tol; }))
-          return {side_names[axis][s], false};
-    return {std::string(), false};
-  };
-  const auto add = [&](auto face, auto faces_of) {
-    const Owner o = owner(face);
-    SOFTIK_CHECK(!o.name.empty(), who << ": internal error, a boundary face lies on no cavity and no outer side");
-    if (o.cavity) {  // out of the body = into the cavity: reverse
-      if constexpr (std::tuple_size<decltype(face)>::value ==
-                    6) {  // quadratic triangle: corners 1 <-> 2, mid-nodes (0,1) <-> (2,0)
-        std::swap(face[1], face[2]);
-        std::swap(face[3], face[5]);
-      } else {
-        std::reverse(face.begin() + 1, face.end());
-      }
-      auto& nodes = m.node_groups[o.name];
-      nodes.insert(nodes.end(), face.begin(), face.end());
+      inside = inside && node_coord(c.m, node, axis) >= b.lo[axis] - c.tol &&
+               node_coord(c.m, node, axis) <= b.hi[axis] + c.tol;
+    if (inside) return true;
+  }
+  return false;
+}
+
+// The group a boundary face belongs to.
+struct FaceOwner {
+  std::string name;  // empty: none (cannot happen for a valid carve)
+  bool cavity;
+};
+
+// A boundary face's owner: the cavity whose closure holds all its nodes, else the outer side it
+// lies on.
+template <class Face>
+FaceOwner face_owner(const Carving& c, const Face& face) {
+  for (const Cavity& cav : c.cavities)
+    if (std::all_of(face.begin(), face.end(), [&](int v) { return in_cavity(c, v, cav); })) return {cav.name, true};
+  for (int axis = 0; axis < 3; ++axis)
+    for (int s = 0; s < 2; ++s)
+      if (std::all_of(face.begin(), face.end(),
+                      [&](int v) { return std::abs(node_coord(c.m, v, axis) - s * c.size[axis]) <= c.tol; }))
+        return {kSideNames[axis][s], false};
+  return {std::string(), false};
+}
+
+// A boundary face added to its owner's surface group (faces_of: the group's list of its kind); a
+// cavity face is reversed (out of the body = into the cavity) and its nodes join the cavity's
+// node group.
+template <class Face, class Faces>
+void add_face(Carving& c, Face face, Faces faces_of) {
+  const FaceOwner o = face_owner(c, face);
+  SOFTIK_CHECK(!o.name.empty(), c.who << ": internal error, a boundary face lies on no cavity and no outer side");
+  if (o.cavity) {  // out of the body = into the cavity: reverse
+    // A quadratic triangle: corners 1 <-> 2, mid-nodes (0,1) <-> (2,0).
+    if constexpr (std::tuple_size<Face>::value == 6) {
+      std::swap(face[1], face[2]);
+      std::swap(face[3], face[5]);
+    } else {
+      std::reverse(face.begin() + 1, face.end());
     }
-    (m.surface_groups[o.name].*faces_of).push_back(face);
-  };
-  const SurfaceGroup boundary = boundary_surface(m);
-  for (const auto& t : boundary.triangles) add(t, &SurfaceGroup::triangles);
-  for (const auto& q : boundary.quads) add(q, &SurfaceGroup::quads);
-  for (const auto& t : boundary.triangles6) add(t, &SurfaceGroup::triangles6);
-  for (const Cavity& cav : cavities) {
-    auto& nodes = m.node_groups[cav.name];
+    auto& nodes = c.m.node_groups[o.name];
+    nodes.insert(nodes.end(), face.begin(), face.end());
+  }
+  (c.m.surface_groups[o.name].*faces_of).push_back(face);
+}
+
+// Classify the boundary faces: outer side, or the cavity whose closure holds all its nodes; each
+// cavity's node group sorted, without repeats.
+void add_boundary_groups(Carving& c) {
+  const SurfaceGroup boundary = boundary_surface(c.m);
+  for (const auto& t : boundary.triangles) add_face(c, t, &SurfaceGroup::triangles);
+  for (const auto& q : boundary.quads) add_face(c, q, &SurfaceGroup::quads);
+  for (const auto& t : boundary.triangles6) add_face(c, t, &SurfaceGroup::triangles6);
+  for (const Cavity& cav : c.cavities) {
+    auto& nodes = c.m.node_groups[cav.name];
     std::sort(nodes.begin(), nodes.end());
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   }
+}
+
+// The body [0, size] minus the cavities (already validated by the caller), with its groups.
+Mesh carve(const char* who, const std::array<Real, 3>& size, const std::vector<Cavity>& cavities, Real cell_size,
+           CellType type) {
+  const std::array<std::vector<Real>, 3> coords = carve_grid(who, size, cavities, cell_size, type);
+  const std::vector<char> keep = kept_cells(coords, cavities);
+  Mesh m = make_tensor_grid(coords, type, keep);
+  const Real tol = kRelTol * std::max({size[0], size[1], size[2]});
+  add_side_groups(m, size, tol);
+  Carving c{who, size, cavities, tol, m};
+  add_boundary_groups(c);
   return m;
 }
 

@@ -160,6 +160,122 @@ Real nearest_in_cell(const fem::NodeMatrix<E>& X, const VecD<E::dim>& p, typenam
   }
 }
 
+// PointLocator::nearest_impl's phases. The locator's members are private: nearest_impl passes
+// them in as a BucketGrid, and its box_distance as a callable.
+
+/// A PointLocator's bucket grid, as nearest_impl's phases read it.
+struct BucketGrid {
+  const Mesh& mesh;
+  const std::array<Real, 3>& lo;  ///< grid origin per axis
+  const std::array<Real, 3>& h;   ///< bucket size per axis
+  const std::array<int, 3>& n;    ///< buckets per axis
+  const std::vector<int>& bucket_start;
+  const std::vector<int>& bucket_cells;
+  size_t bucket_of(int i, int j, int k) const {
+    return static_cast<size_t>(i) + n[0] * (j + static_cast<size_t>(n[1]) * k);
+  }
+};
+
+/// The PointLocation of reference coordinates xi in `cell`, at `distance` from the point.
+template <class E>
+PointLocation make_location(const Mesh& mesh, int cell, const typename E::Xi& xi, Real distance) {
+  PointLocation loc;
+  loc.cell = cell;
+  loc.num_weights = E::num_nodes;
+  loc.distance = distance;
+  static_assert(E::num_nodes <= PointLocation::kMaxNodes, "PointLocation holds too few nodes");
+  Eigen::Matrix<Real, E::num_nodes, 1> w = E::N(xi);
+  // The nearest point of a linear cell: weights >= 0 up to round-off; make them exactly so. (A
+  // quadratic cell's weights are negative at its corners' neighbourhoods inside the cell too.)
+  if (E::order == 1 && distance > 0) {
+    w = w.cwiseMax(0.0);
+    w /= w.sum();
+  }
+  for (int a = 0; a < E::num_nodes; ++a) {
+    loc.weights[static_cast<size_t>(a)] = w[a];
+    loc.nodes[static_cast<size_t>(a)] = mesh.cell(cell)[a];
+  }
+  return loc;
+}
+
+/// 1. The cells of p's bucket (b) that contain p; the one containing it with the largest margin
+/// goes into best_cell, best_xi. Returns that margin (-inf: none tried).
+template <class E, class BoxDistance>
+Real containing_cell(const BucketGrid& grid, const BoxDistance& box_distance, size_t b, const std::array<Real, 3>& p,
+                     const VecD<E::dim>& P, int& best_cell, typename E::Xi& best_xi) {
+  Real best_margin = -kInf;
+  typename E::Xi xi;
+  for (int k = grid.bucket_start[b]; k < grid.bucket_start[b + 1] && best_margin < 0; ++k) {
+    const int c = grid.bucket_cells[static_cast<size_t>(k)];
+    if (box_distance(c, p) > 0) continue;
+    const Real margin = inverse_map<E>(detail::cell_coordinates<E>(grid.mesh, grid.mesh.X.data(), 3, c), P, xi);
+    if (margin > best_margin) {
+      best_margin = margin;
+      best_cell = c;
+      best_xi = xi;
+    }
+  }
+  return best_margin;
+}
+
+/// Any cell not seen yet lies beyond a face of the visited block [lo, hi] of buckets: the
+/// distance from p to the nearest such face (inf: the block is the whole grid).
+template <int d>
+Real unvisited_bound(const BucketGrid& grid, const int lo[3], const int hi[3], const std::array<Real, 3>& p) {
+  Real bound = kInf;
+  for (int a = 0; a < d; ++a) {
+    if (lo[a] > 0)
+      bound = std::min(bound, std::max(Real(0), p[static_cast<size_t>(a)] - (grid.lo[a] + lo[a] * grid.h[a])));
+    if (hi[a] < grid.n[a] - 1)
+      bound = std::min(bound, std::max(Real(0), grid.lo[a] + (hi[a] + 1) * grid.h[a] - p[static_cast<size_t>(a)]));
+  }
+  return bound;
+}
+
+/// 2. Outside every cell: rings of buckets at Chebyshev index distance R = 0, 1, ... around
+/// p's bucket (centre) until no unvisited bucket can hold a cell nearer than the best so far.
+/// The nearest cell goes into best_cell, best_xi (kept when none is nearer than inf); returns its
+/// distance.
+template <class E, class BoxDistance>
+Real nearest_outside(const BucketGrid& grid, const BoxDistance& box_distance, const int centre[3],
+                     const std::array<Real, 3>& p, const VecD<E::dim>& P, int& best_cell, typename E::Xi& best_xi) {
+  Real best_distance = kInf;
+  typename E::Xi xi;
+  for (int R = 0;; ++R) {
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::max(0, centre[a] - R);
+      hi[a] = std::min(grid.n[a] - 1, centre[a] + R);
+    }
+    const auto visit = [&](int i, int j, int k) {
+      const size_t bb = grid.bucket_of(i, j, k);
+      for (int m = grid.bucket_start[bb]; m < grid.bucket_start[bb + 1]; ++m) {
+        const int c = grid.bucket_cells[static_cast<size_t>(m)];
+        if (box_distance(c, p) >= best_distance) continue;
+        const fem::NodeMatrix<E> X = detail::cell_coordinates<E>(grid.mesh, grid.mesh.X.data(), 3, c);
+        const Real dist = inverse_map<E>(X, P, xi) >= -kRefTol ? Real(0) : nearest_in_cell<E>(X, P, xi);
+        if (dist < best_distance) {
+          best_distance = dist;
+          best_cell = c;
+          best_xi = xi;
+        }
+      }
+    };
+    for (int k = lo[2]; k <= hi[2]; ++k)
+      for (int j = lo[1]; j <= hi[1]; ++j) {
+        if (std::abs(k - centre[2]) == R || std::abs(j - centre[1]) == R) {  // a whole row of the shell
+          for (int i = lo[0]; i <= hi[0]; ++i) visit(i, j, k);
+        } else {  // the row crosses the block: its two ends
+          if (centre[0] - R >= 0) visit(centre[0] - R, j, k);
+          if (centre[0] + R < grid.n[0]) visit(centre[0] + R, j, k);
+        }
+      }
+    const Real bound = unvisited_bound<E::dim>(grid, lo, hi, p);
+    if (best_distance <= bound || bound == kInf) break;
+  }
+  return best_distance;
+}
+
 }  // namespace
 
 PointLocator::PointLocator(const Mesh& mesh) : mesh_(&mesh), dim_(mesh.dim) {
@@ -254,90 +370,17 @@ PointLocation PointLocator::nearest_impl(const std::array<Real, 3>& p) const {
   constexpr int d = E::dim;
   VecD<d> P;
   for (int a = 0; a < d; ++a) P[a] = p[static_cast<size_t>(a)];
-  const auto result = [&](int cell, const typename E::Xi& xi, Real distance) {
-    PointLocation loc;
-    loc.cell = cell;
-    loc.num_weights = E::num_nodes;
-    loc.distance = distance;
-    static_assert(E::num_nodes <= PointLocation::kMaxNodes, "PointLocation holds too few nodes");
-    Eigen::Matrix<Real, E::num_nodes, 1> w = E::N(xi);
-    // The nearest point of a linear cell: weights >= 0 up to round-off; make them exactly so. (A
-    // quadratic cell's weights are negative at its corners' neighbourhoods inside the cell too.)
-    if (E::order == 1 && distance > 0) {
-      w = w.cwiseMax(0.0);
-      w /= w.sum();
-    }
-    for (int a = 0; a < E::num_nodes; ++a) {
-      loc.weights[static_cast<size_t>(a)] = w[a];
-      loc.nodes[static_cast<size_t>(a)] = mesh_->cell(cell)[a];
-    }
-    return loc;
-  };
-  const auto bucket_of = [&](int i, int j, int k) {
-    return static_cast<size_t>(i) + n_[0] * (j + static_cast<size_t>(n_[1]) * k);
-  };
+  const BucketGrid grid{*mesh_, lo_, h_, n_, bucket_start_, bucket_cells_};
+  const auto box = [this](int cell, const std::array<Real, 3>& q) { return box_distance(cell, q); };
   int centre[3] = {0, 0, 0};
   for (int a = 0; a < d; ++a) centre[a] = bucket_index(a, p[static_cast<size_t>(a)]);
-
-  // 1. The cells of p's bucket that contain p; the one containing it with the largest margin.
   int best_cell = -1;
-  Real best_margin = -kInf;
-  typename E::Xi best_xi = E::center(), xi;
-  const size_t b = bucket_of(centre[0], centre[1], centre[2]);
-  for (int k = bucket_start_[b]; k < bucket_start_[b + 1] && best_margin < 0; ++k) {
-    const int c = bucket_cells_[static_cast<size_t>(k)];
-    if (box_distance(c, p) > 0) continue;
-    const Real margin = inverse_map<E>(detail::cell_coordinates<E>(*mesh_, mesh_->X.data(), 3, c), P, xi);
-    if (margin > best_margin) {
-      best_margin = margin;
-      best_cell = c;
-      best_xi = xi;
-    }
-  }
-  if (best_margin >= -kRefTol) return result(best_cell, best_xi, 0);
-
-  // 2. Outside every cell: rings of buckets at Chebyshev index distance R = 0, 1, ... around
-  // p's bucket until no unvisited bucket can hold a cell nearer than the best so far.
-  Real best_distance = kInf;
-  for (int R = 0;; ++R) {
-    int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::max(0, centre[a] - R);
-      hi[a] = std::min(n_[a] - 1, centre[a] + R);
-    }
-    const auto visit = [&](int i, int j, int k) {
-      const size_t bb = bucket_of(i, j, k);
-      for (int m = bucket_start_[bb]; m < bucket_start_[bb + 1]; ++m) {
-        const int c = bucket_cells_[static_cast<size_t>(m)];
-        if (box_distance(c, p) >= best_distance) continue;
-        const fem::NodeMatrix<E> X = detail::cell_coordinates<E>(*mesh_, mesh_->X.data(), 3, c);
-        const Real dist = inverse_map<E>(X, P, xi) >= -kRefTol ? Real(0) : nearest_in_cell<E>(X, P, xi);
-        if (dist < best_distance) {
-          best_distance = dist;
-          best_cell = c;
-          best_xi = xi;
-        }
-      }
-    };
-    for (int k = lo[2]; k <= hi[2]; ++k)
-      for (int j = lo[1]; j <= hi[1]; ++j) {
-        if (std::abs(k - centre[2]) == R || std::abs(j - centre[1]) == R) {  // a whole row of the shell
-          for (int i = lo[0]; i <= hi[0]; ++i) visit(i, j, k);
-        } else {  // the row crosses the block: its two ends
-          if (centre[0] - R >= 0) visit(centre[0] - R, j, k);
-          if (centre[0] + R < n_[0]) visit(centre[0] + R, j, k);
-        }
-      }
-    // Any cell not seen yet lies beyond a face of the visited block [lo, hi] of buckets.
-    Real bound = kInf;
-    for (int a = 0; a < d; ++a) {
-      if (lo[a] > 0) bound = std::min(bound, std::max(Real(0), p[static_cast<size_t>(a)] - (lo_[a] + lo[a] * h_[a])));
-      if (hi[a] < n_[a] - 1)
-        bound = std::min(bound, std::max(Real(0), lo_[a] + (hi[a] + 1) * h_[a] - p[static_cast<size_t>(a)]));
-    }
-    if (best_distance <= bound || bound == kInf) break;
-  }
-  return result(best_cell, best_xi, best_distance);
+  typename E::Xi best_xi = E::center();
+  const size_t b = grid.bucket_of(centre[0], centre[1], centre[2]);
+  if (containing_cell<E>(grid, box, b, p, P, best_cell, best_xi) >= -kRefTol)
+    return make_location<E>(*mesh_, best_cell, best_xi, 0);
+  const Real best_distance = nearest_outside<E>(grid, box, centre, p, P, best_cell, best_xi);
+  return make_location<E>(*mesh_, best_cell, best_xi, best_distance);
 }
 
 PointLocation PointLocator::nearest(const std::array<Real, 3>& p) const {

@@ -37,8 +37,8 @@ constexpr int kHexEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6}
 constexpr int kHexBodyDiagonals[4][2] = {{0, 6}, {1, 7}, {2, 4}, {3, 5}};
 
 // The volume that scales the links' shares: for Hex8 the exact trilinear volume by the divergence
-// theorem over the bilinear faces, summed at the nodes' absolute positions (the links' calibration
-// since issue 17, kept bit for bit; the volume cells' V0 is fem::Hex8Volume's, relative to node 0).
+// theorem over the bilinear faces, summed at the nodes' absolute positions (the volume the links are
+// calibrated with, kept bit for bit; the volume cells' V0 is fem::Hex8Volume's, relative to node 0).
 Real share_volume(CellType type, const std::vector<Real>& X, const int* n) {
   if (type == CellType::Tet4) {
     const Vec3 x[4] = {node_position(X, n[0]), node_position(X, n[1]), node_position(X, n[2]), node_position(X, n[3])};

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/loads/pressure_evaluator.hpp"
 #include "host/solvers/equilibrium_model.hpp"
 #include "softik/continuation.hpp"
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <sstream>
 
-#include "host/assembly/pressure_evaluator.hpp"
-#include "host/assembly/pressure_stiffness.hpp"
 #include "host/linear/factor_pcg.hpp"
-#include "host/solvers/cavity_control.hpp"
+#include "host/loads/cavity_control.hpp"
+#include "host/loads/pressure_evaluator.hpp"
+#include "host/loads/pressure_stiffness.hpp"
 #include "host/solvers/load_predictor.hpp"
 #include "host/solvers/static_checks.hpp"
 #include "softik/error.hpp"
@@ -19,9 +19,9 @@ namespace softik {
 namespace {
 
 /// NewtonOptions::krylov_iterations: a Krylov step is tried on the first iteration of a load
-/// step and after an iteration that cut the residual at least this much (on the 9.8k-tet finger,
-/// measured before the stale-factor refresh: 0.1 and 0.25 left 8 of 18 factorisations, 0.5 five,
-/// 0.9 four with more conjugate-gradient iterations).
+/// step and after an iteration that cut the residual at least this much (on the 9.8k-tet finger
+/// without the stale-factor refresh, 0.1 and 0.25 left 8 of 18 factorisations, 0.5 five, 0.9 four
+/// with more conjugate-gradient iterations).
 constexpr Real kKrylovContraction = 0.5;
 
 struct Newton {
@@ -51,7 +51,7 @@ struct Newton {
 
   /// The last Krylov step needed more than half of krylov_iterations: the factor has drifted far
   /// from the tangent, and the next iteration factorises instead (on the finger at 8k, 16k and 50k
-  /// free DOFs 1.2-1.45x faster than keeping the factor until CG fails; bench/RESULTS.md).
+  /// free DOFs 1.2-1.45x faster than keeping the factor until CG fails; bench_finger_static).
   bool stale_factor = false;
 
   /// The last converged load step, for NewtonOptions::extrapolate: its free-DOF increment
@@ -65,7 +65,7 @@ struct Newton {
   /// balloon at 0.95 p_max, where load control's iterates pass hundreds of negative pivots and one
   /// met a pivot ratio of 6.6e-13). It is a numerical failure, and the load step is cut. At the
   /// first factorisation a singular K stays bad input (nothing fixed).
-  void factorize(const std::vector<Real>& K, const Real* d_K, Real lambda) {
+  void factorize(const std::vector<Real>& K, exec::DeviceView<const Real> d_K, Real lambda) {
     try {
       if (d_K)
         solver.factorize_device(d_K);
@@ -227,6 +227,112 @@ struct Newton {
     return true;
   }
 
+  /// Newton's working vectors and history within one equilibrate() call: the free-DOF residual
+  /// rhs, the step dx, the volume cavities' pressure step dP and their weights.
+  struct NewtonState {
+    NewtonState(size_t n, size_t m) : rhs(n), dx(n), dP(m, 0.0), weights(m, 0.0) {}
+    std::vector<Real> rhs, dx, dP;
+    std::vector<Real> weights;
+    bool factor_kept = false;  // the solver holds a definite factorisation from this load step
+    Real previous_r = 0;
+  };
+
+  /// The assembly at x of iteration `it` into `assembled`: f and the energy, and K on the host, or
+  /// K left in device memory (returned) with GPU assembly and a GPU solver unless the pressure
+  /// stiffness is added to it on the host (pressure_K). On the first iteration at the state the
+  /// last load step ended on, the assembly there is reused.
+  exec::DeviceView<const Real> assemble_iterate(const std::vector<Real>& x, int it, bool pressure_K) {
+    std::vector<Real>&f = assembled.f, &K = assembled.K;
+    Real& energy = assembled.energy;
+    exec::DeviceView<const Real> d_K;
+    if (!pressure_K && stiffness_stays_on_device(assembler, solver)) {
+      assembled.x.clear();
+      d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
+    } else if (it > 0 || x != assembled.x) {  // else the last load step ended here: the same f and K
+      assembled.x.clear();                    // until this assembly has succeeded
+      assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
+      assembled.x = x;
+    }
+    return d_K;
+  }
+
+  /// Whether iteration `it` (residual r) may take a Krylov step (returned) and whether it keeps
+  /// the factorisation (*chord). A chord step keeps this load step's factorisation while the last
+  /// step cut the residual enough (assembling K costs a few percent of factorising it, so K is
+  /// always assembled). In the second half of max_iterations every iteration factorises again
+  /// (quadratic convergence), so a slow linear tail cannot use up the iterations. A Krylov step
+  /// solves the current tangent with the kept factor as preconditioner, so any L L^T factor of
+  /// this solve serves (the previous load step's too, on the first iteration).
+  bool choose_chord(const NewtonState& s, int it, Real r, exec::DeviceView<const Real> d_K, bool* chord) const {
+    const bool late = 2 * it >= options.max_iterations;
+    const bool krylov_chord = options.krylov_iterations > 0 && !late && !d_K && !cavities->any() &&
+                              solver.has_cholesky_factor() && !stale_factor &&
+                              (it == 0 || r <= kKrylovContraction * s.previous_r);
+    *chord = krylov_chord || (s.factor_kept && options.chord_contraction > 0 && it >= 1 && !late &&
+                              r <= options.chord_contraction * s.previous_r);
+    return krylov_chord;
+  }
+
+  /// The Newton direction s.dx (and s.dP) on this iteration's tangent at load factor lambda_K:
+  /// the pressure load stiffness added to K unless the factorisation is kept, then a Krylov step,
+  /// or a factorisation unless a chord step keeps it, and the solve (the bordered step with
+  /// volume cavities). Fills entry.factorized and entry.krylov.
+  void newton_direction(NewtonState& s, const std::vector<Real>& x, const std::vector<Real>& multipliers, Real r,
+                        Real lambda, Real lambda_K, exec::DeviceView<const Real> d_K, bool chord, bool krylov_chord,
+                        NewtonIterationLog& entry) {
+    std::vector<Real>& K = assembled.K;
+    if ((!chord || krylov_chord) && options.pressure_stiffness) {
+      assembled.x.clear();                                                          // K is no longer the assembly's
+      const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
+      for (size_t k = 0; k < loads.pressures.size(); ++k) load_stiffness[k]->add(P_K[k], x, -1.0, K);
+    }
+    const bool krylov = krylov_chord && krylov_step(K, s.rhs, s.dx, entry);
+    if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
+    if (!chord) {
+      factorize(K, d_K, lambda_K);
+      s.factor_kept = !solver.info().indefinite;
+      stale_factor = false;
+      ++result.factorizations;
+    }
+    s.previous_r = r;
+    entry.factorized = !chord;
+    entry.krylov = krylov;
+    if (krylov) {
+      // dx solves K dx = rhs to krylov_tolerance already
+    } else if (cavities->any()) {
+      cavities->solve(solver, x, lambda_K, lambda, s.rhs, s.dx, s.dP, s.weights);  // the bordered step (B1)-(B2)
+    } else {
+      solver.solve(s.rhs.data(), s.dx.data(), 1);
+    }
+  }
+
+  /// The step along s.dx from x (and multipliers): the second-order predictor on the first
+  /// iteration (`rho`), else the line search on the merit; logs the iteration (entry) and counts
+  /// it. True when the increment is below increment_tolerance (converged).
+  bool newton_update(NewtonState& s, std::vector<Real>& x, std::vector<Real>& multipliers, Real r, Real lambda, int it,
+                     Real rho, NewtonIterationLog& entry, int* iterations) {
+    const int n = assembler.num_free_dofs();
+    Real merit0 = 0;
+    if (line_search == LineSearch::Energy) merit0 = potential(assembled.energy, x, lambda);
+    if (line_search == LineSearch::Residual) merit0 = residual_merit(r, x, lambda, s.weights);
+    const bool extrapolated = it == 0 && extrapolate(x, s.dx, s.rhs, multipliers, lambda, merit0, rho);
+    Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
+    for (int k = 0; k < n; ++k) {
+      slope -= s.rhs[static_cast<size_t>(k)] * s.dx[static_cast<size_t>(k)];
+      dx_norm += s.dx[static_cast<size_t>(k)] * s.dx[static_cast<size_t>(k)];
+    }
+    dx_norm = std::sqrt(dx_norm);
+    if (line_search == LineSearch::Residual)
+      slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
+    const Real alpha = extrapolated ? 1 : search(x, multipliers, s.dx, s.dP, lambda, merit0, slope, s.weights);
+    ++result.iterations;
+    ++*iterations;
+    entry.increment = alpha * dx_norm;
+    entry.step_length = alpha;
+    result.log.push_back(entry);
+    return alpha * dx_norm <= options.increment_tolerance * size;
+  }
+
   /// Newton iterations at load factor lambda from x (with the volume cavities' pressures
   /// `multipliers`), the equilibrium at load factor `lambda_start`; true when converged. The
   /// first iteration's pressure load stiffness is that of lambda_start: the tangent of the
@@ -237,30 +343,16 @@ struct Newton {
   /// with this step rho times the last converged one.
   bool equilibrate(std::vector<Real>& x, std::vector<Real>& multipliers, Real lambda, Real lambda_start, int step,
                    int* iterations, Real* final_residual, Real rho) {
-    const int n = assembler.num_free_dofs();
-    std::vector<Real>&f = assembled.f, &K = assembled.K;
-    Real& energy = assembled.energy;
-    std::vector<Real> rhs(static_cast<size_t>(n)), dx(static_cast<size_t>(n)), dP(multipliers.size(), 0.0);
-    std::vector<Real> weights(multipliers.size(), 0.0);
-    bool factor_kept = false;  // the solver holds a definite factorisation from this load step
-    Real previous_r = 0;
+    NewtonState s(static_cast<size_t>(assembler.num_free_dofs()), multipliers.size());
     // GPU assembly + GPU solver: K stays in device memory unless the pressure stiffness is
     // added to it on the host.
     const bool pressure_K =
         options.pressure_stiffness && std::any_of(loads.pressures.begin(), loads.pressures.end(),
                                                   [](const PressureLoad& p) { return p.follower; });  // dead: none
     for (int it = 0; it < options.max_iterations; ++it) {
-      const Real* d_K = nullptr;
-      if (!pressure_K && assembler.keeps_stiffness_on_device(solver)) {
-        assembled.x.clear();
-        d_K = assembler.assemble_on_device(x, line_search == LineSearch::Energy ? &energy : nullptr, &f);
-      } else if (it > 0 || x != assembled.x) {  // else the last load step ended here: the same f and K
-        assembled.x.clear();                    // until this assembly has succeeded
-        assembler.assemble(x, line_search == LineSearch::Energy ? &energy : nullptr, &f, &K);
-        assembled.x = x;
-      }
+      const exec::DeviceView<const Real> d_K = assemble_iterate(x, it, pressure_K);
       Real scale = 0;
-      const Real r = residual(x, lambda, multipliers, f, rhs, &scale);
+      const Real r = residual(x, lambda, multipliers, assembled.f, s.rhs, &scale);
       *final_residual = r;
       NewtonIterationLog entry{step, lambda, it, r, 0, 0};
       if (r <= options.residual_tolerance * std::max(scale, 1e-300) &&
@@ -268,61 +360,11 @@ struct Newton {
         result.log.push_back(entry);
         return true;
       }
-      // A chord step keeps this load step's factorisation while the last step cut the residual
-      // enough (assembling K costs a few percent of factorising it, so K is always assembled).
-      // In the second half of max_iterations every iteration factorises again (quadratic
-      // convergence), so a slow linear tail cannot use up the iterations. A Krylov step solves
-      // the current tangent with the kept factor as preconditioner, so any L L^T factor of this
-      // solve serves (the previous load step's too, on the first iteration).
-      const bool late = 2 * it >= options.max_iterations;
-      const bool krylov_chord = options.krylov_iterations > 0 && !late && !d_K && !cavities->any() &&
-                                solver.has_cholesky_factor() && !stale_factor &&
-                                (it == 0 || r <= kKrylovContraction * previous_r);
-      bool chord = krylov_chord || (factor_kept && options.chord_contraction > 0 && it >= 1 && !late &&
-                                    r <= options.chord_contraction * previous_r);
+      bool chord = false;
+      const bool krylov_chord = choose_chord(s, it, r, d_K, &chord);
       const Real lambda_K = it == 0 ? lambda_start : lambda;
-      if ((!chord || krylov_chord) && options.pressure_stiffness) {
-        assembled.x.clear();                                                          // K is no longer the assembly's
-        const std::vector<Real> P_K = cavities->pressures(x, lambda_K, multipliers);  // K_T = K - sum P d2V/dx2
-        for (size_t k = 0; k < loads.pressures.size(); ++k) load_stiffness[k]->add(P_K[k], x, -1.0, K);
-      }
-      const bool krylov = krylov_chord && krylov_step(K, rhs, dx, entry);
-      if (krylov_chord && !krylov) chord = false;  // CG did not converge: factorise this tangent
-      if (!chord) {
-        factorize(K, d_K, lambda_K);
-        factor_kept = !solver.info().indefinite;
-        stale_factor = false;
-        ++result.factorizations;
-      }
-      previous_r = r;
-      entry.factorized = !chord;
-      entry.krylov = krylov;
-      if (krylov) {
-        // dx solves K dx = rhs to krylov_tolerance already
-      } else if (cavities->any()) {
-        cavities->solve(solver, x, lambda_K, lambda, rhs, dx, dP, weights);  // the bordered step (B1)-(B2)
-      } else {
-        solver.solve(rhs.data(), dx.data(), 1);
-      }
-      Real merit0 = 0;
-      if (line_search == LineSearch::Energy) merit0 = potential(energy, x, lambda);
-      if (line_search == LineSearch::Residual) merit0 = residual_merit(r, x, lambda, weights);
-      const bool extrapolated = it == 0 && extrapolate(x, dx, rhs, multipliers, lambda, merit0, rho);
-      Real slope = 0, dx_norm = 0;  // slope = dPi/dalpha at 0 = -r . dx (energy merit)
-      for (int k = 0; k < n; ++k) {
-        slope -= rhs[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
-        dx_norm += dx[static_cast<size_t>(k)] * dx[static_cast<size_t>(k)];
-      }
-      dx_norm = std::sqrt(dx_norm);
-      if (line_search == LineSearch::Residual)
-        slope = -2 * merit0;  // d/dalpha of the merit at 0 for the Newton direction of (r, c)
-      const Real alpha = extrapolated ? 1 : search(x, multipliers, dx, dP, lambda, merit0, slope, weights);
-      ++result.iterations;
-      ++*iterations;
-      entry.increment = alpha * dx_norm;
-      entry.step_length = alpha;
-      result.log.push_back(entry);
-      if (alpha * dx_norm <= options.increment_tolerance * size) return true;
+      newton_direction(s, x, multipliers, r, lambda, lambda_K, d_K, chord, krylov_chord, entry);
+      if (newton_update(s, x, multipliers, r, lambda, it, rho, entry, iterations)) return true;
     }
     return false;
   }

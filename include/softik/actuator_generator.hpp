@@ -1,4 +1,4 @@
-// Parametric meshes of soft pneumatic actuators (issue 3), for examples, tests, benchmarks and
+// Parametric meshes of soft pneumatic actuators, for examples, tests, benchmarks and
 // design sweeps. Each is a structured grid of Hex8 cells (or each hex split into six Tet4 as in
 // make_box, conforming) on the bounding box, from which the cells inside the cavities are removed.
 // Every generated mesh has:

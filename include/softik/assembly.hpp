@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -23,6 +24,7 @@
 #include <Eigen/SparseCore>
 
 #include "softik/backend.hpp"
+#include "softik/exec/view.hpp"
 #include "softik/fem/corotational_element.hpp"
 #include "softik/fem/dilatation.hpp"
 #include "softik/material.hpp"
@@ -62,8 +64,8 @@ struct AssemblyOptions {
   /// run serially, which is cheaper than a parallel region there. 0 (the default): automatic,
   /// kMaxAutoBlockSize cells, or the largest power of two that makes at least kAutoBlocks
   /// blocks (at least kMinAutoBlockSize cells). It depends on the mesh alone, so that K's sums
-  /// are formed in the same order for any number of threads. Measured on 2 threads
-  /// (bench/RESULTS.md, "The stiffness from S and CC", BM_AssemblyBlocks): at 8.2k Tet4 cells
+  /// are formed in the same order for any number of threads. On 2 threads (bench/RESULTS.md,
+  /// BM_AssemblyBlocks): at 8.2k Tet4 cells
   /// 1024-cell blocks (3 colours of a few blocks: one thread idles through part of each) are
   /// 14-17 % slower than 128-512; at 98k cells smaller blocks are 4-10 % slower than 1024.
   int block_size = 0;
@@ -101,7 +103,8 @@ class DeviceAssembly;
 class NodalDilatation;
 namespace assembly {
 struct CellStatus;
-}
+struct AssemblerWithDevice;
+}  // namespace assembly
 
 class Assembler {
  public:
@@ -142,14 +145,13 @@ class Assembler {
   /// is inverted in x where the formulation is undefined (laws with log J, QR corotation).
   void assemble(const std::vector<Real>& x, Real* energy, std::vector<Real>* force, std::vector<Real>* K_values) const;
 
-  /// Backend::Cuda only: assemble() with the K values left in device memory (the returned
-  /// pointer, nnz values in pattern(); valid until the next assemble call) for a solver whose
-  /// accepts_device_values() is true, so that they never cross to the host. energy and force
-  /// (either may be null) are copied to the host as assemble() does. Throws on the CPU backend.
-  const Real* assemble_on_device(const std::vector<Real>& x, Real* energy, std::vector<Real>* force) const;
-  /// Whether K can go from this assembler to `solver` in device memory (Backend::Cuda and a GPU
-  /// solver that accepts device values).
-  bool keeps_stiffness_on_device(const LinearSolver& solver) const;
+  /// Backend::Cuda only: assemble() with the K values left in device memory (the returned view:
+  /// pattern().nnz() values, valid until the next assemble call on this assembler) for a solver
+  /// whose accepts_device_values() is true (stiffness_stays_on_device, linear_solver.hpp), so that
+  /// they never cross to the host. energy and force (either may be null) are copied to the host as
+  /// assemble() does. Throws on the CPU backend.
+  exec::DeviceView<const Real> assemble_on_device(const std::vector<Real>& x, Real* energy,
+                                                  std::vector<Real>* force) const;
 
   Real energy(const std::vector<Real>& x) const;
   std::vector<Real> force(const std::vector<Real>& x) const;
@@ -175,6 +177,12 @@ class Assembler {
   std::vector<Real> mass_matrix(Real density, bool lumped = false) const;
 
  private:
+  friend struct assembly::AssemblerWithDevice;
+  /// `device` (when not null) makes this assembler's DeviceAssembly in place of the backend's
+  /// (host/assembly/device_assembly.hpp: a batch's designs assembled in one launch).
+  Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs, AssemblyOptions options,
+            const std::function<std::unique_ptr<DeviceAssembly>(const Assembler&)>* device);
+
   CellLoop cell_loop() const;
   /// Throws unless options_.dilatation suits the formulation, the law and the backend.
   void check_dilatation(const Material& law) const;

@@ -29,8 +29,8 @@
 // recursively (functions marked noinline, such as SOFTIK_HD_COLD ones, excepted). The cell
 // kernels carry it: inside them g++ -O3 left Eigen's fixed-size products, determinants and block
 // copies out of line (a call each, no scheduling across them): flattened, the corotational Tet4
-// force pass is 1.5x and its force + stiffness pass 1.4-1.8x faster (bench/RESULTS.md,
-// "Flattened cell kernels, and the CUDA math libraries opened on first use").
+// force pass is 1.5x and its force + stiffness pass 1.4-1.8x faster (bench_assembly,
+// BM_ForceAssembly and BM_Assembly).
 // Nothing on the device, where nvcc inlines the kernels' calls anyway.
 #if !defined(__CUDA_ARCH__) && defined(__GNUC__)
 #define SOFTIK_HOST_FLATTEN __attribute__((flatten))

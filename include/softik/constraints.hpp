@@ -1,4 +1,4 @@
-// Constraints of the inverse problem (issue 4; docs/method.md section 8.1, [16]): actuators,
+// Constraints of the inverse problem (docs/method.md section 8.1, [16]): actuators,
 // effectors and sensors, each contributing rows to the constraint Jacobian J at the current
 // positions x.
 //
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
+#include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"
 #include "softik/mesh.hpp"
 #include "softik/point_location.hpp"
@@ -32,7 +33,7 @@
 namespace softik {
 
 namespace detail {
-class PressureRows;  // host/assembly/pressure_rows.hpp
+class PressureRows;  // host/loads/pressure_rows.hpp
 }
 
 constexpr Real kInf = std::numeric_limits<Real>::infinity();
@@ -60,16 +61,6 @@ struct AttachedPoint {
   /// The cell of `mesh` containing p (PointLocator::locate), with its weights.
   static AttachedPoint at(const Mesh& mesh, const std::array<Real, 3>& p, Real tolerance);
   std::array<Real, 3> position(const std::vector<Real>& x) const;  ///< x: DOF vector of a 3D mesh
-};
-
-/// A stiffness of low rank, K_c = U C U^T, for actuator forces whose stiffness couples DOFs that
-/// share no cell (outside the elastic CSR pattern), e.g. a cable through distant points. U has
-/// one sparse column per entry of `columns` (mesh DOFs); C is block diagonal with one symmetric
-/// 3x3 block (row-major) per three consecutive columns. The inverse step applies it exactly
-/// through the Woodbury identity (host/inverse/inverse_solver.cpp), never through the pattern.
-struct LowRankStiffness {
-  std::vector<std::vector<std::pair<int, Real>>> columns;
-  std::vector<std::array<Real, 9>> blocks;
 };
 
 class Constraint {

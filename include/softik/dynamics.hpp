@@ -1,4 +1,4 @@
-// Implicit dynamics with the free-motion contact loop (issue 15; docs/method.md section 9; [17]).
+// Implicit dynamics with the free-motion contact loop (docs/method.md section 9; [17]).
 //
 // Equation of motion on the free DOFs (fixed DOFs do not move):
 //   M a + D v = f(x) + f_ext(t, x) + H^T lambda,      D = alpha M + beta K(x)   (Rayleigh)
@@ -26,7 +26,7 @@
 // sum lambda_n for any dt. (SOFA's compliance dt H A_v^-1 H^T acts on impulses with a velocity
 // tangent A_v = dt^2 A; this is the same operator in position/force units.)
 //
-// Control (add_control; issue 16, docs/inverse_contact.md): the inverse problem inside the loop,
+// Control (add_control; docs/inverse_contact.md): the inverse problem inside the loop,
 // the constraint-space solve of docs/method.md 8.3-8.4 with the compliance of 9.1. Actuators
 // added with add_control have inputs lambda_a that are unknowns of every step, effectors have goals:
 // 1. free motion with the inputs of the last step held, lambda_a^prev (their force J_a^T lambda_a and

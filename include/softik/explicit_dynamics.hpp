@@ -1,10 +1,10 @@
-// Explicit dynamics (issue 17; docs/method.md section 12.3) of node networks (node_network.hpp)
+// Explicit dynamics (docs/method.md section 12.3) of node networks (node_network.hpp)
 // and of FEM bodies with lumped mass, so that the two models of one mesh can be compared.
 //
 // Equation of motion per DOF i (fixed DOFs do not move):
 //   m_i a_i = f_i(t, x, v) - (alpha m_i + c_g) v_i
 // f the model's forces (links or elements, dashpots, gravity, nodal loads, pressures
-// P(t) J(x) by seed 001's f = P/6 (p2 - p1) x (p3 - p1) on the deformed faces), alpha the
+// P(t) J(x) by the per-triangle f = P/6 (p2 - p1) x (p3 - p1) on the deformed faces), alpha the
 // mass-proportional damping (1/s), c_g a global damping per DOF (N s/m).
 // Schemes (a(x, v) = M^-1 (f - damping)):
 //   symplectic Euler   v+ = v + dt a(x, v);   x+ = x + dt v+                    (first order)

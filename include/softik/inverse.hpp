@@ -1,4 +1,4 @@
-// The inverse problem (issue 4; docs/method.md section 8; [16]): find the actuator inputs
+// The inverse problem (docs/method.md section 8; [16]): find the actuator inputs
 // lambda_a (pressures, cable tensions, point forces) that bring the effectors to their goals,
 // within the actuators' bounds.
 //
@@ -73,7 +73,7 @@
 
 namespace softik {
 
-class PressureEvaluator;  // host/assembly/pressure_evaluator.hpp
+class PressureEvaluator;  // host/loads/pressure_evaluator.hpp
 
 enum class InverseMethod { QP, GaussSeidel };
 

@@ -18,12 +18,15 @@
 // part: reciprocal pivot ratio below singular_threshold) is an Error, never a garbage solution.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
+#include "softik/exec/view.hpp"
 
 namespace softik {
 
@@ -46,6 +49,16 @@ const char* linear_solver_kind_name(LinearSolverKind kind);
 std::vector<LinearSolverKind> linear_solver_kinds();
 /// The inverse of linear_solver_kind_name; throws softik::Error listing the names otherwise.
 LinearSolverKind parse_linear_solver_kind(const std::string& name);
+
+/// A stiffness of low rank, K_c = U C U^T, for actuator forces whose stiffness couples DOFs that
+/// share no cell (outside the elastic CSR pattern), e.g. a cable through distant points. U has
+/// one sparse column per entry of `columns` (mesh DOFs); C is block diagonal with one symmetric
+/// 3x3 block (row-major) per three consecutive columns. The inverse step applies it exactly
+/// through the Woodbury identity (host/inverse/inverse_solver.cpp), never through the pattern.
+struct LowRankStiffness {
+  std::vector<std::vector<std::pair<int, Real>>> columns;
+  std::vector<std::array<Real, 9>> blocks;
+};
 
 /// What the last factorisation did (for logs and benchmarks).
 struct FactorizationInfo {
@@ -103,9 +116,10 @@ class LinearSolver {
   /// Whether factorize_device() accepts K values already in device memory (GPU solvers), so
   /// that the GPU assembly's values need not cross to the host.
   virtual bool accepts_device_values() const { return false; }
-  /// factorize() from nnz values in device memory (written on the default stream or
-  /// synchronised before the call). Throws softik::Error unless accepts_device_values().
-  virtual void factorize_device(const Real* d_values);
+  /// factorize() from the nnz values of the analysed pattern in device memory (written on the
+  /// default stream or synchronised before the call). Throws softik::Error unless
+  /// accepts_device_values(), or when `values` does not hold nnz entries.
+  virtual void factorize_device(exec::DeviceView<const Real> values);
 
   /// Factorisations whose pivot ratio falls below this are reported as singular.
   double singular_threshold = 1e-12;
@@ -127,8 +141,8 @@ std::unique_ptr<LinearSolver> make_linear_solver(LinearSolverKind kind = LinearS
 /// 3.2 GB at 20k DOFs); larger models take cuDSS when built with it, else block PCG.
 constexpr int kGpuDenseMaxDofs = 20000;
 /// Above this free-DOF count Automatic prefers cuDSS to the dense GPU Cholesky when cuDSS can be
-/// used here (measured on an H200, bench/RESULTS.md: equal at 1.2k DOFs, cuDSS 2.4x faster
-/// factorisations at 7.8k, 2.7x faster inverse steps at 6.9k, 2.4x the batch throughput at 4.2k).
+/// used here (on an H200, bench/RESULTS.md: equal at 1.2k DOFs, cuDSS 2.4x faster factorisations
+/// at 7.8k, 2.7x faster inverse steps at 6.9k, 2.4x the batch throughput at 4.2k).
 constexpr int kGpuSparseMinDofs = 2000;
 
 /// What LinearSolverKind::Automatic means for `backend` and a model with num_free_dofs:
@@ -149,6 +163,11 @@ bool cudss_solver_usable(std::string* reason = nullptr);
 
 /// Whether this build has CHOLMOD (SOFTIK_WITH_CHOLMOD=ON).
 bool have_cholmod();
+
+/// Whether the stiffness can go from `assembler` to `solver` in device memory
+/// (Assembler::assemble_on_device then LinearSolver::factorize_device): a GPU assembly
+/// (Backend::Cuda) and a solver that accepts device values.
+bool stiffness_stays_on_device(const Assembler& assembler, const LinearSolver& solver);
 
 namespace detail {
 /// The Error thrown for a singular stiffness (shared wording for every solver).

@@ -1,4 +1,4 @@
-// Reading and writing meshes (issue 3).
+// Reading and writing meshes.
 //
 // Readers (ASCII unless stated; every malformed input is a softik::Error whose message starts
 // with "<path>:<line>: " and says what was expected there -- binary STL, which has no lines,

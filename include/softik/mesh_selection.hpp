@@ -1,4 +1,4 @@
-// Selecting nodes for boundary conditions, probes and loads (issue 3): by named group, by an
+// Selecting nodes for boundary conditions, probes and loads: by named group, by an
 // axis-aligned box, by a plane, or by a list; and turning a selection into fixed DOFs.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Node networks in files (issue 17): read from and written to a YAML list of nodes, masses,
+// Node networks in files: read from and written to a YAML list of nodes, masses,
 // links, groups, surfaces and volume cells (the format: docs/node-network-format.md), and written
 // for ParaView as a VTK XML UnstructuredGrid of lines.
 //

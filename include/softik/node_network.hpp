@@ -1,8 +1,8 @@
-// Node-network (mass-spring) models (seed 001; issue 17; docs/method.md section 12): point masses
+// Node-network (mass-spring) models (docs/method.md section 12): point masses
 // joined by links (springs with a rest length, cubic hardening and dashpots, fem/link.hpp) and,
 // optionally, volume cells (fem/cell_volume.hpp), whose forces are summed per node. They are
 // integrated in time by ExplicitSolver (explicit_dynamics.hpp), and pressure acts on their exposed
-// faces by seed 001's f_i = P/6 (p2 - p1) x (p3 - p1), quads split (fem/pressure_load.hpp).
+// faces by the per-triangle f_i = P/6 (p2 - p1) x (p3 - p1), quads split (fem/pressure_load.hpp).
 //
 // Built from a volume mesh (make_node_network) for Young's modulus E and Poisson's ratio nu, with
 // mu = E / (2 (1 + nu)) and lambda = E nu / ((1 + nu)(1 - 2 nu)), the links' stiffnesses are sums
@@ -15,7 +15,7 @@
 //         diagonals 4/15, body diagonals 3/10. On a grid of cubes both give, per cell, the
 //         lattice's elastic constants C11 = 3 mu, C12 = C44 = mu = 2 E_L / 5: isotropic with
 //         shear modulus mu (a uniform strain is an exact equilibrium: the patch test of
-//         tests/test_node_network.cpp). On boxes that are not cubes the shares follow V / l^2 and
+//         tests/network/test_node_network.cpp). On boxes that are not cubes the shares follow V / l^2 and
 //         the response is orthotropic.
 // A network of central-force links obeys the Cauchy relation C12 = C44 (lambda = mu, Poisson's
 // ratio 1/4). For 1/4 < nu < 1/2 every cell also gets a volume term

@@ -1,5 +1,5 @@
-// softik's dense QP solver for the constraint-space problem of the inverse method (issue 4;
-// docs/method.md section 8.3; [16] eq. 5). Host-only. Convex problems:
+// softik's dense QP solver for the constraint-space problem of the inverse method
+// (docs/method.md section 8.3; [16] eq. 5). Host-only. Convex problems:
 //
 //   minimise    1/2 x^T H x + g^T x                 H symmetric positive semi-definite (n x n)
 //   subject to  lower   <= x   <= upper             per-variable bounds, +-infinity allowed

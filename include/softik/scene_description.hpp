@@ -155,18 +155,17 @@ struct SceneProbe {
   SceneLocation where;
 };
 
+/// NewtonOptions with the scene's defaults (10 load steps; the rest NewtonOptions' own).
+inline NewtonOptions scene_newton_defaults() {
+  NewtonOptions o;
+  o.load_steps = 10;
+  return o;
+}
+
 struct SceneSolver {
-  int load_steps = 10;
-  int max_iterations = 30;
-  Real residual_tolerance = 1e-8;
-  Real increment_tolerance = 1e-12;
-  int max_step_cuts = 6;
-  LineSearch line_search = LineSearch::Automatic;
-  bool pressure_stiffness = true;
-  Real chord_contraction = 0;    ///< NewtonOptions::chord_contraction (static solves)
-  int krylov_iterations = 15;    ///< NewtonOptions::krylov_iterations (static solves)
-  Real krylov_tolerance = 1e-6;  ///< NewtonOptions::krylov_tolerance
-  bool extrapolate = true;       ///< NewtonOptions::extrapolate (static solves)
+  /// The static Newton solver's options (static_solver.hpp; `solver.load_steps` ... `extrapolate`),
+  /// with the scene's default of 10 load steps; on_step is set by the run, not by the scene.
+  NewtonOptions newton = scene_newton_defaults();
   /// auto: choose_linear_solver(backend, free DOFs) at build time (CHOLMOD on the CPU backend;
   /// cuda-dense, cudss or cuda-pcg by size on the CUDA backend).
   LinearSolverKind linear_solver = LinearSolverKind::Automatic;
@@ -311,12 +310,10 @@ struct SceneContact {
   bool enabled = false;
   std::vector<SceneObstacle> obstacles;
   std::vector<SceneSelection> nodes;  ///< which nodes can touch obstacles (empty: the boundary)
-  bool between_parts = false;
-  Real friction = 0;  ///< between parts
-  Real distance = 0;
-  Real alarm_distance = -1;
-  Real tolerance = -1;  ///< < 0: 1e-9 x the mesh's bounding-box diagonal
-  ContactSolverOptions solver;
+  /// The contact options of the solvers (contact.hpp): between_parts, friction between parts
+  /// (body_friction), distance (contact_distance), alarm_distance, tolerance, solver; its
+  /// obstacles and nodes are made from `obstacles` and `nodes` when the scene is built.
+  ContactOptions options;
   SceneLocation where;
 };
 

@@ -1,5 +1,5 @@
 // Structured meshes of thick-walled cylinders and spheres, for verification against Lame's
-// analytic solutions (issue 3, tests/test_lame.cpp) and as user-facing benchmark geometries.
+// analytic solutions (tests/loads/test_lame.cpp) and as user-facing benchmark geometries.
 //
 // Both are symmetry sectors: a quarter of a cylinder (0 <= theta <= pi/2) and an octant of a
 // spherical shell (x, y, z >= 0), so that symmetry boundary conditions on the cut planes

@@ -1,4 +1,4 @@
-// Static equilibrium by Newton-Raphson on the free DOFs (issue 3):
+// Static equilibrium by Newton-Raphson on the free DOFs:
 //   find x with  r(x) = f(x) + lambda (f_ext + sum_p P_p J_p(x)) = 0  on the free DOFs,
 // f = -dE/dx the elastic force (Assembler), f_ext nodal loads (gravity included), P_p the
 // pressures of the Loads' cavity surfaces with their follower forces P J_p(x) (docs/method.md section 6,
@@ -16,7 +16,7 @@
 // Controlled cavities (PressureLoad::control, loads.hpp): a volume-controlled cavity's pressure is
 // an unknown (a Lagrange multiplier) with the constraint V(x) - V0 = lambda * volume_growth, and a
 // gas cavity's is N(lambda)/V(x) - P_atm; each iteration then solves the bordered system of
-// host/solvers/cavity_control.hpp with the same factorisation of the tangent (m + 1 solves for m
+// host/loads/cavity_control.hpp with the same factorisation of the tangent (m + 1 solves for m
 // such cavities), converges when also |V - V_target| <= residual_tolerance * V0. With a
 // volume-controlled cavity the Automatic line search takes full Newton steps (Energy is refused:
 // a saddle point; Residual adds the weighted volume errors to |r|^2), with gas cavities it is
@@ -67,7 +67,8 @@ struct NewtonOptions {
   /// full Newton (every iteration factorises: quadratic convergence). Chord steps converge
   /// linearly but cost no factorisation; the residual test that ends the load step is the same,
   /// so the state meets the same tolerance (the full Newton's last step usually goes far below
-  /// it). Measured on the 9.8k-tet finger: 0.25 is 1.5x faster, 0.5 1.7x (bench/RESULTS.md).
+  /// it). On the 9.8k-tet finger 0.25 is 1.5x faster, 0.5 1.7x (bench/RESULTS.md,
+  /// BM_FingerStaticSolveChord).
   Real chord_contraction = 0;
   /// Krylov steps: an iteration solves its tangent system K dx = r by conjugate gradients
   /// preconditioned with the solver's last L L^T factorisation (of an earlier iteration or load
@@ -77,7 +78,7 @@ struct NewtonOptions {
   /// and after an iteration that halved the residual. The step is Newton's to within
   /// krylov_tolerance, so the iterations and the converged state are full Newton's (the finger:
   /// the same iteration counts, tip displacement equal to 10 digits) at a third of the
-  /// factorisations, 1.5-1.7x faster (bench/RESULTS.md, "Krylov steps").
+  /// factorisations, 1.5-1.7x faster (bench/RESULTS.md, BM_FingerStaticSolveKrylov).
   /// A Krylov step that needed more than half of krylov_iterations makes the next iteration
   /// factorise (the factor has drifted from the tangent).
   /// Needs a solver with an L L^T factor (has_cholesky_factor(): CHOLMOD, the GPU Cholesky

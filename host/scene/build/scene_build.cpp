@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "host/scene/build/scene_build.hpp"
 #include "host/scene/build/scene_build_warnings.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/contact.hpp"
@@ -493,7 +494,9 @@ std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& 
 
 }  // namespace
 
-BuiltScene build_scene(const Scene& scene) {
+namespace {
+
+BuiltScene build(const Scene& scene, const DeviceAssemblyFactory* device) {
   const bool network_file = scene.mesh.source == SceneMesh::Source::Network;
   SOFTIK_CHECK(network_file || !scene.materials.empty(),
                "build_scene: the scene has no material; add a 'materials' entry");
@@ -516,7 +519,8 @@ BuiltScene build_scene(const Scene& scene) {
     assembly.num_threads = scene.solver.threads;
     assembly.backend = scene.solver.backend;
     out.assembler = located(scene.mesh.where, "the model", [&] {
-      return std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
+      return device ? assembly::AssemblerWithDevice::make(out.mesh, out.materials, out.fixed_dofs, assembly, *device)
+                    : std::make_unique<Assembler>(out.mesh, out.materials, out.fixed_dofs, assembly);
     });
     out.network = mesh_network(scene, out.mesh);
   }
@@ -560,22 +564,20 @@ BuiltScene build_scene(const Scene& scene) {
     out.monitor_nodes = b.select(scene.continuation.nodes, "continuation.monitor");
 
   const SceneSolver& s = scene.solver;
-  out.newton.load_steps = s.load_steps;
-  out.newton.max_iterations = s.max_iterations;
-  out.newton.residual_tolerance = s.residual_tolerance;
-  out.newton.increment_tolerance = s.increment_tolerance;
-  out.newton.max_step_cuts = s.max_step_cuts;
-  out.newton.line_search = s.line_search;
-  out.newton.pressure_stiffness = s.pressure_stiffness;
-  out.newton.chord_contraction = s.chord_contraction;
-  out.newton.krylov_iterations = s.krylov_iterations;
-  out.newton.krylov_tolerance = s.krylov_tolerance;
-  out.newton.extrapolate = s.extrapolate;
+  out.newton = s.newton;
   const int free_dofs = static_cast<int>(std::count(out.fixed_dofs.begin(), out.fixed_dofs.end(), 0));
   out.linear_solver =
       choose_linear_solver(s.backend, out.assembler ? out.assembler->num_free_dofs() : free_dofs, s.linear_solver);
   warn_csv_size(scene, out);
   return out;
+}
+
+}  // namespace
+
+BuiltScene build_scene(const Scene& scene) { return build(scene, nullptr); }
+
+BuiltScene build_scene_with_device(const Scene& scene, const DeviceAssemblyFactory& device) {
+  return build(scene, &device);
 }
 
 }  // namespace softik

@@ -142,8 +142,8 @@ void warn_csv_size(const Scene& scene, BuiltScene& out) {
   double constraint_outputs = 0;
   for (const auto* list : {&out.actuators, &out.effectors})
     for (const auto& c : *list) constraint_outputs += static_cast<double>(c->outputs().size());
-  double rows = 1 + static_cast<double>(scene.solver.load_steps), columns = 5 + 3 * pressures + probes;
-  std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
+  double rows = 1 + static_cast<double>(scene.solver.newton.load_steps), columns = 5 + 3 * pressures + probes;
+  std::string from = "solver.load_steps = " + std::to_string(scene.solver.newton.load_steps);
   SceneLocation where = scene.mesh.where;
   if (scene.explicit_dynamics.enabled) {
     const SceneExplicit& e = scene.explicit_dynamics;

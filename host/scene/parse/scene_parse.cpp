@@ -254,37 +254,37 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
     return v;
   };
   if (m.has("load_steps"))
-    s.load_steps = within("load_steps", m.integer("load_steps", 0), 1, kMaxLoadSteps,
+    s.newton.load_steps = within("load_steps", m.integer("load_steps", 0), 1, kMaxLoadSteps,
                           "each step is a Newton solve and a CSV row: a few to a few hundred steps are typical");
   if (m.has("max_iterations"))
-    s.max_iterations = within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
+    s.newton.max_iterations = within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
                               "Newton converges in a few to a few tens of iterations or not at all: add load_steps");
   if (m.has("max_step_cuts"))
-    s.max_step_cuts = within("max_step_cuts", m.integer("max_step_cuts", 0), 0, 50,
+    s.newton.max_step_cuts = within("max_step_cuts", m.integer("max_step_cuts", 0), 0, 50,
                              "each cut halves the step: 50 cuts are a factor 1e-15");
   if (m.has("threads")) s.threads = within("threads", m.integer("threads", 0), 0, 4096, "0 uses every core");
-  s.residual_tolerance = m.number("residual_tolerance", s.residual_tolerance);
-  check_positive(m, "residual_tolerance", s.residual_tolerance);
-  s.increment_tolerance = m.number("increment_tolerance", s.increment_tolerance);
-  if (s.increment_tolerance < 0) fail(m.where("increment_tolerance"), "solver.increment_tolerance: must be >= 0");
+  s.newton.residual_tolerance = m.number("residual_tolerance", s.newton.residual_tolerance);
+  check_positive(m, "residual_tolerance", s.newton.residual_tolerance);
+  s.newton.increment_tolerance = m.number("increment_tolerance", s.newton.increment_tolerance);
+  if (s.newton.increment_tolerance < 0) fail(m.where("increment_tolerance"), "solver.increment_tolerance: must be >= 0");
   const LineSearch searches[] = {LineSearch::Automatic, LineSearch::Energy, LineSearch::Residual, LineSearch::None};
-  s.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
-  s.pressure_stiffness = m.boolean("pressure_stiffness", s.pressure_stiffness);
-  s.chord_contraction = m.number("chord_contraction", s.chord_contraction);
-  if (!(s.chord_contraction >= 0 && s.chord_contraction < 1))
+  s.newton.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
+  s.newton.pressure_stiffness = m.boolean("pressure_stiffness", s.newton.pressure_stiffness);
+  s.newton.chord_contraction = m.number("chord_contraction", s.newton.chord_contraction);
+  if (!(s.newton.chord_contraction >= 0 && s.newton.chord_contraction < 1))
     fail(m.where("chord_contraction"), "solver.chord_contraction: a residual ratio in [0, 1) (0: full Newton), got " +
-                                           std::to_string(s.chord_contraction));
+                                           std::to_string(s.newton.chord_contraction));
   if (m.has("krylov_iterations"))
-    s.krylov_iterations =
+    s.newton.krylov_iterations =
         within("krylov_iterations", m.integer("krylov_iterations", 0), 0, 1000,
                "each iteration costs a solve with the factor: past a few tens a factorisation is cheaper");
-  s.krylov_tolerance = m.number("krylov_tolerance", s.krylov_tolerance);
-  if (!(s.krylov_tolerance > 0 && s.krylov_tolerance < 1))
+  s.newton.krylov_tolerance = m.number("krylov_tolerance", s.newton.krylov_tolerance);
+  if (!(s.newton.krylov_tolerance > 0 && s.newton.krylov_tolerance < 1))
     fail(m.where("krylov_tolerance"),
          "solver.krylov_tolerance: the relative residual a Krylov step solves its tangent "
          "system to, in (0, 1) (1e-6 is typical), got " +
-             std::to_string(s.krylov_tolerance));
-  s.extrapolate = m.boolean("extrapolate", s.extrapolate);
+             std::to_string(s.newton.krylov_tolerance));
+  s.newton.extrapolate = m.boolean("extrapolate", s.newton.extrapolate);
   const std::vector<LinearSolverKind> kinds = linear_solver_kinds();  // one list with the CLI's
   std::vector<std::string> names;
   for (LinearSolverKind k : kinds) names.emplace_back(linear_solver_kind_name(k));

@@ -17,7 +17,7 @@ constexpr int kMaxFrames = 100000;  ///< .vtu files one run may write
 /// Contact inside a static inverse problem has no free parts, and force targets need contact with
 /// the obstacle they name.
 void check_inverse_contact(const Scene& scene, const Map& m) {
-  if (scene.contact.enabled && scene.inverse.enabled && !scene.dynamics.enabled && scene.contact.between_parts)
+  if (scene.contact.enabled && scene.inverse.enabled && !scene.dynamics.enabled && scene.contact.options.between_parts)
     fail(m.key_where("contact"),
          "contact.between_parts: a static inverse problem cannot hold a free part (it has no "
          "equilibrium without inertia); add a dynamics: section, or fix the other part");
@@ -104,8 +104,8 @@ void check_dynamics(Scene& scene, const Map& m) {
 /// outputs.every steps, and the last), naming the keys that set the count.
 void check_output_volume(const Scene& scene, const Map& m) {
   if (!scene.outputs.vtu) return;
-  double steps = scene.solver.load_steps;
-  std::string from = "solver.load_steps = " + std::to_string(scene.solver.load_steps);
+  double steps = scene.solver.newton.load_steps;
+  std::string from = "solver.load_steps = " + std::to_string(scene.solver.newton.load_steps);
   if (scene.dynamics.enabled) {
     steps = scene.dynamics.steps;
     from = "dynamics.duration / dynamics.dt = " + std::to_string(scene.dynamics.steps) + " steps";

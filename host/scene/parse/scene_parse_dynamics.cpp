@@ -229,26 +229,27 @@ SceneContact parse_contact(const YAML::Node& node, const std::string& path) {
     for (size_t i = 0; i < list.size(); ++i)
       c.nodes.push_back(parse_selection(Map(list[i], path, item("contact.nodes", i), kSelectionKeys)));
   }
-  c.between_parts = m.boolean("between_parts", false);
-  c.friction = m.number("friction", 0.0);
-  require(c.friction >= 0, m, "friction", "Coulomb's coefficient mu must be >= 0");
-  if (m.has("friction") && !c.between_parts)
+  ContactOptions& o = c.options;
+  o.between_parts = m.boolean("between_parts", false);
+  o.body_friction = m.number("friction", 0.0);
+  require(o.body_friction >= 0, m, "friction", "Coulomb's coefficient mu must be >= 0");
+  if (m.has("friction") && !o.between_parts)
     fail(m.key_where("friction"),
          "contact.friction: the friction between parts applies with between_parts: true; "
          "give an obstacle's friction under its own entry");
-  c.distance = m.number("distance", 0.0);
-  require(c.distance >= 0, m, "distance", "the contact distance must be >= 0");
-  c.alarm_distance = m.number("alarm_distance", -1.0);
+  o.contact_distance = m.number("distance", 0.0);
+  require(o.contact_distance >= 0, m, "distance", "the contact distance must be >= 0");
+  o.alarm_distance = m.number("alarm_distance", -1.0);
   if (m.has("alarm_distance"))
-    require(c.alarm_distance >= 0, m, "alarm_distance", "must be >= 0 (omit it for automatic)");
-  c.solver.method = m.choice("solver", {"pgs", "direct"}, 0) == 0 ? ContactSolverMethod::ProjectedGaussSeidel
+    require(o.alarm_distance >= 0, m, "alarm_distance", "must be >= 0 (omit it for automatic)");
+  o.solver.method = m.choice("solver", {"pgs", "direct"}, 0) == 0 ? ContactSolverMethod::ProjectedGaussSeidel
                                                                   : ContactSolverMethod::Direct;
-  c.tolerance = m.number("tolerance", -1.0);
-  if (m.has("tolerance")) require(c.tolerance > 0, m, "tolerance", "must be > 0 (omit it for 1e-9 x the model size)");
-  c.solver.max_iterations = within(m, "max_iterations", c.solver.max_iterations, 1, kMaxContactIterations,
+  o.tolerance = m.number("tolerance", -1.0);
+  if (m.has("tolerance")) require(o.tolerance > 0, m, "tolerance", "must be > 0 (omit it for 1e-9 x the model size)");
+  o.solver.max_iterations = within(m, "max_iterations", o.solver.max_iterations, 1, kMaxContactIterations,
                                    "the contact solve converges in hundreds to a few thousand sweeps or pivots, or "
                                    "not at all: an unconverged solve is counted in the summary");
-  if (c.obstacles.empty() && !c.between_parts)
+  if (c.obstacles.empty() && !o.between_parts)
     fail(c.where, "contact: nothing can touch: give contact.obstacles or between_parts: true");
   return c;
 }

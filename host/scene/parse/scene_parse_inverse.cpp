@@ -278,21 +278,8 @@ size_t num_goals(const SceneEffector& e) {
   return e.type == SceneEffector::Type::Position ? e.goals.size() : e.volumes.size();
 }
 
-}  // namespace
-
-SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
-  const Map m(node, path, "inverse",
-              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "min_increment", "actuator_stiffness",
-               "reuse_factorization", "actuators", "effectors", "force_targets"});
-  SceneInverse inv;
-  inv.enabled = true;
-  inv.where = m.where();
-  inv.mode = m.choice("mode", {"realtime", "converged"}, 0) == 0 ? SceneInverse::Mode::RealTime
-                                                                 : SceneInverse::Mode::Converged;
-  inv.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
-  inv.epsilon = m.number("epsilon", inv.epsilon);
-  if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
-  // Keys of the other mode would be silently ignored: refuse them.
+/// Keys of the other mode would be silently ignored: refuse them.
+void reject_other_mode_keys(const Map& m, const SceneInverse& inv) {
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
   for (const char* k : realtime
                            ? std::vector<const char*>{"max_iterations", "min_increment"}
@@ -300,6 +287,11 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
     if (m.has(k))
       fail(m.key_where(k), std::string("inverse.") + k + ": applies to mode: " + (realtime ? "converged" : "realtime") +
                                " only (this scene's mode is " + (realtime ? "realtime" : "converged") + ")");
+}
+
+/// The iterations of each mode: steps_per_target (real-time); max_iterations, min_increment
+/// (converged); actuator_stiffness and reuse_factorization.
+void parse_iterations(const Map& m, SceneInverse& inv) {
   inv.steps_per_target = m.integer("steps_per_target", inv.steps_per_target);
   if (inv.steps_per_target < 1) fail(m.where("steps_per_target"), "inverse.steps_per_target: must be >= 1");
   if (inv.steps_per_target > 100000)
@@ -328,6 +320,10 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   inv.reuse_factorization = m.integer("reuse_factorization", 0);
   if (inv.reuse_factorization < 0)
     fail(m.where("reuse_factorization"), "inverse.reuse_factorization: must be >= 0 (0: refactor every step)");
+}
+
+/// The lists: actuators (at least one of them not a sensor), effectors, force targets.
+void parse_lists(const Map& m, const std::string& path, SceneInverse& inv) {
   const std::vector<YAML::Node> actuators = as_list(
       m.need("actuators", "a list of {type: pressure|cable|force, name, ...}"), path, "inverse.actuators", true);
   for (size_t i = 0; i < actuators.size(); ++i)
@@ -348,7 +344,10 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
     fail(m.where("actuators"),
          "inverse.actuators: no actuator (every entry is a sensor); the inverse problem needs at "
          "least one input to solve for");
-  // Unique names over actuators and effectors (they name CSV columns and QP messages).
+}
+
+/// Unique names over actuators and effectors (they name CSV columns and QP messages).
+void check_unique_names(const SceneInverse& inv) {
   std::vector<std::pair<std::string, SceneLocation>> names;
   for (const SceneActuator& a : inv.actuators) names.emplace_back(a.name, a.where);
   for (const SceneEffector& e : inv.effectors) names.emplace_back(e.name, e.where);
@@ -358,7 +357,10 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
       if (names[i].first == names[j].first)
         fail(names[i].second, "inverse: the name '" + names[i].first + "' is already used at " + names[j].second.str() +
                                   "; give every actuator, effector and force target its own name");
-  // Goal sequences: every effector with several goals must have the same number of them.
+}
+
+/// Goal sequences: every effector with several goals must have the same number of them.
+void check_goal_sequences(const SceneInverse& inv) {
   size_t n = 1;
   const SceneEffector* longest = nullptr;
   for (const SceneEffector& e : inv.effectors) {
@@ -370,6 +372,27 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
     n = k;
     longest = &e;
   }
+}
+
+}  // namespace
+
+SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
+  const Map m(node, path, "inverse",
+              {"mode", "method", "epsilon", "steps_per_target", "max_iterations", "min_increment", "actuator_stiffness",
+               "reuse_factorization", "actuators", "effectors", "force_targets"});
+  SceneInverse inv;
+  inv.enabled = true;
+  inv.where = m.where();
+  inv.mode = m.choice("mode", {"realtime", "converged"}, 0) == 0 ? SceneInverse::Mode::RealTime
+                                                                 : SceneInverse::Mode::Converged;
+  inv.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
+  inv.epsilon = m.number("epsilon", inv.epsilon);
+  if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
+  reject_other_mode_keys(m, inv);
+  parse_iterations(m, inv);
+  parse_lists(m, path, inv);
+  check_unique_names(inv);
+  check_goal_sequences(inv);
   return inv;
 }
 

@@ -222,7 +222,7 @@ struct Recorder {
     if (options.progress) {
       std::ostream& out = *options.progress;
       const std::ios::fmtflags flags = out.flags();
-      out << "softik: step " << r.step << "/" << scene.solver.load_steps << "  load factor " << std::fixed
+      out << "softik: step " << r.step << "/" << scene.solver.newton.load_steps << "  load factor " << std::fixed
           << std::setprecision(4) << r.load_factor << "  Newton iterations " << r.iterations << "  residual "
           << std::scientific << std::setprecision(3) << r.residual << "  elapsed " << std::fixed << std::setprecision(2)
           << since(t0) << " s\n";

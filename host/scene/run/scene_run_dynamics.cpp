@@ -47,7 +47,7 @@ DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built) {
 
 DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built) {
   DynamicsOptions o = scene.dynamics.options;
-  o.pressure_stiffness = scene.solver.pressure_stiffness;
+  o.pressure_stiffness = scene.solver.newton.pressure_stiffness;
   if (scene.contact.enabled) o.contact = scene_detail::scene_contact_options(scene, built);
   return o;
 }
@@ -126,110 +126,109 @@ struct DynamicRecorder {
 }  // namespace
 
 ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built) {
-  const SceneContact& c = scene.contact;
-  ContactOptions o;
+  ContactOptions o = scene.contact.options;
   o.obstacles = built.obstacles;
   o.nodes = built.contact_nodes;
-  o.between_parts = c.between_parts;
-  o.body_friction = c.friction;
-  o.contact_distance = c.distance;
-  o.alarm_distance = c.alarm_distance;
-  o.tolerance = c.tolerance;
-  o.solver = c.solver;
   return o;
 }
 
-void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
-                  SceneRunResult& result) {
-  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
-  DynamicSolver dyn(*built.assembler, *solver, softik::scene_dynamic_loads(scene, built),
-                    softik::scene_dynamics_options(scene, built));
+namespace {
+
+/// The solver's warnings (at its construction) into the result, and to options.warnings.
+void take_solver_warnings(const DynamicSolver& dyn, const SceneRunOptions& options, SceneRunResult& result) {
   for (const std::string& w : dyn.warnings()) {
     result.warnings.push_back(w);
     if (options.warnings) *options.warnings << "softik: warning: " << w << "\n";
   }
-  DynamicRunSummary& s = result.dynamics;
-  s.enabled = true;
-  s.scheme = time_scheme_name(scene.dynamics.options.scheme);
-  // Control: the inverse problem's actuators and effectors solved in every step (dynamics.hpp).
-  const SceneInverse& inv = scene.inverse;
-  InverseRunSummary& control = result.inverse;
-  const size_t goals = inv.enabled ? inverse_goals(inv) : 0;
-  if (inv.enabled) {
-    dyn.control_options().method = inv.method;
-    dyn.control_options().epsilon = inv.epsilon;
-    for (const auto& a : built.actuators) dyn.add_control(a);
-    for (const auto& e : built.effectors) dyn.add_control(e);
-    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
-    control.enabled = true;
-    control.mode = "dynamic";
-    control.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
-    control.goals = static_cast<int>(goals);
-    control.effectors = effector_summaries(inv, built);
-  }
-  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr, {}};
-  recorder.open();
+}
+
+/// Control: the inverse problem's actuators and effectors solved in every step (dynamics.hpp),
+/// the effectors at their first goal, and the control's summary header.
+void add_dynamic_control(const SceneInverse& inv, const BuiltScene& built, size_t goals, DynamicSolver& dyn,
+                         InverseRunSummary& control) {
+  dyn.control_options().method = inv.method;
+  dyn.control_options().epsilon = inv.epsilon;
+  for (const auto& a : built.actuators) dyn.add_control(a);
+  for (const auto& e : built.effectors) dyn.add_control(e);
+  for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
+  control.enabled = true;
+  control.mode = "dynamic";
+  control.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
+  control.goals = static_cast<int>(goals);
+  control.effectors = effector_summaries(inv, built);
+}
+
+/// The row of the initial state (step 0): its energies and the pressures at t = 0.
+DynamicStepReport initial_report(const Scene& scene, const BuiltScene& built, const DynamicSolver& dyn) {
   DynamicStepReport start;
   start.kinetic_energy = dyn.kinetic_energy();
   start.elastic_energy = dyn.elastic_energy();
   start.substeps = 0;
   for (size_t p = 0; p < built.loads.pressures.size(); ++p)
     start.pressures.push_back(built.loads.pressures[p].pressure * scene.pressures[p].over_time(0.0));
-  recorder.record(start, dyn, 0, true);
-  const int every = scene.outputs.every;
-  const Clock::time_point loop_start = Clock::now();
-  for (int step = 1; step <= scene.dynamics.steps; ++step) {
-    // The goal of this step: steps_per_target time steps per goal, the last one held.
-    const size_t goal = goals > 0 ? std::min(static_cast<size_t>((step - 1) / inv.steps_per_target), goals - 1) : 0;
-    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], goal);
-    const DynamicStepReport r = dyn.step();
-    const bool last = step == scene.dynamics.steps;
-    recorder.record(r, dyn, static_cast<int>(goal), last || step % every == 0);
-    if (inv.enabled) {
-      ++control.steps;
-      if (r.control.status != QpStatus::Optimal) ++control.not_optimal;
-      if (!r.control.message.empty()) control.last_message = r.control.message;
-      // A goal is judged at the end of its window (the last goal at the end of the run).
-      const bool window_ends = goal + 1 < goals ? step % inv.steps_per_target == 0 : last;
-      if (window_ends) record_goal(built.effectors, control);
-    }
-    s.steps = r.step;
-    s.time = r.time;
-    s.cut_steps += r.substeps > 1 ? 1 : 0;
-    s.newton_iterations += r.iterations;
-    s.factorizations += r.factorizations;
-    s.kinetic_energy = r.kinetic_energy;
-    s.elastic_energy = r.elastic_energy;
-    s.max_contacts = std::max(s.max_contacts, r.contacts);
-    s.max_penetration = std::max(s.max_penetration, r.max_penetration);
-    if (r.contacts > 0 && !r.contact_solve.converged) ++s.unconverged_contact_solves;
-    s.last_contact_residual = r.contact_solve.residual;
-    s.normal_force = r.normal_force;
-    s.t_step += r.seconds_total;
-    s.t_detection += r.seconds_detection;
-    s.t_compliance += r.seconds_compliance;
-    s.t_contact_solve += r.seconds_contact_solve;
-    if (options.on_progress) {
-      std::ostringstream label;
-      label << "t = " << std::setprecision(6) << r.time << ", " << r.iterations << " Newton iterations";
-      if (r.contacts > 0) label << ", " << r.active_contacts << " contacts";
-      report_progress(options, "time step", step, scene.dynamics.steps, loop_start, label.str());
-    }
-    if (options.progress && (last || step % every == 0)) {
-      std::ostream& out = *options.progress;
-      const std::ios::fmtflags flags = out.flags();
-      out << "softik: step " << step << "/" << scene.dynamics.steps << "  t = " << std::setprecision(6) << r.time
-          << "  Newton iterations " << r.iterations << "  contacts " << r.active_contacts << "/" << r.contacts
-          << "  kinetic " << std::scientific << std::setprecision(3) << r.kinetic_energy << "  elastic "
-          << r.elastic_energy << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
-      out.flags(flags);
-      out.flush();
-    }
-  }
+  return start;
+}
+
+/// The control's counts after a step; a goal is judged at the end of its window (the last goal at
+/// the end of the run).
+void count_control_step(const SceneInverse& inv, const BuiltScene& built, const DynamicStepReport& r, int step,
+                        size_t goal, size_t goals, bool last, InverseRunSummary& control) {
+  ++control.steps;
+  if (r.control.status != QpStatus::Optimal) ++control.not_optimal;
+  if (!r.control.message.empty()) control.last_message = r.control.message;
+  const bool window_ends = goal + 1 < goals ? step % inv.steps_per_target == 0 : last;
+  if (window_ends) record_goal(built.effectors, control);
+}
+
+/// The step's figures added to the run's summary (the times averaged per step at the end).
+void add_step_to_summary(const DynamicStepReport& r, DynamicRunSummary& s) {
+  s.steps = r.step;
+  s.time = r.time;
+  s.cut_steps += r.substeps > 1 ? 1 : 0;
+  s.newton_iterations += r.iterations;
+  s.factorizations += r.factorizations;
+  s.kinetic_energy = r.kinetic_energy;
+  s.elastic_energy = r.elastic_energy;
+  s.max_contacts = std::max(s.max_contacts, r.contacts);
+  s.max_penetration = std::max(s.max_penetration, r.max_penetration);
+  if (r.contacts > 0 && !r.contact_solve.converged) ++s.unconverged_contact_solves;
+  s.last_contact_residual = r.contact_solve.residual;
+  s.normal_force = r.normal_force;
+  s.t_step += r.seconds_total;
+  s.t_detection += r.seconds_detection;
+  s.t_compliance += r.seconds_compliance;
+  s.t_contact_solve += r.seconds_contact_solve;
+}
+
+/// The progress callback after a step: its time, Newton iterations and contacts.
+void report_step_progress(const SceneRunOptions& options, const DynamicStepReport& r, int step, int steps,
+                          Clock::time_point loop_start) {
+  std::ostringstream label;
+  label << "t = " << std::setprecision(6) << r.time << ", " << r.iterations << " Newton iterations";
+  if (r.contacts > 0) label << ", " << r.active_contacts << " contacts";
+  report_progress(options, "time step", step, steps, loop_start, label.str());
+}
+
+/// The progress line of a step written out (time, iterations, contacts, energies, elapsed time);
+/// the stream's flags are restored after it.
+void print_step_line(std::ostream& out, const DynamicStepReport& r, int step, int steps, Clock::time_point t0) {
+  const std::ios::fmtflags flags = out.flags();
+  out << "softik: step " << step << "/" << steps << "  t = " << std::setprecision(6) << r.time << "  Newton iterations "
+      << r.iterations << "  contacts " << r.active_contacts << "/" << r.contacts << "  kinetic " << std::scientific
+      << std::setprecision(3) << r.kinetic_energy << "  elastic " << r.elastic_energy << "  elapsed " << std::fixed
+      << std::setprecision(2) << since(t0) << " s\n";
+  out.flags(flags);
+  out.flush();
+}
+
+/// The run's end: the controlled actuators' and sensors' outputs, the times per step, and the
+/// result's step counts.
+void finish_dynamic_run(const SceneInverse& inv, const DynamicSolver& dyn, SceneRunResult& result) {
+  DynamicRunSummary& s = result.dynamics;
   if (inv.enabled)
     for (const auto& c : dyn.control_constraints())
       if (c->role() != ConstraintRole::Effector)
-        control.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
+        result.inverse.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
   if (s.steps > 0) {
     s.t_step /= s.steps;
     s.t_detection /= s.steps;
@@ -239,6 +238,42 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   result.load_steps = s.steps;
   result.newton_iterations = s.newton_iterations;
   result.step_cuts = s.cut_steps;
+}
+
+}  // namespace
+
+void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                  SceneRunResult& result) {
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  DynamicSolver dyn(*built.assembler, *solver, softik::scene_dynamic_loads(scene, built),
+                    softik::scene_dynamics_options(scene, built));
+  take_solver_warnings(dyn, options, result);
+  DynamicRunSummary& s = result.dynamics;
+  s.enabled = true;
+  s.scheme = time_scheme_name(scene.dynamics.options.scheme);
+  const SceneInverse& inv = scene.inverse;
+  InverseRunSummary& control = result.inverse;
+  const size_t goals = inv.enabled ? inverse_goals(inv) : 0;
+  if (inv.enabled) add_dynamic_control(inv, built, goals, dyn, control);
+  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr, {}};
+  recorder.open();
+  recorder.record(initial_report(scene, built, dyn), dyn, 0, true);
+  const int every = scene.outputs.every;
+  const Clock::time_point loop_start = Clock::now();
+  for (int step = 1; step <= scene.dynamics.steps; ++step) {
+    // The goal of this step: steps_per_target time steps per goal, the last one held.
+    const size_t goal = goals > 0 ? std::min(static_cast<size_t>((step - 1) / inv.steps_per_target), goals - 1) : 0;
+    for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], goal);
+    const DynamicStepReport r = dyn.step();
+    const bool last = step == scene.dynamics.steps;
+    recorder.record(r, dyn, static_cast<int>(goal), last || step % every == 0);
+    if (inv.enabled) count_control_step(inv, built, r, step, goal, goals, last, control);
+    add_step_to_summary(r, s);
+    if (options.on_progress) report_step_progress(options, r, step, scene.dynamics.steps, loop_start);
+    if (options.progress && (last || step % every == 0))
+      print_step_line(*options.progress, r, step, scene.dynamics.steps, t0);
+  }
+  finish_dynamic_run(inv, dyn, result);
 }
 
 void write_dynamic_summary(const SceneRunResult& r, std::ostream& out) {

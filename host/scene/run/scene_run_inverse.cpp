@@ -217,10 +217,10 @@ void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, Inve
   }
 }
 
-void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
-                 SceneRunResult& result) {
-  const SceneInverse& inv = scene.inverse;
-  const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
+namespace {
+
+/// The inverse solver's options from the scene's inverse section.
+InverseOptions inverse_options(const SceneInverse& inv) {
   InverseOptions io;
   io.method = inv.method;
   io.epsilon = inv.epsilon;
@@ -228,20 +228,117 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
   io.reuse_factorization = inv.reuse_factorization;
   io.max_iterations = inv.max_iterations;
   io.min_increment = inv.min_increment;
-  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
-  InverseSolver inverse(*built.assembler, *solver, built.loads, io);
+  return io;
+}
+
+/// The scene's actuators and effectors, its contact (when enabled) and its force targets, given to
+/// the inverse solver in that order.
+void add_inverse_problem(const Scene& scene, const BuiltScene& built, InverseSolver& inverse) {
   for (const auto& a : built.actuators) inverse.add(a);
   for (const auto& e : built.effectors) inverse.add(e);
   if (scene.contact.enabled) inverse.set_contact(scene_contact_options(scene, built));
-  for (const SceneForceTarget& t : inv.force_targets) inverse.add_contact_force_target(t.target);
+  for (const SceneForceTarget& t : scene.inverse.force_targets) inverse.add_contact_force_target(t.target);
+}
 
-  InverseRunSummary& sum = result.inverse;
+/// The summary's header: mode, method, the number of goals and an empty line per effector.
+void start_summary(const SceneInverse& inv, const BuiltScene& built, bool realtime, size_t goals,
+                   InverseRunSummary& sum) {
   sum.enabled = true;
   sum.mode = realtime ? "realtime" : "converged";
   sum.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
-  const size_t goals = inverse_goals(inv);
   sum.goals = static_cast<int>(goals);
   sum.effectors = effector_summaries(inv, built);
+}
+
+/// One recorded row: a real-time step, or a converged solve (its steps summed into `rec`), with
+/// the summary's counts of answers that were not optimal or did not converge and its last message.
+void solve_row(InverseSolver& inverse, bool realtime, std::vector<Real>& x, StepRecord& rec, InverseRunSummary& sum) {
+  if (realtime) {
+    const InverseStepReport r = inverse.step(x);
+    rec.add(r);
+    if (r.status != QpStatus::Optimal) ++sum.not_optimal;
+    if (!r.message.empty()) sum.last_message = r.message;
+    return;
+  }
+  const InverseSolveReport r = inverse.solve(x);
+  for (const InverseStepReport& sr : r.steps) {
+    rec.add(sr);
+    if (!sr.message.empty()) sum.last_message = sr.message;
+  }
+  // The answer is the last step's; steps of undone increments may be infeasible on the way.
+  if (!r.steps.empty() && r.steps.back().status != QpStatus::Optimal) ++sum.not_optimal;
+  if (!r.converged) {
+    ++sum.unconverged;
+    sum.last_message = r.message;
+  }
+}
+
+/// The row's steps and phase times added to the summary (averaged per step at the end).
+void add_row_times(const StepRecord& rec, InverseRunSummary& sum) {
+  sum.steps += rec.iterations;
+  sum.t_assembly += rec.t_assembly;
+  sum.t_factorization += rec.t_factorization;
+  sum.t_solves += rec.t_solves;
+  sum.t_constraint_solve += rec.t_constraint_solve;
+  sum.t_update += rec.t_update;
+}
+
+/// The progress callback after a row: the goal, and a converged solve's iterations.
+void report_row_progress(const SceneRunOptions& options, bool realtime, size_t g, size_t goals, const StepRecord& rec,
+                         int step, int total_steps, Clock::time_point loop_start) {
+  std::ostringstream label;
+  label << "goal " << g + 1 << "/" << goals;
+  if (!realtime) label << ", " << rec.iterations << " iterations";
+  report_progress(options, realtime ? "inverse step" : "goal", step, total_steps, loop_start, label.str());
+}
+
+/// The progress line after a goal (the effectors' errors, the elapsed time); the stream's format
+/// is restored after it.
+void print_goal_line(std::ostream& out, size_t g, size_t goals, int step, const InverseRunSummary& sum,
+                     Clock::time_point t0) {
+  const std::ios::fmtflags flags = out.flags();
+  const std::streamsize precision = out.precision();
+  out << "softik: goal " << g + 1 << "/" << goals << "  steps " << step << std::scientific << std::setprecision(3);
+  for (const EffectorSummary& es : sum.effectors) out << "  error " << es.name << " " << es.final_error;
+  out << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
+  out.flags(flags);
+  out.precision(precision);
+  out.flush();
+}
+
+/// The run's end: the summary's times per step, the actuators' and sensors' outputs, the probes'
+/// displacements at the final state x, and the steps taken.
+void finish_inverse_run(const BuiltScene& built, const InverseSolver& inverse, const std::vector<Real>& x, int step,
+                        SceneRunResult& result) {
+  InverseRunSummary& sum = result.inverse;
+  if (sum.steps > 0) {
+    const Real n = sum.steps;
+    sum.t_assembly /= n, sum.t_factorization /= n, sum.t_solves /= n, sum.t_constraint_solve /= n, sum.t_update /= n;
+  }
+  for (const auto& c : inverse.constraints())
+    if (c->role() != ConstraintRole::Effector)
+      sum.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
+  result.probes.clear();
+  for (const BuiltProbe& p : built.probes)
+    result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
+  result.load_steps = step;
+  result.load_factor = 1;
+}
+
+}  // namespace
+
+void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+                 SceneRunResult& result) {
+  const SceneInverse& inv = scene.inverse;
+  const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
+  const InverseOptions io = inverse_options(inv);
+  std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
+  InverseSolver inverse(*built.assembler, *solver, built.loads, io);
+  add_inverse_problem(scene, built, inverse);
+
+  InverseRunSummary& sum = result.inverse;
+  const size_t goals = inverse_goals(inv);
+  start_summary(inv, built, realtime, goals, sum);
 
   InverseRecorder recorder(scene, built, options, t0, inverse, result);
   std::vector<Real> x = built.mesh.rest_positions();
@@ -258,65 +355,17 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
       StepRecord rec;
       rec.step = ++step;
       rec.goal = static_cast<int>(g);
-      if (realtime) {
-        const InverseStepReport r = inverse.step(x);
-        rec.add(r);
-        if (r.status != QpStatus::Optimal) ++sum.not_optimal;
-        if (!r.message.empty()) sum.last_message = r.message;
-      } else {
-        const InverseSolveReport r = inverse.solve(x);
-        for (const InverseStepReport& sr : r.steps) {
-          rec.add(sr);
-          if (!sr.message.empty()) sum.last_message = sr.message;
-        }
-        // The answer is the last step's; steps of undone increments may be infeasible on the way.
-        if (!r.steps.empty() && r.steps.back().status != QpStatus::Optimal) ++sum.not_optimal;
-        if (!r.converged) {
-          ++sum.unconverged;
-          sum.last_message = r.message;
-        }
-      }
+      solve_row(inverse, realtime, x, rec, sum);
       if (scene.contact.enabled) rec.take_contacts(inverse.contact_totals());
       record_force_targets(inv, rec.target_forces, sum);
-      sum.steps += rec.iterations;
-      sum.t_assembly += rec.t_assembly;
-      sum.t_factorization += rec.t_factorization;
-      sum.t_solves += rec.t_solves;
-      sum.t_constraint_solve += rec.t_constraint_solve;
-      sum.t_update += rec.t_update;
+      add_row_times(rec, sum);
       recorder.record(rec, x, step == total_steps || step % scene.outputs.every == 0);
-      if (options.on_progress) {
-        std::ostringstream label;
-        label << "goal " << g + 1 << "/" << goals;
-        if (!realtime) label << ", " << rec.iterations << " iterations";
-        report_progress(options, realtime ? "inverse step" : "goal", step, total_steps, loop_start, label.str());
-      }
+      if (options.on_progress) report_row_progress(options, realtime, g, goals, rec, step, total_steps, loop_start);
     }
     record_goal(built.effectors, sum);
-    if (options.progress) {
-      std::ostream& out = *options.progress;
-      const std::ios::fmtflags flags = out.flags();
-      const std::streamsize precision = out.precision();
-      out << "softik: goal " << g + 1 << "/" << goals << "  steps " << step << std::scientific << std::setprecision(3);
-      for (const EffectorSummary& es : sum.effectors) out << "  error " << es.name << " " << es.final_error;
-      out << "  elapsed " << std::fixed << std::setprecision(2) << since(t0) << " s\n";
-      out.flags(flags);
-      out.precision(precision);
-      out.flush();
-    }
+    if (options.progress) print_goal_line(*options.progress, g, goals, step, sum, t0);
   }
-  if (sum.steps > 0) {
-    const Real n = sum.steps;
-    sum.t_assembly /= n, sum.t_factorization /= n, sum.t_solves /= n, sum.t_constraint_solve /= n, sum.t_update /= n;
-  }
-  for (const auto& c : inverse.constraints())
-    if (c->role() != ConstraintRole::Effector)
-      sum.actuators.push_back({c->name(), c->role() == ConstraintRole::Sensor, c->outputs()});
-  result.probes.clear();
-  for (const BuiltProbe& p : built.probes)
-    result.probes.push_back({p.name, p.point, probe_displacement(built.mesh, p, x)});
-  result.load_steps = step;
-  result.load_factor = 1;
+  finish_inverse_run(built, inverse, x, step, result);
 }
 
 }  // namespace scene_detail

@@ -19,6 +19,7 @@
 // the strain), and the consistent K is not symmetric.
 #pragma once
 
+#include "softik/fem/corotational_stiffness.hpp"
 #include "softik/fem/hyperelastic_element.hpp"
 #include "softik/fem/lane_ops.hpp"
 #include "softik/fem/rotation.hpp"
@@ -26,84 +27,6 @@
 namespace softik::fem {
 
 enum class CorotationalTangent { Rotated = 0, Consistent = 1 };
-
-/// Block (a, b) of the rotated stiffness R K0 R^T. For the isotropic tensor
-/// C_iJkL = lambda d_iJ d_kL + mu (d_ik d_JL + d_iL d_Jk), with g_qa = R dN_a/dX at point q,
-///   R K0_ab R^T = O_ab lambda + O_ab^T mu + tr(O_ab) mu I,   O_ab = sum_q w_q detJ_q g_qa g_qb^T;
-/// this is the block from O_ab.
-template <int d>
-SOFTIK_HD_INLINE MatD<d> isotropic_stiffness_block(const LinearElastic& linear, const MatD<d>& O) {
-  MatD<d> block = linear.lambda * O + linear.mu * O.transpose();
-  block.diagonal().array() += linear.mu * O.trace();
-  return block;
-}
-
-/// The block (a, b) of any element: O_ab = R G_ab R^T with the rest-frame sum
-///   G_ab = sum_q w_q detJ_q dN_a/dX|_q (dN_b/dX|_q)^T
-/// (two 3 x 3 products per block instead of rotating both gradients at every point).
-template <class E>
-SOFTIK_HD MatD<E::dim> rotated_stiffness_block(const LinearElastic& linear, const RestData<E>& rest,
-                                               const MatD<E::dim>& R, int a, int b) {
-  constexpr int d = E::dim;
-  MatD<d> G = MatD<d>::Zero();
-  for (int q = 0; q < E::num_quad; ++q) G += rest.w_detJ[q] * (rest.dN_dX[q].row(a).transpose() * rest.dN_dX[q].row(b));
-  return isotropic_stiffness_block<d>(linear, R * G * R.transpose());
-}
-
-/// The same block from one point's weight w = w_q detJ_q and gradients g_a, g_b (rows).
-template <int d, class Row>
-SOFTIK_HD_INLINE MatD<d> rotated_stiffness_block(const LinearElastic& linear, Real w, const Row& ga, const Row& gb) {
-  return isotropic_stiffness_block<d>(linear, w * (ga.transpose() * gb));
-}
-
-/// Every block of R K0 R^T of a one-point cell (the linear simplices: n nodes in d dimensions),
-/// handed to emit(a, b, K_ab) as a TMat, for a scalar or lanes T (lane_ops.hpp). With
-/// g_a = R dN_a/dX (dN row a), w = w_0 det J_0, p_a = lambda w g_a and q_a = mu w g_a, the block of
-/// isotropic_stiffness_block is
-///   K_ab = p_a g_b^T + g_b q_a^T + (q_a . g_b) I,   and K_ba = K_ab^T,
-/// so a cell forms its n (n + 1) / 2 blocks a <= b (10 of 16 on Tet4) at 2 products per entry.
-template <int n, int d, class T, class DN, class MR, class Emit>
-SOFTIK_HD_INLINE void rotated_blocks_simplex(const T& lambda, const T& mu, const T& w, const DN& dN, const MR& R,
-                                             Emit&& emit) {
-  T g[n][d], p[n][d], q[n][d];
-  const T lw = lambda * w, mw = mu * w;
-  for (int a = 0; a < n; ++a)
-    for (int i = 0; i < d; ++i) {
-      T s = dN(a, 0) * R(i, 0);
-      for (int k = 1; k < d; ++k) s = s + dN(a, k) * R(i, k);
-      g[a][i] = s;
-      p[a][i] = lw * s;
-      q[a][i] = mw * s;
-    }
-  [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // read by the device compiler only
-  SOFTIK_UNROLL_BY(unroll)
-  for (int b = 0; b < n; ++b) {
-    SOFTIK_UNROLL_BY(unroll)
-    for (int a = 0; a <= b; ++a) {
-      TMat<T, d, d> block;
-      for (int i = 0; i < d; ++i)
-        for (int k = 0; k < d; ++k) block(i, k) = p[a][i] * g[b][k] + g[b][i] * q[a][k];
-      T shear = q[a][0] * g[b][0];
-      for (int i = 1; i < d; ++i) shear = shear + q[a][i] * g[b][i];
-      for (int i = 0; i < d; ++i) block(i, i) = block(i, i) + shear;
-      emit(a, b, block);
-      if (a != b) {
-        TMat<T, d, d> transposed;
-        for (int i = 0; i < d; ++i)
-          for (int k = 0; k < d; ++k) transposed(i, k) = block(k, i);
-        emit(b, a, transposed);
-      }
-    }
-  }
-}
-
-/// rotated_blocks_simplex for a one-point cell of trait E.
-template <class E, class Emit>
-SOFTIK_HD_INLINE void rotated_blocks_one_point(const LinearElastic& linear, const RestData<E>& rest,
-                                               const MatD<E::dim>& R, Emit&& emit) {
-  static_assert(E::num_quad == 1, "one quadrature point");
-  rotated_blocks_simplex<E::num_nodes, E::dim>(linear.lambda, linear.mu, rest.w_detJ[0], rest.dN_dX[0], R, emit);
-}
 
 /// The stresses of a one-point 3D cell (Tet4) in its rotated frame, for a scalar or lanes T:
 /// F^ = R^T F, P^ = P_lin(F^) (LinearElastic::stress), the energy w psi_lin(F^) added to *energy
@@ -134,21 +57,6 @@ SOFTIK_HD_INLINE void rotated_force(const MR& R, const GH& g_hat, MO& force) {
       T s = R(i, 0) * g_hat(a, 0);
       for (int k = 1; k < d; ++k) s = s + R(i, k) * g_hat(a, k);
       force(a, i) = -s;
-    }
-}
-
-/// Every block of R K0 R^T of a cell with several points (Hex8, Quad4, the quadratic cells),
-/// handed to emit(a, b, K_ab). G_ba = G_ab^T (rotated_stiffness_block), so K_ba = K_ab^T: a cell
-/// forms its n (n + 1) / 2 blocks a <= b (36 of 64 on Hex8).
-template <class E, class Emit>
-SOFTIK_HD_INLINE void rotated_blocks_points(const LinearElastic& linear, const RestData<E>& rest, const MatD<E::dim>& R,
-                                            Emit&& emit) {
-  constexpr int n = E::num_nodes;
-  for (int b = 0; b < n; ++b)
-    for (int a = 0; a <= b; ++a) {
-      const MatD<E::dim> block = rotated_stiffness_block<E>(linear, rest, R, a, b);
-      emit(a, b, block);
-      if (a != b) emit(b, a, block.transpose());
     }
 }
 
@@ -201,59 +109,35 @@ SOFTIK_HD Real corotational_force(const LinearElastic& linear, const RestData<E>
   return detF_center;
 }
 
-/// The element with its stiffness handed out block by block: emit(a, b, K_ab) for every node
-/// pair when `stiffness`, instead of an ElementMatrix, so that a kernel can scatter each block as
-/// it is made and never hold the nd x nd matrix. K_ab is the rotated block R K0_ab R^T, plus with
-/// `consistent` the rotation-derivative terms: for dx_b = e_k, dR = R Omega_bk and column k of
-/// K_ab gains R ( Omega_bk g^_a - sum_q w_q detJ_q C:(Omega_bk F^_q) dN_a/dX ).
-/// Returns det F at the centre.
-template <class E, bool consistent, class Emit>
-SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
-                                   RotationMethod method, Real* energy, ElementVector<E>* force, bool stiffness,
-                                   Emit&& emit) {
+/// The consistent tangent's blocks, handed to emit(a, b, K_ab): the rotated block R K0_ab R^T
+/// plus the rotation-derivative terms: for dx_b = e_k, dR = R Omega_bk and column k of K_ab gains
+///   R ( Omega_bk g^_a - sum_q w_q detJ_q C:(Omega_bk F^_q) dN_a/dX ).
+template <class E, class Emit>
+SOFTIK_HD void consistent_blocks(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
+                                 RotationMethod method, const RotationFrame<E::dim>& frame,
+                                 const Eigen::Matrix<Real, E::num_nodes, E::dim>& g_hat, Emit&& emit) {
   constexpr int d = E::dim, n = E::num_nodes;
-  RotationFrame<d> frame;
-  Eigen::Matrix<Real, n, d> g_hat;
-  const bool gradients = force != nullptr || (stiffness && consistent);
-  const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, gradients, energy, force);
-  if (!stiffness) return detF_center;
   const MatD<d>& R = frame.R;
-  if constexpr (!consistent) {  // the rotated tangent
-    if constexpr (E::num_quad == 1)
-      rotated_blocks_one_point<E>(linear, rest, R, emit);
-    else
-      rotated_blocks_points<E>(linear, rest, R, emit);
-    return detF_center;
-  }
-  MatD<d> F_hat[consistent ? E::num_quad : 1];
-  if constexpr (consistent) rotated_gradients<E>(x, rest, R, deformation_gradient<E>(x, rest.dN_dX_center), F_hat);
-  // One quadrature point (the consistent tangent of the linear simplices here): g_a = R dN_a/dX
-  // once per node, not per block.
+  MatD<d> F_hat[E::num_quad];
+  rotated_gradients<E>(x, rest, R, deformation_gradient<E>(x, rest.dN_dX_center), F_hat);
+  // One quadrature point (the linear simplices): g_a = R dN_a/dX once per node, not per block.
   Eigen::Matrix<Real, n, d> g;
   if constexpr (E::num_quad == 1) g = rest.dN_dX[0] * R.transpose();
-  // The consistent tangent's rotation variations, their factor formed once per cell.
-  [[maybe_unused]] const auto variation = [&] {
-    if constexpr (consistent)
-      return RotationVariation<d>(frame, method);
-    else
-      return 0;
-  }();
+  const RotationVariation<d> variation(frame, method);     // its factor formed once per cell
   [[maybe_unused]] constexpr int unroll = n <= 4 ? n : 1;  // the node loops of the linear simplices only
   SOFTIK_UNROLL_BY(unroll)
   for (int b = 0; b < n; ++b) {
-    MatD<d> Omega[consistent ? d : 1];
+    MatD<d> Omega[d];
     // The stress of the rotation variation, sigma_kq = P(I + Omega_k F^_q): independent of the row
     // node a, so formed once per column node b on one-point cells. Larger cells form it per block:
     // held for every point it would be d x num_quad matrices (216 doubles on Hex8) per thread.
-    MatD<d> sigma_b[consistent && E::num_quad == 1 ? d : 1];
-    if constexpr (consistent) {
-      for (int k = 0; k < d; ++k) {
-        MatD<d> dF = MatD<d>::Zero();
-        dF.row(k) = rest.dN_dX_center.row(b);
-        Omega[k] = variation(dF);
-        if constexpr (E::num_quad == 1)
-          sigma_b[k] = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[0])));
-      }
+    MatD<d> sigma_b[E::num_quad == 1 ? d : 1];
+    for (int k = 0; k < d; ++k) {
+      MatD<d> dF = MatD<d>::Zero();
+      dF.row(k) = rest.dN_dX_center.row(b);
+      Omega[k] = variation(dF);
+      if constexpr (E::num_quad == 1)
+        sigma_b[k] = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[0])));
     }
     SOFTIK_UNROLL_BY(unroll)
     for (int a = 0; a < n; ++a) {
@@ -262,23 +146,43 @@ SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E
         block = rotated_stiffness_block<d>(linear, rest.w_detJ[0], g.row(a), g.row(b));
       else
         block = rotated_stiffness_block<E>(linear, rest, R, a, b);
-      if constexpr (consistent) {
-        for (int k = 0; k < d; ++k) {
-          VecD<d> dg = Omega[k] * g_hat.row(a).transpose();
-          for (int q = 0; q < E::num_quad; ++q) {
-            if constexpr (E::num_quad == 1) {
-              dg -= rest.w_detJ[q] * sigma_b[k] * rest.dN_dX[q].row(a).transpose();
-            } else {
-              const MatD<d> sigma = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[q])));
-              dg -= rest.w_detJ[q] * sigma * rest.dN_dX[q].row(a).transpose();
-            }
+      for (int k = 0; k < d; ++k) {
+        VecD<d> dg = Omega[k] * g_hat.row(a).transpose();
+        for (int q = 0; q < E::num_quad; ++q) {
+          if constexpr (E::num_quad == 1) {
+            dg -= rest.w_detJ[q] * sigma_b[k] * rest.dN_dX[q].row(a).transpose();
+          } else {
+            const MatD<d> sigma = restrict_stress<d>(linear.P(embed<d>(MatD<d>::Identity() + Omega[k] * F_hat[q])));
+            dg -= rest.w_detJ[q] * sigma * rest.dN_dX[q].row(a).transpose();
           }
-          block.col(k) += R * dg;
         }
+        block.col(k) += R * dg;
       }
       emit(a, b, block);
     }
   }
+}
+
+/// The element with its stiffness handed out block by block: emit(a, b, K_ab) for every node
+/// pair when `stiffness`, instead of an ElementMatrix, so that a kernel can scatter each block as
+/// it is made and never hold the nd x nd matrix. K_ab is the rotated block R K0_ab R^T
+/// (corotational_stiffness.hpp), or with `consistent` consistent_blocks'. Returns det F at the
+/// centre.
+template <class E, bool consistent, class Emit>
+SOFTIK_HD Real corotational_blocks(const LinearElastic& linear, const RestData<E>& rest, const NodeMatrix<E>& x,
+                                   RotationMethod method, Real* energy, ElementVector<E>* force, bool stiffness,
+                                   Emit&& emit) {
+  RotationFrame<E::dim> frame;
+  Eigen::Matrix<Real, E::num_nodes, E::dim> g_hat;
+  const bool gradients = force != nullptr || (stiffness && consistent);
+  const Real detF_center = corotational_force<E>(linear, rest, x, method, frame, g_hat, gradients, energy, force);
+  if (!stiffness) return detF_center;
+  if constexpr (consistent)
+    consistent_blocks<E>(linear, rest, x, method, frame, g_hat, emit);
+  else if constexpr (E::num_quad == 1)
+    rotated_blocks_one_point<E>(linear, rest, frame.R, emit);
+  else
+    rotated_blocks_points<E>(linear, rest, frame.R, emit);
   return detF_center;
 }
 

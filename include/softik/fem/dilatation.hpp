@@ -6,10 +6,9 @@
 //   m = J = det F for the finite-strain laws,
 //   m = 1 + tr(F - I) for LinearElastic (the linearised J; U = lambda/2 (m - 1)^2 is exactly its
 //   lambda term).
-// Bulk terms (BulkSplit below): NeoHookean lambda/2 (log J)^2; StableNeoHookean
-// lambda_/2 (J - alpha)^2; the decoupled laws (NeoHookeanD1, MooneyRivlin, Yeoh, Ogden,
-// ArrudaBoyce) their U(J) (volumetric.hpp). SaintVenantKirchhoff has none (its lambda/2 (tr E)^2
-// is not a function of the volume).
+// Bulk terms (each law's bulk_term, read through BulkSplit, law_capabilities.hpp): NeoHookean lambda/2 (log J)^2;
+// StableNeoHookean lambda_/2 (J - alpha)^2; the decoupled laws (NeoHookeanD1, MooneyRivlin, Yeoh, Ogden, ArrudaBoyce)
+// their U(J) (volumetric.hpp). SaintVenantKirchhoff has none (its lambda/2 (tr E)^2 is not a function of the volume).
 //
 // Per cell c with quadrature weights w_q (w_detJ): rest volume V_c = sum_q w_q, volume
 // v_c = sum_q w_q m(F_q) (the current volume for m = J), g_c = dv_c/dx, H_c = d2v_c/dx2, with
@@ -50,71 +49,6 @@ enum class Dilatation {
   CellMean = 1,   ///< mean dilatation: U(theta_c) of the cell's volume ratio
   NodalMean = 2,  ///< average nodal pressure: U(theta_a) of the nodal volume ratios
 };
-
-/// The bulk term U of a law as a function of its volume measure (U, dU/dm, d2U/dm2), and the
-/// measure: `linear` means m = 1 + tr(F - I), else m = det F. `available` is false for laws
-/// without a bulk term.
-template <class M>
-struct BulkSplit {
-  static constexpr bool available = false;
-  static constexpr bool linear = false;
-  SOFTIK_HD static VolumetricTerm term(const M&, Real) { return {0, 0, 0}; }
-};
-
-template <>
-struct BulkSplit<LinearElastic> {
-  static constexpr bool available = true;
-  static constexpr bool linear = true;
-  SOFTIK_HD static VolumetricTerm term(const LinearElastic& law, Real m) {
-    const Real e = m - 1;
-    return {0.5 * law.lambda * e * e, law.lambda * e, law.lambda};
-  }
-};
-
-template <>
-struct BulkSplit<NeoHookean> {
-  static constexpr bool available = true;
-  static constexpr bool linear = false;
-  SOFTIK_HD static VolumetricTerm term(const NeoHookean& law, Real J) {
-    const Real lj = log(J);
-    return {0.5 * law.lambda * lj * lj, law.lambda * lj / J, law.lambda * (1 - lj) / (J * J)};
-  }
-};
-
-template <>
-struct BulkSplit<StableNeoHookean> {
-  static constexpr bool available = true;
-  static constexpr bool linear = false;
-  SOFTIK_HD static VolumetricTerm term(const StableNeoHookean& law, Real J) {
-    const Real l = law.energy_lambda(), e = J - law.alpha();
-    return {0.5 * l * e * e, l * e, l};
-  }
-};
-
-template <>
-struct BulkSplit<NeoHookeanD1> {
-  static constexpr bool available = true;
-  static constexpr bool linear = false;
-  SOFTIK_HD static VolumetricTerm term(const NeoHookeanD1& law, Real J) {
-    return volumetric_term(Volumetric::D1Form, law.D1, J);
-  }
-};
-
-/// The decoupled laws that name their volumetric form (MooneyRivlin, Yeoh, Ogden, ArrudaBoyce).
-template <class M>
-struct DecoupledBulkSplit {
-  static constexpr bool available = true;
-  static constexpr bool linear = false;
-  SOFTIK_HD static VolumetricTerm term(const M& law, Real J) { return volumetric_term(law.volumetric, law.D1, J); }
-};
-template <>
-struct BulkSplit<MooneyRivlin> : DecoupledBulkSplit<MooneyRivlin> {};
-template <>
-struct BulkSplit<Yeoh> : DecoupledBulkSplit<Yeoh> {};
-template <>
-struct BulkSplit<ArrudaBoyce> : DecoupledBulkSplit<ArrudaBoyce> {};
-template <int N>
-struct BulkSplit<Ogden<N>> : DecoupledBulkSplit<Ogden<N>> {};
 
 /// Permutation symbol e_ijk of distinct indices (0 when two are equal).
 SOFTIK_HD_INLINE Real permutation_sign(int i, int j, int k) {

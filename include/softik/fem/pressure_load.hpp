@@ -27,7 +27,7 @@
 // the bilinear patch, also when the quad is not planar. A single split along a-c would lump
 // P A/3 on a and c and P A/6 on b and d: the excess cancels between neighbouring quads but not at
 // the rim of an open loaded patch, where it costs a first-order nodal error (measured on the
-// thick-walled cylinder and sphere of tests/test_lame.cpp: max error order ~1.0 instead of ~2).
+// thick-walled cylinder and sphere of tests/loads/test_lame.cpp: max error order ~1.0 instead of ~2).
 #pragma once
 
 #include <Eigen/Geometry>  // cross(); must be visible to nvcc device code

@@ -107,7 +107,7 @@ class RotationVariation {
  private:
   const RotationFrame<d>& fr_;
   RotationMethod method_;
-  MatD<d> factor_;
+  MatD<d> factor_ = MatD<d>::Zero();  // set where used (QR; the 3D polar rotation)
   Real trace_ = 0;
 };
 

@@ -24,6 +24,10 @@ struct ArrudaBoyce {
   Real lambda_m = 0;  ///< locking stretch
   Real D1 = 0;        ///< = 2 / K
   Volumetric volumetric = Volumetric::JSquaredLog;
+  static constexpr bool bulk_measure_linear = false;  ///< its bulk term sees m = J
+
+  /// The bulk term U(J) of its volumetric form (volumetric.hpp).
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const { return volumetric_term(volumetric, D1, J); }
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms (decoupled_i1.hpp)
   template <int n, int Q>
   using StiffnessTerms = DecoupledI1Terms<n, Real, Q>;

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "softik/error.hpp"
+#include "softik/fem/law_capabilities.hpp"
 #include "softik/fem/tensor.hpp"
 
 namespace softik::fem {
@@ -75,8 +76,16 @@ inline Lame lame_from_young_poisson(const char* law, Real E, Real nu) {
 }  // namespace detail
 
 struct LinearElastic {
-  Real lambda = 0;  ///< first Lame parameter
-  Real mu = 0;      ///< shear modulus
+  Real lambda = 0;                                   ///< first Lame parameter
+  Real mu = 0;                                       ///< shear modulus
+  static constexpr bool tolerates_inversion = true;  ///< defined for any F (law_capabilities.hpp)
+  static constexpr bool bulk_measure_linear = true;  ///< its bulk term sees m = 1 + tr(F - I)
+
+  /// The bulk term U = lambda/2 (m - 1)^2 of the linearised volume measure m = 1 + tr(F - I).
+  SOFTIK_HD VolumetricTerm bulk_term(Real m) const {
+    const Real e = m - 1;
+    return {0.5 * lambda * e * e, lambda * e, lambda};
+  }
 
   /// The law for any scalar or lanes type T (fem/lane_ops.hpp), with eps = sym(F) - I:
   ///   P = 2 mu eps + lambda tr(eps) I,   psi = mu eps : eps + lambda/2 tr(eps)^2 (into *psi when given).

@@ -20,6 +20,10 @@ struct MooneyRivlin {
   Real C01 = 0;
   Real D1 = 0;  ///< = 2 / K (also for LogSquared, where kappa = 2 / D1)
   Volumetric volumetric = Volumetric::D1Form;
+  static constexpr bool bulk_measure_linear = false;  ///< its bulk term sees m = J
+
+  /// The bulk term U(J) of its volumetric form (volumetric.hpp).
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const { return volumetric_term(volumetric, D1, J); }
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const IsochoricKinematics k = isochoric_kinematics(F);

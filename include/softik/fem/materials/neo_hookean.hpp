@@ -38,8 +38,15 @@ struct NeoHookean {
   Real mu = 0;                                             ///< shear modulus
   Real lambda = 0;                                         ///< first Lame parameter
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms
+  static constexpr bool bulk_measure_linear = false;       ///< its bulk term sees m = J
   template <int n, int Q>
   using StiffnessTerms = BlockTerms<n, Real, false, Q>;  ///< a cell's closed-form stiffness
+
+  /// The bulk term U = lambda/2 (log J)^2.
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const {
+    const Real lj = log(J);
+    return {0.5 * lambda * lj * lj, lambda * lj / J, lambda * (1 - lj) / (J * J)};
+  }
 
   // The law written once for any scalar or lanes type T (fem/lane_ops.hpp): one cell (psi, S,
   // pk2_and_tangent below; the device) and the host's Tet4 batches (host/assembly/cell_batch.hpp).
@@ -185,8 +192,12 @@ struct NeoHookeanD1 {
   Real D1 = 0;   ///< = 2 / K
   static constexpr Volumetric volumetric = Volumetric::D1Form;
   static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms (decoupled_i1.hpp)
+  static constexpr bool bulk_measure_linear = false;       ///< its bulk term sees m = J
   template <int n, int Q>
   using StiffnessTerms = DecoupledI1Terms<n, Real, Q>;
+
+  /// The bulk term U = (J - 1)^2 / D1.
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const { return volumetric_term(volumetric, D1, J); }
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     const Real J = F.determinant();

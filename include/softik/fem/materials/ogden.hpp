@@ -52,6 +52,10 @@ struct Ogden {
   Real alpha[N] = {};  ///< alpha_p (nonzero)
   Real D1 = 0;         ///< = 2 / K
   Volumetric volumetric = Volumetric::D1Form;
+  static constexpr bool bulk_measure_linear = false;  ///< its bulk term sees m = J
+
+  /// The bulk term U(J) of its volumetric form (volumetric.hpp).
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const { return volumetric_term(volumetric, D1, J); }
 
   SOFTIK_HD Real psi(const Mat3& F) const {
     Vec3 c;

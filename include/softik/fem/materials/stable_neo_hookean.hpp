@@ -33,6 +33,14 @@ namespace softik::fem {
 struct StableNeoHookean {
   Real mu = 0;      ///< small-strain shear modulus (NOT the paper's energy mu_; see above)
   Real lambda = 0;  ///< small-strain first Lame parameter
+  static constexpr bool tolerates_inversion = true;   ///< defined for det F <= 0 (no log J)
+  static constexpr bool bulk_measure_linear = false;  ///< its bulk term sees m = J
+
+  /// The bulk term U = lambda_/2 (J - alpha)^2.
+  SOFTIK_HD VolumetricTerm bulk_term(Real J) const {
+    const Real l = energy_lambda(), e = J - alpha();
+    return {0.5 * l * e * e, l * e, l};
+  }
 
   SOFTIK_HD Real energy_mu() const { return 4.0 / 3.0 * mu; }
   SOFTIK_HD Real energy_lambda() const { return lambda + 5.0 / 6.0 * mu; }

@@ -28,6 +28,7 @@
 
 #include <Eigen/LU>  // fixed-size inverse() and determinant()
 
+#include "softik/fem/law_capabilities.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
 
@@ -42,12 +43,6 @@ enum class Volumetric {
 };
 
 /// U, dU/dJ and d2U/dJ2.
-struct VolumetricTerm {
-  Real U;
-  Real dU;
-  Real d2U;
-};
-
 SOFTIK_HD_INLINE VolumetricTerm volumetric_term(Volumetric kind, Real D1, Real J) {
   const Real k = 1 / D1;
   if (kind == Volumetric::LogSquared) {

@@ -59,7 +59,7 @@ class CudssSolver final : public LinearSolver {
   void factorize(const std::vector<Real>& values) override;
   /// Factors from nnz values in device memory, written on this thread's default stream or
   /// synchronised before the call (only the upper triangle, j >= i, is read).
-  void factorize_device(const Real* d_values) override;
+  void factorize_device(exec::DeviceView<const Real> values) override;
   bool accepts_device_values() const override { return true; }
   /// x = K^-1 b for nrhs columns in host memory (n x nrhs, column-major).
   void solve(const Real* b, Real* x, int nrhs = 1) const override;

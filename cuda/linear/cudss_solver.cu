@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cuda/backend_entries.hpp"
-#include "cuda/solvers/cudss_solver.hpp"
+#include "cuda/linear/cudss_solver.hpp"
 #include "softik/error.hpp"
 
 #ifdef SOFTIK_HAVE_CUDSS
@@ -27,8 +27,8 @@
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/pinned_buffer.hpp"
-#include "cuda/solvers/cudss_library.hpp"
-#include "cuda/solvers/gpu_solver_support.hpp"
+#include "cuda/linear/cudss_library.hpp"
+#include "cuda/linear/gpu_solver_support.hpp"
 #endif
 
 namespace softik {
@@ -215,6 +215,14 @@ struct CudssSolver::Impl {
     x_buffer = {};
     rhs_columns = 0;
     analysed = factored = indefinite = false;
+  }
+
+  /// The checks a solve (`call`: "solve", "solve_device") starts with.
+  void check_solve(const char* solver, const char* call, int nrhs) const {
+    SOFTIK_CHECK(factored, solver << "::" << call
+                                  << " needs a successful factorisation: call analyze(pattern) and "
+                                     "factorize(values) first");
+    SOFTIK_CHECK(nrhs >= 0, solver << "::" << call << " got " << nrhs << " right-hand sides");
   }
 
   /// Staging buffers of at least nrhs columns (grown, never shrunk) and x/b descriptors of
@@ -436,17 +444,13 @@ void CudssSolver::analyze(const CsrPattern& pattern) {
 }
 
 void CudssSolver::factorize(const std::vector<Real>& values) {
-  Impl& p = *impl_;
-  SOFTIK_CHECK(p.analysed, "LinearSolver::factorize before analyze: call analyze(pattern) first");
-  SOFTIK_CHECK(values.size() == static_cast<std::size_t>(p.nnz),
-               "factorize got " << values.size() << " values for a pattern of " << p.nnz);
-  if (p.n > 0) upload(p.full_values.get(), values.data(), values.size());
-  factorize_device(p.full_values.get());
+  factorize_from_host(*this, impl_->analysed, impl_->nnz, values, impl_->full_values.get());
 }
 
-void CudssSolver::factorize_device(const Real* d_values) {
+void CudssSolver::factorize_device(exec::DeviceView<const Real> values) {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.analysed, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
+  check_device_values(p.analysed, p.nnz, values, name());
+  const Real* d_values = values.data;
   p.factored = p.indefinite = false;
   p.info = FactorizationInfo{};
   if (p.n == 0) {
@@ -500,9 +504,7 @@ void CudssSolver::factorize_device(const Real* d_values) {
 
 void CudssSolver::solve(const Real* b, Real* x, int nrhs) const {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.factored, name() << "::solve needs a successful factorisation: call analyze(pattern) and "
-                                     "factorize(values) first");
-  SOFTIK_CHECK(nrhs >= 0, name() << "::solve got " << nrhs << " right-hand sides");
+  p.check_solve(name(), "solve", nrhs);
   if (p.n == 0 || nrhs == 0) return;
   p.prepare_rhs(nrhs);
   const std::size_t count = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nrhs);
@@ -513,9 +515,7 @@ void CudssSolver::solve(const Real* b, Real* x, int nrhs) const {
 
 void CudssSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.factored, name() << "::solve_device needs a successful factorisation: call analyze(pattern) and "
-                                     "factorize(values) first");
-  SOFTIK_CHECK(nrhs >= 0, name() << "::solve_device got " << nrhs << " right-hand sides");
+  p.check_solve(name(), "solve_device", nrhs);
   if (p.n == 0 || nrhs == 0) return;
   SOFTIK_CHECK(d_b != nullptr && d_x != nullptr, name() << "::solve_device got a null pointer");
   p.prepare_rhs(nrhs);

@@ -1,4 +1,4 @@
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/loads/pressure_evaluator.hpp"
 
 #include "host/exec/device_backend.hpp"
 

@@ -1,6 +1,6 @@
 // Opens libcudss.so.1 at run time and resolves the cuDSS functions (cudss_library.hpp).
 #ifdef SOFTIK_HAVE_CUDSS
-#include "cuda/solvers/cudss_library.hpp"
+#include "cuda/linear/cudss_library.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/solvers/cudss_solver.hpp"
-#include "cuda/solvers/runtime_library.hpp"
+#include "cuda/linear/cudss_solver.hpp"
+#include "cuda/linear/runtime_library.hpp"
 
 namespace softik::cuda {
 
@@ -125,14 +125,8 @@ const char* cudss_status_name(cudssStatus_t status) {
 }
 
 bool cudss_library_available(std::string* reason) {
-  try {
-    const CudssLibrary& lib = cudss_library();
-    if (reason) *reason = lib.loaded ? "cuDSS loaded from " + lib.path : lib.error;
-    return lib.loaded;
-  } catch (const std::exception& e) {  // bad_alloc; the loader itself does not throw
-    if (reason) *reason = e.what();
-    return false;
-  }
+  return library_available(&cudss_library, reason,
+                           [](const CudssLibrary& lib) { return "cuDSS loaded from " + lib.path; });
 }
 
 }  // namespace softik::cuda

@@ -14,11 +14,12 @@
 namespace softik::cuda {
 
 // Every cuDSS function softik calls.
-#define SOFTIK_CUDSS_FUNCTIONS(X)                                                                                   \
-  X(cudssGetProperty)                                                                                               \
-  X(cudssCreate)                                                                                                    \
-  X(cudssDestroy) X(cudssSetStream) X(cudssConfigCreate) X(cudssConfigDestroy) X(cudssConfigSet) X(cudssDataCreate) \
-      X(cudssDataDestroy) X(cudssDataGet) X(cudssDataSet) X(cudssMatrixCreateCsr) X(cudssMatrixCreateDn)            \
+#define SOFTIK_CUDSS_FUNCTIONS(X)                                                                        \
+  X(cudssGetProperty)                                                                                    \
+  X(cudssCreate)                                                                                         \
+  X(cudssDestroy)                                                                                        \
+  X(cudssSetStream) X(cudssConfigCreate) X(cudssConfigDestroy) X(cudssConfigSet) X(cudssDataCreate)      \
+      X(cudssDataDestroy) X(cudssDataGet) X(cudssDataSet) X(cudssMatrixCreateCsr) X(cudssMatrixCreateDn) \
           X(cudssMatrixDestroy) X(cudssMatrixSetValues) X(cudssExecute)
 
 /// Pointers to the cuDSS functions, with the exact types cudss.h declares.

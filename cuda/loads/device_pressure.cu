@@ -1,6 +1,6 @@
 // DevicePressure: a PressureLoad's surface and embedding uploaded once; cavity volume, nodal
 // pressure forces and the actuator Jacobian column on the GPU, by the per-triangle bodies of
-// host/assembly/pressure_kernel.hpp that the CPU's loads.cpp runs (the same triangle list, the
+// host/loads/pressure_kernel.hpp that the CPU's loads.cpp runs (the same triangle list, the
 // same vertex positions), here under the exec::Cuda policy with atomic scatters. The volume's
 // per-triangle values are summed by cub (no atomics: deterministic).
 #include <cub/device/device_reduce.cuh>
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "cuda/assembly/device_pressure.hpp"
+#include "cuda/loads/device_pressure.hpp"
 #include "cuda/backend_entries.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/forall_cuda.cuh"
-#include "host/assembly/pressure_evaluator.hpp"
-#include "host/assembly/pressure_kernel.hpp"
+#include "host/loads/pressure_evaluator.hpp"
+#include "host/loads/pressure_kernel.hpp"
 #include "softik/backend.hpp"
 
 namespace softik::cuda {

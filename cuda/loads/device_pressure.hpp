@@ -2,7 +2,7 @@
 // the cavity volume, the nodal pressure forces and the actuator Jacobian column of one
 // PressureLoad, from positions already in device memory. Same numbers as the CPU functions of
 // loads.hpp (surface_volume, add_pressure_forces, pressure_jacobian) to round-off: one thread
-// per triangle runs the per-triangle body the CPU runs (host/assembly/pressure_kernel.hpp).
+// per triangle runs the per-triangle body the CPU runs (host/loads/pressure_kernel.hpp).
 //
 // Surface handling is the CPU's (assembly::expand_triangles): a triangle has weight 1; a quad (a, b, c, d) is the four
 // triangles of its two diagonal splits (fem::quad_split_vertex), weight 1/2 each. A surface

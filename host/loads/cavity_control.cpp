@@ -1,6 +1,6 @@
 // Volume-controlled and gas cavities in solve_static: pressures, potential, constraint residuals
 // and the bordered Newton step (equations (B1)-(B2) of cavity_control.hpp).
-#include "host/solvers/cavity_control.hpp"
+#include "host/loads/cavity_control.hpp"
 
 #include <cmath>
 

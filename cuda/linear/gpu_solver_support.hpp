@@ -1,8 +1,9 @@
-// Small helpers shared by the GPU linear solvers (cuda/solvers/cuda_dense_solver.cu,
-// cuda/solvers/cuda_pcg_solver.cu, cuda/solvers/cusolversp_solver.cu): the device check every analyze() starts
-// with, the validation of the CSR pattern it is given, checked host <-> device copies, the
-// launch size of one-thread-per-item kernels and the pivot ratio of a Cholesky factor's
-// diagonal. Private to cuda/.
+// Small helpers shared by the GPU linear solvers (cuda/linear/cuda_dense_solver.cu,
+// cuda/linear/cuda_pcg_solver.cu, cuda/linear/cudss_solver.cu, cuda/linear/cusolversp_solver.cu): the
+// device check every analyze() starts with, the validation of the CSR pattern it is given, the
+// checks and the upload factorize() and factorize_device() start with, the checks of a solve,
+// checked host <-> device copies, the launch size of one-thread-per-item kernels and the pivot
+// ratio of a Cholesky factor's diagonal. Private to cuda/.
 #pragma once
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "cuda/exec/cuda_check.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
+#include "softik/linear_solver.hpp"
 
 namespace softik::cuda {
 
@@ -55,6 +57,41 @@ void upload(T* d_dst, const T* src, std::size_t count) {
 template <class T>
 void download(T* dst, const T* d_src, std::size_t count) {
   if (count > 0) SOFTIK_CUDA_CHECK(cudaMemcpy(dst, d_src, count * sizeof(T), cudaMemcpyDeviceToHost));
+}
+
+/// The checks factorize_device(values) starts with: analyze() came first (`analysed`) and `values`
+/// holds the `nnz` entries of its pattern.
+inline void check_device_values(bool analysed, int nnz, exec::DeviceView<const Real> values, const char* solver) {
+  SOFTIK_CHECK(analysed, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
+  SOFTIK_CHECK(values.size == static_cast<std::size_t>(nnz),
+               solver << "::factorize_device got " << values.size << " values for a pattern of " << nnz);
+}
+
+/// factorize(values) of a solver that factors from device values: the checks (analyze() came
+/// first, `values` holds the pattern's `nnz` entries), the upload of the values to the solver's
+/// staging buffer `d_staging` (nnz entries) and solver.factorize_device on them.
+inline void factorize_from_host(LinearSolver& solver, bool analysed, int nnz, const std::vector<Real>& values,
+                                Real* d_staging) {
+  SOFTIK_CHECK(analysed, "LinearSolver::factorize before analyze: call analyze(pattern) first");
+  SOFTIK_CHECK(values.size() == static_cast<std::size_t>(nnz),
+               "factorize got " << values.size() << " values for a pattern of " << nnz);
+  upload(d_staging, values.data(), values.size());
+  solver.factorize_device({d_staging, values.size()});
+}
+
+/// The checks a solve (`call`: "solve", "solve_device") starts with: a factorisation succeeded
+/// and `nrhs` is not negative.
+inline void check_solve(bool factored, int nrhs, const char* solver, const char* call) {
+  SOFTIK_CHECK(factored, solver << "::" << call << " needs a successful factorize() first");
+  SOFTIK_CHECK(nrhs >= 0, call << " got " << nrhs << " right-hand sides");
+}
+
+/// Copies the n x nrhs column-major array d_src to d_dst (device memory) unless they are the same
+/// array (a call in place).
+inline void copy_columns(Real* d_dst, const Real* d_src, std::size_t n, int nrhs) {
+  if (d_dst != d_src)
+    SOFTIK_CUDA_CHECK(
+        cudaMemcpy(d_dst, d_src, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
 }
 
 /// Blocks of `block` threads covering `count` items (at least one block).

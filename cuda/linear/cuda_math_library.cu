@@ -1,6 +1,6 @@
 // Opens cuBLAS, cuSOLVER and cuSPARSE at run time and resolves their functions
 // (cuda_math_library.hpp).
-#include "cuda/solvers/cuda_math_library.hpp"
+#include "cuda/linear/cuda_math_library.hpp"
 
 #include <dlfcn.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/solvers/runtime_library.hpp"
+#include "cuda/linear/runtime_library.hpp"
 #include "softik/error.hpp"
 
 #define SOFTIK_CUDA_MATH_STRING2(x) #x
@@ -83,14 +83,8 @@ const CudaMathApi& cuda_math() {
 }
 
 bool cuda_math_available(std::string* reason) {
-  try {
-    const CudaMathLibrary& lib = cuda_math_library();
-    if (reason) *reason = lib.loaded ? "loaded " + lib.files : lib.error;
-    return lib.loaded;
-  } catch (const std::exception& e) {  // bad_alloc; the loader itself does not throw
-    if (reason) *reason = e.what();
-    return false;
-  }
+  return library_available(&cuda_math_library, reason,
+                           [](const CudaMathLibrary& lib) { return "loaded " + lib.files; });
 }
 
 }  // namespace softik::cuda

@@ -1,4 +1,4 @@
-// The kernels of the block-Jacobi PCG (cuda/solvers/cuda_pcg_solver.cu, the only file that includes
+// The kernels of the block-Jacobi PCG (cuda/linear/cuda_pcg_solver.cu, the only file that includes
 // this one): the scatter of CSR values into 3 x 3 BSR blocks, the inversion of the diagonal
 // blocks, the preconditioner, deterministic column-wise dot products, the per-column CG
 // updates, and a BSR 3x3 product for where cuSPARSE refuses the operands.

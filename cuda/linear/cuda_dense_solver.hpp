@@ -46,7 +46,7 @@ class CudaDenseSolver final : public LinearSolver {
   /// read, as the CPU solvers do). Throws softik::Error naming the free DOF row where K stops
   /// being positive definite, or throw_singular's Error when (min diag L / max diag L)^2 falls
   /// below singular_threshold.
-  void factorize_device(const Real* d_values) override;
+  void factorize_device(exec::DeviceView<const Real> values) override;
   bool accepts_device_values() const override { return true; }
   /// x = K^-1 b for nrhs columns in host memory (n x nrhs, column-major).
   void solve(const Real* b, Real* x, int nrhs = 1) const override;

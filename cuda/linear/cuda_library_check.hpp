@@ -21,7 +21,7 @@
 #pragma once
 
 #include "cuda/exec/cuda_check.hpp"
-#include "cuda/solvers/cuda_math_library.hpp"
+#include "cuda/linear/cuda_math_library.hpp"
 
 namespace softik::cuda {
 
@@ -61,14 +61,21 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
 
 }  // namespace softik::cuda
 
-#define SOFTIK_CUBLAS_CHECK(call)                                                                              \
-  do {                                                                                                         \
-    const cublasStatus_t softik_cublas_status_ = (::softik::cuda::cuda_math().call);                           \
-    SOFTIK_CHECK_KIND(softik_cublas_status_ == CUBLAS_STATUS_SUCCESS, ::softik::ErrorKind::Internal,           \
-                      "cuBLAS call " #call " failed: "                                                         \
-                          << ::softik::cuda::cuda_math().cublasGetStatusName(softik_cublas_status_) << " ("    \
-                          << ::softik::cuda::cuda_math().cublasGetStatusString(softik_cublas_status_) << ")"); \
+// The check of a cuBLAS or cuSPARSE call made through cuda_math(): its status, of `status_type`,
+// must be `success`; the error names the library, the call as written (`text`) and the status by
+// the library's `name_of` and `string_of` functions.
+#define SOFTIK_CUDA_MATH_CHECK_(status_type, success, library, name_of, string_of, text, call)                   \
+  do {                                                                                                           \
+    const status_type softik_math_status_ = (::softik::cuda::cuda_math().call);                                  \
+    SOFTIK_CHECK_KIND(                                                                                           \
+        softik_math_status_ == success, ::softik::ErrorKind::Internal,                                           \
+        library " call " text " failed: " << ::softik::cuda::cuda_math().name_of(softik_math_status_) << " ("    \
+                                          << ::softik::cuda::cuda_math().string_of(softik_math_status_) << ")"); \
   } while (0)
+
+#define SOFTIK_CUBLAS_CHECK(call)                                                                                      \
+  SOFTIK_CUDA_MATH_CHECK_(cublasStatus_t, CUBLAS_STATUS_SUCCESS, "cuBLAS", cublasGetStatusName, cublasGetStatusString, \
+                          #call, call)
 
 #define SOFTIK_CUSOLVER_CHECK(call)                                                                             \
   do {                                                                                                          \
@@ -79,14 +86,9 @@ inline const char* cusolver_status_name(cusolverStatus_t status) {
                                            << " (status " << static_cast<int>(softik_cusolver_status_) << ")"); \
   } while (0)
 
-#define SOFTIK_CUSPARSE_CHECK(call)                                                                               \
-  do {                                                                                                            \
-    const cusparseStatus_t softik_cusparse_status_ = (::softik::cuda::cuda_math().call);                          \
-    SOFTIK_CHECK_KIND(softik_cusparse_status_ == CUSPARSE_STATUS_SUCCESS, ::softik::ErrorKind::Internal,          \
-                      "cuSPARSE call " #call " failed: "                                                          \
-                          << ::softik::cuda::cuda_math().cusparseGetErrorName(softik_cusparse_status_) << " ("    \
-                          << ::softik::cuda::cuda_math().cusparseGetErrorString(softik_cusparse_status_) << ")"); \
-  } while (0)
+#define SOFTIK_CUSPARSE_CHECK(call)                                                                    \
+  SOFTIK_CUDA_MATH_CHECK_(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, "cuSPARSE", cusparseGetErrorName, \
+                          cusparseGetErrorString, #call, call)
 
 namespace softik::cuda {
 

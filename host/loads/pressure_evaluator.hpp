@@ -1,6 +1,6 @@
 // A pressure load evaluated on a backend (per-triangle pressure on the
 // GPU with the CUDA backend). The CPU evaluator calls loads.hpp's functions; the CUDA backend's
-// (cuda/assembly/device_pressure.cu) runs the same per-triangle bodies (pressure_kernel.hpp)
+// (cuda/loads/device_pressure.cu) runs the same per-triangle bodies (pressure_kernel.hpp)
 // with the exec::Cuda policy. The static solver, the inverse solver's external loads and the
 // pressure actuators and volume effectors evaluate their surfaces through one of these, chosen
 // by the Assembler's backend (docs/architecture.md, "One kernel body for every backend").

@@ -21,7 +21,7 @@
 #include <memory>
 #include <vector>
 
-#include "host/assembly/pressure_evaluator.hpp"
+#include "host/loads/pressure_evaluator.hpp"
 #include "softik/assembly.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/loads.hpp"

@@ -62,7 +62,7 @@ class CudaPcgSolver final : public LinearSolver {
   void analyze(const CsrPattern& pattern) override;
   void factorize(const std::vector<Real>& values) override;
   /// Scatters nnz device values into the BSR blocks and inverts the diagonal blocks.
-  void factorize_device(const Real* d_values) override;
+  void factorize_device(exec::DeviceView<const Real> values) override;
   bool accepts_device_values() const override { return true; }
   /// x = K^-1 b for nrhs columns in host memory (n x nrhs, column-major).
   void solve(const Real* b, Real* x, int nrhs = 1) const override;

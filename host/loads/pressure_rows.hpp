@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/assembly/pressure_kernel.hpp"
+#include "host/loads/pressure_kernel.hpp"
 #include "softik/loads.hpp"
 
 namespace softik::detail {

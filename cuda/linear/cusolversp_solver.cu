@@ -32,8 +32,8 @@
 
 #include "cuda/backend_entries.hpp"
 #include "cuda/exec/device_array.hpp"
-#include "cuda/solvers/cuda_library_check.hpp"
-#include "cuda/solvers/gpu_solver_support.hpp"
+#include "cuda/linear/cuda_library_check.hpp"
+#include "cuda/linear/gpu_solver_support.hpp"
 
 namespace softik::cuda {
 
@@ -80,17 +80,14 @@ class CusolverSpSolver final : public LinearSolver {
   }
 
   void factorize(const std::vector<Real>& values) override {
-    SOFTIK_CHECK(analysed_, "LinearSolver::factorize before analyze: call analyze(pattern) first");
-    SOFTIK_CHECK(values.size() == static_cast<std::size_t>(nnz_),
-                 "factorize got " << values.size() << " values for a pattern of " << nnz_);
-    upload(values_.get(), values.data(), values.size());
-    factorize_device(values_.get());
+    factorize_from_host(*this, analysed_, nnz_, values, values_.get());
   }
 
   bool accepts_device_values() const override { return true; }
 
-  void factorize_device(const Real* d_values) override {
-    SOFTIK_CHECK(analysed_, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
+  void factorize_device(exec::DeviceView<const Real> values) override {
+    check_device_values(analysed_, nnz_, values, name());
+    const Real* d_values = values.data;
     factored_ = false;
     info_ = FactorizationInfo{};
     if (n_ == 0) {
@@ -125,8 +122,7 @@ class CusolverSpSolver final : public LinearSolver {
   }
 
   void solve(const Real* b, Real* x, int nrhs) const override {
-    SOFTIK_CHECK(factored_, name() << "::solve needs a successful factorize() first");
-    SOFTIK_CHECK(nrhs >= 0, "solve got " << nrhs << " right-hand sides");
+    check_solve(factored_, nrhs, name(), "solve");
     if (n_ == 0 || nrhs == 0) return;
     const std::size_t n = static_cast<std::size_t>(n_), count = n * static_cast<std::size_t>(nrhs);
     if (nrhs > rhs_columns_) {

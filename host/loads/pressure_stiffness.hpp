@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "host/assembly/pressure_kernel.hpp"
+#include "host/loads/pressure_kernel.hpp"
 #include "softik/loads.hpp"
 
 namespace softik::detail {

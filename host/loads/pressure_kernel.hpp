@@ -1,4 +1,4 @@
-// The one per-triangle body of pressure loads, for every backend (the CPU's loads.cpp runs it
+// The one per-triangle body of pressure loads, for every backend (the CPU's cavity.cpp runs it
 // with exec::Serial, the CUDA backend's DevicePressure with exec::Cuda):
 //   forces   f_i += w_t P/6 (p2 - p1) x (p3 - p1) at each vertex of triangle t
 //            (fem::triangle_pressure_forces; docs/method.md section 6, [6] eq. 5), spread to the

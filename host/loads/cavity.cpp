@@ -1,11 +1,13 @@
-#include "softik/loads.hpp"
+// A cavity's pressure on the body (softik/cavity.hpp): volume, forces, actuator column and load
+// stiffness, through the per-triangle bodies of pressure_kernel.hpp.
+#include "softik/cavity.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "host/assembly/pressure_kernel.hpp"
-#include "host/assembly/pressure_rows.hpp"
-#include "host/assembly/pressure_stiffness.hpp"
+#include "host/loads/pressure_kernel.hpp"
+#include "host/loads/pressure_rows.hpp"
+#include "host/loads/pressure_stiffness.hpp"
 #include "softik/error.hpp"
 #include "softik/fem/pressure_load.hpp"
 
@@ -146,16 +148,6 @@ const char* cavity_control_name(CavityControl control) {
       return "gas";
   }
   return "unknown";
-}
-
-std::vector<Real> gravity_load(const Assembler& assembler, Real density, const std::array<Real, 3>& g) {
-  for (int i = 0; i < 3; ++i)
-    SOFTIK_CHECK(std::isfinite(g[static_cast<size_t>(i)]),
-                 "gravity component " << i << " is " << g[static_cast<size_t>(i)] << ": give a finite acceleration");
-  std::vector<Real> f = assembler.body_force_share(density);  // rho integral(N_a dV) per DOF
-  const int dim = assembler.mesh().dim;
-  for (size_t k = 0; k < f.size(); ++k) f[k] *= g[k % static_cast<size_t>(dim)];
-  return f;
 }
 
 Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {

@@ -13,9 +13,9 @@
 
 #include "cuda/backend_entries.hpp"
 #include "cuda/exec/device_array.hpp"
-#include "cuda/solvers/cuda_dense_solver.hpp"
-#include "cuda/solvers/cuda_library_check.hpp"
-#include "cuda/solvers/gpu_solver_support.hpp"
+#include "cuda/linear/cuda_dense_solver.hpp"
+#include "cuda/linear/cuda_library_check.hpp"
+#include "cuda/linear/gpu_solver_support.hpp"
 
 namespace softik::cuda {
 
@@ -43,6 +43,15 @@ __global__ void scatter_upper_csr_to_lower_dense(int n, const int* row_ptr, cons
 __global__ void widen_pivots(int n, const int* in, std::int64_t* out) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) out[i] = in[i];
+}
+
+/// In place: B <- op(L)^-1 B for the n x nrhs column-major B (cublasDtrsm, left side, lower,
+/// non-unit diagonal; op = N for the forward solve, T for the backward one).
+void triangular_solve(cublasHandle_t blas, cublasOperation_t op, int n, const Real* L, Real* B, int nrhs) {
+  const Real one = 1.0;
+  SOFTIK_CUBLAS_CHECK(cublasDtrsm_64(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT,
+                                     static_cast<int64_t>(n), static_cast<int64_t>(nrhs), &one, L,
+                                     static_cast<int64_t>(n), B, static_cast<int64_t>(n)));
 }
 
 /// diag[i] = A(i, i) of an n x n column-major matrix.
@@ -126,6 +135,26 @@ struct CudaDenseSolver::Impl {
     return rhs.get();
   }
 
+  /// A host call of a device solve: `in` (n x nrhs) up to the staging buffer, `solve` on it in
+  /// place, the result down to `out`.
+  template <class Solve>
+  void through_staging(const Real* in, Real* out, int nrhs, Solve solve) {
+    const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(nrhs);
+    Real* d = rhs_buffer(nrhs);
+    upload(d, in, count);
+    solve(d);
+    download(out, d, count);
+  }
+
+  /// d_out = op(L)^-1 d_in (n x nrhs, device memory; d_out may be d_in), synchronised with this
+  /// thread's stream.
+  void triangular_device(cublasOperation_t op, const Real* d_in, Real* d_out, int nrhs) {
+    if (n == 0 || nrhs <= 0) return;
+    copy_columns(d_out, d_in, static_cast<std::size_t>(n), nrhs);
+    triangular_solve(blas.get(), op, n, A.get(), d_out, nrhs);
+    SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));  // this thread's stream only
+  }
+
   int download_info() const {
     int status = 0;
     download(&status, dev_info.get(), 1);
@@ -203,17 +232,13 @@ void CudaDenseSolver::analyze(const CsrPattern& pattern) {
 }
 
 void CudaDenseSolver::factorize(const std::vector<Real>& values) {
-  Impl& p = *impl_;
-  SOFTIK_CHECK(p.analysed, "LinearSolver::factorize before analyze: call analyze(pattern) first");
-  SOFTIK_CHECK(values.size() == static_cast<std::size_t>(p.nnz),
-               "factorize got " << values.size() << " values for a pattern of " << p.nnz);
-  upload(p.values.get(), values.data(), values.size());
-  factorize_device(p.values.get());
+  factorize_from_host(*this, impl_->analysed, impl_->nnz, values, impl_->values.get());
 }
 
-void CudaDenseSolver::factorize_device(const Real* d_values) {
+void CudaDenseSolver::factorize_device(exec::DeviceView<const Real> values) {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.analysed, "LinearSolver::factorize_device before analyze: call analyze(pattern) first");
+  check_device_values(p.analysed, p.nnz, values, name());
+  const Real* d_values = values.data;
   p.factored = p.indefinite = false;
   p.gram_columns = 0;  // Z of an earlier forward_gram belongs to the old factor
   p.info = FactorizationInfo{};
@@ -308,25 +333,17 @@ void CudaDenseSolver::factorize_indefinite(const Real* d_values) {
 
 void CudaDenseSolver::solve(const Real* b, Real* x, int nrhs) const {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.factored, name() << "::solve needs a successful factorize() first");
-  SOFTIK_CHECK(nrhs >= 0, "solve got " << nrhs << " right-hand sides");
+  check_solve(p.factored, nrhs, name(), "solve");
   if (p.n == 0 || nrhs == 0) return;
-  const std::size_t count = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nrhs);
-  Real* d_x = p.rhs_buffer(nrhs);
-  upload(d_x, b, count);
-  solve_device(d_x, d_x, nrhs);
-  download(x, d_x, count);
+  p.through_staging(b, x, nrhs, [&](Real* d_x) { solve_device(d_x, d_x, nrhs); });
 }
 
 void CudaDenseSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
   Impl& p = *impl_;
-  SOFTIK_CHECK(p.factored, name() << "::solve_device needs a successful factorize() first");
-  SOFTIK_CHECK(nrhs >= 0, "solve_device got " << nrhs << " right-hand sides");
+  check_solve(p.factored, nrhs, name(), "solve_device");
   if (p.n == 0 || nrhs == 0) return;
   const std::size_t n = static_cast<std::size_t>(p.n);
-  if (d_x != d_b)
-    SOFTIK_CUDA_CHECK(
-        cudaMemcpy(d_x, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
+  copy_columns(d_x, d_b, n, nrhs);
   if (p.indefinite) {  // Xsytrs overwrites B with the solution
     std::size_t device_bytes = 0, host_bytes = 0;
     SOFTIK_CUSOLVER_CHECK(cusolverDnXsytrs_bufferSize(p.solver.get(), CUBLAS_FILL_MODE_LOWER, static_cast<int64_t>(n),
@@ -356,59 +373,24 @@ void CudaDenseSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
 
 void CudaDenseSolver::solve_forward(const Real* b, Real* z, int nrhs) const {
   require_cholesky_factor("solve_forward");
-  Impl& p = *impl_;
-  if (p.n == 0 || nrhs <= 0) return;
-  const std::size_t count = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nrhs);
-  Real* d_z = p.rhs_buffer(nrhs);
-  upload(d_z, b, count);
-  solve_forward_device(d_z, d_z, nrhs);
-  download(z, d_z, count);
+  if (impl_->n == 0 || nrhs <= 0) return;
+  impl_->through_staging(b, z, nrhs, [&](Real* d_z) { solve_forward_device(d_z, d_z, nrhs); });
 }
 
 void CudaDenseSolver::solve_backward(const Real* z, Real* x, int nrhs) const {
   require_cholesky_factor("solve_backward");
-  Impl& p = *impl_;
-  if (p.n == 0 || nrhs <= 0) return;
-  const std::size_t count = static_cast<std::size_t>(p.n) * static_cast<std::size_t>(nrhs);
-  Real* d_x = p.rhs_buffer(nrhs);
-  upload(d_x, z, count);
-  solve_backward_device(d_x, d_x, nrhs);
-  download(x, d_x, count);
+  if (impl_->n == 0 || nrhs <= 0) return;
+  impl_->through_staging(z, x, nrhs, [&](Real* d_x) { solve_backward_device(d_x, d_x, nrhs); });
 }
-
-namespace {
-/// In place: B <- op(L)^-1 B for the n x nrhs column-major B (cublasDtrsm, left side, lower,
-/// non-unit diagonal; op = N for the forward solve, T for the backward one).
-void triangular_solve(cublasHandle_t blas, cublasOperation_t op, int n, const Real* L, Real* B, int nrhs) {
-  const Real one = 1.0;
-  SOFTIK_CUBLAS_CHECK(cublasDtrsm_64(blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT,
-                                     static_cast<int64_t>(n), static_cast<int64_t>(nrhs), &one, L,
-                                     static_cast<int64_t>(n), B, static_cast<int64_t>(n)));
-}
-}  // namespace
 
 void CudaDenseSolver::solve_forward_device(const Real* d_b, Real* d_z, int nrhs) const {
   require_cholesky_factor("solve_forward_device");
-  Impl& p = *impl_;
-  if (p.n == 0 || nrhs <= 0) return;
-  const std::size_t n = static_cast<std::size_t>(p.n);
-  if (d_z != d_b)
-    SOFTIK_CUDA_CHECK(
-        cudaMemcpy(d_z, d_b, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
-  triangular_solve(p.blas.get(), CUBLAS_OP_N, p.n, p.A.get(), d_z, nrhs);  // z = L^-1 b
-  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));           // this thread's stream only
+  impl_->triangular_device(CUBLAS_OP_N, d_b, d_z, nrhs);  // z = L^-1 b
 }
 
 void CudaDenseSolver::solve_backward_device(const Real* d_z, Real* d_x, int nrhs) const {
   require_cholesky_factor("solve_backward_device");
-  Impl& p = *impl_;
-  if (p.n == 0 || nrhs <= 0) return;
-  const std::size_t n = static_cast<std::size_t>(p.n);
-  if (d_x != d_z)
-    SOFTIK_CUDA_CHECK(
-        cudaMemcpy(d_x, d_z, n * static_cast<std::size_t>(nrhs) * sizeof(Real), cudaMemcpyDeviceToDevice));
-  triangular_solve(p.blas.get(), CUBLAS_OP_T, p.n, p.A.get(), d_x, nrhs);  // x = L^-T z
-  SOFTIK_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));           // this thread's stream only
+  impl_->triangular_device(CUBLAS_OP_T, d_z, d_x, nrhs);  // x = L^-T z
 }
 
 void CudaDenseSolver::forward_gram(const Real* B, int n, int nb, Real* G) {
