@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "host/batch/batch_csv.hpp"
-#include "scene_test_support.hpp"
 #include "softik/batch.hpp"
 #include "softik/error.hpp"
+#include "tests/scene_test_support.hpp"
 
 namespace softik {
 
@@ -17,6 +17,30 @@ namespace softik {
 inline const std::string kBatchBase = kBlock + R"(loads: {pressure: {name: cavity, surface: cavity0, value: 6000}}
 solver: {load_steps: 2}
 outputs: {vtu: false, probes: [{name: tip, point: [0.03, 0.006, 0.006]}]}
+)";
+
+/// A fresh scratch folder (fresh_dir) holding the batches' base scene, kBatchBase, as block.yaml.
+inline fs::path batch_dir(const std::string& name) {
+  const fs::path dir = fresh_dir(name);
+  write_file(dir / "block.yaml", kBatchBase);
+  return dir;
+}
+
+/// Writes dir/b.yaml: a batch of the scene dir/block.yaml (batch_dir) with `keys` after its
+/// `scene` key; returns the file's path.
+inline fs::path write_block_batch(const fs::path& dir, const std::string& keys) {
+  write_file(dir / "b.yaml", "scene: block.yaml\n" + keys);
+  return dir / "b.yaml";
+}
+
+/// The sweep of the lockstep tests (tests/batch/test_batch_lockstep.cpp,
+/// tests/cuda/test_cuda_lockstep.cpp): two block lengths (cell counts) x two widths (the same
+/// cells, other rest positions) x two materials x two pressures, 16 designs in two groups.
+inline const std::string kLockstepSweep = R"(sweep:
+  mesh.generator.size[0]: [0.03, 0.036]
+  mesh.generator.size[1]: [0.0125, 0.013]
+  materials.young: [1.0e5, 4.0e5]
+  loads.pressure.value: [3000, 9000]
 )";
 
 /// A results table's cells (row 0: the header).
@@ -54,5 +78,17 @@ inline std::string batch_error_of(const std::function<void()>& f) {
   }
   return "(no error)";
 }
+
+/// The message parse_batch throws for the batch file dir/b.yaml holding `text`, or "(no error)".
+inline std::string batch_file_error(const fs::path& dir, const std::string& text) {
+  write_file(dir / "b.yaml", text);
+  return batch_error_of([&] { parse_batch((dir / "b.yaml").string()); });
+}
+
+/// A batch file's text (or the part of it a test varies) and a part of the error it gives.
+struct BatchErrorCase {
+  const char* text;
+  const char* expected;
+};
 
 }  // namespace softik

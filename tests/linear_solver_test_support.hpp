@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "softik/assembly.hpp"
+#include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
+#include "tests/mesh_helpers.hpp"
 
 namespace softik {
 namespace solver_test {
@@ -27,10 +29,7 @@ struct System {
 inline System beam(bool fixed, Formulation formulation, Real compression = 1.0,
                    const std::vector<int>& extra_fixed = {}) {
   System s;
-  BoxSpec spec;
-  spec.size = {4.0, 1.0, 1.0};
-  spec.cells = {12, 3, 3};
-  s.mesh = make_box(3, CellType::Tet4, spec);
+  s.mesh = box_mesh(CellType::Tet4, {12, 3, 3}, {4.0, 1.0, 1.0});
   AssemblyOptions options;
   options.formulation = formulation;
   const Material m = formulation == Formulation::Hyperelastic
@@ -45,6 +44,14 @@ inline System beam(bool fixed, Formulation formulation, Real compression = 1.0,
   for (std::size_t k = 0; k < x.size(); k += 3) x[k] *= compression;
   s.assembler->assemble(x, nullptr, nullptr, &s.K);
   return s;
+}
+
+/// A solver of `kind` that has analysed s's pattern and factorised its K.
+inline std::unique_ptr<LinearSolver> factored(LinearSolverKind kind, const System& s) {
+  auto solver = make_linear_solver(kind);
+  solver->analyze(s.assembler->pattern());
+  solver->factorize(s.K);
+  return solver;
 }
 
 /// n x nrhs standard normal entries (reproducible from the seed).

@@ -49,6 +49,35 @@ inline std::string temp_file(const std::string& name, const std::string& content
   return path;
 }
 
+/// What reading a damaged file gave: its path and the Error's message and kind (`thrown` false
+/// when it read without one, after a failure naming the file).
+struct ReadFailure {
+  std::string path;
+  bool thrown = false;
+  std::string message;
+  ErrorKind kind = ErrorKind::Input;
+};
+
+/// Writes `content` to the temporary file `name` and reads it (read_surface for .obj and .stl,
+/// read_mesh otherwise), expecting an Error.
+inline ReadFailure read_failure(const std::string& name, const std::string& content) {
+  ReadFailure f;
+  f.path = temp_file(name, content);
+  const std::string ext = fs::path(f.path).extension().string();
+  try {
+    if (ext == ".obj" || ext == ".stl")
+      read_surface(f.path);
+    else
+      read_mesh(f.path);
+    ADD_FAILURE() << name << ": no error";
+  } catch (const Error& e) {
+    f.thrown = true;
+    f.message = e.what();
+    f.kind = e.kind();
+  }
+  return f;
+}
+
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -64,11 +93,9 @@ inline std::string replace(std::string s, const std::string& from, const std::st
 
 // ---- fixtures ----------------------------------------------------------------------------------
 
-// Two tetrahedra sharing the face (20,30,40) with sparse node tags. Physical groups: point "tip"
-// (node 50), an unnamed line 9 (10-20), surface "base" (triangle 10-30-20 on z = 0, normal -z),
-// volume "body" (both tets) and volume "right" (tet 5, written twice as Gmsh 2.2 does).
-const std::string kGmsh22 = R"($MeshFormat
-2.2 0 8
+/// The $MeshFormat (ASCII, `version`) and $PhysicalNames sections of the Gmsh fixtures below.
+inline std::string gmsh_header(const std::string& version) {
+  return "$MeshFormat\n" + version + R"( 0 8
 $EndMeshFormat
 $PhysicalNames
 4
@@ -77,7 +104,13 @@ $PhysicalNames
 3 7 "body"
 3 8 "right"
 $EndPhysicalNames
-$Nodes
+)";
+}
+
+// Two tetrahedra sharing the face (20,30,40) with sparse node tags. Physical groups: point "tip"
+// (node 50), an unnamed line 9 (10-20), surface "base" (triangle 10-30-20 on z = 0, normal -z),
+// volume "body" (both tets) and volume "right" (tet 5, written twice as Gmsh 2.2 does).
+const std::string kGmsh22 = gmsh_header("2.2") + R"($Nodes
 5
 10 0 0 0
 20 1 0 0
@@ -97,17 +130,7 @@ $EndElements
 )";
 
 // The same mesh in 4.1: physical tags through $Entities, nodes in two blocks.
-const std::string kGmsh41 = R"($MeshFormat
-4.1 0 8
-$EndMeshFormat
-$PhysicalNames
-4
-0 5 "tip"
-2 3 "base"
-3 7 "body"
-3 8 "right"
-$EndPhysicalNames
-$Entities
+const std::string kGmsh41 = gmsh_header("4.1") + R"($Entities
 1 1 1 2
 1 1 1 1 1 5
 1 0 0 0 1 0 0 1 9 2 1 -2

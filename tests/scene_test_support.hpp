@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,18 @@ inline std::string scene_build_error(const std::string& yaml) {
     return e.what();
   }
   return "(no error)";
+}
+
+/// The message of the error reading the scene `yaml` gives ("s.yaml" names it in messages); none,
+/// after a failure showing `shown` (the part of the text a test varies), when it reads.
+inline std::optional<std::string> scene_parse_failure(const std::string& yaml, const std::string& shown) {
+  try {
+    (void)softik::parse_scene_string(yaml, "s.yaml");
+  } catch (const softik::Error& e) {
+    return std::string(e.what());
+  }
+  ADD_FAILURE() << "accepted:\n" << shown;
+  return std::nullopt;
 }
 
 /// A scene text (parsed as "s.yaml") and words its build error must contain.

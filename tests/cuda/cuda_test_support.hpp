@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/solvers/cudss_solver.hpp"
+#include "cuda/linear/cudss_solver.hpp"
 #include "softik/backend.hpp"
 #include "softik/config.hpp"
 #include "softik/linear_solver.hpp"

@@ -14,7 +14,7 @@
 #include "../inverse_test_support.hpp"
 #include "../scene_test_support.hpp"
 #include "cuda/assembly/device_assembler.hpp"
-#include "cuda/solvers/cudss_solver.hpp"
+#include "cuda/linear/cudss_solver.hpp"
 #include "cuda_test_support.hpp"
 #include "softik/backend.hpp"
 #include "softik/batch.hpp"
@@ -157,15 +157,16 @@ TEST(CudaBackend, DeviceResidentStiffnessGivesTheHostPathsAnswer) {
   for (size_t k = 2; k < f_ext.size(); k += 3) f_ext[k] = -1e-4;
   auto cpu_solver = make_linear_solver();
   auto gpu_solver = make_linear_solver(LinearSolverKind::CudaDense);
-  ASSERT_TRUE(gpu.keeps_stiffness_on_device(*gpu_solver));
-  EXPECT_FALSE(gpu.keeps_stiffness_on_device(*cpu_solver));
-  EXPECT_FALSE(cpu.keeps_stiffness_on_device(*gpu_solver));
+  ASSERT_TRUE(stiffness_stays_on_device(gpu, *gpu_solver));
+  EXPECT_FALSE(stiffness_stays_on_device(gpu, *cpu_solver));
+  EXPECT_FALSE(stiffness_stays_on_device(cpu, *gpu_solver));
   // The device values are the host values.
   const std::vector<Real> x0 = deformed(mesh);
   std::vector<Real> K_host, K_device(static_cast<size_t>(gpu.pattern().nnz()));
   gpu.assemble(x0, nullptr, nullptr, &K_host);
-  const Real* d_K = gpu.assemble_on_device(x0, nullptr, nullptr);
-  ASSERT_EQ(cudaMemcpy(K_device.data(), d_K, K_device.size() * sizeof(Real), cudaMemcpyDeviceToHost), cudaSuccess);
+  const exec::DeviceView<const Real> d_K = gpu.assemble_on_device(x0, nullptr, nullptr);
+  ASSERT_EQ(d_K.size, K_device.size());
+  ASSERT_EQ(cudaMemcpy(K_device.data(), d_K.data, K_device.size() * sizeof(Real), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_LE(relative_difference(K_device, K_host), 1e-12);
   EXPECT_THROW(cpu.assemble_on_device(x0, nullptr, nullptr), Error);
 

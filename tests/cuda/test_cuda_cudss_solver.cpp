@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "../linear_solver_test_support.hpp"
-#include "cuda/solvers/cudss_solver.hpp"
+#include "cuda/linear/cudss_solver.hpp"
 #include "cuda_test_support.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
@@ -160,9 +160,7 @@ TEST(CudssSolver, RefactorisationWithKDoubledHalvesTheSolution) {
   const System s = beam(true, Formulation::Corotational);
   const int n = s.assembler->num_free_dofs(), nrhs = 3;
   const Eigen::MatrixXd B = random_columns(n, nrhs, 5);
-  auto solver = make_linear_solver(LinearSolverKind::Cudss);
-  solver->analyze(s.assembler->pattern());
-  solver->factorize(s.K);
+  auto solver = solver_test::factored(LinearSolverKind::Cudss, s);
   Eigen::MatrixXd X(n, nrhs), X2(n, nrhs), X3(n, nrhs);
   solver->solve(B.data(), X.data(), nrhs);
   std::vector<Real> doubled = s.K;
@@ -181,16 +179,14 @@ TEST(CudssSolver, FactorizeDeviceEqualsFactorizeAndSolveDeviceEqualsSolve) {
   const System s = beam(true, Formulation::Corotational);
   const int n = s.assembler->num_free_dofs(), nrhs = 4;
   const Eigen::MatrixXd B = random_columns(n, nrhs, 9);
-  auto host = make_linear_solver(LinearSolverKind::Cudss);
-  host->analyze(s.assembler->pattern());
-  host->factorize(s.K);
+  auto host = solver_test::factored(LinearSolverKind::Cudss, s);
   Eigen::MatrixXd X_host(n, nrhs);
   host->solve(B.data(), X_host.data(), nrhs);
 
   auto device = make_linear_solver(LinearSolverKind::Cudss);
   device->analyze(s.assembler->pattern());
   const DeviceBuffer d_K(s.K.data(), s.K.size());
-  device->factorize_device(d_K.get());
+  device->factorize_device({d_K.get(), s.K.size()});
   EXPECT_EQ(device->info().factor_nnz, host->info().factor_nnz);
   EXPECT_LE(std::abs(device->info().pivot_ratio - host->info().pivot_ratio), 1e-8 * host->info().pivot_ratio);
   Eigen::MatrixXd X_device(n, nrhs);
@@ -247,9 +243,7 @@ TEST(CudssSolver, IndefiniteTangentMatchesEigenAndDefiniteReturnsToLlt) {
       << "the test state must be indefinite";
   const int n = s.assembler->num_free_dofs();
   const Eigen::MatrixXd B = random_columns(n, 2, 13);
-  auto solver = make_linear_solver(LinearSolverKind::Cudss);
-  solver->analyze(s.assembler->pattern());
-  solver->factorize(s.K);
+  auto solver = solver_test::factored(LinearSolverKind::Cudss, s);
   EXPECT_TRUE(solver->info().indefinite);
   Eigen::MatrixXd X(n, 2);
   solver->solve(B.data(), X.data(), 2);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../relative_l2.hpp"
 #include "softik/backend.hpp"
 #include "softik/fem/cell_volume.hpp"
 #include "softik/fem/corotational_element.hpp"
@@ -106,15 +107,6 @@ std::vector<Real> run(const std::function<void(Real*)>& launch, int count) {
   return h;
 }
 
-Real relative_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  Real diff = 0, norm = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    diff += (a[k] - b[k]) * (a[k] - b[k]);
-    norm += b[k] * b[k];
-  }
-  return std::sqrt(diff / norm);
-}
-
 template <class M>
 void check_law(const char* name, const M& material) {
   Mat3 F;
@@ -122,7 +114,7 @@ void check_law(const char* name, const M& material) {
   std::vector<Real> host(kLawOutputs);
   law_outputs(material, F, host.data());
   const std::vector<Real> device = run([&](Real* d) { evaluate_law<M><<<1, 1>>>(material, F, d); }, kLawOutputs);
-  EXPECT_LE(relative_difference(device, host), 1e-12) << name;
+  EXPECT_LE(relative_l2(device, host), 1e-12) << name;
 }
 
 TEST(CudaFemHeaders, EveryLawMatchesTheHost) {
@@ -156,7 +148,7 @@ TEST(CudaFemHeaders, HyperelasticHex8MatchesTheHost) {
   std::vector<Real> host(count);
   element_outputs<E>(material, rest, x, host.data());
   const std::vector<Real> device = run([&](Real* d) { evaluate_element<E><<<1, 1>>>(material, rest, x, d); }, count);
-  EXPECT_LE(relative_difference(device, host), 1e-12);
+  EXPECT_LE(relative_l2(device, host), 1e-12);
 }
 
 template <class Cell>
@@ -172,7 +164,7 @@ void check_volume_cell(const char* name) {
   std::vector<Real> host(count);
   volume_outputs<Cell>(3e5, V0, p.x, host.data());
   const std::vector<Real> device = run([&](Real* d) { evaluate_volume<Cell><<<1, 1>>>(3e5, V0, p, d); }, count);
-  EXPECT_LE(relative_difference(device, host), 1e-12) << name;
+  EXPECT_LE(relative_l2(device, host), 1e-12) << name;
 }
 
 TEST(CudaFemHeaders, NetworkVolumeCellsMatchTheHost) {

@@ -1,5 +1,5 @@
 // The GPU linear solvers (cuSOLVER dense Cholesky, block PCG on cuSPARSE BSR, cusolverSp
-// csrchol) against the CPU's Eigen LDLT on the clamped beam of tests/test_linear_solver.cpp
+// csrchol) against the CPU's Eigen LDLT on the clamped beam of tests/linear/test_linear_solver.cpp
 // (docs/gpu.md, "CPU = GPU": one test body per backend, the GPU result compared to the CPU's):
 // solutions with 1 and 5 right-hand sides agree to 1e-9 relative (PCG: 1e-8, its relative
 // residual tolerance 1e-10 times cond(K) ~ 3e4 with margin) and have small residuals, a
@@ -22,8 +22,9 @@
 
 #include "../linear_solver_test_support.hpp"
 #include "cuda/exec/device_array.hpp"
-#include "cuda/solvers/cuda_dense_solver.hpp"
-#include "cuda/solvers/cuda_pcg_solver.hpp"
+#include "cuda/linear/cuda_dense_solver.hpp"
+#include "cuda/linear/cuda_pcg_solver.hpp"
+#include "cuda_test_support.hpp"
 #include "softik/backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
@@ -47,9 +48,7 @@ System cantilever(bool fixed = true) {
 
 /// K^-1 B by the CPU's Eigen SimplicialLDLT (the reference).
 Eigen::MatrixXd cpu_solve(const System& s, const Eigen::MatrixXd& B) {
-  auto solver = make_linear_solver(LinearSolverKind::EigenLDLT);
-  solver->analyze(s.assembler->pattern());
-  solver->factorize(s.K);
+  auto solver = solver_test::factored(LinearSolverKind::EigenLDLT, s);
   Eigen::MatrixXd X(B.rows(), B.cols());
   solver->solve(B.data(), X.data(), static_cast<int>(B.cols()));
   return X;
@@ -90,14 +89,11 @@ Eigen::MatrixXd from_device(const cuda::DeviceArray<Real>& d, int rows, int cols
 class GpuLinearSolver : public ::testing::TestWithParam<LinearSolverKind> {};
 
 TEST_P(GpuLinearSolver, MatchesEigenLdltWithOneAndFiveRightHandSides) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const LinearSolverKind kind = GetParam();
   const System s = cantilever();
   const int n = s.n();
-  auto solver = make_linear_solver(kind);
-  solver->analyze(s.assembler->pattern());
-  solver->factorize(s.K);
+  auto solver = solver_test::factored(kind, s);
   EXPECT_GT(solver->info().pivot_ratio, 0.0) << solver->name();
   EXPECT_GE(solver->info().factor_nnz, n) << solver->name();
   EXPECT_FALSE(solver->info().indefinite) << solver->name();
@@ -118,8 +114,7 @@ TEST_P(GpuLinearSolver, MatchesEigenLdltWithOneAndFiveRightHandSides) {
 }
 
 TEST_P(GpuLinearSolver, FactorizeDeviceGivesTheSolutionOfFactorize) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever();
   const Eigen::MatrixXd B = random_columns(s.n(), 3, 5);
   auto from_host = make_linear_solver(GetParam());
@@ -129,7 +124,9 @@ TEST_P(GpuLinearSolver, FactorizeDeviceGivesTheSolutionOfFactorize) {
   from_values_on_device->analyze(s.assembler->pattern());
   from_host->factorize(s.K);
   const cuda::DeviceArray<Real> d_K = to_device(s.K);
-  from_values_on_device->factorize_device(d_K.get());
+  from_values_on_device->factorize_device({d_K.get(), s.K.size()});
+  // A view of the wrong length is refused, naming the counts.
+  EXPECT_THROW(from_values_on_device->factorize_device({d_K.get(), s.K.size() - 1}), Error);
   // Same arithmetic on the same values (both solvers start cold): the same solution.
   EXPECT_LE(relative_difference(gpu_solve(*from_values_on_device, B), gpu_solve(*from_host, B)), 1e-12)
       << from_host->name();
@@ -139,8 +136,7 @@ TEST_P(GpuLinearSolver, FactorizeDeviceGivesTheSolutionOfFactorize) {
 }
 
 TEST_P(GpuLinearSolver, NothingFixedIsAnErrorNamingASingularOrIndefiniteK) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever(false);
   auto solver = make_linear_solver(GetParam());
   if (auto* pcg = dynamic_cast<cuda::CudaPcgSolver*>(solver.get())) pcg->max_iterations = 2000;
@@ -170,17 +166,12 @@ INSTANTIATE_TEST_SUITE_P(AllGpuSolvers, GpuLinearSolver,
                          kind_test_name);
 
 TEST(CudaDenseSolver, ForwardGramKeepsZOnTheDeviceAndMatchesTheCpu) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever();
   const int n = s.n(), nb = 5;
   const Eigen::MatrixXd B = random_columns(n, nb, 11);
-  auto gpu = make_linear_solver(LinearSolverKind::CudaDense);
-  auto cpu = make_linear_solver(LinearSolverKind::EigenLDLT);
-  for (auto* solver : {gpu.get(), cpu.get()}) {
-    solver->analyze(s.assembler->pattern());
-    solver->factorize(s.K);
-  }
+  auto gpu = solver_test::factored(LinearSolverKind::CudaDense, s);
+  auto cpu = solver_test::factored(LinearSolverKind::EigenLDLT, s);
   Eigen::MatrixXd G_gpu(nb, nb), G_cpu(nb, nb);
   gpu->forward_gram(B.data(), n, nb, G_gpu.data());
   cpu->forward_gram(B.data(), n, nb, G_cpu.data());
@@ -197,8 +188,7 @@ TEST(CudaDenseSolver, ForwardGramKeepsZOnTheDeviceAndMatchesTheCpu) {
 }
 
 TEST(CudaDenseSolver, HalfSolvesGiveTheComplianceOnHostAndDevice) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever();
   const int n = s.n(), nrhs = 4;
   const Eigen::MatrixXd B = random_columns(n, nrhs, 7);
@@ -231,17 +221,14 @@ TEST(CudaDenseSolver, HalfSolvesGiveTheComplianceOnHostAndDevice) {
 }
 
 TEST(CudaDenseSolver, IndefiniteTangentIsFactoredAsLdltAndDefiniteReturnsToLlt) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   // 60% axial compression: the neo-Hookean tangent has negative eigenvalues but is regular.
   const System s = solver_test::beam(true, Formulation::Hyperelastic, 0.4);
   const Eigen::MatrixXd Kd = Eigen::MatrixXd(s.assembler->to_sparse(s.K));
   ASSERT_LT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Kd).eigenvalues().minCoeff(), 0.0)
       << "the test state must be indefinite";
   const Eigen::MatrixXd B = random_columns(s.n(), 3, 17);
-  auto solver = make_linear_solver(LinearSolverKind::CudaDense);
-  solver->analyze(s.assembler->pattern());
-  solver->factorize(s.K);
+  auto solver = solver_test::factored(LinearSolverKind::CudaDense, s);
   EXPECT_TRUE(solver->info().indefinite);
   EXPECT_EQ(solver->info().passes, 2);
   EXPECT_FALSE(solver->has_cholesky_factor());  // no half solves on L D L^T
@@ -256,8 +243,7 @@ TEST(CudaDenseSolver, IndefiniteTangentIsFactoredAsLdltAndDefiniteReturnsToLlt) 
 }
 
 TEST(CudaDenseSolver, MemoryCheckRefusesAMatrixLargerThanTheDevice) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   std::size_t free_bytes = 0, total_bytes = 0;
   SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // n^2 doubles of four times the device memory; only the diagonal in the pattern (cheap here).
@@ -318,8 +304,7 @@ TEST(CudaPcgSolver, WarmStartTakesFewerIterations) {
 }
 
 TEST(CudaPcgSolver, ZeroRightHandSideGivesZeroEvenWhenWarmStarted) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever();
   Eigen::MatrixXd B = random_columns(s.n(), 2, 17);
   cuda::CudaPcgSolver solver;
@@ -333,8 +318,7 @@ TEST(CudaPcgSolver, ZeroRightHandSideGivesZeroEvenWhenWarmStarted) {
 }
 
 TEST(CudaPcgSolver, NonConvergenceNamesTheColumnAndTheResidualHistory) {
-  std::string reason;
-  if (!softik::cuda::device_available(&reason)) GTEST_SKIP() << reason;
+  SKIP_WITHOUT_DEVICE();
   const System s = cantilever();
   Eigen::MatrixXd B = random_columns(s.n(), 2, 19);
   B.col(0).setZero();  // converged from the start: column 1 is the one that fails

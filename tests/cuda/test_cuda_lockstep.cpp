@@ -97,15 +97,8 @@ TEST(CudaLockstep, OneLaunchGivesEachDesignTheCpuTwinsNumbers) {
 
 TEST(CudaLockstep, ABatchOnTheGpuGivesTheCpuTableToRoundOff) {
   SKIP_WITHOUT_DEVICE();
-  const fs::path dir = fresh_dir("cuda_lockstep_table");
-  write_file(dir / "block.yaml", kBatchBase);
-  const std::string yaml = R"(scene: block.yaml
-sweep:
-  mesh.generator.size[0]: [0.03, 0.036]
-  mesh.generator.size[1]: [0.0125, 0.013]
-  materials.young: [1.0e5, 4.0e5]
-  loads.pressure.value: [3000, 9000]
-)";
+  const fs::path dir = batch_dir("cuda_lockstep_table");
+  const std::string yaml = "scene: block.yaml\n" + kLockstepSweep;
   auto run = [&](const std::string& name, Backend backend, const std::string& lockstep) {
     BatchRunOptions options;
     options.has_backend = true;

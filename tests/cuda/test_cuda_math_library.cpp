@@ -1,4 +1,4 @@
-// cuBLAS, cuSOLVER and cuSPARSE are opened on first use (cuda/solvers/cuda_math_library.hpp), not
+// cuBLAS, cuSOLVER and cuSPARSE are opened on first use (cuda/linear/cuda_math_library.hpp), not
 // linked: a process that never asks for a GPU solver does not map them. Runs without a device
 // (dlopen and dlsym need none).
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "cuda/solvers/cuda_math_library.hpp"
+#include "cuda/linear/cuda_math_library.hpp"
 
 namespace softik {
 namespace {

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "../inverse_test_support.hpp"
-#include "cuda/assembly/device_pressure.hpp"
+#include "../mesh_helpers.hpp"
+#include "cuda/loads/device_pressure.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
 #include "softik/error.hpp"
@@ -138,9 +139,7 @@ TEST(CudaPressure, TriangleCavityOfATet4Finger) {
   spec.cell_size = 0.004;
   spec.cell_type = CellType::Tet4;
   const Mesh mesh = make_finger(spec);
-  PressureLoad load;
-  load.name = "cavity";
-  load.surface = mesh.surface_groups.at("cavity");
+  PressureLoad load = cavity_load(mesh);
   ASSERT_FALSE(load.surface.triangles.empty());
   ASSERT_TRUE(load.surface.quads.empty());
   for (unsigned seed : {1u, 2u}) {
@@ -201,9 +200,7 @@ TEST(CudaPressure, WithoutADeviceConstructionIsAnErrorNamingIt) {
   FingerSpec spec;
   spec.cell_size = 0.004;
   const Mesh mesh = make_finger(spec);
-  PressureLoad load;
-  load.name = "cavity";
-  load.surface = mesh.surface_groups.at("cavity");
+  PressureLoad load = cavity_load(mesh);
   auto message_of = [](auto&& make) -> std::string {
     try {
       make();

@@ -11,6 +11,28 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 
+def end_loaded_box(name, cells, material, force_z, rest):
+    """The scene `name`: a 0.1 x 0.02 x 0.02 m Hex8 box of `cells` (YAML list), fixed at xmin, with
+    the force (0, 0, force_z) N on its xmax face; `material` holds its lines from `formulation:` or
+    `materials:` on, `rest` the sections after `loads:`."""
+    return f"""
+name: {name}
+mesh:
+  generator: {{type: box, size: [0.1, 0.02, 0.02], cells: {cells}, cell_type: hex8}}
+{material}fixed:
+  - group: xmin
+loads:
+  forces:
+    - {{group: xmax, force: [0, 0, {force_z}]}}
+{rest}"""
+
+
+NEO_HOOKEAN = """formulation: hyperelastic
+materials:
+  - {law: neo_hookean, young: 1.0e5, poisson: 0.3}
+"""
+
+
 @pytest.fixture(scope="session")
 def softik_module():
     """The package with its compiled extension. Under ctest (SOFTIK_CLI set) a missing extension

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, NEO_HOOKEAN, end_loaded_box, run_cli
 
 STAR_DOME = str(EXAMPLES / "star_dome/star_dome.yaml")
 
@@ -90,23 +90,14 @@ def test_a_network_model_works_or_raises(softik_module, tmp_path, name):
     assert_ok(run_python(code, STAR_DOME, tmp_path))
 
 
-MESH_NETWORK = """
-name: box_network
-mesh:
-  generator: {type: box, size: [0.1, 0.02, 0.02], cells: [5, 1, 1], cell_type: hex8}
-materials:
+MESH_NETWORK = end_loaded_box("box_network", "[5, 1, 1]", """materials:
   - {law: linear, young: 1.0e5, poisson: 0.3}
-fixed:
-  - group: xmin
-loads:
-  forces:
-    - {group: xmax, force: [0, 0, -0.01]}
-continuation:
+""", "-0.01", """continuation:
   initial_arc: 1.0e-4
   model: node_network
 outputs:
   vtu: false
-"""
+""")
 
 
 def test_a_network_built_from_a_mesh_is_not_solved_as_fem(softik_module):
@@ -119,24 +110,12 @@ def test_a_network_built_from_a_mesh_is_not_solved_as_fem(softik_module):
     assert m.num_dofs == 72 and m.von_mises().shape == (5,)
 
 
-BUSY_BOX = """
-name: busy_box
-mesh:
-  generator: {type: box, size: [0.1, 0.02, 0.02], cells: [20, 4, 4], cell_type: hex8}
-formulation: hyperelastic
-materials:
-  - {law: neo_hookean, young: 1.0e5, poisson: 0.3}
-fixed:
-  - group: xmin
-loads:
-  forces:
-    - {group: xmax, force: [0, 0, -0.05]}
-solver:
+BUSY_BOX = end_loaded_box("busy_box", "[20, 4, 4]", NEO_HOOKEAN, "-0.05", """solver:
   load_steps: 10
   threads: 1
 outputs:
   vtu: false
-"""
+""")
 
 BUSY_MESSAGE = "is in use by another thread"
 

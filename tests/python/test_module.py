@@ -3,29 +3,17 @@
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, NEO_HOOKEAN, end_loaded_box
 
 FINGER = str(EXAMPLES / "finger/finger.yaml")
 
-SMALL_BOX = """
-name: small_box
-mesh:
-  generator: {type: box, size: [0.1, 0.02, 0.02], cells: [5, 1, 1], cell_type: hex8}
-formulation: hyperelastic
-materials:
-  - {law: neo_hookean, young: 1.0e5, poisson: 0.3}
-fixed:
-  - group: xmin
-loads:
-  forces:
-    - {group: xmax, force: [0, 0, -0.01]}
-solver:
+SMALL_BOX = end_loaded_box("small_box", "[5, 1, 1]", NEO_HOOKEAN, "-0.01", """solver:
   load_steps: 2
 outputs:
   vtu: false
   probes:
     - {name: end, point: [0.1, 0.01, 0.01]}
-"""
+""")
 
 
 def test_scene_from_file_and_string(softik_module):
