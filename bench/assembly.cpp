@@ -9,10 +9,11 @@
 // nnz, and the least memory traffic an assembly must move (min_bytes_per_cell: K's values written
 // once, x read and f written once, and per cell its nodes, its node-pair slots and its rest shape
 // derivatives and weights read once) as a rate, GB_per_s, to set against BM_StreamTriad's bound
-// on the same threads (issue 20 item 5); and the bytes the pass touches per cell when the caches keep
-// nothing (touched_bytes_per_cell: every value it reads, and each K and force entry read and written,
-// as its scatter does), as touched_GB_per_s. BM_AssemblyBlocks: the Tet4 neo-Hookean box on 2 threads
-// with colour blocks of 128-1024 cells and the automatic size (AssemblyOptions::block_size = 0).
+// on the same threads (how near the pass comes to memory-bound); and the bytes the pass touches
+// per cell when the caches keep nothing (touched_bytes_per_cell: every value it reads, and each K
+// and force entry read and written, as its scatter does), as touched_GB_per_s. BM_AssemblyBlocks:
+// the Tet4 neo-Hookean box on 2 threads with colour blocks of 128-1024 cells and the automatic
+// size (AssemblyOptions::block_size = 0).
 // BM_Tet4ElementOnly: the element's force and stiffness alone (no gather, no scatter), one thread.
 //
 //   ./build/bench/bench_assembly --benchmark_counters_tabular=true
@@ -49,22 +50,11 @@ enum Law {
 /// Whether a law is hyperelastic (total Lagrangian) rather than corotational.
 bool hyperelastic(Law law) { return law != Corotational && law != ConsistentCorotational; }
 
-const char* law_label(Law law) {
-  switch (law) {
-    case Corotational:
-      return " corotational";
-    case NeoHookean:
-      return " neo-Hookean";
-    case DecoupledNeoHookean:
-      return " neo-Hookean (C10, D1)";
-    case Yeoh:
-      return " Yeoh";
-    case ArrudaBoyce:
-      return " Arruda-Boyce";
-    default:
-      return " corotational, consistent tangent";
-  }
-}
+/// The benchmark's label of a law, indexed by Law.
+constexpr const char* kLawLabels[] = {" corotational",          " neo-Hookean", " corotational, consistent tangent",
+                                      " neo-Hookean (C10, D1)", " Yeoh",        " Arruda-Boyce"};
+
+const char* law_label(Law law) { return kLawLabels[law]; }
 
 /// The box of bench_box.hpp, clamped at x = 0 below; built once per (type, size) and reused
 /// across benchmark repetitions.
@@ -210,7 +200,7 @@ void BM_AssemblyBlocks(benchmark::State& state) {
 
 /// The Tet4 element's force and stiffness alone, one thread, no gather or scatter: 1024 cells of
 /// the 8.2k-cell box's bent state (its rest data and positions, in cache), evaluated in turn. The
-/// rate BM_Assembly's per-cell work cannot exceed (issue 20 item 5: what bounds the assembly).
+/// rate BM_Assembly's per-cell work cannot exceed (the compute bound, beside the memory bound).
 void BM_Tet4ElementOnly(benchmark::State& state) {
   namespace fem = softik::fem;
   const auto law = static_cast<Law>(state.range(0));
@@ -263,12 +253,7 @@ void Arguments(benchmark::internal::Benchmark* b) {
           b->Args({static_cast<int>(type), law, target, threads});
 }
 
-BENCHMARK(softik::bench::stream_triad)
-    ->Name("BM_StreamTriad")
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(softik::bench::stream_triad)->Apply(softik::bench::stream_triad_runs);
 BENCHMARK(BM_Assembly)->Apply(Arguments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(BM_Tet4ElementOnly)->Arg(Corotational)->Arg(NeoHookean)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AssemblyBlocks)

@@ -147,6 +147,32 @@ bool backend_usable(softik::Backend backend, benchmark::State& state) {
   }
 }
 
+/// What the timed runs of a batch gave: their seconds and designs in all, and the last run.
+struct BatchTimes {
+  double seconds = 0, evaluated = 0;
+  softik::BatchResult last;
+};
+
+/// Runs `spec` once per iteration of the benchmark's loop; false, with the benchmark skipped,
+/// when a design failed (no run follows that one).
+bool time_batches(benchmark::State& state, const softik::BatchSpec& spec, const softik::BatchRunOptions& options,
+                  BatchTimes& times) {
+  std::string error;
+  for (auto _ : state) {
+    softik::BatchResult result = softik::run_batch(spec, options);
+    times.seconds += result.seconds;
+    times.evaluated += static_cast<double>(result.designs.size());
+    error = first_error(result);
+    times.last = std::move(result);
+    if (!error.empty()) break;
+  }
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return false;
+  }
+  return true;
+}
+
 void BM_BatchDesigns(benchmark::State& state) {
   const softik::Backend backend = state.range(0) == 0 ? softik::Backend::Cpu : softik::Backend::Cuda;
   const int designs = static_cast<int>(state.range(1));
@@ -171,25 +197,12 @@ void BM_BatchDesigns(benchmark::State& state) {
   }
   const std::string out =
       std::string(softik::backend_name(backend)) + "_" + std::to_string(designs) + "_" + std::to_string(workers);
-  double seconds = 0, evaluated = 0;
-  int used_workers = 0, free_dofs = 0;
-  std::string error;
-  for (auto _ : state) {
-    const softik::BatchResult result = softik::run_batch(*spec, run_options(backend, workers, out));
-    seconds += result.seconds;
-    evaluated += static_cast<double>(result.designs.size());
-    used_workers = result.workers;
-    error = first_error(result);
-    if (!error.empty()) break;
-    free_dofs = result.designs.front().run.num_free_dofs;
-  }
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  BatchTimes times;
+  if (!time_batches(state, *spec, run_options(backend, workers, out), times)) return;
+  const double seconds = times.seconds, evaluated = times.evaluated;
   state.counters["designs"] = designs;
-  state.counters["workers"] = used_workers;
-  state.counters["free_dofs"] = free_dofs;
+  state.counters["workers"] = times.last.workers;
+  state.counters["free_dofs"] = times.last.designs.front().run.num_free_dofs;
   state.counters["designs_per_second"] = seconds > 0 ? evaluated / seconds : 0;
   state.counters["designs_per_minute"] = seconds > 0 ? 60 * evaluated / seconds : 0;
 }
@@ -224,7 +237,7 @@ const softik::BatchSpec& batch5k(int designs, bool lockstep) {
 /// The 5k-tet finger batch (batch5k), with lockstep (BatchSpec::lockstep: designs of one mesh
 /// assembled together, on the GPU in one launch, waves of 64) or without (`workers` designs at
 /// once, one per hardware thread). Counters as BM_BatchDesigns, plus the assembly passes and the
-/// design assemblies they held. The target: >= 1,000 designs/min on one H100.
+/// design assemblies they held. The project's target: >= 1,000 designs/min on one H100.
 void BM_BatchLockstep(benchmark::State& state) {
   const softik::Backend backend = state.range(0) == 0 ? softik::Backend::Cpu : softik::Backend::Cuda;
   const int designs = static_cast<int>(state.range(1));
@@ -245,30 +258,15 @@ void BM_BatchLockstep(benchmark::State& state) {
   }
   const std::string out =
       std::string("5k_") + softik::backend_name(backend) + "_" + std::to_string(designs) + (lockstep ? "_on" : "_off");
-  double seconds = 0, evaluated = 0;
-  softik::BatchLockstepStats stats;
-  std::string error;
-  int free_dofs = 0, cells = 0;
-  for (auto _ : state) {
-    const softik::BatchResult result = softik::run_batch(*spec, run_options(backend, 0, out));
-    seconds += result.seconds;
-    evaluated += static_cast<double>(result.designs.size());
-    stats = result.lockstep;
-    error = first_error(result);
-    if (!error.empty()) break;
-    free_dofs = result.designs.front().run.num_free_dofs;
-    cells = result.designs.front().run.num_cells;
-  }
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  BatchTimes times;
+  if (!time_batches(state, *spec, run_options(backend, 0, out), times)) return;
+  const softik::SceneRunResult& run = times.last.designs.front().run;
   state.counters["designs"] = static_cast<double>(spec->designs.size());
-  state.counters["cells"] = cells;
-  state.counters["free_dofs"] = free_dofs;
-  state.counters["passes"] = static_cast<double>(stats.passes);
-  state.counters["design_passes"] = static_cast<double>(stats.design_passes);
-  state.counters["designs_per_minute"] = seconds > 0 ? 60 * evaluated / seconds : 0;
+  state.counters["cells"] = run.num_cells;
+  state.counters["free_dofs"] = run.num_free_dofs;
+  state.counters["passes"] = static_cast<double>(times.last.lockstep.passes);
+  state.counters["design_passes"] = static_cast<double>(times.last.lockstep.design_passes);
+  state.counters["designs_per_minute"] = times.seconds > 0 ? 60 * times.evaluated / times.seconds : 0;
 }
 
 // backend (0 cpu, 1 cuda) x designs x lockstep (0 off, 1 on). One iteration each.

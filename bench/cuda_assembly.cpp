@@ -8,9 +8,8 @@
 // consistent tangent (the tracking step's), neo-Hookean Tet10, Hex8 and
 // Hex8 with the mean dilatation (dilatation: cell_mean), and Tet10 with it, on ~10k to 1M cells,
 // and Tet4 with the average nodal pressure (dilatation: nodal_mean: nodal passes and the
-// second-ring term) on ~10k and 100k cells (issue 19: the quadratic and locking-free elements
-// next to Tet4). dofs_per_second counts the
-// element DOFs assembled (cells x nodes per cell x 3).
+// second-ring term) on ~10k and 100k cells (the cost of the quadratic and locking-free elements
+// next to Tet4). dofs_per_second counts the element DOFs assembled (cells x nodes per cell x 3).
 //
 // GPU timing: wall clock of one synchronous DeviceAssembler::assemble(d_x) call, x already on
 // the device (memset of the outputs, the kernel, the 16-byte status read-back). Counters:
@@ -40,6 +39,7 @@
 #include <vector>
 
 #include "cuda/assembly/device_assembler.hpp"
+#include "run_benchmarks.hpp"
 #include "softik/assembly.hpp"
 #include "softik/backend.hpp"
 #include "softik/mesh_generator.hpp"
@@ -300,9 +300,5 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseManualTime()
         ->MinTime(0.5);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv);
 }

@@ -6,7 +6,7 @@
 //
 // Model: make_finger (100 x 20 x 20 mm, one box cavity), Tet4, grid cells 3.34, 2, 1.334, 1.3,
 // 0.91 and 0.59 mm: 9.8k, 24k, 83k, 126k, 298k and 1.01M tets (named 10k, 30k, 83k, 125k, 300k,
-// 1M; the 10 cm finger's grid only takes these steps; "83k" was named "100k" before 2026-11-27),
+// 1M; the 10 cm finger's grid only takes these steps, so it has no 100k-tet size),
 // and the same finger 122 mm long at 1.334 mm: 100.6k tets ("100k", the target's size);
 // corotational linear silicone (E = 200 kPa, nu = 0.45, polar rotation, rotated tangent R K0 R^T:
 // symmetric positive definite, as the dense Cholesky and PCG need; bench/inverse_step.cpp uses
@@ -25,7 +25,7 @@
 // (constraint columns per step taken from the last solve on the kept factor) and `tip_error_um`
 // (mean predicted distance to the moving goal: least squares, one pressure cannot follow a circle).
 //
-// Contact cases (.../contacts:N/..., issue 16 item 5; the 10k model only, CPU and GPU/cudss): the
+// Contact cases (.../contacts:N/...; the 10k model only, CPU and GPU/cudss): the
 // fixed-goal step with a wall 0.5 mm above the finger's top face over the tip and the N top-face
 // nodes nearest the tip as contact candidates (their forces are unknowns of the step's QP:
 // docs/inverse_contact.md), as bench/inverse_step.cpp's BM_InverseStepWithContacts; 10 untimed
@@ -66,6 +66,8 @@
 #include <vector>
 
 #include "bench_wall.hpp"
+#include "inverse_phases.hpp"
+#include "run_benchmarks.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/backend.hpp"
 #include "softik/contact.hpp"
@@ -276,7 +278,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
                             .c_str());
     return;
   }
-  Real t[5] = {0, 0, 0, 0, 0};
+  InversePhaseTimes phases;
   int half = 0, refactored = 0, kept = 0;
   Real error = 0, in_step = 0, pressed = 0, pivots = 0;
   bool failed = false;
@@ -288,11 +290,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
             {c->centre[0] + 5e-4 * std::cos(angle), c->centre[1], c->centre[2] + 5e-4 * std::sin(angle)});
       }
       const softik::InverseStepReport r = c->inverse->step(c->x);
-      t[0] += r.t_assembly;
-      t[1] += r.t_factorization;
-      t[2] += r.t_solves;
-      t[3] += r.t_constraint_solve;
-      t[4] += r.t_update;
+      phases.add(r);
       half += r.half_solves ? 1 : 0;
       refactored += r.refactored ? 1 : 0;
       kept += r.kept_columns;
@@ -309,11 +307,7 @@ void BM_InverseStep(benchmark::State& state, int size, softik::Backend backend, 
   const Real n = static_cast<Real>(state.iterations());
   state.counters["tets"] = g_problem->mesh.num_cells();
   state.counters["free_dofs"] = a.num_free_dofs();
-  state.counters["assembly_ms"] = 1e3 * t[0] / n;
-  state.counters["factor_ms"] = 1e3 * t[1] / n;
-  state.counters["solves_ms"] = 1e3 * t[2] / n;
-  state.counters["qp_ms"] = 1e3 * t[3] / n;
-  state.counters["update_ms"] = 1e3 * t[4] / n;
+  phases.set_counters(state, n);
   state.counters["half_solves"] = half / n;
   state.counters["refactored"] = refactored / n;
   if (reuse >= 0) {
@@ -349,7 +343,7 @@ int main(int argc, char** argv) {
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, 0, 0});
     for (int reuse : {10, 100, 1000}) cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, reuse, 0});
     cases.push_back({softik::Backend::Cuda, LinearSolverKind::CudaPcg, -1, 0});
-    if (size == 0)  // contacts (issue 16 item 5) on the 10k model, CPU and GPU in one binary
+    if (size == 0)  // contacts on the 10k model, CPU and GPU in one binary
       for (int n : {10, 100}) {
         cases.push_back({softik::Backend::Cpu, cpu, -1, n});
         cases.push_back({softik::Backend::Cuda, LinearSolverKind::Cudss, -1, n});
@@ -365,9 +359,5 @@ int main(int argc, char** argv) {
           ->MinTime(0.5);
     }
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv);
 }

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "bench_beam.hpp"
-#include "cuda/solvers/cuda_pcg_solver.hpp"
+#include "cuda/linear/cuda_pcg_solver.hpp"
 #include "softik/backend.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"

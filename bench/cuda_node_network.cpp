@@ -1,4 +1,4 @@
-// The node-network link gather on the GPU (cuda::DeviceNetwork, issue 17 item 7: aim >= 1 G link
+// The node-network link gather on the GPU (cuda::DeviceNetwork; the project's target: >= 1 G link
 // evaluations/s on an H100) on cubic lattices (make_box Hex8 -> make_node_network: 9 links per
 // cell), x already on the device: wall clock of one launch and its synchronisation. Counters:
 // links/s (each link is evaluated from both ends), nodes/s, and GB/s of what the gather streams

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <vector>
 
 #include "softik/actuator_generator.hpp"
 #include "softik/constraints.hpp"
@@ -18,15 +19,66 @@ namespace {
 
 using softik::Real;
 
-void BM_DynamicStep(benchmark::State& state) {
+/// The finger of both benchmarks: grid cells of range(0) x 0.1 mm, neo-Hookean silicone
+/// (E = 200 kPa, nu = 0.45), hyperelastic, its base (xmin) fixed.
+struct Finger {
   softik::FingerSpec spec;
-  spec.cell_size = static_cast<Real>(state.range(0)) * 1e-4;
+  softik::Mesh mesh;
+  std::unique_ptr<softik::Assembler> assembler;
+
+  explicit Finger(const benchmark::State& state) {
+    spec.cell_size = static_cast<Real>(state.range(0)) * 1e-4;
+    mesh = softik::make_finger(spec);
+    softik::AssemblyOptions ao;
+    ao.formulation = softik::Formulation::Hyperelastic;
+    assembler = std::make_unique<softik::Assembler>(
+        mesh, std::vector<softik::Material>{softik::fem::NeoHookean::from_young_poisson(2e5, 0.45)},
+        softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  }
+};
+
+/// Sums over the timed steps of what their reports give (seconds, contacts, iterations), and the
+/// control's effector error after the last one.
+struct StepSums {
+  double total = 0, detection = 0, compliance = 0, solve = 0, contacts = 0, active = 0, iterations = 0,
+         factorizations = 0, effector_error = 0;
+  int steps = 0;
+
+  void add(const softik::DynamicStepReport& r) {
+    total += r.seconds_total;
+    detection += r.seconds_detection;
+    compliance += r.seconds_compliance;
+    solve += r.seconds_contact_solve;
+    contacts += r.contacts;
+    active += r.active_contacts;
+    iterations += r.iterations;
+    factorizations += r.factorizations;
+    effector_error = r.control.effector_error;
+    ++steps;
+  }
+};
+
+/// Times one step of `dyn` per iteration of the benchmark's loop and reports the counters both
+/// benchmarks share: the model's size, the mean step time (ms), the compliance W's time (ms) and
+/// the Newton iterations per step, and the steps per second.
+StepSums time_steps(benchmark::State& state, const Finger& f, softik::DynamicSolver& dyn) {
+  StepSums sums;
+  for (auto _ : state) sums.add(dyn.step());
+  const int steps = sums.steps;
+  state.counters["cells"] = f.mesh.num_cells();
+  state.counters["free_dofs"] = f.assembler->num_free_dofs();
+  state.counters["step_ms"] = 1e3 * sums.total / steps;
+  state.counters["W_ms"] = 1e3 * sums.compliance / steps;
+  state.counters["newton"] = sums.iterations / steps;
+  state.counters["steps_per_s"] = steps / sums.total;
+  return sums;
+}
+
+void BM_DynamicStep(benchmark::State& state) {
   const bool contact = state.range(1) != 0;  // 0: no table, 1: mu = 0.5, 2: frictionless
-  const softik::Mesh mesh = softik::make_finger(spec);
-  softik::AssemblyOptions ao;
-  ao.formulation = softik::Formulation::Hyperelastic;
-  const softik::Assembler assembler(mesh, {softik::fem::NeoHookean::from_young_poisson(2e5, 0.45)},
-                                    softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  const Finger f(state);
+  const softik::Mesh& mesh = f.mesh;
+  const softik::Assembler& assembler = *f.assembler;
   auto solver = softik::make_linear_solver();
   softik::DynamicLoads loads;
   loads.nodal = {{softik::gravity_load(assembler, 1070, {0, 0, -9.81}), {}}};
@@ -50,32 +102,13 @@ void BM_DynamicStep(benchmark::State& state) {
   }
   softik::DynamicSolver dyn(assembler, *solver, loads, options);
   for (int s = 0; s < 10; ++s) dyn.step();  // warm-up: the finger settles onto the table
-  double total = 0, detection = 0, compliance = 0, solve = 0, contacts = 0, active = 0, iterations = 0,
-         factorizations = 0;
-  int steps = 0;
-  for (auto _ : state) {
-    const softik::DynamicStepReport r = dyn.step();
-    total += r.seconds_total;
-    detection += r.seconds_detection;
-    compliance += r.seconds_compliance;
-    solve += r.seconds_contact_solve;
-    contacts += r.contacts;
-    active += r.active_contacts;
-    iterations += r.iterations;
-    factorizations += r.factorizations;
-    ++steps;
-  }
-  state.counters["cells"] = mesh.num_cells();
-  state.counters["free_dofs"] = assembler.num_free_dofs();
-  state.counters["step_ms"] = 1e3 * total / steps;
-  state.counters["detect_ms"] = 1e3 * detection / steps;
-  state.counters["W_ms"] = 1e3 * compliance / steps;
-  state.counters["pgs_ms"] = 1e3 * solve / steps;
-  state.counters["contacts"] = contacts / steps;
-  state.counters["active"] = active / steps;
-  state.counters["newton"] = iterations / steps;
-  state.counters["factor"] = factorizations / steps;
-  state.counters["steps_per_s"] = steps / total;
+  const StepSums sums = time_steps(state, f, dyn);
+  const int steps = sums.steps;
+  state.counters["detect_ms"] = 1e3 * sums.detection / steps;
+  state.counters["pgs_ms"] = 1e3 * sums.solve / steps;
+  state.counters["contacts"] = sums.contacts / steps;
+  state.counters["active"] = sums.active / steps;
+  state.counters["factor"] = sums.factorizations / steps;
 }
 
 // cell_size 3.4 mm and 2.8 mm, each without the table, with it, and with a frictionless one.
@@ -89,25 +122,21 @@ BENCHMARK(BM_DynamicStep)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(20);
 
-// One control step (DynamicSolver::add_control; issue 16): the same finger without gravity, its
+// One control step (DynamicSolver::add_control): the same finger without gravity, its
 // cavity pressure solved at every step (bounds [0, 30 kPa]) so that the tip reaches a goal 2 mm
 // above its rest position (which the finger reaches at a few kPa). Timed after 10 warm-up steps,
 // while the tip still moves: the step, its compliance of the constraint rows (cavity + 3 tip
 // rows: 4 right-hand sides) and the constraint-space QP.
 void BM_DynamicControlStep(benchmark::State& state) {
-  softik::FingerSpec spec;
-  spec.cell_size = static_cast<Real>(state.range(0)) * 1e-4;
-  const softik::Mesh mesh = softik::make_finger(spec);
-  softik::AssemblyOptions ao;
-  ao.formulation = softik::Formulation::Hyperelastic;
-  const softik::Assembler assembler(mesh, {softik::fem::NeoHookean::from_young_poisson(2e5, 0.45)},
-                                    softik::fix_nodes(mesh, mesh.node_groups.at("xmin")), ao);
+  const Finger f(state);
+  const softik::FingerSpec& spec = f.spec;
+  const softik::Mesh& mesh = f.mesh;
   auto solver = softik::make_linear_solver();
   softik::DynamicsOptions options;
   options.density = 1070;
   options.dt = 1e-3;
   options.rayleigh_mass = 60;
-  softik::DynamicSolver dyn(assembler, *solver, {}, options);
+  softik::DynamicSolver dyn(*f.assembler, *solver, {}, options);
   softik::SurfacePressureActuatorSpec cavity;
   cavity.name = "cavity";
   cavity.cavity.name = "cavity";
@@ -121,26 +150,10 @@ void BM_DynamicControlStep(benchmark::State& state) {
   tip.axes = {false, false, true};
   dyn.add_control(softik::make_position_effector(mesh, tip));
   for (int s = 0; s < 10; ++s) dyn.step();
-  double total = 0, compliance = 0, qp = 0, iterations = 0, error = 0;
-  int steps = 0;
-  for (auto _ : state) {
-    const softik::DynamicStepReport r = dyn.step();
-    total += r.seconds_total;
-    compliance += r.seconds_compliance;
-    qp += r.seconds_contact_solve;
-    iterations += r.iterations;
-    error = r.control.effector_error;
-    ++steps;
-  }
-  state.counters["cells"] = mesh.num_cells();
-  state.counters["free_dofs"] = assembler.num_free_dofs();
-  state.counters["step_ms"] = 1e3 * total / steps;
-  state.counters["W_ms"] = 1e3 * compliance / steps;
-  state.counters["qp_ms"] = 1e3 * qp / steps;
-  state.counters["newton"] = iterations / steps;
+  const StepSums sums = time_steps(state, f, dyn);
+  state.counters["qp_ms"] = 1e3 * sums.solve / sums.steps;
   state.counters["pressure_Pa"] = dyn.actuation()[0];
-  state.counters["tip_error_m"] = error;
-  state.counters["steps_per_s"] = steps / total;
+  state.counters["tip_error_m"] = sums.effector_error;
 }
 
 BENCHMARK(BM_DynamicControlStep)->Arg(34)->Arg(28)->Unit(benchmark::kMillisecond)->Iterations(20);

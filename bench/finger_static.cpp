@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 
+#include "analysed_solver.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/loads.hpp"
 #include "softik/static_solver.hpp"
@@ -156,10 +157,8 @@ void BM_FingerAssembly(benchmark::State& state) {
 }
 
 void BM_FingerFactorize(benchmark::State& state) {
-  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
   const Finger& f = finger(static_cast<int>(state.range(1)));
-  auto solver = softik::make_linear_solver(kind);
-  solver->analyze(f.assembler->pattern());
+  auto solver = softik::bench::analysed_solver(softik::bench::solver_kind(state), *f.assembler);
   for (auto _ : state) solver->factorize(f.K);
   state.SetLabel(solver->name());
   common_counters(state, f);
@@ -170,10 +169,8 @@ void BM_FingerFactorize(benchmark::State& state) {
 }
 
 void BM_FingerSolve(benchmark::State& state) {
-  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
   const Finger& f = finger(static_cast<int>(state.range(1)));
-  auto solver = softik::make_linear_solver(kind);
-  solver->analyze(f.assembler->pattern());
+  auto solver = softik::bench::analysed_solver(softik::bench::solver_kind(state), *f.assembler);
   solver->factorize(f.K);
   std::vector<Real> rhs(static_cast<size_t>(f.assembler->num_free_dofs()), 1.0), x(rhs.size());
   for (auto _ : state) solver->solve(rhs.data(), x.data(), 1);

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "bench_wall.hpp"
+#include "inverse_phases.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/inverse.hpp"
 
@@ -71,7 +72,7 @@ std::unique_ptr<softik::InverseSolver> make_inverse(const Finger& f, softik::Lin
 
 // Index 0-4: the 10 cm finger refined (3.18k to 444k tets); 5: 3.5 mm cells, 9.48k tets (the
 // grid of the 10 cm finger gives nothing between 3.18k and 9.48k); 6: the 4 mm grid on a 16 cm
-// finger, 5.09k tets: the 5k-tet model of issue 16's contact benchmark.
+// finger, 5.09k tets: the 5k-tet model of the contact benchmark (BM_InverseStepWithContacts).
 const FingerSize kSizes[] = {{0.004, 0.1}, {0.003, 0.1},  {0.002, 0.1}, {0.0015, 0.1},
                              {0.001, 0.1}, {0.0035, 0.1}, {0.004, 0.16}};
 
@@ -81,23 +82,11 @@ void BM_InverseStep(benchmark::State& state) {
   auto inverse = make_inverse(f, *solver);
   std::vector<Real> x = f.mesh.rest_positions();
   inverse->step(x);  // analysis and first factorisation outside the timing
-  Real t[5] = {0, 0, 0, 0, 0};
-  for (auto _ : state) {
-    const softik::InverseStepReport r = inverse->step(x);
-    t[0] += r.t_assembly;
-    t[1] += r.t_factorization;
-    t[2] += r.t_solves;
-    t[3] += r.t_constraint_solve;
-    t[4] += r.t_update;
-  }
-  const Real n = static_cast<Real>(state.iterations()) / 1000.0;  // -> ms per step
+  InversePhaseTimes phases;
+  for (auto _ : state) phases.add(inverse->step(x));
   state.counters["tets"] = f.mesh.num_cells();
   state.counters["free_dofs"] = f.assembler->num_free_dofs();
-  state.counters["assembly_ms"] = t[0] / n;
-  state.counters["factor_ms"] = t[1] / n;
-  state.counters["solves_ms"] = t[2] / n;
-  state.counters["qp_ms"] = t[3] / n;
-  state.counters["update_ms"] = t[4] / n;
+  phases.set_counters(state, static_cast<Real>(state.iterations()));
 }
 
 /// Trajectory following: the tip goal moves on a small circle in the bending plane (0.5 mm
@@ -122,30 +111,26 @@ void BM_InverseTracking(benchmark::State& state) {
   tip.set_max_shift(0);
   const std::array<Real, 3> p0 = tip.position(x);
   const std::array<Real, 3> centre_reached{p0[0], p0[1], p0[2]};
-  Real t[5] = {0, 0, 0, 0, 0}, error = 0;
+  InversePhaseTimes phases;
+  Real error = 0;
   int k = 0, refactored = 0;
   for (auto _ : state) {
     const Real a = 2 * 3.141592653589793 * k++ / 100;
     tip.set_goal({centre_reached[0] + 5e-4 * std::cos(a), centre_reached[1], centre_reached[2] + 5e-4 * std::sin(a)});
     const softik::InverseStepReport r = inverse->step(x);
-    t[0] += r.t_assembly, t[1] += r.t_factorization, t[2] += r.t_solves, t[3] += r.t_constraint_solve;
-    t[4] += r.t_update;
+    phases.add(r);
     refactored += r.refactored ? 1 : 0;
     error += r.effector_error;
   }
   const Real n = static_cast<Real>(state.iterations());
   state.counters["tets"] = f.mesh.num_cells();
-  state.counters["assembly_ms"] = 1e3 * t[0] / n;
-  state.counters["factor_ms"] = 1e3 * t[1] / n;
-  state.counters["solves_ms"] = 1e3 * t[2] / n;
-  state.counters["qp_ms"] = 1e3 * t[3] / n;
-  state.counters["update_ms"] = 1e3 * t[4] / n;
+  phases.set_counters(state, n);
   state.counters["refactored"] = refactored / n;
   state.counters["tip_error_um"] = 1e6 * error / n;
   state.counters["factor_nnz"] = static_cast<double>(solver->info().factor_nnz);
 }
 
-/// The real-time step with contacts (issue 16): a wall 0.5 mm above the finger's top face, over
+/// The real-time step with contacts: a wall 0.5 mm above the finger's top face, over
 /// the tip, and the n top-face nodes nearest the tip as contact candidates (n = range(1); 0: no
 /// contact set at all). The tip effector pulls 10 mm up, so the tip presses on the wall; the
 /// contact forces are unknowns of the step's QP (docs/inverse_contact.md). 10 warm-up steps
@@ -166,11 +151,11 @@ void BM_InverseStepWithContacts(benchmark::State& state) {
   }
   std::vector<Real> x = f.mesh.rest_positions();
   for (int k = 0; k < 10; ++k) inverse->step(x);
-  Real t[5] = {0, 0, 0, 0, 0}, contacts = 0, pressed = 0, pivots = 0;
+  InversePhaseTimes phases;
+  Real contacts = 0, pressed = 0, pivots = 0;
   for (auto _ : state) {
     const softik::InverseStepReport r = inverse->step(x);
-    t[0] += r.t_assembly, t[1] += r.t_factorization, t[2] += r.t_solves, t[3] += r.t_constraint_solve;
-    t[4] += r.t_update;
+    phases.add(r);
     contacts += r.contacts, pressed += r.pressed_contacts, pivots += r.contact_pivots;
   }
   const Real it = static_cast<Real>(state.iterations());
@@ -178,11 +163,7 @@ void BM_InverseStepWithContacts(benchmark::State& state) {
   state.counters["contacts"] = contacts / it;
   state.counters["pressed"] = pressed / it;
   state.counters["pivots"] = pivots / it;
-  state.counters["assembly_ms"] = 1e3 * t[0] / it;
-  state.counters["factor_ms"] = 1e3 * t[1] / it;
-  state.counters["solves_ms"] = 1e3 * t[2] / it;
-  state.counters["qp_ms"] = 1e3 * t[3] / it;
-  state.counters["update_ms"] = 1e3 * t[4] / it;
+  phases.set_counters(state, it);
 }
 
 void BM_InverseConvergedSolve(benchmark::State& state) {

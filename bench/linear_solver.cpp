@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "analysed_solver.hpp"
 #include "bench_beam.hpp"
 #include "softik/linear_solver.hpp"
 #include "softik/mesh_generator.hpp"
@@ -17,14 +18,14 @@ namespace {
 
 using softik::Real;
 
+using softik::bench::analysed_solver;
 using softik::bench::Beam;
 using softik::bench::beam;
+using softik::bench::solver_kind;
 
 void BM_Factorize(benchmark::State& state) {
-  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
   const Beam& b = beam(static_cast<int>(state.range(1)));
-  auto solver = softik::make_linear_solver(kind);
-  solver->analyze(b.assembler->pattern());
+  auto solver = analysed_solver(solver_kind(state), *b.assembler);
   for (auto _ : state) solver->factorize(b.K);
   state.SetLabel(solver->name());
   state.counters["free_dofs"] = b.assembler->num_free_dofs();
@@ -33,11 +34,9 @@ void BM_Factorize(benchmark::State& state) {
 }
 
 void BM_Solve(benchmark::State& state) {
-  const auto kind = static_cast<softik::LinearSolverKind>(state.range(0));
   const Beam& b = beam(static_cast<int>(state.range(1)));
   const int nrhs = static_cast<int>(state.range(2));
-  auto solver = softik::make_linear_solver(kind);
-  solver->analyze(b.assembler->pattern());
+  auto solver = analysed_solver(solver_kind(state), *b.assembler);
   solver->factorize(b.K);
   const size_t n = static_cast<size_t>(b.assembler->num_free_dofs());
   std::vector<Real> rhs(n * static_cast<size_t>(nrhs), 1.0), x(rhs.size());
@@ -51,8 +50,7 @@ void BM_Solve(benchmark::State& state) {
 void BM_HalfSolves(benchmark::State& state) {
   const Beam& b = beam(static_cast<int>(state.range(0)));
   const int nrhs = static_cast<int>(state.range(1));
-  auto solver = softik::make_linear_solver(softik::LinearSolverKind::Cholmod);
-  solver->analyze(b.assembler->pattern());
+  auto solver = analysed_solver(softik::LinearSolverKind::Cholmod, *b.assembler);
   solver->factorize(b.K);
   const size_t n = static_cast<size_t>(b.assembler->num_free_dofs());
   std::vector<Real> rhs(n * static_cast<size_t>(nrhs), 1.0), z(rhs.size()), x(rhs.size());

@@ -1,7 +1,8 @@
 // The machine's memory bound, measured next to the kernels that are compared with it: a STREAM-like
 // triad a[i] = b[i] + s c[i] over arrays far larger than the caches (3 x 64 MB) on softik's
 // threads, 24 bytes per element moved (two reads, one write; write-allocate traffic not counted).
-// A benchmark registers it with BENCHMARK(softik::bench::stream_triad)->Arg(threads)...
+// A benchmark program registers it with
+// BENCHMARK(softik::bench::stream_triad)->Apply(softik::bench::stream_triad_runs).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -27,6 +28,11 @@ inline void stream_triad(benchmark::State& state) {
   }
   state.counters["GB/s"] =
       benchmark::Counter(static_cast<double>(state.iterations()) * 24.0 * n * 1e-9, benchmark::Counter::kIsRate);
+}
+
+/// stream_triad's runs: named BM_StreamTriad, on 1 and 2 threads, in real time, in milliseconds.
+inline void stream_triad_runs(benchmark::internal::Benchmark* b) {
+  b->Name("BM_StreamTriad")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace softik::bench

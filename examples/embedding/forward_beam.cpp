@@ -46,7 +46,7 @@ int main() {
         "forward_beam: %d Newton iterations, tip deflection %.4e m, beam theory %.4e m, relative error %.2f %%\n",
         result.iterations, deflection, theory, 100 * error);
     // Linear hexahedra 4 cells through the height are a little stiff in bending (shear locking:
-    // 3.1 % here); tests/test_beam.cpp shows the error falling as O(h^2) toward 0 on refinement.
+    // 3.1 % here); tests/assembly/test_beam.cpp shows the error falling as O(h^2) toward 0 on refinement.
     // A wrong modulus, load or sign is off by far more than 5 %.
     if (!(error < 0.05)) {
       std::fprintf(stderr, "forward_beam: FAILED: the tip deflection is more than 5 %% off beam theory\n");

@@ -52,6 +52,25 @@ def _load_column(table, load):
     return pressures[0] if pressures else "load_factor"
 
 
+def _save(plt, fig, output, title=None):
+    """Writes the figure (with `title` above its panels, if given) to `output` and closes it; returns it."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    plt.close(fig)
+    return fig
+
+
+def _label_path_panel(ax, xlabel, ylabel, title):
+    """The axes' labels, title, grid and legend of one panel of plot_path."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
 def plot_path(table, output, load=None, probes=None, title=None):
     """Load against displacement (every probe) and against volume growth (every cavity)."""
     plt = _pyplot()
@@ -83,26 +102,13 @@ def plot_path(table, output, load=None, probes=None, title=None):
                 if np.max(np.abs(comp)) > 1e-3 * scale:
                     ax.plot(comp * 1e3, y, marker="o", ms=3, label=f"u{a} {name}")
             ax.plot(norm * 1e3, y, marker="s", ms=3, lw=2, color="black", label=f"|u| {name}")
-        ax.set_xlabel("displacement (mm)")
-        ax.set_ylabel(ylabel)
-        ax.set_title("load-displacement path")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        _label_path_panel(ax, "displacement (mm)", ylabel, "load-displacement path")
     if growth:
         ax = axes.pop(0)
         for column in growth:
             ax.plot(table[column] * 1e9, y, marker="o", ms=3, label=column[len("volume_growth_"):])
-        ax.set_xlabel("cavity volume growth (mm^3)")
-        ax.set_ylabel(ylabel)
-        ax.set_title("load-volume path")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(output, dpi=110)
-    plt.close(fig)
-    return fig
+        _label_path_panel(ax, "cavity volume growth (mm^3)", ylabel, "load-volume path")
+    return _save(plt, fig, output, title)
 
 
 def _actuator_columns(table, effectors):
@@ -146,12 +152,7 @@ def plot_inverse(table, output, title=None):
         for k in np.nonzero(np.diff(goal) != 0)[0]:
             for ax in (top, bottom):
                 ax.axvline(step[k] + 0.5, color="gray", ls="--", lw=0.8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(output, dpi=110)
-    plt.close(fig)
-    return fig
+    return _save(plt, fig, output, title)
 
 
 def _default_batch_axes(table):
@@ -196,10 +197,7 @@ def plot_batch(table, output, x=None, y=None, color=None, title=None):
     ax.set_ylabel(f"{y} (mm)" if _PROBE.match(y) else y)
     ax.set_title(title or f"design sweep: {int(ok.sum())} designs")
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(output, dpi=110)
-    plt.close(fig)
-    return fig
+    return _save(plt, fig, output)
 
 
 def main(argv=None):

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nanobind/nanobind.h>
@@ -70,6 +71,58 @@ class ModelCall {
  private:
   Model& model_;
 };
+
+/// What a Python object that steps a Model's state holds (DynamicSimulation, InverseSolver): the
+/// Model, kept alive by its Python object `owner`, and a linear solver of the scene's kind, its own.
+struct ModelStepper {
+  nb::object owner;
+  Model* model = nullptr;
+  std::unique_ptr<LinearSolver> solver;
+
+  /// Over the Model of `ref` (its Python object), with a new solver.
+  void attach(nb::pointer_and_handle<Model> ref) {
+    owner = nb::borrow(ref.h);
+    model = ref.p;
+    solver = make_linear_solver(ref.p->built.linear_solver);
+  }
+};
+
+/// `f(o, args...)` with o's Model (o.model) held busy (ModelCall): for every method of an object
+/// over a Model (DynamicSimulation, InverseSolver) that reads or changes the state a step on
+/// another thread changes without the GIL.
+template <typename R, typename O, typename... Args>
+auto guarded(const char* what, R (*f)(O&, Args...)) {
+  return [what, f](O& o, Args... args) -> R {
+    ModelCall call(*o.model, what);
+    return f(o, std::forward<Args>(args)...);
+  };
+}
+
+inline void set_items(nb::dict&) {}
+
+/// d[key] = value for each key, value pair of the arguments, in their order.
+template <typename Value, typename... Rest>
+void set_items(nb::dict& d, const char* key, Value&& value, Rest&&... rest) {
+  d[key] = std::forward<Value>(value);
+  set_items(d, std::forward<Rest>(rest)...);
+}
+
+/// The dict {key: value, ...} of `key, value, key, value, ...` (keys: C strings), in that order:
+/// the fields of a C++ report or summary.
+template <typename... KeysAndValues>
+nb::dict dict_of(KeysAndValues&&... items) {
+  nb::dict d;
+  set_items(d, std::forward<KeysAndValues>(items)...);
+  return d;
+}
+
+/// {'assembly', 'factorization', 'solves', 'constraint_solve', 'update'}: the seconds of the inverse
+/// step's phases, of one step (InverseStepReport) or per step of a run (InverseRunSummary).
+template <typename Times>
+nb::dict phase_seconds(const Times& t) {
+  return dict_of("assembly", t.t_assembly, "factorization", t.t_factorization, "solves", t.t_solves, "constraint_solve",
+                 t.t_constraint_solve, "update", t.t_update);
+}
 
 // The arrays are returned as Python objects already made (an array with an owner cannot take the
 // reference_internal policy nanobind gives property getters).

@@ -16,10 +16,7 @@ namespace softik::python {
 
 namespace {
 
-struct PySimulation {
-  nb::object owner;
-  Model* model = nullptr;
-  std::unique_ptr<LinearSolver> solver;
+struct PySimulation : ModelStepper {
   std::unique_ptr<DynamicSolver> dynamics;
   std::vector<Real> v;  ///< the velocities; never reallocated (views of it stay valid)
 };
@@ -39,9 +36,7 @@ PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
                "this Model already has a DynamicSimulation, which owns its cables' state; build "
                "another softik.Model for a second one");
   PySimulation s;
-  s.owner = nb::borrow(ref.h);
-  s.model = &m;
-  s.solver = make_linear_solver(m.built.linear_solver);
+  s.attach(ref);
   s.dynamics = std::make_unique<DynamicSolver>(*m.built.assembler, *s.solver, scene_dynamic_loads(m.scene, m.built),
                                                scene_dynamics_options(m.scene, m.built));
   const std::vector<Real> X = m.built.mesh.rest_positions();
@@ -106,22 +101,12 @@ DynamicStepReport step(PySimulation& s) {
 }
 
 nb::dict report_dict(const DynamicStepReport& r) {
-  nb::dict d;
-  d["step"] = r.step;
-  d["time"] = r.time;
-  d["iterations"] = r.iterations;
-  d["residual"] = r.residual;
-  d["substeps"] = r.substeps;
-  d["kinetic_energy"] = r.kinetic_energy;
-  d["elastic_energy"] = r.elastic_energy;
-  d["contacts"] = r.contacts;
-  d["active_contacts"] = r.active_contacts;
-  d["normal_force"] = r.normal_force;
-  d["contact_force"] = take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()});
-  d["max_penetration"] = r.max_penetration;
-  d["pressures"] = take(std::vector<Real>(r.pressures));
-  d["seconds"] = r.seconds_total;
-  return d;
+  return dict_of("step", r.step, "time", r.time, "iterations", r.iterations, "residual", r.residual, "substeps",
+                 r.substeps, "kinetic_energy", r.kinetic_energy, "elastic_energy", r.elastic_energy, "contacts",
+                 r.contacts, "active_contacts", r.active_contacts, "normal_force", r.normal_force, "contact_force",
+                 take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()}),
+                 "max_penetration", r.max_penetration, "pressures", take(std::vector<Real>(r.pressures)), "seconds",
+                 r.seconds_total);
 }
 
 /// `steps` time steps (< 0: the scene's remaining steps to its duration), the history of every
@@ -142,16 +127,6 @@ nb::dict run(PySimulation& s, int steps) {
   }
   for (int k = 0; k < steps; ++k) record(s, t, step(s));
   return t.to_dict();
-}
-
-/// `f(s, args...)` with s's Model held busy (ModelCall): for every call that reads or changes the
-/// integrator's state, which a step on another thread changes without the GIL.
-template <typename R, typename S, typename... Args>
-auto guarded(const char* what, R (*f)(S&, Args...)) {
-  return [what, f](S& s, Args... args) -> R {
-    ModelCall call(*s.model, what);
-    return f(s, std::forward<Args>(args)...);
-  };
 }
 
 }  // namespace

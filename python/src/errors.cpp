@@ -3,31 +3,25 @@
 // softik.Error), carrying softik's message and the kind's name in its attribute `kind`.
 #include <softik/error.hpp>
 
+#include <cctype>
+#include <string>
+
 #include "bindings.hpp"
 
 namespace softik::python {
 
 namespace {
 
-const char* class_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::Input:
-      return "InputError";
-    case ErrorKind::Numerical:
-      return "NumericalError";
-    case ErrorKind::Io:
-      return "IoError";
-    case ErrorKind::Unsupported:
-      return "UnsupportedError";
-    case ErrorKind::Internal:
-      return "InternalError";
-  }
-  return "InternalError";
+/// The class softik.errors defines for `kind`: its name (error_kind_name) capitalised, then "Error".
+std::string class_name(ErrorKind kind) {
+  std::string name = error_kind_name(kind);
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name + "Error";
 }
 
 void raise(const Error& e) {
   try {
-    nb::object type = nb::module_::import_("softik.errors").attr(class_name(e.kind()));
+    nb::object type = nb::module_::import_("softik.errors").attr(class_name(e.kind()).c_str());
     nb::object exception = type(nb::str(e.what()));
     exception.attr("kind") = nb::str(error_kind_name(e.kind()));
     PyErr_SetObject(type.ptr(), exception.ptr());

@@ -19,11 +19,8 @@ namespace softik::python {
 
 namespace {
 
-/// The solver and the Model whose state it steps (kept alive by `owner`).
-struct PyInverse {
-  nb::object owner;
-  Model* model = nullptr;
-  std::unique_ptr<LinearSolver> solver;
+/// The inverse solver and the Model whose state it steps.
+struct PyInverse : ModelStepper {
   std::unique_ptr<InverseSolver> inverse;
 };
 
@@ -68,9 +65,7 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
     io.max_iterations = *max_iterations;
   }
   PyInverse p;
-  p.owner = nb::borrow(ref.h);
-  p.model = &m;
-  p.solver = make_linear_solver(m.built.linear_solver);
+  p.attach(ref);
   p.inverse = std::make_unique<InverseSolver>(*m.built.assembler, *p.solver, m.built.loads, io);
   for (const auto& a : m.built.actuators) p.inverse->add(a);
   for (const auto& e : m.built.effectors) p.inverse->add(e);
@@ -237,16 +232,6 @@ nb::dict run(PyInverse& p) {
   return t.to_dict();
 }
 
-nb::dict step_seconds(const InverseStepReport& r) {
-  nb::dict d;
-  d["assembly"] = r.t_assembly;
-  d["factorization"] = r.t_factorization;
-  d["solves"] = r.t_solves;
-  d["constraint_solve"] = r.t_constraint_solve;
-  d["update"] = r.t_update;
-  return d;
-}
-
 void bind_reports(nb::module_& m) {
   nb::class_<InverseStepReport>(m, "InverseStepReport", "What one inverse step did (include/softik/inverse.hpp).")
       .def_prop_ro(
@@ -275,7 +260,7 @@ void bind_reports(nb::module_& m) {
       .def_ro("half_solves", &InverseStepReport::half_solves)
       .def_ro("refactored", &InverseStepReport::refactored)
       .def_ro("continuation", &InverseStepReport::continuation)
-      .def_prop_ro("seconds", &step_seconds,
+      .def_prop_ro("seconds", &phase_seconds<InverseStepReport>,
                    "{phase: seconds}: assembly, factorization, solves, constraint_solve, update")
       .def("__repr__", [](const InverseStepReport& r) {
         return std::string("<softik.InverseStepReport ") + qp_status_name(r.status) + ", effector error " +
@@ -289,16 +274,6 @@ void bind_reports(nb::module_& m) {
       .def_ro("cuts", &InverseSolveReport::cuts)
       .def_ro("message", &InverseSolveReport::message, "why it did not converge ('' when it did)")
       .def_ro("steps", &InverseSolveReport::steps, "the InverseStepReport of every step");
-}
-
-/// `f(p, args...)` with p's Model held busy (ModelCall): for every call that reads or changes the
-/// solver's or its constraints' state, which a step on another thread changes without the GIL.
-template <typename R, typename P, typename... Args>
-auto guarded(const char* what, R (*f)(P&, Args...)) {
-  return [what, f](P& p, Args... args) -> R {
-    ModelCall call(*p.model, what);
-    return f(p, std::forward<Args>(args)...);
-  };
 }
 
 }  // namespace

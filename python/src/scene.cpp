@@ -24,58 +24,31 @@ nb::dict outputs_dict(const std::vector<std::pair<std::string, Real>>& outputs) 
 
 nb::object inverse_summary(const InverseRunSummary& s) {
   if (!s.enabled) return nb::none();
-  nb::dict d;
-  d["mode"] = s.mode;
-  d["method"] = s.method;
-  d["steps"] = s.steps;
-  d["goals"] = s.goals;
-  d["not_optimal"] = s.not_optimal;
-  d["unconverged"] = s.unconverged;
-  d["last_message"] = s.last_message;
-  d["all_reached"] = s.all_reached();
-  nb::dict actuators, effectors, times;
+  nb::dict d =
+      dict_of("mode", s.mode, "method", s.method, "steps", s.steps, "goals", s.goals, "not_optimal", s.not_optimal,
+              "unconverged", s.unconverged, "last_message", s.last_message, "all_reached", s.all_reached());
+  nb::dict actuators, effectors;
   for (const ActuatorSummary& a : s.actuators) {
     nb::dict o = outputs_dict(a.outputs);
     o["sensor"] = a.sensor;
     actuators[a.name.c_str()] = o;
   }
-  for (const EffectorSummary& e : s.effectors) {
-    nb::dict o;
-    o["unit"] = e.unit;
-    o["tolerance"] = e.tolerance;
-    o["final_error"] = e.final_error;
-    o["worst_error"] = e.worst_error;
-    o["goals"] = e.goals;
-    o["reached"] = e.reached;
-    effectors[e.name.c_str()] = o;
-  }
-  times["assembly"] = s.t_assembly;
-  times["factorization"] = s.t_factorization;
-  times["solves"] = s.t_solves;
-  times["constraint_solve"] = s.t_constraint_solve;
-  times["update"] = s.t_update;
+  for (const EffectorSummary& e : s.effectors)
+    effectors[e.name.c_str()] = dict_of("unit", e.unit, "tolerance", e.tolerance, "final_error", e.final_error,
+                                        "worst_error", e.worst_error, "goals", e.goals, "reached", e.reached);
   d["actuators"] = actuators;
   d["effectors"] = effectors;
-  d["seconds_per_step"] = times;
+  d["seconds_per_step"] = phase_seconds(s);
   return std::move(d);
 }
 
 nb::object dynamic_summary(const DynamicRunSummary& s) {
   if (!s.enabled) return nb::none();
-  nb::dict d;
-  d["scheme"] = s.scheme;
-  d["steps"] = s.steps;
-  d["time"] = s.time;
-  d["cut_steps"] = s.cut_steps;
-  d["newton_iterations"] = s.newton_iterations;
-  d["factorizations"] = s.factorizations;
-  d["kinetic_energy"] = s.kinetic_energy;
-  d["elastic_energy"] = s.elastic_energy;
-  d["max_contacts"] = s.max_contacts;
-  d["max_penetration"] = s.max_penetration;
-  d["unconverged_contact_solves"] = s.unconverged_contact_solves;
-  d["normal_force"] = s.normal_force;
-  return std::move(d);
+  return dict_of("scheme", s.scheme, "steps", s.steps, "time", s.time, "cut_steps", s.cut_steps, "newton_iterations",
+                 s.newton_iterations, "factorizations", s.factorizations, "kinetic_energy", s.kinetic_energy,
+                 "elastic_energy", s.elastic_energy, "max_contacts", s.max_contacts, "max_penetration",
+                 s.max_penetration, "unconverged_contact_solves", s.unconverged_contact_solves, "normal_force",
+                 s.normal_force);
 }
 
 }  // namespace
@@ -91,15 +64,8 @@ ProgressCallback progress_callback(nb::handle progress) {
   });
   return [fn](const ProgressEvent& e) {
     nb::gil_scoped_acquire gil;  // run_scene and run_batch run without it, batches on worker threads
-    nb::dict d;
-    d["what"] = e.what;
-    d["k"] = e.k;
-    d["total"] = e.total;
-    d["elapsed"] = e.elapsed;
-    d["eta"] = e.eta;
-    d["label"] = e.label;
-    d["last"] = e.last;
-    (*fn)(d);
+    (*fn)(dict_of("what", e.what, "k", e.k, "total", e.total, "elapsed", e.elapsed, "eta", e.eta, "label", e.label,
+                  "last", e.last));
   };
 }
 
@@ -112,7 +78,7 @@ void bind_scene(nb::module_& m) {
       .def_prop_ro("path", [](const Scene& s) { return s.path; })
       .def_prop_ro("description", [](const Scene& s) { return s.description; })
       .def_prop_ro("kind", &scene_kind, "'static', 'inverse' (an inverse: section) or 'dynamic' (dynamics:)")
-      .def_prop_ro("load_steps", [](const Scene& s) { return s.solver.load_steps; })
+      .def_prop_ro("load_steps", [](const Scene& s) { return s.solver.newton.load_steps; })
       .def_prop_ro("dynamic_steps", [](const Scene& s) { return s.dynamics.steps; })
       .def_static("from_string", &parse_scene_string, nb::arg("yaml"), nb::arg("path") = "<string>.yaml",
                   "A scene from YAML text; `path` names it in messages and resolves relative file names.")
@@ -141,13 +107,8 @@ void bind_scene(nb::module_& m) {
           "pressures",
           [](const SceneRunResult& r) {
             nb::dict d;
-            for (const PressureSummary& p : r.pressures) {
-              nb::dict o;
-              o["pressure"] = p.pressure;
-              o["volume0"] = p.volume0;
-              o["volume"] = p.volume;
-              d[p.name.c_str()] = o;
-            }
+            for (const PressureSummary& p : r.pressures)
+              d[p.name.c_str()] = dict_of("pressure", p.pressure, "volume0", p.volume0, "volume", p.volume);
             return d;
           },
           "{cavity: {'pressure', 'volume0', 'volume'}} at the last step")
