@@ -24,7 +24,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   # shellcheck source=scripts/sanitize_env.sh
   source "$root/scripts/sanitize_env.sh"
   # Release at -O2, not -O3: instrumented clang compiles -O3 in about twice the time of -O2
-  # (tests/test_pk2_stiffness.cpp: 95 s vs 55 s), and the tests still run in minutes.
+  # (tests/fem/test_stiffness_strategies.cpp: 95 s vs 55 s), and the tests still run in minutes.
   # SOFTIK_SANITIZE adds line tables for the reports.
   CC=clang CXX=clang++ "$root/scripts/build.sh" -DSOFTIK_SANITIZE=ON -DSOFTIK_CUDA=OFF -DSOFTIK_BUILD_BENCH=OFF \
     "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "$@"
