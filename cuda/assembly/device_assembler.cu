@@ -20,11 +20,14 @@
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/pinned_buffer.hpp"
+#include "host/assembly/assembler_internals.hpp"
 #include "host/assembly/cell_status.hpp"
 #include "host/mesh/element_dispatch.hpp"
 #include "softik/backend.hpp"
 
 namespace softik::cuda {
+
+using Internals = assembly::AssemblerInternals;
 
 namespace {
 
@@ -272,15 +275,15 @@ void DeviceAssembler::Impl::upload_mesh(const Assembler& host) {
   rest = DeviceArray<Real>(cells_count * static_cast<std::size_t>(element.rest_words));
   upload_transposed(rest.get(), num_cells, element.rest_words,
                     [&](int c, Real* record) { element.pack_rest(mesh, c, record, 1); });
-  const int* slots = host.block_slots().data();
+  const int* slots = Internals::block_slots(host).data();
   block_slots = DeviceArray<int>(cells_count * static_cast<std::size_t>(slot_words));
   upload_transposed(block_slots.get(), num_cells, slot_words, [&](int c, int* record) {
     std::memcpy(record, slots + static_cast<std::size_t>(c) * slot_words,
                 sizeof(int) * static_cast<std::size_t>(slot_words));
   });
-  node_rows = DeviceArray<int>(host.node_rows().size());
-  SOFTIK_CUDA_CHECK(cudaMemcpy(node_rows.get(), host.node_rows().data(), host.node_rows().size() * sizeof(int),
-                               cudaMemcpyHostToDevice));
+  node_rows = DeviceArray<int>(Internals::node_rows(host).size());
+  SOFTIK_CUDA_CHECK(cudaMemcpy(node_rows.get(), Internals::node_rows(host).data(),
+                               Internals::node_rows(host).size() * sizeof(int), cudaMemcpyHostToDevice));
 }
 
 /// The materials, copied bytewise as their one law's type.
@@ -313,7 +316,7 @@ void DeviceAssembler::Impl::allocate_state() {
 /// The gathered stiffness's tables and frames (gathered_stiffness_applies), switched on.
 void DeviceAssembler::Impl::upload_gather(const Assembler& host) {
   const assembly::BlockGatherTable table =
-      assembly::build_block_gather(host.mesh(), host.block_slots(), host.node_rows());
+      assembly::build_block_gather(host.mesh(), Internals::block_slots(host), Internals::node_rows(host));
   auto upload_ints = [](DeviceArray<int>& dst, const std::vector<int>& src) {
     dst = DeviceArray<int>(src.size());
     SOFTIK_CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(int), cudaMemcpyHostToDevice));

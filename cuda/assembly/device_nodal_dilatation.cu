@@ -15,13 +15,6 @@ namespace {
 using assembly::CellStatus;
 using assembly::kNoIndex;
 
-template <class T>
-DeviceArray<T> upload(const std::vector<T>& values) {
-  DeviceArray<T> out(values.size());
-  SOFTIK_CUDA_CHECK(cudaMemcpy(out.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return out;
-}
-
 }  // namespace
 
 DeviceNodalDilatation::DeviceNodalDilatation(const Assembler& host, const DeviceElement& element, std::size_t law,

@@ -11,31 +11,15 @@
 #include <cstring>
 
 #include "cuda/exec/cuda_check.hpp"
+#include "cuda/exec/unique_handle.hpp"
 
 namespace softik::cuda {
 
-template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& other) noexcept : ptr_(other.ptr_), capacity_(other.capacity_) {
-    other.ptr_ = nullptr;
-    other.capacity_ = 0;
-  }
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    if (this != &other) {
-      release();
-      ptr_ = other.ptr_;
-      capacity_ = other.capacity_;
-      other.ptr_ = nullptr;
-      other.capacity_ = 0;
-    }
-    return *this;
-  }
-  ~PinnedBuffer() { release(); }
+inline cudaError_t pinned_free(void* ptr) { return cudaFreeHost(ptr); }
 
+template <class T>
+class PinnedBuffer : public CudaAllocation<T, pinned_free> {
+ public:
   /// device[0, count) = host[0, count), through the page-locked buffer; returns when the copy is done.
   void to_device(T* device, const T* host, std::size_t count) {
     if (count == 0) return;
@@ -52,22 +36,15 @@ class PinnedBuffer {
   }
 
  private:
+  /// A page-locked buffer of at least `count` T (the capacity: CudaAllocation's count).
   T* reserve(std::size_t count) {
-    if (count > capacity_) {
-      release();
-      SOFTIK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
-      capacity_ = count;
+    if (count > this->count_) {
+      this->release();
+      SOFTIK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(this->ptr_.replace()), count * sizeof(T)));
+      this->count_ = count;
     }
-    return ptr_;
+    return this->ptr_.get();
   }
-  void release() noexcept {
-    if (ptr_) cudaFreeHost(ptr_);  // a destructor cannot throw; a failed free leaks at worst
-    ptr_ = nullptr;
-    capacity_ = 0;
-  }
-
-  T* ptr_ = nullptr;
-  std::size_t capacity_ = 0;
 };
 
 }  // namespace softik::cuda

@@ -100,6 +100,12 @@ struct CudaDenseSolver::Impl {
   std::size_t sytrs_bytes = 0;
   std::vector<unsigned char> sytrs_host;
 
+  void forget_factor() {
+    factored = indefinite = false;
+    gram_columns = 0;  // Z of an earlier forward_gram belongs to the old factor
+    info = FactorizationInfo{};
+  }
+
   void release_buffers() {
     row_ptr = {};
     col = {};
@@ -237,18 +243,10 @@ void CudaDenseSolver::factorize(const std::vector<Real>& values) {
 
 void CudaDenseSolver::factorize_device(exec::DeviceView<const Real> values) {
   Impl& p = *impl_;
-  check_device_values(p.analysed, p.nnz, values, name());
-  const Real* d_values = values.data;
-  p.factored = p.indefinite = false;
-  p.gram_columns = 0;  // Z of an earlier forward_gram belongs to the old factor
-  p.info = FactorizationInfo{};
-  if (p.n == 0) {
-    p.factored = true;
-    return;
-  }
+  if (!start_factorization(p, values, name())) return;
   const std::size_t n = static_cast<std::size_t>(p.n);
   SOFTIK_CUDA_CHECK(cudaMemset(p.A.get(), 0, n * n * sizeof(Real)));  // L's fill-in of the last factor
-  scatter_upper_csr_to_lower_dense<<<grid_size(n, kBlock), kBlock>>>(p.n, p.row_ptr.get(), p.col.get(), d_values,
+  scatter_upper_csr_to_lower_dense<<<grid_size(n, kBlock), kBlock>>>(p.n, p.row_ptr.get(), p.col.get(), values.data,
                                                                      p.A.get());
   check_launch("scatter_upper_csr_to_lower_dense");
   SOFTIK_CUSOLVER_CHECK(cusolverDnXpotrf(
@@ -260,7 +258,7 @@ void CudaDenseSolver::factorize_device(exec::DeviceView<const Real> values) {
   p.info.factor_nnz = static_cast<long long>(n) * static_cast<long long>(n + 1) / 2;
   p.info.passes = 1;
   if (status > 0) {  // leading minor `status` not positive: L D L^T from the values again
-    factorize_indefinite(d_values);
+    factorize_indefinite(values.data);
     return;
   }
   copy_diagonal<<<grid_size(n, kBlock), kBlock>>>(p.n, p.A.get(), p.diag.get());

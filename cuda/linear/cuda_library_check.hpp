@@ -21,6 +21,7 @@
 #pragma once
 
 #include "cuda/exec/cuda_check.hpp"
+#include "cuda/exec/unique_handle.hpp"
 #include "cuda/linear/cuda_math_library.hpp"
 
 namespace softik::cuda {
@@ -96,37 +97,7 @@ namespace softik::cuda {
 /// and releases it with Destroy(handle) (its status is ignored: a destructor cannot throw).
 /// Movable, not copyable.
 template <class Handle, auto Destroy>
-class LibraryHandle {
- public:
-  LibraryHandle() = default;
-  LibraryHandle(const LibraryHandle&) = delete;
-  LibraryHandle& operator=(const LibraryHandle&) = delete;
-  LibraryHandle(LibraryHandle&& other) noexcept : handle_(other.handle_) { other.handle_ = Handle{}; }
-  LibraryHandle& operator=(LibraryHandle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      handle_ = other.handle_;
-      other.handle_ = Handle{};
-    }
-    return *this;
-  }
-  ~LibraryHandle() { reset(); }
-
-  Handle get() const { return handle_; }
-  explicit operator bool() const { return handle_ != Handle{}; }
-  /// Releases what is held and returns the address a Create function writes the new object to.
-  Handle* replace() {
-    reset();
-    return &handle_;
-  }
-  void reset() noexcept {
-    if (handle_ != Handle{}) (void)Destroy(handle_);
-    handle_ = Handle{};
-  }
-
- private:
-  Handle handle_{};
-};
+using LibraryHandle = UniqueHandle<Handle, Destroy>;
 
 // The destroy functions of the owners, through the loaded API (only a created object, which the
 // loaded API made, is ever destroyed).

@@ -113,6 +113,10 @@ struct CudaPcgSolver::Impl {
   int nnzb = 0;   ///< stored 3 x 3 blocks
   bool analysed = false, factored = false;
   FactorizationInfo info;
+  void forget_factor() {
+    factored = false;
+    info = FactorizationInfo{};
+  }
   CusparseHandle sparse;
   CusparseSpMat K;  ///< BSR descriptor over bsr_row_ptr, bsr_col, bsr_val
   cusparseSpMMAlg_t spmm_alg = CUSPARSE_SPMM_BSR_ALG1;
@@ -539,16 +543,9 @@ void CudaPcgSolver::factorize(const std::vector<Real>& values) {
 
 void CudaPcgSolver::factorize_device(exec::DeviceView<const Real> values) {
   Impl& p = *impl_;
-  check_device_values(p.analysed, p.nnz, values, name());
-  const Real* d_values = values.data;
-  p.factored = false;
-  p.info = FactorizationInfo{};
-  if (p.n == 0) {
-    p.factored = true;
-    return;
-  }
+  if (!start_factorization(p, values, name())) return;
   if (p.nnz > 0) {
-    scatter_to_bsr<<<grid_size(static_cast<std::size_t>(p.nnz), kBlock), kBlock>>>(p.nnz, p.slot.get(), d_values,
+    scatter_to_bsr<<<grid_size(static_cast<std::size_t>(p.nnz), kBlock), kBlock>>>(p.nnz, p.slot.get(), values.data,
                                                                                    p.bsr_val.get());
     check_launch("scatter_to_bsr");
   }

@@ -157,6 +157,10 @@ struct CudssSolver::Impl {
   bool factored = false;    ///< the last factorisation was accepted
   bool indefinite = false;  ///< the last accepted factorisation is sym (L D L^T)
   FactorizationInfo info;
+  void forget_factor() {
+    factored = indefinite = false;
+    info = FactorizationInfo{};
+  }
 
   cudssHandle_t handle = nullptr;
   cudssConfig_t config = nullptr;
@@ -449,18 +453,11 @@ void CudssSolver::factorize(const std::vector<Real>& values) {
 
 void CudssSolver::factorize_device(exec::DeviceView<const Real> values) {
   Impl& p = *impl_;
-  check_device_values(p.analysed, p.nnz, values, name());
-  const Real* d_values = values.data;
-  p.factored = p.indefinite = false;
-  p.info = FactorizationInfo{};
-  if (p.n == 0) {
-    p.factored = true;
-    return;
-  }
-  SOFTIK_CHECK(d_values != nullptr, name() << "::factorize_device got a null pointer");
+  if (!start_factorization(p, values, name())) return;
+  SOFTIK_CHECK(values.data != nullptr, name() << "::factorize_device got a null pointer");
   const std::size_t nnz_u = static_cast<std::size_t>(p.nnz_upper);
-  gather_upper_triangle<<<grid_size(nnz_u, kBlock), kBlock, 0, cudaStreamPerThread>>>(p.nnz_upper, p.slot.get(),
-                                                                                      d_values, p.upper_values.get());
+  gather_upper_triangle<<<grid_size(nnz_u, kBlock), kBlock, 0, cudaStreamPerThread>>>(
+      p.nnz_upper, p.slot.get(), values.data, p.upper_values.get());
   check_launch("gather_upper_triangle");
 
   // L L^T first. Accepted when cuDSS reports no non-positive minor and diag(L) is positive,

@@ -67,6 +67,19 @@ inline void check_device_values(bool analysed, int nnz, exec::DeviceView<const R
                solver << "::factorize_device got " << values.size << " values for a pattern of " << nnz);
 }
 
+/// The start of factorize_device(values) on a solver's state `p` (its analysed, nnz, n, factored):
+/// check_device_values, then p.forget_factor() (factored false, the info reset, and the solver's
+/// own record of its last factor). False when K is empty (n = 0): factored at once, nothing more
+/// to do.
+template <class State>
+bool start_factorization(State& p, exec::DeviceView<const Real> values, const char* solver) {
+  check_device_values(p.analysed, p.nnz, values, solver);
+  p.forget_factor();
+  if (p.n > 0) return true;
+  p.factored = true;
+  return false;
+}
+
 /// factorize(values) of a solver that factors from device values: the checks (analyze() came
 /// first, `values` holds the pattern's `nnz` entries), the upload of the values to the solver's
 /// staging buffer `d_staging` (nnz entries) and solver.factorize_device on them.

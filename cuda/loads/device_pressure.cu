@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda/loads/device_pressure.hpp"
 #include "cuda/backend_entries.hpp"
 #include "cuda/exec/cuda_check.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/exec/forall_cuda.cuh"
+#include "cuda/loads/device_pressure.hpp"
 #include "host/loads/pressure_evaluator.hpp"
 #include "host/loads/pressure_kernel.hpp"
 #include "softik/backend.hpp"
@@ -26,14 +26,6 @@ namespace softik::cuda {
 namespace {
 
 using Surface = assembly::PressureSurface<exec::Space::Device>;
-
-template <class T>
-DeviceArray<T> upload(const std::vector<T>& host) {
-  DeviceArray<T> device(host.size());
-  if (!host.empty())
-    SOFTIK_CUDA_CHECK(cudaMemcpy(device.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return device;
-}
 
 }  // namespace
 

@@ -16,14 +16,6 @@ namespace softik::cuda {
 namespace {
 
 template <class T>
-DeviceArray<T> upload(const std::vector<T>& host) {
-  DeviceArray<T> d(host.size());
-  if (!host.empty())
-    SOFTIK_CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T>
 exec::DeviceView<const T> view(const DeviceArray<T>& array) {
   return {array.get(), array.size()};
 }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/assembly/assembler_internals.hpp"
 #include "host/batch/design_batch.hpp"
 #include "host/scene/build/scene_build.hpp"
 #include "host/scene/run/scene_run_common.hpp"
@@ -41,7 +42,7 @@ void build(const BatchSpec& spec, const BatchRunOptions& options, WaveDesign& w)
     w.scene.emplace(design_run_scene(spec, design, options));
     scene_made = true;
     w.built.emplace(build_scene_with_device(*w.scene, make_slot_factory()));
-    w.slot = dynamic_cast<DesignSlot*>(w.built->assembler->device_assembly());
+    w.slot = dynamic_cast<DesignSlot*>(assembly::AssemblerInternals::device_assembly(*w.built->assembler));
     SOFTIK_CHECK_KIND(w.slot != nullptr, ErrorKind::Internal, "a lockstep design's Assembler has no DesignSlot");
   } catch (const std::exception& e) {
     record_design_error(w.result, e, design, scene_made);

@@ -2,6 +2,7 @@
 // of the plane, sphere, box and capped cylinder (the triangle mesh is in mesh_obstacle.cpp).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 
 #include "host/contact/mesh_obstacle.hpp"
@@ -145,22 +146,14 @@ ObstacleDistance cylinder_distance(const Obstacle& o, const Vec3r& p) {
   return r;
 }
 
+ObstacleDistance mesh_distance(const Obstacle& o, const Vec3r& p) { return contact::MeshDistance(o).distance(p); }
+
 }  // namespace
 
 const char* obstacle_shape_name(ObstacleShape shape) {
-  switch (shape) {
-    case ObstacleShape::Plane:
-      return "plane";
-    case ObstacleShape::Sphere:
-      return "sphere";
-    case ObstacleShape::Box:
-      return "box";
-    case ObstacleShape::Cylinder:
-      return "cylinder";
-    case ObstacleShape::TriangleMesh:
-      return "mesh";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"plane", "sphere", "box", "cylinder", "mesh"};  // in ObstacleShape's order
+  const int k = static_cast<int>(shape);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "unknown";
 }
 
 // offset(t) = o_k + (t - t_k) / (t_{k+1} - t_k) (o_{k+1} - o_k) for t_k <= t < t_{k+1}, held outside.
@@ -210,24 +203,12 @@ void validate(const Obstacle& o) {
 ObstacleDistance distance_to_obstacle(const Obstacle& obstacle, Real t, const Vec3r& p) {
   const Vec3r offset = obstacle.offset(t);
   const Vec3r q = p - offset;  // the point in the obstacle's rest placement
+  using Distance = ObstacleDistance (*)(const Obstacle&, const Vec3r&);
+  constexpr Distance kDistance[] = {plane_distance, sphere_distance, box_distance, cylinder_distance,
+                                    mesh_distance};  // in ObstacleShape's order
+  const int k = static_cast<int>(obstacle.shape);
   ObstacleDistance r;
-  switch (obstacle.shape) {
-    case ObstacleShape::Plane:
-      r = plane_distance(obstacle, q);
-      break;
-    case ObstacleShape::Sphere:
-      r = sphere_distance(obstacle, q);
-      break;
-    case ObstacleShape::Box:
-      r = box_distance(obstacle, q);
-      break;
-    case ObstacleShape::Cylinder:
-      r = cylinder_distance(obstacle, q);
-      break;
-    case ObstacleShape::TriangleMesh:
-      r = contact::MeshDistance(obstacle).distance(q);
-      break;
-  }
+  if (k >= 0 && k < int(std::size(kDistance))) r = kDistance[k](obstacle, q);
   r.point += offset;
   return r;
 }

@@ -359,15 +359,7 @@ void DynamicSolver::Impl::finish_control_report(Real h, const std::vector<Real>&
 }
 
 void DynamicSolver::Impl::accept_control() {
-  size_t a = 0;
-  for (const auto& con : control) {
-    if (con->role() == ConstraintRole::Actuator) {
-      con->accept(assembler.mesh(), x, actuation.data() + a);
-      a += static_cast<size_t>(con->num_rows());
-    } else {
-      con->accept(assembler.mesh(), x, nullptr);
-    }
-  }
+  inverse_detail::accept_constraints(control, assembler.mesh(), x, actuation.data());
 }
 
 // --- DynamicSolver: control ---

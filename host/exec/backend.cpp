@@ -1,18 +1,17 @@
 #include "softik/backend.hpp"
 
+#include <iterator>
+
 #include "host/exec/device_backend.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 
 const char* backend_name(Backend backend) {
-  switch (backend) {
-    case Backend::Cpu:
-      return "cpu";
-    case Backend::Cuda:
-      return "cuda";
-  }
-  SOFTIK_CHECK(false, "unknown Backend " << static_cast<int>(backend));
+  constexpr const char* kNames[] = {"cpu", "cuda"};  // in Backend's order
+  const int k = static_cast<int>(backend);
+  if (k >= 0 && k < int(std::size(kNames))) return kNames[k];
+  SOFTIK_CHECK(false, "unknown Backend " << k);
 }
 
 Backend parse_backend(const std::string& name) {

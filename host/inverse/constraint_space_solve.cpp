@@ -73,22 +73,8 @@ void solve_quadratic_program(const ContactSpace& s, const ActuatorSpace& a, cons
   qp.H = EtE + eps_abs * a.W_aa;
   qp.g = a.W_ea.transpose() * a.de_free;
   qp.g_terms = a.W_ea.cwiseAbs().transpose() * a.de_free.cwiseAbs();  // g's round-off scale
-  qp.lower.resize(na);
-  qp.upper.resize(na);
   qp.A = a.W_aa;
-  qp.a_lower.resize(na);
-  qp.a_upper.resize(na);
-  for (Eigen::Index j = 0; j < na; ++j) {
-    const auto& lb = s.lambda_bounds[static_cast<size_t>(j)];
-    const auto& db = s.delta_bounds[static_cast<size_t>(j)];
-    qp.lower(j) = lb.lo;
-    qp.upper(j) = lb.hi;
-    qp.a_lower(j) = db.lo - a.da_free(j);
-    qp.a_upper(j) = db.hi - a.da_free(j);
-    const std::string& who = s.actuator_names[static_cast<size_t>(j)];
-    qp.variable_names.push_back(who + " force/pressure");
-    qp.row_names.push_back(who + " displacement/volume growth");
-  }
+  set_actuator_bounds(s, a.da_free, qp);
   QpOptions qo;
   qo.max_iterations = settings.options.qp_max_iterations;
   QpResult res;
@@ -168,6 +154,19 @@ ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const Co
       [&](size_t j) { return "actuator '" + space.actuator_names[j] + "'"; },
       "the constraint-space solve returned it; check the actuators' bounds");
   return out;
+}
+
+void accept_constraints(const std::vector<std::shared_ptr<Constraint>>& constraints, const Mesh& mesh,
+                        const std::vector<Real>& x, const Real* actuation) {
+  size_t a = 0;
+  for (const auto& c : constraints) {
+    if (c->role() == ConstraintRole::Actuator) {
+      c->accept(mesh, x, actuation + a);
+      a += static_cast<size_t>(c->num_rows());
+    } else {
+      c->accept(mesh, x, nullptr);
+    }
+  }
 }
 
 }  // namespace softik::inverse_detail

@@ -49,4 +49,9 @@ ConstraintSpaceAnswer solve_constraint_space(const ContactSpace& space, const Co
                                              const std::vector<bool>& idle, const Eigen::VectorXd& lambda_now,
                                              QpActiveSet& warm, InverseStepReport& rep);
 
+/// Accepts the state x in every constraint, in their order: an actuator with its rows' inputs, taken
+/// in turn from `actuation` (one per actuator row), the others without.
+void accept_constraints(const std::vector<std::shared_ptr<Constraint>>& constraints, const Mesh& mesh,
+                        const std::vector<Real>& x, const Real* actuation);
+
 }  // namespace softik::inverse_detail

@@ -56,6 +56,11 @@ struct ContactSpace {
 /// The rows of W (and delta_free) that are the contacts' rows: first_contact onward.
 std::vector<int> contact_rows(const ContactSpace& space);
 
+/// The actuators' part of a QP over their forces (the first variables and rows): the force bounds
+/// (lambda_bounds), the rows' bounds delta_bounds - da_free (da_free: the actuators' free
+/// violations), and the variables' and rows' names.
+void set_actuator_bounds(const ContactSpace& space, const Eigen::VectorXd& da_free, QpProblem& qp);
+
 struct ContactSolve {
   Eigen::VectorXd lambda_a, lambda_c;  ///< the actuation and the contact forces (per contact row)
   QpStatus status = QpStatus::Optimal;

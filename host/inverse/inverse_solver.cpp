@@ -562,15 +562,7 @@ InverseStepReport InverseSolver::step_with(std::vector<Real>& x, Real epsilon, b
 }
 
 void InverseSolver::accept_all(const std::vector<Real>& x) {
-  size_t a = 0;
-  for (const auto& c : constraints_) {
-    if (c->role() == ConstraintRole::Actuator) {
-      c->accept(assembler_.mesh(), x, lambda_.data() + a);
-      a += static_cast<size_t>(c->num_rows());
-    } else {
-      c->accept(assembler_.mesh(), x, nullptr);
-    }
-  }
+  inverse_detail::accept_constraints(constraints_, assembler_.mesh(), x, lambda_.data());
 }
 
 }  // namespace softik

@@ -35,6 +35,20 @@ class GmshReader {
  private:
   // ---- text (mesh_io_gmsh.cpp) ----
   void next_record(const char* context, long declared, long read);
+  /// Throws unless tokens_ holds `fields` fields (`expected` names them).
+  void check_fields(size_t fields, const char* expected) const;
+  /// The next line split into tokens_ (`context`: "in $Nodes"), checked by check_fields.
+  void read_header_line(const char* context, size_t fields, const char* expected);
+  /// A 4.1 $Nodes or $Elements section's header line ('numEntityBlocks numX minXTag maxXTag':
+  /// `expected`): where it is, its number of blocks (`blocks_what`) and of items (`count_what`).
+  struct BlocksHeader {
+    Where at;
+    int blocks, count;
+  };
+  BlocksHeader read_blocks_header(const char* context, const char* expected, const char* blocks_what,
+                                  const char* count_what);
+  /// The next block's header line of a 4.1 section, checked by check_fields(4, expected): where it is.
+  Where next_block_header(const char* context, long blocks, long b, const char* expected);
   void expect_end(const char* end, long declared);
   void skip_section(std::string_view section);
   void read_format();
@@ -57,6 +71,8 @@ class GmshReader {
   void read_elements22_binary();
   void read_elements41_binary();
   // ---- common ----
+  /// The physical tags of the entity (entity_dim, entity_tag) from $Entities (none when unknown).
+  std::vector<long long> entity_physicals(long long entity_dim, long long entity_tag) const;
   /// A node with its coordinates (finite: checked by the caller), read at `at`.
   void add_node(long long tag, const double xyz[3], const Where& at);
   /// An element of `type` with type.nodes node tags; `physicals` are its physical tags.

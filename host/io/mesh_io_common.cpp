@@ -76,12 +76,7 @@ bool TextFile::next_line(std::string_view* line) {
   return true;
 }
 
-std::string_view TextFile::expect_line(const char* context) {
-  std::string_view line;
-  SOFTIK_PARSE_CHECK(next_line(&line), eof_where(),
-                     "unexpected end of file " << context << " (is the file truncated?)");
-  return line;
-}
+std::string_view TextFile::expect_line(const char* context) { return expect(&TextFile::next_line, context); }
 
 bool TextFile::next_token(std::string_view* token) {
   while (pos_ < text_.size() && is_space(text_[pos_])) {
@@ -99,11 +94,13 @@ bool TextFile::next_token(std::string_view* token) {
   return true;
 }
 
-std::string_view TextFile::expect_token(const char* context) {
-  std::string_view token;
-  SOFTIK_PARSE_CHECK(next_token(&token), eof_where(),
+std::string_view TextFile::expect_token(const char* context) { return expect(&TextFile::next_token, context); }
+
+std::string_view TextFile::expect(bool (TextFile::*next)(std::string_view*), const char* context) {
+  std::string_view item;
+  SOFTIK_PARSE_CHECK((this->*next)(&item), eof_where(),
                      "unexpected end of file " << context << " (is the file truncated?)");
-  return token;
+  return item;
 }
 
 std::string_view TextFile::peek_token() const {

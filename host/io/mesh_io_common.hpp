@@ -61,6 +61,9 @@ class TextFile {
   bool take_bytes(size_t n, std::string_view* bytes);
 
  private:
+  /// next_line or next_token (`next`), throwing "unexpected end of file <context>" at the end.
+  std::string_view expect(bool (TextFile::*next)(std::string_view*), const char* context);
+
   std::string path_;
   std::string text_;
   size_t pos_ = 0;

@@ -26,32 +26,13 @@ constexpr GmshType kSupportedTypes[] = {{1, static_cast<int>(CellType::Edge2), 2
 
 // Other Gmsh types, named in the error that refuses them.
 const char* unsupported_type_name(long long type) {
-  switch (type) {
-    case 6:
-      return "6-node prism";
-    case 7:
-      return "5-node pyramid";
-    case 8:
-      return "3-node line";
-    case 10:
-      return "9-node quadrangle";
-    case 12:
-      return "27-node hexahedron";
-    case 13:
-      return "18-node prism";
-    case 14:
-      return "14-node pyramid";
-    case 16:
-      return "8-node quadrangle";
-    case 17:
-      return "20-node hexahedron";
-    case 18:
-      return "15-node prism";
-    case 19:
-      return "13-node pyramid";
-    default:
-      return "unknown to softik";
-  }
+  constexpr std::pair<long long, const char*> kNames[] = {
+      {6, "6-node prism"},        {7, "5-node pyramid"}, {8, "3-node line"},      {10, "9-node quadrangle"},
+      {12, "27-node hexahedron"}, {13, "18-node prism"}, {14, "14-node pyramid"}, {16, "8-node quadrangle"},
+      {17, "20-node hexahedron"}, {18, "15-node prism"}, {19, "13-node pyramid"}};
+  for (const auto& [code, name] : kNames)
+    if (code == type) return name;
+  return "unknown to softik";
 }
 
 }  // namespace
@@ -130,6 +111,36 @@ void GmshReader::expect_end(const char* end, long declared) {
                                  << trim(line).substr(0, 40) << "' (is the count in the header wrong?)");
 }
 
+void GmshReader::check_fields(size_t fields, const char* expected) const {
+  SOFTIK_PARSE_CHECK(tokens_.size() == fields, file_.where(),
+                     "expected " << expected << ", found " << tokens_.size() << " fields");
+}
+
+void GmshReader::read_header_line(const char* context, size_t fields, const char* expected) {
+  split(file_.expect_line(context), &tokens_);
+  check_fields(fields, expected);
+}
+
+GmshReader::BlocksHeader GmshReader::read_blocks_header(const char* context, const char* expected,
+                                                        const char* blocks_what, const char* count_what) {
+  read_header_line(context, 4, expected);
+  const Where at = file_.where();
+  const int blocks = parse_count(tokens_[0], at, blocks_what);
+  return {at, blocks, parse_count(tokens_[1], at, count_what)};
+}
+
+Where GmshReader::next_block_header(const char* context, long blocks, long b, const char* expected) {
+  next_record(context, blocks, b);
+  check_fields(4, expected);
+  return file_.where();
+}
+
+std::vector<long long> GmshReader::entity_physicals(long long entity_dim, long long entity_tag) const {
+  if (entity_dim < 0 || entity_dim > 3) return {};
+  const auto it = entity_physicals_.find({static_cast<int>(entity_dim), entity_tag});
+  return it != entity_physicals_.end() ? it->second : std::vector<long long>{};
+}
+
 void GmshReader::skip_section(std::string_view section) {
   const long start = file_.where().line;
   const std::string end = "$End" + std::string(section.substr(1));
@@ -141,10 +152,8 @@ void GmshReader::skip_section(std::string_view section) {
 }
 
 void GmshReader::read_format() {
-  split(file_.expect_line("in $MeshFormat"), &tokens_);
+  read_header_line("in $MeshFormat", 3, "'version file-type data-size' in $MeshFormat");
   const Where at = file_.where();
-  SOFTIK_PARSE_CHECK(tokens_.size() == 3, at,
-                     "expected 'version file-type data-size' in $MeshFormat, found " << tokens_.size() << " fields");
   const std::string_view version = tokens_[0];
   if (version == "4.1") {
     version_ = 4;
@@ -172,9 +181,7 @@ void GmshReader::read_format() {
 }
 
 void GmshReader::read_physical_names() {
-  split(file_.expect_line("in $PhysicalNames"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
-                     "expected the number of physical names, found " << tokens_.size() << " fields");
+  read_header_line("in $PhysicalNames", 1, "the number of physical names");
   const int n = parse_count(tokens_[0], file_.where(), "the number of physical names");
   for (int i = 0; i < n; ++i) {
     const std::string_view line = file_.expect_line("in $PhysicalNames");
@@ -198,9 +205,7 @@ void GmshReader::read_physical_names() {
 }
 
 void GmshReader::read_entities() {
-  split(file_.expect_line("in $Entities"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 4, file_.where(),
-                     "expected 'numPoints numCurves numSurfaces numVolumes', found " << tokens_.size() << " fields");
+  read_header_line("in $Entities", 4, "'numPoints numCurves numSurfaces numVolumes'");
   int counts[4];
   for (int d = 0; d < 4; ++d) counts[d] = parse_count(tokens_[d], file_.where(), "a number of entities");
   long total = 0;
@@ -255,9 +260,7 @@ void GmshReader::add_node(long long tag, const double xyz[3], const Where& at) {
 }
 
 void GmshReader::read_nodes22() {
-  split(file_.expect_line("in $Nodes"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
-                     "expected the number of nodes, found " << tokens_.size() << " fields");
+  read_header_line("in $Nodes", 1, "the number of nodes");
   const int n = parse_count(tokens_[0], file_.where(), "the number of nodes");
   for (int i = 0; i < n; ++i) {
     next_record("in $Nodes", n, i);
@@ -269,19 +272,11 @@ void GmshReader::read_nodes22() {
 }
 
 void GmshReader::read_nodes41() {
-  split(file_.expect_line("in $Nodes"), &tokens_);
-  const Where header = file_.where();
-  SOFTIK_PARSE_CHECK(
-      tokens_.size() == 4, header,
-      "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found " << tokens_.size() << " fields");
-  const int blocks = parse_count(tokens_[0], header, "the number of node blocks");
-  const int n = parse_count(tokens_[1], header, "the number of nodes");
+  const auto [header, blocks, n] = read_blocks_header("in $Nodes", "'numEntityBlocks numNodes minNodeTag maxNodeTag'",
+                                                      "the number of node blocks", "the number of nodes");
   for (int b = 0; b < blocks; ++b) {
-    next_record("in $Nodes (node block headers)", blocks, b);
-    const Where at = file_.where();
-    SOFTIK_PARSE_CHECK(tokens_.size() == 4, at,
-                       "expected a node block header 'entityDim entityTag parametric numNodesInBlock', found "
-                           << tokens_.size() << " fields");
+    const Where at = next_block_header("in $Nodes (node block headers)", blocks, b,
+                                       "a node block header 'entityDim entityTag parametric numNodesInBlock'");
     const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
     SOFTIK_PARSE_CHECK(entity_dim >= 0 && entity_dim <= 3, at, "entity dimension " << entity_dim << " is not in 0..3");
     const long long parametric = parse_int(tokens_[2], at, "the parametric flag (0 or 1)");
@@ -366,9 +361,7 @@ void GmshReader::add_element(long long tag, const GmshType& type, const long lon
 }
 
 void GmshReader::read_elements22() {
-  split(file_.expect_line("in $Elements"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
-                     "expected the number of elements, found " << tokens_.size() << " fields");
+  read_header_line("in $Elements", 1, "the number of elements");
   const int n = parse_count(tokens_[0], file_.where(), "the number of elements");
   for (int i = 0; i < n; ++i) {
     next_record("in $Elements", n, i);
@@ -391,21 +384,13 @@ void GmshReader::read_elements22() {
 }
 
 void GmshReader::read_elements41() {
-  split(file_.expect_line("in $Elements"), &tokens_);
-  const Where header = file_.where();
-  SOFTIK_PARSE_CHECK(
-      tokens_.size() == 4, header,
-      "expected 'numEntityBlocks numElements minElementTag maxElementTag', found " << tokens_.size() << " fields");
-  const int blocks = parse_count(tokens_[0], header, "the number of element blocks");
-  const int n = parse_count(tokens_[1], header, "the number of elements");
+  const auto [header, blocks, n] =
+      read_blocks_header("in $Elements", "'numEntityBlocks numElements minElementTag maxElementTag'",
+                         "the number of element blocks", "the number of elements");
   long read = 0;
   for (int b = 0; b < blocks; ++b) {
-    next_record("in $Elements (element block headers)", blocks, b);
-    const Where at = file_.where();
-    SOFTIK_PARSE_CHECK(tokens_.size() == 4, at,
-                       "expected an element block header 'entityDim entityTag elementType numElementsInBlock', "
-                       "found "
-                           << tokens_.size() << " fields");
+    const Where at = next_block_header("in $Elements (element block headers)", blocks, b,
+                                       "an element block header 'entityDim entityTag elementType numElementsInBlock'");
     const long long entity_dim = parse_int(tokens_[0], at, "the entity dimension");
     const long long entity_tag = parse_int(tokens_[1], at, "the entity tag");
     const GmshType& type = gmsh_type(parse_int(tokens_[2], at, "an element type"), at);
@@ -413,11 +398,7 @@ void GmshReader::read_elements41() {
     SOFTIK_PARSE_CHECK(count <= n - read, at,
                        "this block holds " << count << " elements, more than the " << n - read << " left of the " << n
                                            << " the $Elements header declares");
-    std::vector<long long> physicals;
-    if (entity_dim >= 0 && entity_dim <= 3) {
-      const auto it = entity_physicals_.find({static_cast<int>(entity_dim), entity_tag});
-      if (it != entity_physicals_.end()) physicals = it->second;
-    }
+    const std::vector<long long> physicals = entity_physicals(entity_dim, entity_tag);
     for (int i = 0; i < count; ++i, ++read) {
       next_record("in $Elements", count, i);
       add_element_text(parse_int(tokens_[0], file_.where(), "an element tag"), type, 1, physicals.data(),

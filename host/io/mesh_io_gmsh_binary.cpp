@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/io/gmsh_reader.hpp"
@@ -95,6 +96,16 @@ void read_coordinates(Binary& b, long long tag, double xyz[3]) {
               " has a NaN/inf coordinate: fix the NaN/inf coordinates in the mesh or in the program that wrote it");
 }
 
+/// The header of a 4.1 $Nodes or $Elements section: its number of blocks and of items (at most
+/// INT_MAX), then the smallest and the largest tag (`what`: the four as the errors name them).
+std::pair<long long, long long> blocks_header(Binary& b, const char* const (&what)[4]) {
+  const long long blocks = b.size(what[0]);
+  const long long n = b.size(what[1], INT_MAX);
+  b.size(what[2]);
+  b.size(what[3]);
+  return {blocks, n};
+}
+
 }  // namespace
 
 void GmshReader::read_binary_one() {
@@ -131,10 +142,8 @@ void GmshReader::read_entities_binary() {
 
 void GmshReader::read_nodes41_binary() {
   Binary b(file_, "$Nodes", size_bytes_);
-  const long long blocks = b.size("the number of node blocks");
-  const long long n = b.size("the number of nodes", INT_MAX);
-  b.size("the smallest node tag");
-  b.size("the largest node tag");
+  const auto [blocks, n] = blocks_header(
+      b, {"the number of node blocks", "the number of nodes", "the smallest node tag", "the largest node tag"});
   for (long long block = 0; block < blocks; ++block) {
     const long long entity_dim = b.int32("the entity dimension");
     b.int32("the entity tag");
@@ -166,10 +175,8 @@ void GmshReader::read_nodes41_binary() {
 
 void GmshReader::read_elements41_binary() {
   Binary b(file_, "$Elements", size_bytes_);
-  const long long blocks = b.size("the number of element blocks");
-  const long long n = b.size("the number of elements", INT_MAX);
-  b.size("the smallest element tag");
-  b.size("the largest element tag");
+  const auto [blocks, n] = blocks_header(b, {"the number of element blocks", "the number of elements",
+                                             "the smallest element tag", "the largest element tag"});
   long long read = 0;
   for (long long block = 0; block < blocks; ++block) {
     const long long entity_dim = b.int32("the entity dimension");
@@ -180,11 +187,7 @@ void GmshReader::read_elements41_binary() {
                                    " elements, more than the " + std::to_string(n - read) + " left of the " +
                                    std::to_string(n) + " the $Elements header declares");
     b.need(count, static_cast<size_t>(size_bytes_) * (1 + static_cast<size_t>(type.nodes)), "elements");
-    std::vector<long long> physicals;
-    if (entity_dim >= 0 && entity_dim <= 3) {
-      const auto it = entity_physicals_.find({static_cast<int>(entity_dim), entity_tag});
-      if (it != entity_physicals_.end()) physicals = it->second;
-    }
+    const std::vector<long long> physicals = entity_physicals(entity_dim, entity_tag);
     for (long long i = 0; i < count; ++i, ++read) {
       const long long tag = b.size("an element tag");
       long long nodes[RawElements::kMaxNodes];
@@ -198,9 +201,7 @@ void GmshReader::read_elements41_binary() {
 }
 
 void GmshReader::read_nodes22_binary() {
-  split(file_.expect_line("in $Nodes"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
-                     "expected the number of nodes, found " << tokens_.size() << " fields");
+  read_header_line("in $Nodes", 1, "the number of nodes");
   const int n = parse_count(tokens_[0], file_.where(), "the number of nodes");
   Binary b(file_, "$Nodes", size_bytes_);
   b.need(n, 4 + 3 * 8, "nodes (an int tag and 3 doubles)");
@@ -214,9 +215,7 @@ void GmshReader::read_nodes22_binary() {
 }
 
 void GmshReader::read_elements22_binary() {
-  split(file_.expect_line("in $Elements"), &tokens_);
-  SOFTIK_PARSE_CHECK(tokens_.size() == 1, file_.where(),
-                     "expected the number of elements, found " << tokens_.size() << " fields");
+  read_header_line("in $Elements", 1, "the number of elements");
   const int n = parse_count(tokens_[0], file_.where(), "the number of elements");
   Binary b(file_, "$Elements", size_bytes_);
   int read = 0;

@@ -5,6 +5,7 @@
 // at POINT_DATA / CELL_DATA. Also the VTK-cells -> Mesh step shared with the .vtu reader.
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "host/io/mesh_io_common.hpp"
 
@@ -13,50 +14,29 @@ namespace softik::mesh_io {
 namespace {
 
 const char* vtk_type_name(long long type) {
-  switch (type) {
-    case 1:
-      return "vertex";
-    case 2:
-      return "poly-vertex";
-    case 3:
-      return "line";
-    case 4:
-      return "poly-line";
-    case 5:
-      return "triangle";
-    case 6:
-      return "triangle strip";
-    case 7:
-      return "polygon";
-    case 8:
-      return "pixel";
-    case 9:
-      return "quad";
-    case 10:
-      return "tetra";
-    case 11:
-      return "voxel";
-    case 12:
-      return "hexahedron";
-    case 13:
-      return "wedge";
-    case 14:
-      return "pyramid";
-    case 21:
-      return "quadratic edge";
-    case 22:
-      return "quadratic triangle";
-    case 23:
-      return "quadratic quad";
-    case 24:
-      return "quadratic tetra";
-    case 25:
-      return "quadratic hexahedron";
-    case 42:
-      return "polyhedron";
-    default:
-      return "unknown to softik";
-  }
+  constexpr std::pair<long long, const char*> kNames[] = {{1, "vertex"},
+                                                          {2, "poly-vertex"},
+                                                          {3, "line"},
+                                                          {4, "poly-line"},
+                                                          {5, "triangle"},
+                                                          {6, "triangle strip"},
+                                                          {7, "polygon"},
+                                                          {8, "pixel"},
+                                                          {9, "quad"},
+                                                          {10, "tetra"},
+                                                          {11, "voxel"},
+                                                          {12, "hexahedron"},
+                                                          {13, "wedge"},
+                                                          {14, "pyramid"},
+                                                          {21, "quadratic edge"},
+                                                          {22, "quadratic triangle"},
+                                                          {23, "quadratic quad"},
+                                                          {24, "quadratic tetra"},
+                                                          {25, "quadratic hexahedron"},
+                                                          {42, "polyhedron"}};
+  for (const auto& [code, name] : kNames)
+    if (code == type) return name;
+  return "unknown to softik";
 }
 
 int vtk_kind(long long type, const Where& where) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <system_error>
 
@@ -23,21 +24,10 @@ namespace softik {
 namespace {
 
 int vtk_type(CellType t) {
-  switch (t) {
-    case CellType::Edge2:
-      return 3;
-    case CellType::Tri3:
-      return 5;
-    case CellType::Quad4:
-      return 9;
-    case CellType::Tet4:
-      return 10;
-    case CellType::Hex8:
-      return 12;
-    case CellType::Tet10:
-      return 24;  // VTK's quadratic tetra: softik's node order
-  }
-  return 0;
+  // in CellType's order: Edge2, Tri3, Quad4, Tet4, Hex8, Tet10 (VTK's quadratic tetra: softik's node order)
+  constexpr int kVtkTypes[] = {3, 5, 9, 10, 12, 24};
+  const int k = static_cast<int>(t);
+  return k >= 0 && k < int(std::size(kVtkTypes)) ? kVtkTypes[k] : 0;
 }
 
 // Appends the shortest decimal form of v that reads back to the same double ("nan"/"inf" for
@@ -147,15 +137,9 @@ class ArrayWriter {
 }  // namespace
 
 const char* vtu_encoding_name(VtuEncoding encoding) {
-  switch (encoding) {
-    case VtuEncoding::Compressed:
-      return "compressed";
-    case VtuEncoding::Binary:
-      return "binary";
-    case VtuEncoding::Ascii:
-      return "ascii";
-  }
-  return "compressed";
+  constexpr const char* kNames[] = {"compressed", "binary", "ascii"};  // in VtuEncoding's order
+  const int k = static_cast<int>(encoding);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "compressed";
 }
 
 void write_vtu(const std::string& path, const Mesh& mesh, const std::vector<Real>& x,

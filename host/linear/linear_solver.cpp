@@ -1,4 +1,5 @@
 #include "softik/linear_solver.hpp"
+#include "host/assembly/assembler_internals.hpp"
 
 #include <sstream>
 
@@ -117,7 +118,7 @@ void LinearSolver::factorize_device(exec::DeviceView<const Real>) {
 }
 
 bool stiffness_stays_on_device(const Assembler& assembler, const LinearSolver& solver) {
-  const DeviceAssembly* device = assembler.device_assembly();
+  const DeviceAssembly* device = assembly::AssemblerInternals::device_assembly(assembler);
   return device != nullptr && device->on_device() && solver.accepts_device_values();
 }
 

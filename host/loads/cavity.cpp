@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "host/loads/pressure_kernel.hpp"
 #include "host/loads/pressure_rows.hpp"
@@ -139,15 +140,9 @@ Real PressureRows::volume_and_jacobian(const std::vector<Real>& x, std::vector<s
 }  // namespace detail
 
 const char* cavity_control_name(CavityControl control) {
-  switch (control) {
-    case CavityControl::Pressure:
-      return "pressure";
-    case CavityControl::Volume:
-      return "volume";
-    case CavityControl::Gas:
-      return "gas";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"pressure", "volume", "gas"};  // in CavityControl's order
+  const int k = static_cast<int>(control);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "unknown";
 }
 
 Real surface_volume(const PressureLoad& load, const Mesh& mesh, const std::vector<Real>& x) {

@@ -1,6 +1,7 @@
 #include "softik/mesh.hpp"
 
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include <Eigen/Geometry>
@@ -11,55 +12,23 @@
 
 namespace softik {
 
+// The tables below are in CellType's order: Edge2, Tri3, Quad4, Tet4, Hex8, Tet10.
 int nodes_per_cell(CellType type) {
-  switch (type) {
-    case CellType::Edge2:
-      return 2;
-    case CellType::Tri3:
-      return 3;
-    case CellType::Quad4:
-      return 4;
-    case CellType::Tet4:
-      return 4;
-    case CellType::Hex8:
-      return 8;
-    case CellType::Tet10:
-      return 10;
-  }
-  return 0;
+  constexpr int kNodes[] = {2, 3, 4, 4, 8, 10};
+  const int k = static_cast<int>(type);
+  return k >= 0 && k < int(std::size(kNodes)) ? kNodes[k] : 0;
 }
 
 int cell_dimension(CellType type) {
-  switch (type) {
-    case CellType::Edge2:
-      return 1;
-    case CellType::Tri3:
-    case CellType::Quad4:
-      return 2;
-    case CellType::Tet4:
-    case CellType::Hex8:
-    case CellType::Tet10:
-      return 3;
-  }
-  return 0;
+  constexpr int kDimensions[] = {1, 2, 2, 3, 3, 3};
+  const int k = static_cast<int>(type);
+  return k >= 0 && k < int(std::size(kDimensions)) ? kDimensions[k] : 0;
 }
 
 const char* cell_type_name(CellType type) {
-  switch (type) {
-    case CellType::Edge2:
-      return "Edge2";
-    case CellType::Tri3:
-      return "Tri3";
-    case CellType::Quad4:
-      return "Quad4";
-    case CellType::Tet4:
-      return "Tet4";
-    case CellType::Hex8:
-      return "Hex8";
-    case CellType::Tet10:
-      return "Tet10";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"Edge2", "Tri3", "Quad4", "Tet4", "Hex8", "Tet10"};
+  const int k = static_cast<int>(type);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "unknown";
 }
 
 int Mesh::num_cells() const { return static_cast<int>(cells.size() / nodes_per_cell(cell_type)); }

@@ -6,22 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "host/mesh/kuhn_tets.hpp"
 #include "softik/error.hpp"
 
 namespace softik {
 
 namespace {
-
-Real signed_tet_volume(const Mesh& m, const std::array<int, 4>& t) {
-  const Real* p[4];
-  for (int a = 0; a < 4; ++a) p[a] = &m.X[3 * static_cast<size_t>(t[a])];
-  Real e[3][3];
-  for (int k = 0; k < 3; ++k)
-    for (int i = 0; i < 3; ++i) e[k][i] = p[k + 1][i] - p[0][i];
-  return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
-         6.0;
-}
 
 void add_face_groups(Mesh& m, const BoxSpec& spec) {
   const char* names[3][2] = {{"xmin", "xmax"}, {"ymin", "ymax"}, {"zmin", "zmax"}};
@@ -118,19 +108,7 @@ Mesh make_tensor_grid(const std::array<std::vector<Real>, 3>& coords, CellType t
           m.cells.insert(m.cells.end(), h, h + 8);
           continue;
         }
-        // Kuhn subdivision: one tet per path 000 -> 111 along the axes in the order p.
-        const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-        for (const auto& p : perms) {
-          int c[3] = {0, 0, 0};
-          std::array<int, 4> t;
-          t[0] = id(i, j, k);
-          for (int s = 0; s < 3; ++s) {
-            c[p[s]] = 1;
-            t[s + 1] = id(i + c[0], j + c[1], k + c[2]);
-          }
-          if (signed_tet_volume(m, t) < 0) std::swap(t[2], t[3]);
-          m.cells.insert(m.cells.end(), t.begin(), t.end());
-        }
+        detail::add_kuhn_tets(m, h);
       }
   return m;
 }

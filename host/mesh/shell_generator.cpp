@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/mesh/kuhn_tets.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_generator.hpp"
 
@@ -38,17 +39,6 @@ std::vector<Real> graded_radii(Real a, Real b, int nr, Real grading) {
   return r;
 }
 
-Real signed_tet_volume(const Mesh& m, const std::array<int, 4>& t) {
-  const Real* p[4];
-  for (int k = 0; k < 4; ++k) p[k] = &m.X[3 * static_cast<size_t>(t[k])];
-  Real e[3][3];
-  for (int k = 0; k < 3; ++k)
-    for (int i = 0; i < 3; ++i) e[k][i] = p[k + 1][i] - p[0][i];
-  return (e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0])) /
-         6.0;
-}
-
 /// Appends one logical hex (VTK corner order over logical axes (u, v, w): h[0] = (0,0,0),
 /// h[1] = (1,0,0), h[2] = (1,1,0), h[3] = (0,1,0), h[4..7] the same at w = 1), as a Hex8 or as
 /// six Kuhn tets, one per path (0,0,0) -> (1,1,1) along the axes in each order. Each face of the
@@ -60,23 +50,7 @@ void add_cell(Mesh& m, const std::array<int, 8>& h) {
     m.cells.insert(m.cells.end(), h.begin(), h.end());
     return;
   }
-  // Corner index of logical (cu, cv, cw) in VTK order.
-  const auto corner = [&](int cu, int cv, int cw) {
-    static constexpr int kBottom[2][2] = {{0, 3}, {1, 2}};  // [cu][cv]
-    return h[static_cast<size_t>(kBottom[cu][cv] + 4 * cw)];
-  };
-  const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  for (const auto& p : perms) {
-    int c[3] = {0, 0, 0};
-    std::array<int, 4> t;
-    t[0] = corner(0, 0, 0);
-    for (int s = 0; s < 3; ++s) {
-      c[p[s]] = 1;
-      t[static_cast<size_t>(s) + 1] = corner(c[0], c[1], c[2]);
-    }
-    if (signed_tet_volume(m, t) < 0) std::swap(t[2], t[3]);
-    m.cells.insert(m.cells.end(), t.begin(), t.end());
-  }
+  detail::add_kuhn_tets(m, h.data());
 }
 
 /// Appends the quad (q0, q1, q2, q3) to a surface group: as a quad (Hex8 meshes) or as the two

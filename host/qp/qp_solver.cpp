@@ -3,6 +3,7 @@
 // treatment of semi-definite Hessians (flat directions, unboundedness) in qp_semidefinite.cpp.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -397,17 +398,9 @@ QpResult least_violation(const QpProblem& p, const qp_detail::Curvature& c, cons
 }  // namespace
 
 const char* qp_status_name(QpStatus s) {
-  switch (s) {
-    case QpStatus::Optimal:
-      return "optimal";
-    case QpStatus::Infeasible:
-      return "infeasible";
-    case QpStatus::IterationLimit:
-      return "iteration limit";
-    case QpStatus::Unbounded:
-      return "unbounded";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"optimal", "infeasible", "iteration limit", "unbounded"};  // in QpStatus's order
+  const int k = static_cast<int>(s);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "unknown";
 }
 
 Real QpKkt::max() const { return std::max({stationarity, primal, complementarity, dual}); }

@@ -3,6 +3,7 @@
 // (inertia, limit and bifurcation points). One step's algebra is arc_length_step.cpp.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <sstream>
 
 #include "host/solvers/arc_length_step.hpp"
@@ -14,15 +15,10 @@
 namespace softik {
 
 const char* arc_length_status_name(ArcLengthStatus status) {
-  switch (status) {
-    case ArcLengthStatus::ReachedMaxLoadFactor:
-      return "reached max_load_factor";
-    case ArcLengthStatus::ReachedMaxSteps:
-      return "reached max_steps";
-    case ArcLengthStatus::StepFailed:
-      return "step failed";
-  }
-  return "unknown";
+  constexpr const char* kNames[] = {"reached max_load_factor", "reached max_steps",
+                                    "step failed"};  // in ArcLengthStatus's order
+  const int k = static_cast<int>(status);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "unknown";
 }
 
 namespace {

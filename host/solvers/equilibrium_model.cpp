@@ -6,48 +6,46 @@
 namespace softik {
 namespace {
 
-class FemEquilibrium final : public EquilibriumModel {
+/// What both models forward to the problem they wrap (an Assembler or a NetworkStatics): its
+/// sizes, free-DOF index, pattern and assembly.
+template <class Problem>
+class ForwardedEquilibrium : public EquilibriumModel {
  public:
-  explicit FemEquilibrium(const Assembler& a) : a_(a) {}
-  int num_dofs() const override { return a_.num_dofs(); }
-  int num_free_dofs() const override { return a_.num_free_dofs(); }
-  const std::vector<int>& free_dof_index() const override { return a_.free_dof_index(); }
-  const CsrPattern& pattern() const override { return a_.pattern(); }
-  const Mesh& nodes() const override { return a_.mesh(); }
-  Backend backend() const override { return a_.options().backend; }
-  bool fixes_something() const override {
-    const Mesh& mesh = a_.mesh();
-    std::vector<char> referenced(static_cast<size_t>(mesh.num_nodes()), 0);
-    for (int v : mesh.cells) referenced[static_cast<size_t>(v)] = 1;
-    for (size_t dof = 0; dof < a_.free_dof_index().size(); ++dof)
-      if (referenced[dof / static_cast<size_t>(mesh.dim)] && a_.free_dof_index()[dof] < 0) return true;
-    return false;
-  }
+  explicit ForwardedEquilibrium(const Problem& p) : p_(p) {}
+  int num_dofs() const override { return p_.num_dofs(); }
+  int num_free_dofs() const override { return p_.num_free_dofs(); }
+  const std::vector<int>& free_dof_index() const override { return p_.free_dof_index(); }
+  const CsrPattern& pattern() const override { return p_.pattern(); }
   void assemble(const std::vector<Real>& x, std::vector<Real>& force, std::vector<Real>& K) const override {
-    a_.assemble(x, nullptr, &force, &K);
+    p_.assemble(x, nullptr, &force, &K);
   }
 
- private:
-  const Assembler& a_;
+ protected:
+  const Problem& p_;
 };
 
-class NetworkEquilibrium final : public EquilibriumModel {
+class FemEquilibrium final : public ForwardedEquilibrium<Assembler> {
  public:
-  explicit NetworkEquilibrium(const NetworkStatics& n) : n_(n) {}
-  int num_dofs() const override { return n_.num_dofs(); }
-  int num_free_dofs() const override { return n_.num_free_dofs(); }
-  const std::vector<int>& free_dof_index() const override { return n_.free_dof_index(); }
-  const CsrPattern& pattern() const override { return n_.pattern(); }
-  const Mesh& nodes() const override { return n_.nodes(); }
-  Backend backend() const override { return Backend::Cpu; }
-  bool fixes_something() const override { return n_.fixes_something(); }
-  void assemble(const std::vector<Real>& x, std::vector<Real>& force, std::vector<Real>& K) const override {
-    n_.assemble(x, nullptr, &force, &K);
+  using ForwardedEquilibrium::ForwardedEquilibrium;
+  const Mesh& nodes() const override { return p_.mesh(); }
+  Backend backend() const override { return p_.options().backend; }
+  bool fixes_something() const override {
+    const Mesh& mesh = p_.mesh();
+    std::vector<char> referenced(static_cast<size_t>(mesh.num_nodes()), 0);
+    for (int v : mesh.cells) referenced[static_cast<size_t>(v)] = 1;
+    for (size_t dof = 0; dof < p_.free_dof_index().size(); ++dof)
+      if (referenced[dof / static_cast<size_t>(mesh.dim)] && p_.free_dof_index()[dof] < 0) return true;
+    return false;
   }
-  void check_start(const std::vector<Real>& x) const override { n_.check_mechanisms(x); }
+};
 
- private:
-  const NetworkStatics& n_;
+class NetworkEquilibrium final : public ForwardedEquilibrium<NetworkStatics> {
+ public:
+  using ForwardedEquilibrium::ForwardedEquilibrium;
+  const Mesh& nodes() const override { return p_.nodes(); }
+  Backend backend() const override { return Backend::Cpu; }
+  bool fixes_something() const override { return p_.fixes_something(); }
+  void check_start(const std::vector<Real>& x) const override { p_.check_mechanisms(x); }
 };
 
 }  // namespace

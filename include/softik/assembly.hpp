@@ -104,6 +104,7 @@ class NodalDilatation;
 namespace assembly {
 struct CellStatus;
 struct AssemblerWithDevice;
+struct AssemblerInternals;
 }  // namespace assembly
 
 class Assembler {
@@ -119,7 +120,6 @@ class Assembler {
 
   int num_dofs() const { return num_dofs_; }
   int num_free_dofs() const { return pattern_.rows; }
-  int num_colors() const { return static_cast<int>(color_ptr_.size()) - 1; }
   const CsrPattern& pattern() const { return pattern_; }
   /// DOF -> row of the free system, or -1 for a fixed DOF or a DOF of a node no cell uses.
   const std::vector<int>& free_dof_index() const { return free_index_; }
@@ -127,18 +127,6 @@ class Assembler {
   const Mesh& mesh() const { return mesh_; }
   /// The materials given to the constructor (one for all cells, or one per cell; one law).
   const std::vector<Material>& materials() const { return materials_; }
-  /// Element -> CSR slot map, by node pair (host/assembly/slot_map.hpp): per cell c, npc^2 block
-  /// bases at c*npc^2 (a*npc + b: the slot of the first free entry of the node block, -1 if
-  /// either node has no free DOF), and per node its row word (entries per row, free-DOF mask).
-  const std::vector<int>& block_slots() const { return block_slots_; }
-  const std::vector<int>& node_rows() const { return node_rows_; }
-  /// The index into K_values of cell c's local entry (r, s) = (a*dim + i, b*dim + k), or -1 where
-  /// either DOF is not free.
-  int slot(int c, int r, int s) const;
-
-  /// The device backend's assembly behind AssemblyOptions::backend == Backend::Cuda (null on
-  /// the CPU backend).
-  DeviceAssembly* device_assembly() const { return device_.get(); }
 
   /// One pass over the cells; each null output is skipped. force: num_dofs entries,
   /// K_values: pattern().nnz() entries. Throws if x holds NaN/inf, or names the first cell that
@@ -178,6 +166,21 @@ class Assembler {
 
  private:
   friend struct assembly::AssemblerWithDevice;
+  /// What the core's backends and white-box tests read of an assembler, which its users do not
+  /// (host/assembly/assembler_internals.hpp).
+  friend struct assembly::AssemblerInternals;
+  int num_colors() const { return static_cast<int>(color_ptr_.size()) - 1; }
+  /// Element -> CSR slot map, by node pair (host/assembly/slot_map.hpp): per cell c, npc^2 block
+  /// bases at c*npc^2 (a*npc + b: the slot of the first free entry of the node block, -1 if
+  /// either node has no free DOF), and per node its row word (entries per row, free-DOF mask).
+  const std::vector<int>& block_slots() const { return block_slots_; }
+  const std::vector<int>& node_rows() const { return node_rows_; }
+  /// The index into K_values of cell c's local entry (r, s) = (a*dim + i, b*dim + k), or -1 where
+  /// either DOF is not free.
+  int slot(int c, int r, int s) const;
+  /// The device backend's assembly behind AssemblyOptions::backend == Backend::Cuda (null on
+  /// the CPU backend).
+  DeviceAssembly* device_assembly() const { return device_.get(); }
   /// `device` (when not null) makes this assembler's DeviceAssembly in place of the backend's
   /// (host/assembly/device_assembly.hpp: a batch's designs assembled in one launch).
   Assembler(const Mesh& mesh, std::vector<Material> materials, std::vector<char> fixed_dofs, AssemblyOptions options,

@@ -8,6 +8,7 @@
 // apart (Error::source()) for developers and never shown to users.
 #pragma once
 
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,19 +26,9 @@ enum class ErrorKind {
 
 /// "input", "numerical", "io", "unsupported" or "internal".
 inline const char* error_kind_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::Input:
-      return "input";
-    case ErrorKind::Numerical:
-      return "numerical";
-    case ErrorKind::Io:
-      return "io";
-    case ErrorKind::Unsupported:
-      return "unsupported";
-    case ErrorKind::Internal:
-      return "internal";
-  }
-  return "internal";
+  constexpr const char* kNames[] = {"input", "numerical", "io", "unsupported", "internal"};  // in ErrorKind's order
+  const int k = static_cast<int>(kind);
+  return k >= 0 && k < int(std::size(kNames)) ? kNames[k] : "internal";
 }
 
 /// The one exception type softik throws. what() names the offending entity (file and line of the

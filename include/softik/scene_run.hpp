@@ -23,6 +23,10 @@ struct BuiltProbe {
   std::vector<Real> weights;
 };
 
+/// The probe's displacement at positions x (num_dofs of `mesh`, its built mesh):
+/// sum_k weights[k] (x - X)[nodes[k]].
+std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe, const std::vector<Real>& x);
+
 /// A scene turned into the objects the solver takes.
 struct BuiltScene {
   Mesh mesh;

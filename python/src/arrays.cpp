@@ -86,16 +86,6 @@ nb::object displacements(const Mesh& mesh, const std::vector<Real>& x) {
   return take(std::move(u), n, 3);
 }
 
-std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe, const std::vector<Real>& x) {
-  std::array<Real, 3> u{0, 0, 0};
-  for (size_t k = 0; k < probe.nodes.size(); ++k)
-    for (int i = 0; i < mesh.dim; ++i) {
-      const size_t n = static_cast<size_t>(probe.nodes[k]);
-      u[static_cast<size_t>(i)] += probe.weights[k] * (x[n * mesh.dim + i] - mesh.X[3 * n + i]);
-    }
-  return u;
-}
-
 size_t Table::index(const std::string& column, bool text) {
   for (size_t k = 0; k < names_.size(); ++k)
     if (names_[k] == column) return k;

@@ -141,8 +141,6 @@ std::vector<Real> real_array(nb::handle object, const std::vector<long>& shape, 
 
 /// x[n*dim + i] - X[3n + i] as (num_nodes, 3), zero where dim < 3.
 nb::object displacements(const Mesh& mesh, const std::vector<Real>& x);
-/// A probe's displacement sum_k w_k (x - X)[nodes_k] (as the scene runner reports it).
-std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe, const std::vector<Real>& x);
 
 /// A table as the Python side shows it: {column name: 1-D NumPy array}, in insertion order.
 class Table {

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "host/assembly/assembler_internals.hpp"
 #include "tests/assembly_cases.hpp"
 #include "tests/mesh_helpers.hpp"
 
@@ -183,7 +184,8 @@ TEST(Assembly, TheNodePairSlotMapFindsEveryEntryWithPartlyFixedNodes) {
             ASSERT_TRUE(it != end && *it == col);
             expected = static_cast<int>(it - p.col.begin());
           }
-          ASSERT_EQ(assembler.slot(c, r, s), expected) << "cell " << c << " entry (" << r << ", " << s << ")";
+          ASSERT_EQ(assembly::AssemblerInternals::slot(assembler, c, r, s), expected)
+              << "cell " << c << " entry (" << r << ", " << s << ")";
           (expected >= 0 ? found : none) += 1;
         }
     EXPECT_GT(found, 0);
@@ -226,7 +228,7 @@ TEST(Assembly, BitwiseIdenticalForAnyThreadCount) {
   EXPECT_EQ(ea, eb);
   EXPECT_EQ(fa, fb);
   EXPECT_EQ(Ka, Kb);
-  EXPECT_GT(a.num_colors(), 1);
+  EXPECT_GT(assembly::AssemblerInternals::num_colors(a), 1);
 }
 
 TEST(Assembly, AutomaticBlockSizeDependsOnTheMeshAlone) {

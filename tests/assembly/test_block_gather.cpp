@@ -10,12 +10,15 @@
 #include <set>
 #include <vector>
 
+#include "host/assembly/assembler_internals.hpp"
 #include "host/assembly/block_gather.hpp"
 #include "host/assembly/rest_words.hpp"
 #include "softik/assembly.hpp"
 #include "softik/mesh_generator.hpp"
 
 namespace softik {
+
+using Internals = assembly::AssemblerInternals;
 namespace {
 
 Real max_relative(const std::vector<Real>& a, const std::vector<Real>& b) {
@@ -85,8 +88,9 @@ void expect_gather_equals_scatter(const Mesh& mesh, bool per_cell_law) {
   pass.num_cells = num_cells;
   pass.nodes = {{nodes.data(), nodes.size()}, exec::Layout::records(n)};
   pass.rest = {{rest.data(), rest.size()}, exec::Layout::records(words)};
-  pass.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(n * n)};
-  pass.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
+  pass.block_slots = {{Internals::block_slots(assembler).data(), Internals::block_slots(assembler).size()},
+                      exec::Layout::records(n * n)};
+  pass.node_rows = {Internals::node_rows(assembler).data(), Internals::node_rows(assembler).size()};
   pass.materials = {reinterpret_cast<const unsigned char*>(laws.data()), laws.size() * sizeof(fem::LinearElastic)};
   pass.material_stride = per_cell_law ? 1 : 0;
   pass.x = {x.data(), x.size()};
@@ -96,7 +100,7 @@ void expect_gather_equals_scatter(const Mesh& mesh, bool per_cell_law) {
   pass.status = {&status, 1};
 
   const assembly::BlockGatherTable table =
-      assembly::build_block_gather(mesh, assembler.block_slots(), assembler.node_rows());
+      assembly::build_block_gather(mesh, Internals::block_slots(assembler), Internals::node_rows(assembler));
   std::vector<Real> frames(N * assembly::frame_words<E>());
   assembly::BlockGatherPass<exec::Space::Host> gather;
   gather.num_blocks = table.num_blocks();
@@ -119,7 +123,7 @@ void expect_gather_equals_scatter(const Mesh& mesh, bool per_cell_law) {
   // The table: one block per distinct base, each cell block (base >= 0) in exactly one block.
   std::set<int> bases;
   size_t cell_blocks = 0;
-  for (int s : assembler.block_slots())
+  for (int s : Internals::block_slots(assembler))
     if (s >= 0) {
       bases.insert(s);
       ++cell_blocks;

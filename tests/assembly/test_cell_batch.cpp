@@ -13,12 +13,15 @@
 #include <numeric>
 #include <vector>
 
-#include "tests/assembly_cases.hpp"
+#include "host/assembly/assembler_internals.hpp"
 #include "host/assembly/cell_batch.hpp"
 #include "softik/assembly.hpp"
 #include "softik/fem/sym_eigen3.hpp"
+#include "tests/assembly_cases.hpp"
 
 namespace softik {
+
+using Internals = assembly::AssemblerInternals;
 namespace {
 
 using assembly::CellPass;
@@ -103,8 +106,9 @@ struct BatchCase {
     p.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(4)};
     p.rest = {{rest.data(), rest.size()},
               exec::Layout::records(static_cast<size_t>(assembly::rest_words<fem::Tet4>()))};
-    p.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()}, exec::Layout::records(16)};
-    p.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
+    p.block_slots = {{Internals::block_slots(assembler).data(), Internals::block_slots(assembler).size()},
+                     exec::Layout::records(16)};
+    p.node_rows = {Internals::node_rows(assembler).data(), Internals::node_rows(assembler).size()};
     const std::vector<M>& of_m = laws_of<M>();
     p.materials = {reinterpret_cast<const unsigned char*>(of_m.data()), of_m.size() * sizeof(M)};
     p.material_stride = 1;

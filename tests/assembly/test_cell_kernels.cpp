@@ -11,6 +11,7 @@
 #include <cmath>
 #include <vector>
 
+#include "host/assembly/assembler_internals.hpp"
 #include "host/assembly/cell_dispatch.hpp"
 #include "host/assembly/cell_kernel.hpp"
 #include "softik/assembly.hpp"
@@ -18,6 +19,8 @@
 #include "tests/assembly_cases.hpp"
 
 namespace softik {
+
+using Internals = assembly::AssemblerInternals;
 namespace {
 
 using assembly::CellPass;
@@ -73,9 +76,9 @@ struct HostCells {
     pass.num_cells = mesh.num_cells();
     pass.nodes = {{mesh.cells.data(), mesh.cells.size()}, exec::Layout::records(E::num_nodes)};
     pass.rest = {{rest.data(), rest.size()}, exec::Layout::records(words)};
-    pass.block_slots = {{assembler.block_slots().data(), assembler.block_slots().size()},
+    pass.block_slots = {{Internals::block_slots(assembler).data(), Internals::block_slots(assembler).size()},
                         exec::Layout::records(static_cast<size_t>(E::num_nodes * E::num_nodes))};
-    pass.node_rows = {assembler.node_rows().data(), assembler.node_rows().size()};
+    pass.node_rows = {Internals::node_rows(assembler).data(), Internals::node_rows(assembler).size()};
     pass.materials = {reinterpret_cast<const unsigned char*>(materials.data()), materials.size() * sizeof(M)};
     pass.material_stride = materials.size() == 1 ? 0 : 1;
     pass.rotation = assembler.options().rotation;
@@ -112,7 +115,7 @@ void expect_policies_agree(CellType type, const M& law, AssemblyOptions options)
   options.num_threads = 2;
   options.block_size = 2;  // several colours even on a small box
   const Assembler assembler(mesh, {Material(law)}, fix_nodes(mesh, mesh.node_groups.at("xmin")), options);
-  ASSERT_GT(assembler.num_colors(), 1);
+  ASSERT_GT(Internals::num_colors(assembler), 1);
   Real energy = 0;
   std::vector<Real> force, K;
   assembler.assemble(x, &energy, &force, &K);

@@ -206,6 +206,22 @@ void parse_named_list(const Map& m, const std::string& key, const std::string& n
   }
 }
 
+/// The entries of `what` (loads.forces, prescribed: a list, or one map), each a node selection
+/// with the vector `key` (its meaning: `hint`) read into entry.*vector.
+template <class T>
+void parse_selection_vectors(const YAML::Node& node, const std::string& path, const std::string& what,
+                             const std::string& key, const std::string& hint, std::array<Real, 3> T::*vector,
+                             std::vector<T>& out) {
+  const std::vector<YAML::Node> list = as_list(node, path, what, true);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Map e(list[i], path, item(what, i), with(kSelectionKeys, {key}));
+    T entry;
+    entry.selection = parse_selection(e);
+    entry.*vector = as_vec3(e.need(key, hint), path, e.name(key));
+    out.push_back(entry);
+  }
+}
+
 void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) {
   const Map m(node, path, "loads", {"pressure", "gravity", "forces", "cable"});
   parse_named_list(m, "pressure", "pressure load", parse_pressure, scene.pressures);
@@ -226,17 +242,10 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
     scene.gravity.g = g.vec3("g", scene.gravity.g);
     if (g.has("over_time")) scene.gravity.over_time = parse_time_function(g.at("over_time"), path, g.name("over_time"));
   }
-  if (m.has("forces")) {
-    const std::vector<YAML::Node> list = as_list(m.at("forces"), path, "loads.forces", true);
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Map f(list[i], path, item("loads.forces", i), with(kSelectionKeys, {"force"}));
-      SceneForce force;
-      force.selection = parse_selection(f);
-      force.force =
-          as_vec3(f.need("force", "the total force [Fx, Fy, Fz], split evenly over the nodes"), path, f.name("force"));
-      scene.forces.push_back(force);
-    }
-  }
+  if (m.has("forces"))
+    parse_selection_vectors(m.at("forces"), path, "loads.forces", "force",
+                            "the total force [Fx, Fy, Fz], split evenly over the nodes", &SceneForce::force,
+                            scene.forces);
 }
 
 void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& s) {
@@ -255,18 +264,20 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
   };
   if (m.has("load_steps"))
     s.newton.load_steps = within("load_steps", m.integer("load_steps", 0), 1, kMaxLoadSteps,
-                          "each step is a Newton solve and a CSV row: a few to a few hundred steps are typical");
+                                 "each step is a Newton solve and a CSV row: a few to a few hundred steps are typical");
   if (m.has("max_iterations"))
-    s.newton.max_iterations = within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
-                              "Newton converges in a few to a few tens of iterations or not at all: add load_steps");
+    s.newton.max_iterations =
+        within("max_iterations", m.integer("max_iterations", 0), 1, 10000,
+               "Newton converges in a few to a few tens of iterations or not at all: add load_steps");
   if (m.has("max_step_cuts"))
     s.newton.max_step_cuts = within("max_step_cuts", m.integer("max_step_cuts", 0), 0, 50,
-                             "each cut halves the step: 50 cuts are a factor 1e-15");
+                                    "each cut halves the step: 50 cuts are a factor 1e-15");
   if (m.has("threads")) s.threads = within("threads", m.integer("threads", 0), 0, 4096, "0 uses every core");
   s.newton.residual_tolerance = m.number("residual_tolerance", s.newton.residual_tolerance);
   check_positive(m, "residual_tolerance", s.newton.residual_tolerance);
   s.newton.increment_tolerance = m.number("increment_tolerance", s.newton.increment_tolerance);
-  if (s.newton.increment_tolerance < 0) fail(m.where("increment_tolerance"), "solver.increment_tolerance: must be >= 0");
+  if (s.newton.increment_tolerance < 0)
+    fail(m.where("increment_tolerance"), "solver.increment_tolerance: must be >= 0");
   const LineSearch searches[] = {LineSearch::Automatic, LineSearch::Energy, LineSearch::Residual, LineSearch::None};
   s.newton.line_search = searches[m.choice("line_search", {"auto", "energy", "residual", "none"}, 0)];
   s.newton.pressure_stiffness = m.boolean("pressure_stiffness", s.newton.pressure_stiffness);
@@ -376,17 +387,10 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
     for (size_t i = 0; i < list.size(); ++i)
       scene.fixed.push_back(parse_selection(Map(list[i], path, item("fixed", i), kSelectionKeys)));
   }
-  if (m.has("prescribed")) {
-    const std::vector<YAML::Node> list = as_list(m.at("prescribed"), path, "prescribed", true);
-    for (size_t i = 0; i < list.size(); ++i) {
-      const Map p(list[i], path, item("prescribed", i), with(kSelectionKeys, {"displacement"}));
-      ScenePrescribed d;
-      d.selection = parse_selection(p);
-      d.displacement = as_vec3(p.need("displacement", "the displacement [dx, dy, dz] at the end of the load ramp"),
-                               path, p.name("displacement"));
-      scene.prescribed.push_back(d);
-    }
-  }
+  if (m.has("prescribed"))
+    parse_selection_vectors(m.at("prescribed"), path, "prescribed", "displacement",
+                            "the displacement [dx, dy, dz] at the end of the load ramp", &ScenePrescribed::displacement,
+                            scene.prescribed);
   if (m.has("loads")) parse_loads(m.at("loads"), path, scene);
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);

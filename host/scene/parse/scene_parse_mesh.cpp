@@ -2,6 +2,7 @@
 // generators (box, finger, bellows, multi_cavity, gripper, sphere_shell) with its fields, or a
 // node-network file (the body is then that network).
 #include <cmath>
+#include <initializer_list>
 
 #include "host/scene/parse/scene_yaml.hpp"
 #include "softik/error.hpp"
@@ -26,16 +27,24 @@ const std::vector<std::string> kFingerKeys = {"type",      "length",    "width",
                                               "base_wall", "tip_wall",  "side_wall", "bottom_wall",
                                               "top_wall",  "cell_size", "cell_type"};
 
+// Reads the number of keys[i] into spec.*fields[i], in the order given (an absent key keeps the field).
+template <class Spec>
+void read_numbers(const Map& m, Spec& spec, std::initializer_list<const char*> keys,
+                  std::initializer_list<Real Spec::*> fields) {
+  SOFTIK_ASSERT(keys.size() == fields.size(), "one field per key");
+  const auto* field = fields.begin();
+  for (const char* key : keys) {
+    Real& value = spec.*(*field++);
+    value = m.number(key, value);
+  }
+}
+
 void parse_finger(const Map& m, FingerSpec& f) {
-  f.length = m.number("length", f.length);
-  f.width = m.number("width", f.width);
-  f.height = m.number("height", f.height);
-  f.base_wall = m.number("base_wall", f.base_wall);
-  f.tip_wall = m.number("tip_wall", f.tip_wall);
-  f.side_wall = m.number("side_wall", f.side_wall);
-  f.bottom_wall = m.number("bottom_wall", f.bottom_wall);
-  f.top_wall = m.number("top_wall", f.top_wall);
-  f.cell_size = m.number("cell_size", f.cell_size);
+  using F = FingerSpec;
+  read_numbers(
+      m, f, {"length", "width", "height", "base_wall", "tip_wall", "side_wall", "bottom_wall", "top_wall", "cell_size"},
+      {&F::length, &F::width, &F::height, &F::base_wall, &F::tip_wall, &F::side_wall, &F::bottom_wall, &F::top_wall,
+       &F::cell_size});
   f.cell_type = cell_type(m);
 }
 
@@ -72,14 +81,10 @@ void parse_bellows(const Map& m, SceneMesh& mesh) {
   mesh.source = SceneMesh::Source::Bellows;
   b.chambers = m.integer("chambers", b.chambers);
   if (b.chambers < 1) fail(m.where("chambers"), m.name("chambers") + ": must be >= 1");
-  b.width = m.number("width", b.width);
-  b.height = m.number("height", b.height);
-  b.chamber_length = m.number("chamber_length", b.chamber_length);
-  b.wall = m.number("wall", b.wall);
-  b.side_wall = m.number("side_wall", b.side_wall);
-  b.end_wall = m.number("end_wall", b.end_wall);
-  b.channel = m.number("channel", b.channel);
-  b.cell_size = m.number("cell_size", b.cell_size);
+  using B = BellowsSpec;
+  read_numbers(
+      m, b, {"width", "height", "chamber_length", "wall", "side_wall", "end_wall", "channel", "cell_size"},
+      {&B::width, &B::height, &B::chamber_length, &B::wall, &B::side_wall, &B::end_wall, &B::channel, &B::cell_size});
   b.cell_type = cell_type(m);
 }
 

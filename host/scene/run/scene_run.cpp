@@ -20,15 +20,6 @@
 
 namespace softik {
 
-namespace scene_detail {
-
-std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs) {
-  std::vector<Real> v(3 * static_cast<size_t>(mesh.num_nodes()), 0);
-  for (int n = 0; n < mesh.num_nodes(); ++n)
-    for (int i = 0; i < mesh.dim; ++i) v[3 * static_cast<size_t>(n) + i] = dofs[static_cast<size_t>(n) * mesh.dim + i];
-  return v;
-}
-
 std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x) {
   std::array<Real, 3> u{0, 0, 0};
   for (size_t k = 0; k < p.nodes.size(); ++k)
@@ -37,6 +28,15 @@ std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, co
       u[static_cast<size_t>(i)] += p.weights[k] * (x[n * mesh.dim + i] - mesh.X[3 * n + i]);
     }
   return u;
+}
+
+namespace scene_detail {
+
+std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs) {
+  std::vector<Real> v(3 * static_cast<size_t>(mesh.num_nodes()), 0);
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    for (int i = 0; i < mesh.dim; ++i) v[3 * static_cast<size_t>(n) + i] = dofs[static_cast<size_t>(n) * mesh.dim + i];
+  return v;
 }
 
 /// Removes what an earlier run of the same scene wrote into out_dir (<name>.csv, <name>.pvd,
@@ -60,16 +60,6 @@ static void remove_previous_outputs(const std::string& out_dir, const std::strin
                                                                     << "; check that the --out folder is writable");
   }
   SOFTIK_CHECK_IO(!ec, "cannot list the output folder '" << out_dir << "': " << ec.message());
-}
-
-void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, io_detail::CsvWriter& csv,
-                  std::unique_ptr<PvdWriter>& pvd) {
-  result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
-  csv.open(result.csv_path);
-  if (scene.outputs.vtu) {
-    result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
-    pvd = std::make_unique<PvdWriter>(result.pvd_path);
-  }
 }
 
 std::vector<Real> rest_volumes(const BuiltScene& built) {
@@ -135,6 +125,28 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
   pvd.write();
 }
 
+void RunRecorder::open_outputs() {
+  volume0 = rest_volumes(built);
+  result.csv_path = (std::filesystem::path(options.out_dir) / (scene.name + ".csv")).string();
+  csv.open(result.csv_path);
+  if (scene.outputs.vtu) {
+    result.pvd_path = (std::filesystem::path(options.out_dir) / (scene.name + ".pvd")).string();
+    pvd = std::make_unique<PvdWriter>(result.pvd_path);
+  }
+}
+
+void RunRecorder::end_header() {
+  csv << ",seconds\n";
+  csv.end_row("the header");
+  csv << std::setprecision(10);
+}
+
+void RunRecorder::save_state(int step, Real time, const std::vector<Real>& x, const std::string& force_name,
+                             const std::vector<Real>& force) {
+  write_state_vtu(options.out_dir, scene, built, step, time, x, force_name, force, *pvd);
+  ++result.vtu_files;
+}
+
 }  // namespace scene_detail
 
 namespace {
@@ -154,29 +166,21 @@ int load_steps_estimate(int k, Real load_factor, Real previous) {
 }
 
 /// Everything one run writes, step by step.
-struct Recorder {
-  const Scene& scene;
-  const BuiltScene& built;
-  const SceneRunOptions& options;
-  Clock::time_point t0;
-  io_detail::CsvWriter csv;
-  std::unique_ptr<PvdWriter> pvd;
-  std::vector<Real> volume0;
-  SceneRunResult& result;
+struct Recorder : RunRecorder {
+  using RunRecorder::RunRecorder;
+
   Clock::time_point loop_start = Clock::now();  ///< the load steps' start (progress events)
   Real previous_load_factor = 0;
 
   void open() {
     const std::vector<Real> X = built.mesh.rest_positions();
-    volume0 = rest_volumes(built);
-    open_outputs(scene, options, result, csv, pvd);
+    open_outputs();
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures)
       csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
-    csv << ",newton_iterations,residual,seconds\n";
-    csv.end_row("the header");
-    csv << std::setprecision(10);
+    csv << ",newton_iterations,residual";
+    end_header();
     record(0, 0, std::vector<Real>(built.loads.pressures.size(), 0.0), 0, 0, X, true);
   }
 
@@ -184,8 +188,7 @@ struct Recorder {
     std::vector<Real> f_pressure(x.size(), 0);
     for (size_t p = 0; p < built.loads.pressures.size(); ++p)
       add_pressure_forces(built.loads.pressures[p], pressures[p], built.mesh, x, f_pressure);
-    write_state_vtu(options.out_dir, scene, built, step, load_factor, x, "pressure_force", f_pressure, *pvd);
-    ++result.vtu_files;
+    save_state(step, load_factor, x, "pressure_force", f_pressure);
   }
 
   /// One CSV row (and a .vtu when due) for a converged state; `pressures`: the wall pressure of
@@ -276,7 +279,7 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
     result.seconds = since(t0);
     return result;
   }
-  Recorder recorder{scene, built, options, t0, {}, nullptr, {}, result};
+  Recorder recorder(scene, built, options, t0, result);
   recorder.open();
   recorder.loop_start = Clock::now();
   std::vector<Real> x = built.mesh.rest_positions();

@@ -28,8 +28,6 @@ inline void report_progress(const SceneRunOptions& options, const char* what, in
 
 /// A per-node DOF vector (dim components) as a 3-component point field.
 std::vector<Real> to_3d(const Mesh& mesh, const std::vector<Real>& dofs);
-/// A probe's displacement at positions x: sum_k weights[k] (x - X)[nodes[k]].
-std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& p, const std::vector<Real>& x);
 
 /// Writes <out_dir>/<scene name>_NNNN.vtu for the state x (displacement, the given nodal force
 /// field, von Mises stress; in the scene's outputs.vtu_format) and adds it to the .pvd
@@ -38,12 +36,37 @@ void write_state_vtu(const std::string& out_dir, const Scene& scene, const Built
                      const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
                      PvdWriter& pvd);
 
-/// Opens <out_dir>/<scene name>.csv into `csv` (result.csv_path; an Io error naming the file when
-/// it cannot be written) and, with outputs.vtu, the .pvd collection (result.pvd_path).
-void open_outputs(const Scene& scene, const SceneRunOptions& options, SceneRunResult& result, io_detail::CsvWriter& csv,
-                  std::unique_ptr<PvdWriter>& pvd);
 /// Each pressure load's cavity volume at the rest positions (0 for an open surface).
 std::vector<Real> rest_volumes(const BuiltScene& built);
+
+/// What the recorders of the static, continuation, dynamic and explicit runs share: the run's
+/// scene, options and result, the CSV table and .pvd collection they write, and each pressure
+/// load's rest volume.
+struct RunRecorder {
+  RunRecorder(const Scene& scene_, const BuiltScene& built_, const SceneRunOptions& options_, Clock::time_point t0_,
+              SceneRunResult& result_)
+      : scene(scene_), built(built_), options(options_), t0(t0_), result(result_) {}
+
+  /// volume0 = rest_volumes(built); then opens <out_dir>/<scene name>.csv into `csv`
+  /// (result.csv_path; an Io error naming the file when it cannot be written) and, with
+  /// outputs.vtu, the .pvd collection (result.pvd_path).
+  void open_outputs();
+  /// Ends the CSV's header row with the column `seconds` and sets the precision of the rows.
+  void end_header();
+  /// write_state_vtu of x at `step` and `time` with the nodal field `force_name`, counted in
+  /// result.vtu_files.
+  void save_state(int step, Real time, const std::vector<Real>& x, const std::string& force_name,
+                  const std::vector<Real>& force);
+
+  const Scene& scene;
+  const BuiltScene& built;
+  const SceneRunOptions& options;
+  Clock::time_point t0;
+  SceneRunResult& result;
+  io_detail::CsvWriter csv;
+  std::unique_ptr<PvdWriter> pvd;
+  std::vector<Real> volume0;
+};
 /// The CSV columns `,p_<name>,volume_<name>` of every pressure load at positions x with the given
 /// wall pressures, recorded in result.pressures (volume0: rest_volumes).
 void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& pressures,

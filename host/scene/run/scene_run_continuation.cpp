@@ -59,24 +59,14 @@ ContinuationRunSummary::Limit estimate_extremum(const std::vector<PlotPoint>& pa
   return limit;
 }
 
-struct ContinuationRecorder {
-  const Scene& scene;
-  const BuiltScene& built;
-  const SceneRunOptions& options;
-  Clock::time_point t0;
-  SceneRunResult& result;
+struct ContinuationRecorder : RunRecorder {
+  using RunRecorder::RunRecorder;
+
   Real arc_scale = 1;                 ///< the library's arcs per scene arc: sqrt(number of nodes)
   const BuiltProbe* probe = nullptr;  ///< Monitor::Probe
-  io_detail::CsvWriter csv;
-  std::unique_ptr<PvdWriter> pvd;
-  std::vector<Real> volume0;
   std::vector<PlotPoint> path;
   int last_vtu = -1;
   Clock::time_point loop_start = Clock::now();
-
-  ContinuationRecorder(const Scene& scene_, const BuiltScene& built_, const SceneRunOptions& options_,
-                       Clock::time_point t0_, SceneRunResult& result_)
-      : scene(scene_), built(built_), options(options_), t0(t0_), result(result_) {}
 
   Real load_per_factor() const { return built.loads.pressures.empty() ? 0 : built.loads.pressures[0].pressure; }
 
@@ -128,23 +118,19 @@ struct ContinuationRecorder {
   }
 
   void open() {
-    volume0 = rest_volumes(built);
-    open_outputs(scene, options, result, csv, pvd);
+    open_outputs();
     csv << "step,load_factor";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     csv << ",monitor_displacement,arc,negative_pivots,limit_point,bifurcation_suspected,iterations,residual";
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
-    csv << ",seconds\n";
-    csv.end_row("the header");
-    csv << std::setprecision(10);
+    end_header();
   }
 
   void write_vtu(int step, Real load_factor, const std::vector<Real>& x) {
     std::vector<Real> f_pressure(x.size(), 0);
     for (const PressureLoad& p : built.loads.pressures)
       add_pressure_forces(p, load_factor * p.pressure, built.mesh, x, f_pressure);
-    write_state_vtu(options.out_dir, scene, built, step, step, x, "pressure_force", f_pressure, *pvd);
-    ++result.vtu_files;
+    save_state(step, step, x, "pressure_force", f_pressure);
     last_vtu = step;
   }
 
@@ -236,7 +222,7 @@ void run_continuation(const Scene& scene, BuiltScene& built, const SceneRunOptio
                       SceneRunResult& result) {
   ContinuationRunSummary& s = result.continuation;
   s.enabled = true;
-  ContinuationRecorder recorder{scene, built, options, t0, result};
+  ContinuationRecorder recorder(scene, built, options, t0, result);
   recorder.arc_scale = std::sqrt(static_cast<Real>(built.mesh.num_nodes()));
   for (const BuiltProbe& p : built.probes)
     if (p.name == scene.continuation.probe) recorder.probe = &p;

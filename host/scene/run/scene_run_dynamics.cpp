@@ -65,20 +65,11 @@ Real cable_length(const Constraint& cable) {
   return 0;
 }
 
-struct DynamicRecorder {
-  const Scene& scene;
-  const BuiltScene& built;
-  const SceneRunOptions& options;
-  Clock::time_point t0;
-  SceneRunResult& result;
+struct DynamicRecorder : RunRecorder {
   const std::vector<std::shared_ptr<Constraint>>& control;  ///< the controlled constraints (empty: none)
-  io_detail::CsvWriter csv;
-  std::unique_ptr<PvdWriter> pvd;
-  std::vector<Real> volume0;
 
   void open() {
-    volume0 = rest_volumes(built);
-    open_outputs(scene, options, result, csv, pvd);
+    open_outputs();
     csv << "step,time,kinetic_energy,elastic_energy";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
@@ -89,9 +80,8 @@ struct DynamicRecorder {
     for (const auto& c : control)
       for (const auto& [key, value] : c->outputs()) csv << "," << c->name() << "_" << key;
     if (scene.inverse.enabled) csv << ",goal,control_status,control_iterations,effector_error_predicted";
-    csv << ",newton_iterations,substeps,seconds\n";
-    csv.end_row("the header");
-    csv << std::setprecision(10);
+    csv << ",newton_iterations,substeps";
+    end_header();
   }
 
   void record(const DynamicStepReport& r, const DynamicSolver& dyn, int goal, bool vtu_due) {
@@ -116,10 +106,7 @@ struct DynamicRecorder {
           << r.control.solver_iterations << "," << r.control.effector_error;
     csv << "," << r.iterations << "," << r.substeps << "," << since(t0) << "\n";
     csv.end_row("step " + std::to_string(r.step));
-    if (scene.outputs.vtu && vtu_due) {
-      write_state_vtu(options.out_dir, scene, built, r.step, r.time, x, "velocity", dyn.velocities(), *pvd);
-      ++result.vtu_files;
-    }
+    if (scene.outputs.vtu && vtu_due) save_state(r.step, r.time, x, "velocity", dyn.velocities());
   }
 };
 
@@ -255,7 +242,7 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   InverseRunSummary& control = result.inverse;
   const size_t goals = inv.enabled ? inverse_goals(inv) : 0;
   if (inv.enabled) add_dynamic_control(inv, built, goals, dyn, control);
-  DynamicRecorder recorder{scene, built, options, t0, result, dyn.control_constraints(), {}, nullptr, {}};
+  DynamicRecorder recorder{{scene, built, options, t0, result}, dyn.control_constraints()};
   recorder.open();
   recorder.record(initial_report(scene, built, dyn), dyn, 0, true);
   const int every = scene.outputs.every;

@@ -44,28 +44,19 @@ ExplicitLoads explicit_loads(const Scene& scene, const BuiltScene& built) {
   return loads;
 }
 
-struct ExplicitRecorder {
-  const Scene& scene;
-  const BuiltScene& built;
-  const SceneRunOptions& options;
-  Clock::time_point t0;
-  SceneRunResult& result;
-  io_detail::CsvWriter csv;
-  std::unique_ptr<PvdWriter> pvd;
-  std::vector<Real> volume0;
+struct ExplicitRecorder : RunRecorder {
+  using RunRecorder::RunRecorder;
+
   /// Per frame, for the plot: the time, the first pressure, the energies, each probe's u.
   std::vector<Real> times, loads, kinetic, potential;
   std::vector<std::vector<std::array<Real, 3>>> probe_u;
 
   void open() {
-    volume0 = rest_volumes(built);
-    open_outputs(scene, options, result, csv, pvd);
+    open_outputs();
     csv << "frame,step,time,kinetic_energy,potential_energy,damped_energy,stable_time_step";
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
-    csv << ",seconds\n";
-    csv.end_row("the header");
-    csv << std::setprecision(10);
+    end_header();
   }
 
   void record(int frame, const ExplicitSolver& solver, Real dt_c, bool vtu_due) {
@@ -85,10 +76,7 @@ struct ExplicitRecorder {
     for (size_t p = 0; p < built.probes.size(); ++p) probe_u[p].push_back(result.probes[p].displacement);
     csv << "," << since(t0) << "\n";
     csv.end_row("frame " + std::to_string(frame));
-    if (scene.outputs.vtu && vtu_due) {
-      write_state_vtu(options.out_dir, scene, built, frame, solver.time(), x, "velocity", solver.v(), *pvd);
-      ++result.vtu_files;
-    }
+    if (scene.outputs.vtu && vtu_due) save_state(frame, solver.time(), x, "velocity", solver.v());
   }
 
   /// <name>_history.svg: the probes' displacement components and the energies against time and,
@@ -170,7 +158,7 @@ void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
                                                  << kMaxExplicitSteps
                                                  << "; a stiffer law needs a shorter step: shorten explicit.duration, "
                                                     "coarsen the mesh, or add mass (density)");
-  ExplicitRecorder recorder{scene, built, options, t0, result, {}, nullptr, {}, {}, {}, {}, {}, {}};
+  ExplicitRecorder recorder(scene, built, options, t0, result);
   recorder.open();
   recorder.record(0, solver, solver.stable_time_step(), true);
   const Clock::time_point loop_start = Clock::now();
