@@ -40,12 +40,7 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
   SOFTIK_CHECK(!m.has_inverse,
                "this Model already has an InverseSolver, which owns its actuators' and effectors' "
                "state; build another softik.Model for a second one");
-  InverseOptions io;  // as the scene runner sets them
-  io.method = inv.method;
-  io.epsilon = inv.epsilon;
-  io.actuator_stiffness = inv.actuator_stiffness;
-  io.reuse_factorization = inv.reuse_factorization;
-  io.max_iterations = inv.max_iterations;
+  InverseOptions io = scene_inverse_options(inv);  // as the scene runner sets them (min_increment too)
   if (method) {
     SOFTIK_CHECK(*method == "qp" || *method == "gauss_seidel",
                  "method must be 'qp' or 'gauss_seidel', got '" << *method << "'");

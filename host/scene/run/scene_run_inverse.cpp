@@ -219,18 +219,6 @@ void record_goal(const std::vector<std::shared_ptr<Constraint>>& effectors, Inve
 
 namespace {
 
-/// The inverse solver's options from the scene's inverse section.
-InverseOptions inverse_options(const SceneInverse& inv) {
-  InverseOptions io;
-  io.method = inv.method;
-  io.epsilon = inv.epsilon;
-  io.actuator_stiffness = inv.actuator_stiffness;
-  io.reuse_factorization = inv.reuse_factorization;
-  io.max_iterations = inv.max_iterations;
-  io.min_increment = inv.min_increment;
-  return io;
-}
-
 /// The scene's actuators and effectors, its contact (when enabled) and its force targets, given to
 /// the inverse solver in that order.
 void add_inverse_problem(const Scene& scene, const BuiltScene& built, InverseSolver& inverse) {
@@ -331,7 +319,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
                  SceneRunResult& result) {
   const SceneInverse& inv = scene.inverse;
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
-  const InverseOptions io = inverse_options(inv);
+  const InverseOptions io = softik::scene_inverse_options(inv);
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
   InverseSolver inverse(*built.assembler, *solver, built.loads, io);
   add_inverse_problem(scene, built, inverse);
@@ -369,6 +357,17 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 }
 
 }  // namespace scene_detail
+
+InverseOptions scene_inverse_options(const SceneInverse& inv) {
+  InverseOptions io;
+  io.method = inv.method;
+  io.epsilon = inv.epsilon;
+  io.actuator_stiffness = inv.actuator_stiffness;
+  io.reuse_factorization = inv.reuse_factorization;
+  io.max_iterations = inv.max_iterations;
+  io.min_increment = inv.min_increment;
+  return io;
+}
 
 bool InverseRunSummary::all_reached() const {
   for (const EffectorSummary& e : effectors)
