@@ -1,7 +1,7 @@
 // DeviceAssembler: uploads a host Assembler's cells, rest data, materials and slot map once,
 // then runs the one cell kernel (host/assembly/cell_kernel.hpp) on the GPU through the
-// per-element entry points of device_cells.hpp.
-#include <algorithm>
+// per-element entry points of device_cells.hpp. Its state is device_assembler_impl.hpp's; the
+// designs of one launch (set_designs, assemble_designs) are in device_assembler_designs.cu.
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +14,7 @@
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "cuda/assembly/device_assembler.hpp"
+#include "cuda/assembly/device_assembler_impl.hpp"
 #include "cuda/assembly/device_cells.hpp"
 #include "cuda/assembly/device_nodal_dilatation.hpp"
 #include "cuda/backend_entries.hpp"
@@ -33,33 +34,6 @@ namespace {
 
 using assembly::CellStatus;
 using assembly::kNoIndex;
-
-/// Uploads num_cells records of `words` entries each (record of cell c filled by fill(c, T*))
-/// into the structure-of-arrays layout dst[w * num_cells + c], in chunks of about 32 MB so
-/// that the host never holds a second copy of a whole array.
-template <class T, class Fill>
-void upload_transposed(T* dst, int num_cells, int words, Fill&& fill) {
-  const std::size_t chunk_cells =
-      std::max<std::size_t>(1, (std::size_t{32} << 20) / (sizeof(T) * static_cast<std::size_t>(words)));
-  std::vector<T> record(static_cast<std::size_t>(words));
-  std::vector<T> columns;
-  for (std::size_t first = 0; first < static_cast<std::size_t>(num_cells); first += chunk_cells) {
-    const std::size_t count = std::min(chunk_cells, static_cast<std::size_t>(num_cells) - first);
-    columns.resize(count * static_cast<std::size_t>(words));
-    for (std::size_t j = 0; j < count; ++j) {
-      fill(static_cast<int>(first + j), record.data());
-      for (int w = 0; w < words; ++w)
-        columns[static_cast<std::size_t>(w) * count + j] = record[static_cast<std::size_t>(w)];
-    }
-    SOFTIK_CUDA_CHECK(cudaMemcpy2D(dst + first, static_cast<std::size_t>(num_cells) * sizeof(T), columns.data(),
-                                   count * sizeof(T), count * sizeof(T), static_cast<std::size_t>(words),
-                                   cudaMemcpyHostToDevice));
-  }
-}
-
-std::size_t material_bytes(const std::vector<Material>& materials) {
-  return std::visit([](const auto& m) { return sizeof(m); }, materials.front()) * materials.size();
-}
 
 /// Whether the stiffness of `host`'s passes is gathered (host/assembly/block_gather.hpp): the
 /// rotated corotational tangent without the SPD projection on linear simplices.
@@ -81,63 +55,6 @@ std::size_t gather_bytes(const Assembler& host, const DeviceElement& element) {
 }
 
 }  // namespace
-
-struct DeviceAssembler::Impl {
-  int num_cells = 0, num_dofs = 0, num_free_dofs = 0, nnz = 0, dim = 3, nodes_per_cell_count = 0;
-  DeviceElement element;
-  std::size_t law = 0;
-  std::string law_name;
-  AssemblyOptions options;
-  int material_stride = 0;
-  DeviceArray<int> cells, block_slots, node_rows;
-  DeviceArray<Real> rest, x, force, K, cell_energy;
-  PinnedBuffer<Real> staging;  ///< x up and the force down (one caller at a time: the Assembler's mutex)
-  DeviceArray<unsigned char> materials;
-  DeviceArray<CellStatus> status;
-  Real energy = 0;
-  std::unique_ptr<DeviceNodalDilatation> nodal;  ///< Dilatation::NodalMean only
-  // The gathered stiffness (gathered_stiffness_applies; set_block_gather turns it off).
-  bool gather_available = false, gather_on = false;
-  int num_blocks = 0;
-  DeviceArray<int> gather_ptr, gather_pairs, gather_base, gather_row_a, gather_row_b;
-  DeviceArray<Real> frames;
-  // Designs (set_designs): materials[d * design_material_count + k], and the batch buffers.
-  int num_designs = 0, design_material_count = 0;
-  DeviceArray<unsigned char> design_materials;
-  DeviceArray<Real> design_x, design_force, design_K, design_cell_energy;
-  DeviceArray<Real> design_rest;  ///< per design rest words when set_designs got meshes (else empty)
-  DeviceArray<CellStatus> design_status;
-  std::vector<Real> design_energy;
-  // Energy reduction: per-design sums of the cell energies (cub, no atomics: deterministic).
-  DeviceArray<int> segment_offsets;  ///< d * num_cells, d = 0..designs
-  DeviceArray<Real> energy_sums;
-  DeviceArray<unsigned char> reduce_scratch;
-
-  /// The mesh part of a pass and its state x (device views; outputs set by the caller).
-  DevicePass pass_for(const Real* d_x) const;
-  /// The gather tables as device views.
-  DeviceGather gather_pass() const;
-  /// Sums `designs` segments of num_cells cell energies into energy_sums; returns them.
-  std::vector<Real> reduce_energies(const Real* d_cell_energy, int designs);
-  // The constructor's phases (each commented at its definition):
-  void check_device(const Assembler& host) const;
-  void copy_sizes(const Assembler& host);
-  void upload_mesh(const Assembler& host);
-  void upload_materials(const std::vector<Material>& laws);
-  void allocate_state();
-  void upload_gather(const Assembler& host);
-  void start_nodal_dilatation(const Assembler& host);
-  // set_designs()'s phases (each commented at its definition):
-  void check_designs(const std::vector<std::vector<Material>>& laws, const std::vector<const Mesh*>& meshes) const;
-  void check_design_memory(const std::vector<std::vector<Material>>& laws, bool with_meshes) const;
-  void release_designs();
-  void upload_design_materials(const std::vector<std::vector<Material>>& laws);
-  void allocate_designs(std::size_t D, const std::vector<const Mesh*>& meshes);
-  /// The name check_cell_status gives an inverted cell's formulation.
-  std::string formulation_name() const {
-    return options.formulation == Formulation::Corotational ? std::string("QR corotational rotation") : law_name;
-  }
-};
 
 DevicePass DeviceAssembler::Impl::pass_for(const Real* d_x) const {
   const std::size_t N = static_cast<std::size_t>(num_cells);
@@ -408,196 +325,6 @@ void DeviceAssembler::assemble(const Real* d_x, AssemblyRequest request) {
     if (p.nodal)
       p.energy += p.reduce_energies(p.nodal->device_bulk_energy(), 1).front();  // sum_c sum_{a in c} V_c/n U(theta_a)
   }
-}
-
-/// The designs' materials and meshes fit this assembler: not NodalMean, one mesh per design (or
-/// none) of the assembler's topology, below 65536 designs, every design the same count of
-/// materials (one, or one per cell) of the assembler's law, and the cells of all the designs
-/// within what one pass indexes.
-void DeviceAssembler::Impl::check_designs(const std::vector<std::vector<Material>>& laws,
-                                          const std::vector<const Mesh*>& meshes) const {
-  SOFTIK_CHECK(!laws.empty(), "set_designs: give at least one design's materials");
-  SOFTIK_CHECK(!nodal,
-               "set_designs: designs assembled in one launch run the pointwise and cell-mean dilatations, "
-               "not NodalMean (the average nodal pressure): evaluate NodalMean designs one by one (batch "
-               "lockstep: off)");
-  SOFTIK_CHECK(meshes.empty() || meshes.size() == laws.size(), "set_designs: " << meshes.size() << " meshes for "
-                                                                               << laws.size()
-                                                                               << " designs (give none, or one each)");
-  for (std::size_t d = 0; d < meshes.size(); ++d) {
-    const Mesh& m = *meshes[d];
-    SOFTIK_CHECK(m.num_cells() == num_cells && m.num_dofs() == num_dofs && m.dim == dim,
-                 "set_designs: design " << d << "'s mesh has " << m.num_cells() << " cells and " << m.num_dofs()
-                                        << " DOFs, the assembler's " << num_cells << " and " << num_dofs
-                                        << ": designs of one launch share the topology");
-  }
-  SOFTIK_CHECK(laws.size() < 65536,
-               "set_designs: at most 65535 designs per launch, got " << laws.size() << ": split the batch");
-  const std::size_t count = laws.front().size();
-  SOFTIK_CHECK(count == 1 || count == static_cast<std::size_t>(num_cells),
-               "set_designs: design 0 has " << count << " materials for " << num_cells
-                                            << " cells: give one material, or one per cell");
-  for (std::size_t d = 0; d < laws.size(); ++d) {
-    SOFTIK_CHECK(laws[d].size() == count, "set_designs: design " << d << " has " << laws[d].size()
-                                                                 << " materials, design 0 has " << count
-                                                                 << ": every design needs the same count");
-    for (std::size_t k = 0; k < count; ++k) {
-      const Material& m = laws[d][k];
-      SOFTIK_CHECK(m.index() == law, "set_designs: design " << d << " material " << k << " is " << material_name(m)
-                                                            << ", the assembler's law is " << law_name
-                                                            << ": designs share the law (the kernel)");
-    }
-  }
-  const std::size_t D = laws.size();
-  SOFTIK_CHECK(D * static_cast<std::size_t>(num_cells) < static_cast<std::size_t>(kNoIndex),
-               "set_designs: " << D << " designs of " << num_cells << " cells exceed the " << kNoIndex
-                               << " cells one pass indexes: evaluate the designs in smaller batches");
-}
-
-/// The device memory for the designs' buffers (with per design rest words when `with_meshes`)
-/// is free, counting the buffers of the designs held now, which the new ones replace.
-void DeviceAssembler::Impl::check_design_memory(const std::vector<std::vector<Material>>& laws,
-                                                bool with_meshes) const {
-  const std::size_t rest_words = static_cast<std::size_t>(element.rest_words) * static_cast<std::size_t>(num_cells);
-  const std::size_t D = laws.size();
-  const std::size_t bytes = D *
-                                (2 * static_cast<std::size_t>(num_dofs) + static_cast<std::size_t>(nnz) +
-                                 static_cast<std::size_t>(num_cells) + (with_meshes ? rest_words : 0)) *
-                                sizeof(Real) +
-                            D * material_bytes(laws.front()) + D * sizeof(CellStatus);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t held = design_x.bytes() + design_force.bytes() + design_K.bytes() + design_materials.bytes() +
-                           design_cell_energy.bytes() + design_rest.bytes();
-  SOFTIK_CHECK(bytes <= free_bytes + held, "assembling " << D << " designs of " << num_cells << " cells at once needs "
-                                                         << bytes / 1e9 << " GB of device memory; "
-                                                         << (free_bytes + held) / 1e9 << " GB are free: evaluate the "
-                                                         << "designs in smaller batches");
-}
-
-/// The held designs' buffers freed before the new ones are allocated, and no designs until the
-/// new buffers exist: a failed allocation after this leaves no dangling batch.
-void DeviceAssembler::Impl::release_designs() {
-  num_designs = 0;
-  design_materials = DeviceArray<unsigned char>();
-  design_x = DeviceArray<Real>();
-  design_force = DeviceArray<Real>();
-  design_K = DeviceArray<Real>();
-  design_cell_energy = DeviceArray<Real>();
-  design_rest = DeviceArray<Real>();
-}
-
-/// The designs' materials, design after design, copied bytewise as their one law's type
-/// (materials[d * design_material_count + k]).
-void DeviceAssembler::Impl::upload_design_materials(const std::vector<std::vector<Material>>& laws) {
-  const std::size_t D = laws.size(), count = laws.front().size();
-  std::visit(
-      [&](const auto& first) {
-        using M = std::decay_t<decltype(first)>;
-        std::vector<M> typed;
-        typed.reserve(D * count);
-        for (const auto& design : laws)
-          for (const Material& m : design) typed.push_back(std::get<M>(m));
-        design_materials = DeviceArray<unsigned char>(typed.size() * sizeof(M));
-        SOFTIK_CUDA_CHECK(
-            cudaMemcpy(design_materials.get(), typed.data(), typed.size() * sizeof(M), cudaMemcpyHostToDevice));
-      },
-      laws.front().front());
-  design_material_count = static_cast<int>(count);
-}
-
-/// The D designs' state, force, stiffness, cell energy and status buffers, each design's rest
-/// words when `meshes` are given (in the layout of the shared table); x, the force and K start at
-/// zero.
-void DeviceAssembler::Impl::allocate_designs(std::size_t D, const std::vector<const Mesh*>& meshes) {
-  const std::size_t rest_words = static_cast<std::size_t>(element.rest_words) * static_cast<std::size_t>(num_cells);
-  design_x = DeviceArray<Real>(D * static_cast<std::size_t>(num_dofs));
-  design_force = DeviceArray<Real>(D * static_cast<std::size_t>(num_dofs));
-  design_K = DeviceArray<Real>(D * static_cast<std::size_t>(nnz));
-  design_cell_energy = DeviceArray<Real>(D * static_cast<std::size_t>(num_cells));
-  design_status = DeviceArray<CellStatus>(D);
-  if (!meshes.empty()) {  // each design's rest words, in the layout of the shared table
-    design_rest = DeviceArray<Real>(D * rest_words);
-    for (std::size_t d = 0; d < D; ++d)
-      upload_transposed(design_rest.get() + d * rest_words, num_cells, element.rest_words,
-                        [&](int c, Real* record) { element.pack_rest(*meshes[d], c, record, 1); });
-  }
-  design_energy.assign(D, 0.0);
-  SOFTIK_CUDA_CHECK(cudaMemset(design_x.get(), 0, design_x.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(design_force.get(), 0, design_force.bytes()));
-  SOFTIK_CUDA_CHECK(cudaMemset(design_K.get(), 0, design_K.bytes()));
-}
-
-void DeviceAssembler::set_designs(const std::vector<std::vector<Material>>& materials,
-                                  const std::vector<const Mesh*>& meshes) {
-  Impl& p = *impl_;
-  p.check_designs(materials, meshes);
-  p.check_design_memory(materials, !meshes.empty());
-  p.release_designs();
-  p.upload_design_materials(materials);
-  p.allocate_designs(materials.size(), meshes);
-  p.num_designs = static_cast<int>(materials.size());  // last: every buffer above is sized for D designs
-}
-
-int DeviceAssembler::num_designs() const { return impl_->num_designs; }
-Real* DeviceAssembler::device_design_positions() { return impl_->design_x.get(); }
-const Real* DeviceAssembler::device_design_force() const { return impl_->design_force.get(); }
-const Real* DeviceAssembler::device_design_K_values() const { return impl_->design_K.get(); }
-std::vector<Real> DeviceAssembler::design_energies() const { return impl_->design_energy; }
-
-void DeviceAssembler::assemble_designs(const Real* d_x, AssemblyRequest request,
-                                       std::vector<std::exception_ptr>* failures) {
-  Impl& p = *impl_;
-  SOFTIK_CHECK(p.num_designs > 0, "assemble_designs: call set_designs() first");
-  SOFTIK_CHECK(d_x != nullptr, "assemble_designs: the device position pointer is null");
-  const std::size_t D = static_cast<std::size_t>(p.num_designs);
-  SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_status.get(), 0x7f, D * sizeof(CellStatus)));  // kNoIndex
-  if (request.force) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_force.get(), 0, p.design_force.bytes()));
-  if (request.stiffness) SOFTIK_CUDA_CHECK(cudaMemsetAsync(p.design_K.get(), 0, p.design_K.bytes()));
-  DevicePass pass = p.pass_for(d_x);
-  pass.num_designs = p.num_designs;
-  pass.materials = {p.design_materials.get(), p.design_materials.size()};
-  pass.material_stride = p.design_material_count == 1 ? 0 : 1;
-  pass.material_design_stride = static_cast<std::size_t>(p.design_material_count);
-  pass.x = {d_x, D * static_cast<std::size_t>(p.num_dofs)};
-  pass.x_stride = static_cast<std::size_t>(p.num_dofs);
-  if (p.design_rest.size() > 0) {  // per design geometry: the same layout, one table per design
-    pass.rest.values = {p.design_rest.get(), p.design_rest.size()};
-    pass.rest_design_stride = p.design_rest.size() / D;
-  }
-  if (request.energy) pass.cell_energy = {p.design_cell_energy.get(), p.design_cell_energy.size()};
-  if (request.force) pass.force = {p.design_force.get(), p.design_force.size()};
-  pass.force_stride = static_cast<std::size_t>(p.num_dofs);
-  if (request.stiffness) pass.K = {p.design_K.get(), p.design_K.size()};
-  pass.K_stride = static_cast<std::size_t>(p.nnz);
-  pass.status = {p.design_status.get(), D};
-  p.element.launch(pass, p.law, p.options.formulation);
-  std::vector<CellStatus> result(D);
-  SOFTIK_CUDA_CHECK(cudaMemcpy(result.data(), p.design_status.get(), D * sizeof(CellStatus), cudaMemcpyDeviceToHost));
-  if (failures) failures->assign(D, nullptr);
-  for (std::size_t d = 0; d < D; ++d) {
-    const Real* x_d = d_x + d * static_cast<std::size_t>(p.num_dofs);
-    auto check = [&] {
-      assembly::check_cell_status(
-          result[d], p.dim,
-          [&](int dof) {
-            Real value = 0;
-            SOFTIK_CUDA_CHECK(cudaMemcpy(&value, x_d + dof, sizeof(Real), cudaMemcpyDeviceToHost));
-            return value;
-          },
-          p.formulation_name(), failures ? std::string() : "design " + std::to_string(d) + ": ");
-    };
-    if (!failures) {
-      check();
-      continue;
-    }
-    try {
-      check();
-    } catch (const Error&) {
-      (*failures)[d] = std::current_exception();
-    }
-  }
-  if (request.energy) p.design_energy = p.reduce_energies(p.design_cell_energy.get(), p.num_designs);
 }
 
 void DeviceAssembler::download_force(std::vector<Real>& force) const {

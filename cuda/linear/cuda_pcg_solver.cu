@@ -8,8 +8,10 @@
 //   repeat:  q = K p;  alpha = rz / p.q;  x += alpha p;  r -= alpha q
 //            z = M^-1 r;  rz' = r.z;  beta = rz' / rz;  p = z + beta p;  rz = rz'
 //   until ||r|| <= relative_tolerance ||b||.
+//
+// This file is the iteration (solve); K's BSR structure and the preconditioner are set up in
+// cuda_pcg_setup.cu, and the state both share is cuda_pcg_solver_impl.hpp's.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,11 +20,11 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/backend_entries.hpp"
 #include "cuda/exec/device_array.hpp"
 #include "cuda/linear/block_pcg_kernels.cuh"
 #include "cuda/linear/cuda_library_check.hpp"
 #include "cuda/linear/cuda_pcg_solver.hpp"
+#include "cuda/linear/cuda_pcg_solver_impl.hpp"
 #include "cuda/linear/gpu_solver_support.hpp"
 
 namespace softik::cuda {
@@ -41,147 +43,7 @@ std::string format_history(const std::vector<double>& history) {
   return s.str();
 }
 
-/// K's BSR structure (3 x 3 blocks) and where each CSR entry goes in it.
-struct BsrStructure {
-  std::vector<int> row_ptr, block_col;  ///< block rows' starts, block columns
-  std::vector<int> slot;                ///< per CSR entry: its place in the block values
-  std::vector<int> diag_block;          ///< per block row: its diagonal block
-};
-
-/// BSR structure: block row I gathers the block columns col/3 of rows 3I..3I+2, sorted, plus
-/// the diagonal block (always stored: it carries the padded rows' identity).
-BsrStructure bsr_structure(const CsrPattern& pattern, int n, int block_rows, const char* name) {
-  const std::size_t mb = static_cast<std::size_t>(block_rows);
-  BsrStructure bsr;
-  std::vector<int>& row_ptr = bsr.row_ptr;
-  std::vector<int>& block_col = bsr.block_col;
-  std::vector<int>& slot = bsr.slot;
-  std::vector<int>& diag_block = bsr.diag_block;
-  row_ptr.assign(mb + 1, 0);
-  slot.resize(static_cast<std::size_t>(pattern.nnz()));
-  diag_block.resize(mb);
-  std::vector<int> seen(mb, -1), position(mb, -1), row_blocks;
-  for (int I = 0; I < block_rows; ++I) {
-    row_blocks.clear();
-    const int first_row = 3 * I, last_row = std::min(3 * I + 3, n);
-    for (int r = first_row; r < last_row; ++r)
-      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1];
-           ++k) {
-        const int J = pattern.col[static_cast<std::size_t>(k)] / 3;
-        if (seen[static_cast<std::size_t>(J)] != I) {
-          seen[static_cast<std::size_t>(J)] = I;
-          row_blocks.push_back(J);
-        }
-      }
-    if (seen[static_cast<std::size_t>(I)] != I) row_blocks.push_back(I);
-    std::sort(row_blocks.begin(), row_blocks.end());
-    for (int J : row_blocks) {
-      position[static_cast<std::size_t>(J)] = static_cast<int>(block_col.size());
-      block_col.push_back(J);
-    }
-    SOFTIK_CHECK(block_col.size() <= static_cast<std::size_t>(INT_MAX / 9),
-                 name << ": K has too many 3 x 3 blocks for 32-bit BSR indices: split the model");
-    diag_block[static_cast<std::size_t>(I)] = position[static_cast<std::size_t>(I)];
-    for (int r = first_row; r < last_row; ++r)
-      for (int k = pattern.row_ptr[static_cast<std::size_t>(r)]; k < pattern.row_ptr[static_cast<std::size_t>(r) + 1];
-           ++k) {
-        const int c = pattern.col[static_cast<std::size_t>(k)];
-        slot[static_cast<std::size_t>(k)] = 9 * position[static_cast<std::size_t>(c / 3)] + 3 * (r % 3) + c % 3;
-      }
-    row_ptr[static_cast<std::size_t>(I) + 1] = static_cast<int>(block_col.size());
-  }
-  return bsr;
-}
-
-/// Initial block values: zero, with the identity on the padded rows' diagonal (scatters never
-/// write either, so they stay).
-std::vector<Real> initial_blocks(const std::vector<int>& diag_block, std::size_t nnzb, int n, int n_pad) {
-  std::vector<Real> initial(9 * nnzb, 0.0);
-  for (int r = n; r < n_pad; ++r)
-    initial[9 * static_cast<std::size_t>(diag_block[static_cast<std::size_t>(r / 3)]) +
-            4 * static_cast<std::size_t>(r % 3)] = 1.0;
-  return initial;
-}
-
 }  // namespace
-
-struct CudaPcgSolver::Impl {
-  // Pattern
-  int n = 0, nnz = 0;
-  int mb = 0;     ///< block rows (n padded up to 3 mb)
-  int n_pad = 0;  ///< 3 mb
-  int nnzb = 0;   ///< stored 3 x 3 blocks
-  bool analysed = false, factored = false;
-  FactorizationInfo info;
-  void forget_factor() {
-    factored = false;
-    info = FactorizationInfo{};
-  }
-  CusparseHandle sparse;
-  CusparseSpMat K;  ///< BSR descriptor over bsr_row_ptr, bsr_col, bsr_val
-  cusparseSpMMAlg_t spmm_alg = CUSPARSE_SPMM_BSR_ALG1;
-  bool use_cusparse = true;  ///< false: bsr3_multiply, where cuSPARSE refused the operands
-  std::string product;       ///< which product the solves use (CudaPcgSolver::product())
-  DeviceArray<int> bsr_row_ptr, bsr_col, slot, diag_block, status;
-  DeviceArray<Real> bsr_val, inv_diag, values, block_min, block_max, min_max;
-
-  // Solve workspace for `columns` right-hand sides (n_pad x columns each, leading dimension n_pad)
-  int capacity = 0;      ///< columns the vectors hold
-  int columns = 0;       ///< columns the descriptors describe
-  int warm_columns = 0;  ///< columns of the kept solution X (0: none)
-  DeviceArray<Real> B, X, R, Z, P, Q;
-  DeviceArray<Real> scalars;  ///< per column: pq | rr | rz_a | rz_b | bb (5 columns-long sections)
-  DeviceArray<Real> partial;  ///< 2 x columns x dot_parts
-  DeviceArray<int> active;
-  DeviceArray<unsigned char> spmm_buffer;
-  std::size_t spmm_buffer_bytes = 0;
-  CusparseDnMat dn_X, dn_R, dn_P, dn_Q;
-  int dot_parts = 1;
-
-  // Results of the last solve
-  int iterations = 0;
-  std::vector<std::vector<double>> history;
-
-  std::size_t vector_size(int nrhs) const { return static_cast<std::size_t>(n_pad) * static_cast<std::size_t>(nrhs); }
-
-  void ensure_workspace(int nrhs);
-  /// A dense n_pad x columns operand: its device array and its cuSPARSE descriptor.
-  struct Operand {
-    DeviceArray<Real>* values;
-    CusparseDnMat* descriptor;
-  };
-  Operand operand(DeviceArray<Real>& v, CusparseDnMat& d) { return Operand{&v, &d}; }
-  void choose_product(int nrhs);
-  void spmm(int nrhs, Real alpha, Operand in, Real beta, Operand out);
-  void dots(int nrhs, const Real* A, const Real* Bm, const Real* C, Real* out_ab, Real* out_ac);
-  void block_jacobi(int nrhs, const Real* Rm, Real* Zm);
-  void run(int nrhs, double tolerance, int max_iterations, bool warm_start);
-  /// solve() and solve_device() (`call`): the nrhs columns b (leading dimension n) padded into B
-  /// (copied as `in`: from the host or the device), run(), X copied out to x (as `out`); a failed
-  /// run forgets the kept solution.
-  void solve_columns(const char* solver, const char* call, const Real* b, Real* x, int nrhs, cudaMemcpyKind in,
-                     cudaMemcpyKind out, double tolerance, int max_iterations, bool warm_start);
-  /// A solve's per-column device scalars, sections of `scalars`: p.q, r.r, the current r.z, the
-  /// r.z of the updated residual (the two swap each iteration), b.b.
-  struct Scalars {
-    Real *pq, *rr, *rz, *rz_next, *bb;
-  };
-  // run()'s phases (each commented at its definition):
-  std::vector<Real> start_solve(int nrhs, Real* bb, bool warm_start);
-  bool true_residual(int nrhs, int restart, const Scalars& s, const std::vector<Real>& b_norm, double tolerance,
-                     std::vector<Real>& host_scalars, std::vector<int>& is_active);
-  void fail_restarts(const std::vector<Real>& b_norm, const std::vector<Real>& host_scalars,
-                     const std::vector<int>& is_active, double tolerance) const;
-  void iterate(int nrhs, double tolerance, int max_iter, unsigned vector_grid, Scalars& s,
-               const std::vector<Real>& b_norm, std::vector<Real>& host_scalars, std::vector<int>& is_active);
-  void fail_iterations(const std::vector<int>& is_active, int max_iter, double tolerance) const;
-  void pcg_iteration(int nrhs, unsigned vector_grid, Scalars& s);
-  bool check_columns(int nrhs, double tolerance, const std::vector<Real>& b_norm, const std::vector<Real>& host_scalars,
-                     std::vector<int>& is_active);
-  // analyze()'s phases after the BSR structure:
-  void check_bsr_memory(const char* name) const;
-  void upload_bsr(const BsrStructure& bsr, const std::vector<Real>& initial);
-};
 
 void CudaPcgSolver::Impl::ensure_workspace(int nrhs) {
   if (nrhs > capacity) {
@@ -457,10 +319,6 @@ bool CudaPcgSolver::Impl::check_columns(int nrhs, double tolerance, const std::v
   return any;
 }
 
-CudaPcgSolver::CudaPcgSolver() : impl_(std::make_unique<Impl>()) {}
-CudaPcgSolver::~CudaPcgSolver() = default;
-
-const FactorizationInfo& CudaPcgSolver::info() const { return impl_->info; }
 int CudaPcgSolver::iterations() const { return impl_->iterations; }
 const std::string& CudaPcgSolver::product() const { return impl_->product; }
 void CudaPcgSolver::reset_warm_start() { impl_->warm_columns = 0; }
@@ -470,106 +328,6 @@ const std::vector<double>& CudaPcgSolver::residual_history(int column) const {
       column >= 0 && static_cast<std::size_t>(column) < impl_->history.size(),
       "residual_history: column " << column << " of a last solve with " << impl_->history.size() << " columns");
   return impl_->history[static_cast<std::size_t>(column)];
-}
-
-void CudaPcgSolver::analyze(const CsrPattern& pattern) {
-  check_csr_pattern(pattern, name());
-  require_device(name());
-  Impl& p = *impl_;
-  p = Impl{};  // releases the previous pattern's buffers, handles and kept solution
-  SOFTIK_CUSPARSE_CHECK(cusparseCreate(p.sparse.replace()));
-  SOFTIK_CUSPARSE_CHECK(cusparseSetStream(p.sparse.get(), cudaStreamPerThread));  // the calling thread's stream
-  p.n = pattern.rows;
-  p.nnz = pattern.nnz();
-  p.mb = (p.n + 2) / 3;
-  p.n_pad = 3 * p.mb;
-  if (p.n == 0) {
-    p.analysed = true;
-    return;
-  }
-
-  const BsrStructure bsr = bsr_structure(pattern, p.n, p.mb, name());
-  p.nnzb = static_cast<int>(bsr.block_col.size());
-  const std::vector<Real> initial = initial_blocks(bsr.diag_block, bsr.block_col.size(), p.n, p.n_pad);
-  p.check_bsr_memory(name());
-  p.upload_bsr(bsr, initial);
-  p.analysed = true;
-}
-
-/// K in BSR needs its blocks, the inverted diagonal blocks, the CSR values and scatter slots and
-/// the block extremes on the device: refuse a K that does not fit in the free memory.
-void CudaPcgSolver::Impl::check_bsr_memory(const char* name) const {
-  const std::size_t block_rows = static_cast<std::size_t>(mb), blocks = static_cast<std::size_t>(nnzb);
-  const std::size_t needed =
-      (9 * blocks + 9 * block_rows + static_cast<std::size_t>(nnz) + 2 * block_rows) * sizeof(Real) +
-      (block_rows + 1 + blocks + static_cast<std::size_t>(nnz) + block_rows) * sizeof(int);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SOFTIK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  SOFTIK_CHECK(needed <= free_bytes, name << " of " << n << " free DOFs needs " << needed / 1e9
-                                          << " GB of device memory for K in BSR, but only " << free_bytes / 1e9
-                                          << " GB of " << total_bytes / 1e9
-                                          << " GB are free: use a smaller mesh or free device memory");
-}
-
-/// The device buffers of K in BSR and of the values' scatter, the BSR structure and the initial
-/// blocks uploaded, and cuSPARSE's descriptor of K.
-void CudaPcgSolver::Impl::upload_bsr(const BsrStructure& bsr, const std::vector<Real>& initial) {
-  const std::size_t block_rows = static_cast<std::size_t>(mb), blocks = bsr.block_col.size();
-  bsr_row_ptr = DeviceArray<int>(block_rows + 1);
-  bsr_col = DeviceArray<int>(blocks);
-  slot = DeviceArray<int>(static_cast<std::size_t>(nnz));
-  diag_block = DeviceArray<int>(block_rows);
-  status = DeviceArray<int>(1);
-  bsr_val = DeviceArray<Real>(9 * blocks);
-  inv_diag = DeviceArray<Real>(9 * block_rows);
-  values = DeviceArray<Real>(static_cast<std::size_t>(nnz));
-  block_min = DeviceArray<Real>(block_rows);
-  block_max = DeviceArray<Real>(block_rows);
-  min_max = DeviceArray<Real>(2);
-  upload(bsr_row_ptr.get(), bsr.row_ptr.data(), block_rows + 1);
-  upload(bsr_col.get(), bsr.block_col.data(), blocks);
-  upload(slot.get(), bsr.slot.data(), bsr.slot.size());
-  upload(diag_block.get(), bsr.diag_block.data(), block_rows);
-  upload(bsr_val.get(), initial.data(), initial.size());
-  SOFTIK_CUSPARSE_CHECK(cusparseCreateBsr(K.replace(), static_cast<int64_t>(mb), static_cast<int64_t>(mb),
-                                          static_cast<int64_t>(nnzb), 3, 3, bsr_row_ptr.get(), bsr_col.get(),
-                                          bsr_val.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                          CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW));
-}
-
-void CudaPcgSolver::factorize(const std::vector<Real>& values) {
-  factorize_from_host(*this, impl_->analysed, impl_->nnz, values, impl_->values.get());
-}
-
-void CudaPcgSolver::factorize_device(exec::DeviceView<const Real> values) {
-  Impl& p = *impl_;
-  if (!start_factorization(p, values, name())) return;
-  if (p.nnz > 0) {
-    scatter_to_bsr<<<grid_size(static_cast<std::size_t>(p.nnz), kBlock), kBlock>>>(p.nnz, p.slot.get(), values.data,
-                                                                                   p.bsr_val.get());
-    check_launch("scatter_to_bsr");
-  }
-  upload(p.status.get(), &p.mb, 1);
-  invert_diagonal_blocks<<<grid_size(static_cast<std::size_t>(p.mb), kBlock), kBlock>>>(
-      p.mb, p.n, p.diag_block.get(), p.bsr_val.get(), p.inv_diag.get(), p.block_min.get(), p.block_max.get(),
-      p.status.get());
-  check_launch("invert_diagonal_blocks");
-  reduce_min_max<<<1, kBlock>>>(p.mb, p.block_min.get(), p.block_max.get(), p.min_max.get());
-  check_launch("reduce_min_max");
-  int first_bad = p.mb;
-  Real min_max[2] = {0, 0};
-  download(&first_bad, p.status.get(), 1);
-  download(min_max, p.min_max.get(), 2);
-  SOFTIK_CHECK(first_bad >= p.mb,
-               "the stiffness matrix K is not positive definite: its 3 x 3 diagonal block "
-                   << first_bad << " (free DOF rows " << 3 * first_bad << " to " << std::min(3 * first_bad + 2, p.n - 1)
-                   << ") is not (a DOF without stiffness, or an indefinite hyperelastic tangent): " << name()
-                   << " needs a positive definite K; set AssemblyOptions::project_spd = true, or use a CPU "
-                   << "solver (LinearSolverKind::Cholmod), which also factors indefinite K");
-  // For an iterative solver this is only an indicator of the scaling, not a pivot ratio.
-  p.info.pivot_ratio = min_max[1] > 0 ? min_max[0] / min_max[1] : 0.0;
-  p.info.factor_nnz = 9LL * p.mb;  // the stored preconditioner (inverse diagonal blocks)
-  p.factored = true;
 }
 
 void CudaPcgSolver::Impl::solve_columns(const char* solver, const char* call, const Real* b, Real* x, int nrhs,
@@ -603,7 +361,3 @@ void CudaPcgSolver::solve_device(const Real* d_b, Real* d_x, int nrhs) const {
 }
 
 }  // namespace softik::cuda
-
-namespace softik {
-std::unique_ptr<LinearSolver> make_cuda_pcg_solver() { return std::make_unique<cuda::CudaPcgSolver>(); }
-}  // namespace softik

@@ -107,8 +107,12 @@ struct ScenePressure {
   std::string file;           ///< an OBJ/STL cavity embedded in the mesh (resolved path)
   Real scale = 1;             ///< applied to the file's coordinates
   Real embed_tolerance = -1;  ///< < 0: 1e-6 x the mesh's bounding-box diagonal
-  Real value = 0;             ///< pressure at load factor 1
-  bool closed = true;
+  /// The load as the library takes it (cavity.hpp): `pressure` (the scene's `value`, at load
+  /// factor 1), `closed`, and the `control` (pressure; volume: `volume_growth` imposed, the
+  /// pressure solved; gas: `gas_amount` of ideal gas at `ambient_pressure`, Boyle's law; static
+  /// load-ramp runs only). Its name, surface, embedding and follower flag are set when the scene
+  /// is built, from the keys above and `follower` below.
+  PressureLoad load;
   /// A symmetry sector of a closed cavity: open only along the planes x = 0, y = 0, z = 0, its
   /// volume the sector's (surface `symmetry_sector`; surface groups only).
   bool symmetry_sector = false;
@@ -117,13 +121,6 @@ struct ScenePressure {
   /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
   int follower = -1;
   TimeFunction over_time;  ///< dynamics: the factor of `value` over time (empty: 1)
-  /// loads.pressure `control`: pressure (`value` given), volume (`volume_growth` imposed, the
-  /// pressure solved) or gas (`gas_amount` of ideal gas at `ambient_pressure`, Boyle's law);
-  /// static load-ramp runs only (PressureLoad::control, loads.hpp).
-  CavityControl control = CavityControl::Pressure;
-  Real volume_growth = 0;
-  Real gas_amount = 0;
-  Real ambient_pressure = 101325;
   SceneLocation where;
 };
 
@@ -233,13 +230,11 @@ struct SceneInverse {
   enum class Mode { RealTime, Converged };
   bool enabled = false;
   Mode mode = Mode::RealTime;
-  InverseMethod method = InverseMethod::QP;
-  Real epsilon = 1e-3;
-  int steps_per_target = 20;        ///< real-time steps per goal of the sequence
-  int max_iterations = 50;          ///< converged: iterations per continuation increment
-  Real min_increment = 1.0 / 256;   ///< converged: InverseOptions::min_increment
-  bool actuator_stiffness = false;  ///< real-time: add the actuators' own stiffness to K
-  int reuse_factorization = 0;      ///< real-time: InverseOptions::reuse_factorization
+  /// The solver's options as the scene sets them: method, epsilon, actuator_stiffness and
+  /// reuse_factorization (real-time), max_iterations and min_increment (converged); the others
+  /// keep the library's defaults.
+  InverseOptions options;
+  int steps_per_target = 20;  ///< real-time steps per goal of the sequence
   std::vector<SceneActuator> actuators;
   std::vector<SceneEffector> effectors;
   std::vector<SceneForceTarget> force_targets;

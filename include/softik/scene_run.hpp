@@ -215,9 +215,6 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options);
 DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built);
 /// ... the options (time scheme, damping, contact with the built obstacles) ...
 DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built);
-/// The inverse solver's options a scene's `inverse:` section describes, as `run_scene` sets them
-/// (method, epsilon, actuator stiffness, factorisation reuse, iterations, smallest increment).
-InverseOptions scene_inverse_options(const SceneInverse& inverse);
 /// ... and a cable's tension over time: force x over_time (the constant force without a table).
 TimeFunction scene_cable_tension(const SceneCable& cable);
 

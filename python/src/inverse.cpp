@@ -40,7 +40,7 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
   SOFTIK_CHECK(!m.has_inverse,
                "this Model already has an InverseSolver, which owns its actuators' and effectors' "
                "state; build another softik.Model for a second one");
-  InverseOptions io = scene_inverse_options(inv);  // as the scene runner sets them (min_increment too)
+  InverseOptions io = inv.options;  // as the scene runner uses them
   if (method) {
     SOFTIK_CHECK(*method == "qp" || *method == "gauss_seidel",
                  "method must be 'qp' or 'gauss_seidel', got '" << *method << "'");

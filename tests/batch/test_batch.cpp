@@ -44,12 +44,12 @@ sweep:
   // The overrides reach the parsed scene (a one-element map given as a list works by index too).
   const Scene s = design_scene(spec, spec.designs[4]);
   ASSERT_EQ(s.pressures.size(), 1u);
-  EXPECT_EQ(s.pressures[0].value, 2000);
+  EXPECT_EQ(s.pressures[0].load.pressure, 2000);
   const BatchDesign indexed{"i", {{"loads.pressure[0].value", "4321"}}};
   write_file(dir / "list.yaml", kBlock + "loads: {pressure: [{surface: cavity0, value: 1}]}\n");
   BatchSpec list_spec = spec;
   list_spec.scene_path = (dir / "list.yaml").string();
-  EXPECT_EQ(design_scene(list_spec, indexed).pressures[0].value, 4321);
+  EXPECT_EQ(design_scene(list_spec, indexed).pressures[0].load.pressure, 4321);
 }
 
 TEST(Batch, BadBatchFilesNameTheProblem) {

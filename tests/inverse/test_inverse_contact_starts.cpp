@@ -158,7 +158,7 @@ TEST(GripperControl, TheBallReachesEachGoalWithTheContactLawsAndBoundsAtEverySte
   const BuiltScene built = build_scene(scene);
   auto solver = make_linear_solver(built.linear_solver);
   DynamicSolver dyn(*built.assembler, *solver, scene_dynamic_loads(scene, built), scene_dynamics_options(scene, built));
-  dyn.control_options().epsilon = scene.inverse.epsilon;
+  dyn.control_options().epsilon = scene.inverse.options.epsilon;
   for (const auto& a : built.actuators) dyn.add_control(a);
   ASSERT_EQ(built.effectors.size(), 1u);
   auto ball = std::dynamic_pointer_cast<PositionEffector>(built.effectors[0]);

@@ -275,10 +275,8 @@ struct Builder {
     const Mesh& mesh = out.mesh;
     if (mesh.dim != 3)
       fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
-    PressureLoad load;
+    PressureLoad load = p.load;  // pressure, closed, control: as the scene gives them
     load.name = p.name;
-    load.pressure = p.value;
-    load.closed = p.closed;
     SurfaceReport report;
     if (!p.surface.empty()) {
       const auto it = mesh.surface_groups.find(p.surface);
@@ -286,7 +284,7 @@ struct Builder {
         fail(p.where, what + ": the mesh has no surface group '" + p.surface +
                           "'; its surface groups: " + keys_of(mesh.surface_groups));
       load.surface = located(p.where, what, [&] {
-        return check_surface(mesh, it->second, p.name, p.closed && !p.symmetry_sector, p.allow_flip, &report);
+        return check_surface(mesh, it->second, p.name, p.load.closed && !p.symmetry_sector, p.allow_flip, &report);
       });
       if (p.symmetry_sector) check_sector(load, p, what);
     } else {
@@ -298,7 +296,7 @@ struct Builder {
       SurfaceGroup surface;
       surface.triangles = cavity.triangles;
       load.surface = located(p.where, what,
-                             [&] { return check_surface(vertices, surface, p.name, p.closed, p.allow_flip, &report); });
+                             [&] { return check_surface(vertices, surface, p.name, p.load.closed, p.allow_flip, &report); });
       load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)",
                                [&] { return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance)); });
       warn_projected_vertices(load, p, what, vertices, tolerance(p.embed_tolerance), diagonal, out);
@@ -543,13 +541,9 @@ BuiltScene build(const Scene& scene, const DeviceAssemblyFactory* device) {
                          "disagree (an inflated finger bends the wrong way). Remove follower (a dead load, the linear "
                          "analysis's), or use formulation: corotational or hyperelastic for a follower load");
     load.follower = sp.follower >= 0 ? sp.follower == 1 : scene.formulation != Formulation::LinearSmallStrain;
-    load.control = sp.control;
-    load.volume_growth = sp.volume_growth;
-    load.gas_amount = sp.gas_amount;
-    load.ambient_pressure = sp.ambient_pressure;
-    if (sp.control != CavityControl::Pressure && !load.follower)
+    if (sp.load.control != CavityControl::Pressure && !load.follower)
       fail(sp.where,
-           "loads.pressure '" + sp.name + "': control: " + cavity_control_name(sp.control) +
+           "loads.pressure '" + sp.name + "': control: " + cavity_control_name(sp.load.control) +
                " needs a follower load (the pressure acts on the deformed wall whose volume is controlled), " +
                (scene.formulation == Formulation::LinearSmallStrain
                     ? std::string("which formulation: linear does not carry; use formulation: corotational or "

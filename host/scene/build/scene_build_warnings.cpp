@@ -125,7 +125,7 @@ void warn_projected_vertices(const PressureLoad& load, const ScenePressure& p, c
   w << p.where.str() << ": " << what << ": " << moved << " of " << V << " vertices of '" << p.file
     << "' lie outside the mesh and were moved onto it (within embed_tolerance " << embed_tolerance
     << "), the farthest by " << largest;
-  if (p.closed) {
+  if (p.load.closed) {
     PressureLoad own = load;  // the file's surface on its own vertices, as given
     own.embedding = SurfaceEmbedding{};
     const Real V0 = surface_volume(own, cavity, cavity.X), V1 = surface_volume(load, mesh, mesh.X);

@@ -132,39 +132,39 @@ namespace {
 
 /// value, or volume_growth / gas_amount / ambient_pressure, by loads.pressure's `control`.
 void parse_cavity_control(const Map& m, ScenePressure& p) {
-  const std::string control = cavity_control_name(p.control);
+  const std::string control = cavity_control_name(p.load.control);
   const auto not_here = [&](const std::string& key, const std::string& why) {
     if (m.has(key)) fail(m.key_where(key), m.name(key) + ": " + why);
   };
-  if (p.control == CavityControl::Pressure) {
-    p.value = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
+  if (p.load.control == CavityControl::Pressure) {
+    p.load.pressure = m.number("value", "the pressure at the end of the load ramp, e.g. 20000 (Pa)");
     for (const std::string key : {"volume_growth", "gas_amount", "ambient_pressure"})
       not_here(key, "applies to control: volume or gas; add control: or remove the key");
     return;
   }
   not_here("value", "with control: " + control + " the solve finds the pressure; remove value");
   not_here("over_time", "applies to control: pressure (a given pressure over time)");
-  if (!p.file.empty() || !p.closed)
+  if (!p.file.empty() || !p.load.closed)
     fail(m.where(), m.what() + ": control: " + control +
                         " needs a closed cavity given as a surface group (surface:, "
                         "closed: true): its volume is what is controlled");
-  if (p.control == CavityControl::Volume) {
+  if (p.load.control == CavityControl::Volume) {
     not_here("gas_amount", "applies to control: gas");
     not_here("ambient_pressure", "applies to control: gas");
-    p.volume_growth =
+    p.load.volume_growth =
         m.number("volume_growth", "the cavity's volume growth at the end of the load ramp, e.g. 2.0e-6 (m^3)");
-    if (!std::isfinite(p.volume_growth))
+    if (!std::isfinite(p.load.volume_growth))
       fail(m.where("volume_growth"), m.name("volume_growth") + ": must be a finite volume (m^3)");
     return;
   }
   not_here("volume_growth", "applies to control: volume");
-  p.gas_amount = m.number("gas_amount",
+  p.load.gas_amount = m.number("gas_amount",
                           "the amount of gas at the end of the load ramp as absolute pressure x volume, e.g. "
                           "0.25 (Pa m^3 = J)");
-  if (!(std::isfinite(p.gas_amount) && p.gas_amount > 0))
+  if (!(std::isfinite(p.load.gas_amount) && p.load.gas_amount > 0))
     fail(m.where("gas_amount"), m.name("gas_amount") + ": must be > 0 (absolute pressure x volume of the gas, Pa m^3)");
-  p.ambient_pressure = m.number("ambient_pressure", p.ambient_pressure);
-  if (!(std::isfinite(p.ambient_pressure) && p.ambient_pressure >= 0))
+  p.load.ambient_pressure = m.number("ambient_pressure", p.load.ambient_pressure);
+  if (!(std::isfinite(p.load.ambient_pressure) && p.load.ambient_pressure >= 0))
     fail(m.where("ambient_pressure"), m.name("ambient_pressure") + ": must be >= 0 (Pa, absolute)");
 }
 
@@ -177,10 +177,10 @@ ScenePressure parse_pressure(const YAML::Node& node, const std::string& path, co
   p.name = m.string("name", p.surface.empty() ? stem(p.file) : p.surface);
   check_name(m.has("name") ? m.at("name") : node, path, m.name("name"), p.name);
   const int control = m.choice("control", {"pressure", "volume", "gas"}, 0);
-  p.control = control == 0 ? CavityControl::Pressure : control == 1 ? CavityControl::Volume : CavityControl::Gas;
-  p.closed = m.boolean("closed", true);
+  p.load.control = control == 0 ? CavityControl::Pressure : control == 1 ? CavityControl::Volume : CavityControl::Gas;
+  p.load.closed = m.boolean("closed", true);
   p.symmetry_sector = m.boolean("symmetry_sector", false);
-  if (p.symmetry_sector && (!p.file.empty() || !p.closed))
+  if (p.symmetry_sector && (!p.file.empty() || !p.load.closed))
     fail(m.where("symmetry_sector"), m.name("symmetry_sector") +
                                          ": applies to a closed cavity given as a surface group "
                                          "(surface:, closed: true), whose open edges lie on the "
@@ -398,9 +398,9 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
   for (const ScenePressure& p : scene.pressures)
-    if (p.control != CavityControl::Pressure &&
+    if (p.load.control != CavityControl::Pressure &&
         (m.has("dynamics") || m.has("explicit") || m.has("inverse") || m.has("continuation")))
-      fail(p.where, "loads.pressure '" + p.name + "': control: " + cavity_control_name(p.control) +
+      fail(p.where, "loads.pressure '" + p.name + "': control: " + cavity_control_name(p.load.control) +
                         " is solved in static load-ramp runs only, not with dynamics:, explicit:, inverse: or "
                         "continuation:; give the pressure (value:) there");
   if (m.has("contact")) scene.contact = parse_contact(m.at("contact"), path);

@@ -32,7 +32,7 @@ void check_inverse_contact(const Scene& scene, const Map& m) {
       fail(t.where,
            "inverse.force_targets '" + t.target.name + "': no contact obstacle is named '" + t.target.obstacle + "' (" +
                (known.empty() ? std::string("the scene has no contact.obstacles") : "obstacles: " + known) + ")");
-    if (scene.inverse.method == InverseMethod::GaussSeidel)
+    if (scene.inverse.options.method == InverseMethod::GaussSeidel)
       fail(t.where,
            "inverse.force_targets: need the QP method (inverse.method: qp); Gauss-Seidel sweeps over the "
            "actuators only");
@@ -71,11 +71,11 @@ void check_dynamics(Scene& scene, const Map& m) {
       fail(inv.where,
            "inverse.mode: converged solves are static; with dynamics: the inverse problem is solved once per "
            "time step (mode: realtime, the default)");
-    if (inv.actuator_stiffness)
+    if (inv.options.actuator_stiffness)
       fail(inv.where,
            "inverse.actuator_stiffness: with dynamics: the actuators' stiffness is always in the time "
            "step's tangent; remove the key");
-    if (inv.reuse_factorization > 0)
+    if (inv.options.reuse_factorization > 0)
       fail(inv.where,
            "inverse.reuse_factorization: with dynamics: each time step factorises its own tangent; remove "
            "the key");

@@ -298,27 +298,27 @@ void parse_iterations(const Map& m, SceneInverse& inv) {
     fail(m.where("steps_per_target"), "inverse.steps_per_target: " + std::to_string(inv.steps_per_target) +
                                           " is above the cap of 100000 (each step writes a CSV row); a real-time "
                                           "step moves most of the way to its goal: a few to a few tens are typical");
-  inv.max_iterations = m.integer("max_iterations", inv.max_iterations);
-  if (inv.max_iterations > 100000)
-    fail(m.where("max_iterations"), "inverse.max_iterations: " + std::to_string(inv.max_iterations) +
+  inv.options.max_iterations = m.integer("max_iterations", inv.options.max_iterations);
+  if (inv.options.max_iterations > 100000)
+    fail(m.where("max_iterations"), "inverse.max_iterations: " + std::to_string(inv.options.max_iterations) +
                                         " is above the cap of 100000; a converged solve needs tens of iterations or "
                                         "does not converge");
   // Per continuation increment; the last one lowers the energy weight 10x per iteration from
   // epsilon to InverseOptions::epsilon_min (1e-10) and needs one more to see lambda settle.
-  const int needed = static_cast<int>(std::ceil(std::log10(inv.epsilon / InverseOptions{}.epsilon_min))) + 2;
-  if (inv.max_iterations < needed)
+  const int needed = static_cast<int>(std::ceil(std::log10(inv.options.epsilon / InverseOptions{}.epsilon_min))) + 2;
+  if (inv.options.max_iterations < needed)
     fail(m.where("max_iterations"), "inverse.max_iterations: must be >= " + std::to_string(needed) +
-                                        " with epsilon = " + std::to_string(inv.epsilon) +
+                                        " with epsilon = " + std::to_string(inv.options.epsilon) +
                                         " (per continuation increment; the last one lowers the energy weight 10x per "
                                         "iteration down to 1e-10)");
-  inv.min_increment = m.number("min_increment", inv.min_increment);
-  if (!(inv.min_increment > 0 && inv.min_increment <= 1))
+  inv.options.min_increment = m.number("min_increment", inv.options.min_increment);
+  if (!(inv.options.min_increment > 0 && inv.options.min_increment <= 1))
     fail(m.where("min_increment"),
          "inverse.min_increment: must be in (0, 1] (the smallest continuation increment, "
          "as a fraction of the way to the goal, before the solve gives up)");
-  inv.actuator_stiffness = m.boolean("actuator_stiffness", false);
-  inv.reuse_factorization = m.integer("reuse_factorization", 0);
-  if (inv.reuse_factorization < 0)
+  inv.options.actuator_stiffness = m.boolean("actuator_stiffness", false);
+  inv.options.reuse_factorization = m.integer("reuse_factorization", 0);
+  if (inv.options.reuse_factorization < 0)
     fail(m.where("reuse_factorization"), "inverse.reuse_factorization: must be >= 0 (0: refactor every step)");
 }
 
@@ -385,9 +385,9 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   inv.where = m.where();
   inv.mode = m.choice("mode", {"realtime", "converged"}, 0) == 0 ? SceneInverse::Mode::RealTime
                                                                  : SceneInverse::Mode::Converged;
-  inv.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
-  inv.epsilon = m.number("epsilon", inv.epsilon);
-  if (!(inv.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
+  inv.options.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
+  inv.options.epsilon = m.number("epsilon", inv.options.epsilon);
+  if (!(inv.options.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
   reject_other_mode_keys(m, inv);
   parse_iterations(m, inv);
   parse_lists(m, path, inv);

@@ -133,14 +133,14 @@ void take_solver_warnings(const DynamicSolver& dyn, const SceneRunOptions& optio
 /// the effectors at their first goal, and the control's summary header.
 void add_dynamic_control(const SceneInverse& inv, const BuiltScene& built, size_t goals, DynamicSolver& dyn,
                          InverseRunSummary& control) {
-  dyn.control_options().method = inv.method;
-  dyn.control_options().epsilon = inv.epsilon;
+  dyn.control_options().method = inv.options.method;
+  dyn.control_options().epsilon = inv.options.epsilon;
   for (const auto& a : built.actuators) dyn.add_control(a);
   for (const auto& e : built.effectors) dyn.add_control(e);
   for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
   control.enabled = true;
   control.mode = "dynamic";
-  control.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
+  control.method = inv.options.method == InverseMethod::QP ? "qp" : "gauss_seidel";
   control.goals = static_cast<int>(goals);
   control.effectors = effector_summaries(inv, built);
 }

@@ -233,7 +233,7 @@ void start_summary(const SceneInverse& inv, const BuiltScene& built, bool realti
                    InverseRunSummary& sum) {
   sum.enabled = true;
   sum.mode = realtime ? "realtime" : "converged";
-  sum.method = inv.method == InverseMethod::QP ? "qp" : "gauss_seidel";
+  sum.method = inv.options.method == InverseMethod::QP ? "qp" : "gauss_seidel";
   sum.goals = static_cast<int>(goals);
   sum.effectors = effector_summaries(inv, built);
 }
@@ -319,7 +319,7 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
                  SceneRunResult& result) {
   const SceneInverse& inv = scene.inverse;
   const bool realtime = inv.mode == SceneInverse::Mode::RealTime;
-  const InverseOptions io = softik::scene_inverse_options(inv);
+  const InverseOptions& io = inv.options;
   std::unique_ptr<LinearSolver> solver = make_linear_solver(built.linear_solver);
   InverseSolver inverse(*built.assembler, *solver, built.loads, io);
   add_inverse_problem(scene, built, inverse);
@@ -357,17 +357,6 @@ void run_inverse(const Scene& scene, BuiltScene& built, const SceneRunOptions& o
 }
 
 }  // namespace scene_detail
-
-InverseOptions scene_inverse_options(const SceneInverse& inv) {
-  InverseOptions io;
-  io.method = inv.method;
-  io.epsilon = inv.epsilon;
-  io.actuator_stiffness = inv.actuator_stiffness;
-  io.reuse_factorization = inv.reuse_factorization;
-  io.max_iterations = inv.max_iterations;
-  io.min_increment = inv.min_increment;
-  return io;
-}
 
 bool InverseRunSummary::all_reached() const {
   for (const EffectorSummary& e : effectors)

@@ -18,6 +18,13 @@ using Vec3 = Eigen::Matrix<Real, 3, 1>;
 using Mat9 = Eigen::Matrix<Real, 9, 9>;
 using Vec9 = Eigen::Matrix<Real, 9, 1>;
 
+/// The d-vector and d x d matrix of a d-dimensional element (element_traits.hpp): reference
+/// coordinates xi, the Jacobian dX/dxi, F and its rotation in d dimensions.
+template <int d>
+using VecD = Eigen::Matrix<Real, d, 1>;
+template <int d>
+using MatD = Eigen::Matrix<Real, d, d>;
+
 /// Index of A(i,j) in vec(A).
 SOFTIK_HD_INLINE constexpr int flat(int i, int j) { return i + 3 * j; }
 

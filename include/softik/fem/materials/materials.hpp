@@ -6,6 +6,7 @@
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/mooney_rivlin.hpp"
 #include "softik/fem/materials/neo_hookean.hpp"
+#include "softik/fem/materials/neo_hookean_d1.hpp"
 #include "softik/fem/materials/ogden.hpp"
 #include "softik/fem/materials/saint_venant_kirchhoff.hpp"
 #include "softik/fem/materials/stable_neo_hookean.hpp"

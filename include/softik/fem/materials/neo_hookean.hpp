@@ -1,5 +1,3 @@
-// Neo-Hookean laws.
-//
 // NeoHookean (compressible, Lame form; docs/method.md section 4):
 //   C = F^T F, J = det F, C_inv = C^{-1}
 //   psi = mu/2 (tr C - 3) - mu log J + lambda/2 (log J)^2
@@ -11,14 +9,7 @@
 //   Small-strain limit: linear elasticity with the same (lambda, mu).
 // Source: Bonet & Wood, "Nonlinear Continuum Mechanics for Finite Element Analysis", 2nd ed.,
 // section 6.4.3 (docs/method.md section 4, [1]); SOFA Elasticity plugin README.
-//
-// NeoHookeanD1 (decoupled, Abaqus/CalculiX form):
-//   psi = C10 (Ibar1 - 3) + (J - 1)^2 / D1,   Ibar1 = J^(-2/3) tr C
-//   S and CC: volumetric.hpp with W1 = C10, U = (J - 1)^2 / D1; P and the element stiffness in
-//   closed form: decoupled_i1.hpp.
-//   Small strain: mu = 2 C10, K = 2 / D1.
-// Source: Abaqus Theory Guide, "Hyperelastic material behavior" (polynomial form, N = 1,
-// C01 = 0); CalculiX CrunchiX User's Manual, *HYPERELASTIC, NEO HOOKE.
+// The decoupled Abaqus/CalculiX form, NeoHookeanD1, is in neo_hookean_d1.hpp.
 #pragma once
 
 #include <cmath>
@@ -26,7 +17,6 @@
 #include <Eigen/LU>  // fixed-size inverse() and determinant()
 
 #include "softik/fem/lane_ops.hpp"
-#include "softik/fem/materials/decoupled_i1.hpp"
 #include "softik/fem/materials/linear_elastic.hpp"
 #include "softik/fem/materials/volumetric.hpp"
 #include "softik/fem/pk2_to_pk1.hpp"
@@ -184,71 +174,6 @@ struct NeoHookean {
   static NeoHookean from_young_poisson(Real E, Real nu) {
     const detail::Lame l = detail::lame_from_young_poisson("NeoHookean", E, nu);
     return NeoHookean{l.mu, l.lambda};
-  }
-};
-
-struct NeoHookeanD1 {
-  Real C10 = 0;  ///< = mu / 2
-  Real D1 = 0;   ///< = 2 / K
-  static constexpr Volumetric volumetric = Volumetric::D1Form;
-  static constexpr bool has_closed_form_stiffness = true;  ///< pk1_and_block_terms (decoupled_i1.hpp)
-  static constexpr bool bulk_measure_linear = false;       ///< its bulk term sees m = J
-  template <int n, int Q>
-  using StiffnessTerms = DecoupledI1Terms<n, Real, Q>;
-
-  /// The bulk term U = (J - 1)^2 / D1.
-  SOFTIK_HD VolumetricTerm bulk_term(Real J) const { return volumetric_term(volumetric, D1, J); }
-
-  SOFTIK_HD Real psi(const Mat3& F) const {
-    const Real J = F.determinant();
-    return isochoric_energy(pow(J, -2.0 / 3.0) * (F.transpose() * F).trace()) + volumetric_term(volumetric, D1, J).U;
-  }
-
-  /// W(Ibar1) = C10 (Ibar1 - 3).
-  SOFTIK_HD Real isochoric_energy(Real I1bar) const { return C10 * (I1bar - 3); }
-
-  SOFTIK_HD Mat3 S(const Mat3& F) const {
-    const IsochoricKinematics k = isochoric_kinematics(F);
-    return decoupled_pk2(k, derivatives(k.I1bar), volumetric_term(volumetric, D1, k.J));
-  }
-
-  SOFTIK_HD Mat3 P(const Mat3& F) const { return decoupled_i1_pk1(*this, F); }
-
-  /// S and CC = dS/dE from one evaluation (dPdF; the GPU's stiffness).
-  SOFTIK_HD Mat3 pk2_and_tangent(const Mat3& F, Mat9& CC) const {
-    const IsochoricKinematics k = isochoric_kinematics(F);
-    const IsochoricDerivatives w = derivatives(k.I1bar);
-    const VolumetricTerm u = volumetric_term(volumetric, D1, k.J);
-    CC = decoupled_cc(k, w, u);
-    return decoupled_pk2(k, w, u);
-  }
-
-  /// P and the stiffness terms of point q in closed form (hyperelastic_element on the CPU).
-  template <int n, int Q, class G>
-  SOFTIK_HD Mat3 pk1_and_block_terms(const Mat3& F, const G& g, Real w, StiffnessTerms<n, Q>& terms, int q) const {
-    return decoupled_i1_pk1_and_block_terms(*this, F, g, w, terms, q);
-  }
-
-  SOFTIK_HD Mat9 dPdF(const Mat3& F) const { return dPdF_from_pk2_law(*this, F); }
-
-  /// W1 = C10, W11 = 0.
-  SOFTIK_HD IsochoricDerivatives derivatives(Real /*I1bar*/) const {
-    IsochoricDerivatives w;
-    w.W1 = C10;
-    return w;
-  }
-
-  /// C10 > 0 (shear modulus 2 C10), D1 > 0 (bulk modulus 2 / D1).
-  static NeoHookeanD1 from_constants(Real C10, Real D1) {
-    detail::check_positive("NeoHookeanD1", "C10", C10);
-    detail::check_D1("NeoHookeanD1", D1);
-    return NeoHookeanD1{C10, D1};
-  }
-
-  /// C10 = mu / 2, D1 = 2 / K with mu = E / (2 (1 + nu)), K = E / (3 (1 - 2 nu)).
-  static NeoHookeanD1 from_young_poisson(Real E, Real nu) {
-    const detail::ShearBulk m = detail::shear_and_D1_from_young_poisson("NeoHookeanD1", E, nu);
-    return NeoHookeanD1{m.mu / 2, m.D1};
   }
 };
 
