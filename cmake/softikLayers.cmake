@@ -35,7 +35,7 @@ set(SOFTIK_LAYER_USES_cuda "exec;loads;network;linear;assembly;mesh")
 set(SOFTIK_LAYER_PUBLIC_common "config;error;material;progress;backend;fem/*;exec/*")
 set(SOFTIK_LAYER_PUBLIC_exec "")
 set(SOFTIK_LAYER_PUBLIC_mesh
-    "mesh;mesh_generator;actuator_generator;shell_generator;mesh_selection;point_location;surface")
+    "mesh;mesh_generator;mesh_transform;actuator_generator;shell_generator;mesh_selection;point_location;surface")
 set(SOFTIK_LAYER_PUBLIC_assembly "assembly")
 set(SOFTIK_LAYER_PUBLIC_linear "linear_solver")
 set(SOFTIK_LAYER_PUBLIC_loads "loads;cavity")

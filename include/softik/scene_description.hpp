@@ -30,6 +30,7 @@
 #include "softik/mesh.hpp"
 #include "softik/mesh_generator.hpp"
 #include "softik/mesh_io.hpp"
+#include "softik/mesh_transform.hpp"
 #include "softik/progress.hpp"
 #include "softik/static_solver.hpp"
 
@@ -66,6 +67,19 @@ struct SceneMesh {
   MultiCavitySpec multi_cavity;
   GripperSpec gripper;
   SphereShell sphere_shell;
+  /// `transform` (mesh_transform.hpp): places the mesh, and the cavity files drawn with it, in
+  /// the scene: x = t + R (s p), applied after `scale`. Identity when not given.
+  Transform transform;
+  SceneLocation where;
+};
+
+/// One body of a multi-body scene (`bodies:`): its mesh, placed by its transform. The body's
+/// own keys (materials, fixed, prescribed, loads) are merged into the scene's lists when the
+/// scene is read, their group names prefixed "<body>/" and their selections and cavity files
+/// marked with the body's index: coordinates written in a body are in its own frame.
+struct SceneBody {
+  std::string name;  ///< unique; a safe file-name component; names "<name>/<group>" in the mesh
+  SceneMesh mesh;
   SceneLocation where;
 };
 
@@ -79,6 +93,9 @@ struct SceneSelection {
   Real tolerance = -1;                                  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
   std::vector<int> nodes;
   std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
+  /// Written in bodies[body] (index): box, plane and node numbers are in that body's own frame
+  /// and numbering, and only its nodes are selected; -1: the scene's (world frame, all nodes).
+  int body = -1;
   SceneLocation where;
 };
 
@@ -121,6 +138,9 @@ struct ScenePressure {
   /// given: follower for the geometrically nonlinear formulations, dead for formulation: linear.
   int follower = -1;
   TimeFunction over_time;  ///< dynamics: the factor of `value` over time (empty: 1)
+  /// Written in bodies[body]: its `file` is in that body's frame (moved by its transform); -1:
+  /// the scene's (the single mesh's transform moves the file; with bodies: the world frame).
+  int body = -1;
   SceneLocation where;
 };
 
@@ -316,7 +336,8 @@ struct Scene {
   std::string path;  ///< the scene file (as given)
   std::string name;  ///< `name:` or the file's stem; names the outputs
   std::string description;
-  SceneMesh mesh;
+  SceneMesh mesh;                ///< the single body (`mesh:`); unused with `bodies:`
+  std::vector<SceneBody> bodies;  ///< `bodies:` (empty: the single body `mesh:`)
   Formulation formulation = Formulation::Hyperelastic;
   SceneLocation formulation_where;
   /// `dilatation:` pointwise | cell_mean | nodal_mean (AssemblyOptions::dilatation).

@@ -29,7 +29,8 @@ std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe
 
 /// A scene turned into the objects the solver takes.
 struct BuiltScene {
-  Mesh mesh;
+  Mesh mesh;  ///< placed (transforms applied); with bodies: all of them, merged (merge_meshes)
+  MeshParts parts;  ///< with bodies: where each body's nodes and cells start in `mesh`; else empty
   std::vector<Material> materials;       ///< one per cell
   std::vector<char> fixed_dofs;          ///< num_dofs entries, fixed and prescribed DOFs non-zero
   std::unique_ptr<Assembler> assembler;  ///< null when the body is a network read from a file

@@ -72,7 +72,7 @@ constraints: ['loads.pressure.value / materials.young <= 0.02']
     EXPECT_EQ(value_of(spec.designs[i], "loads.pressure.value"), expected_values[i].second) << expected[i];
   }
   // A kept design's scene is still its own.
-  EXPECT_EQ(design_scene(spec, spec.designs[1]).pressures[0].value, 1000);
+  EXPECT_EQ(design_scene(spec, spec.designs[1]).pressures[0].load.pressure, 1000);
 
   // The other comparisons, and a constraint every design meets.
   const BatchSpec strict = parse_in(dir, R"(scene: block.yaml

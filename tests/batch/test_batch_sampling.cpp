@@ -138,7 +138,7 @@ sample:
   // Each design is a scene with its values (checked by the reader before anything runs).
   const Scene s = design_scene(spec, spec.designs[5]);
   ASSERT_EQ(s.pressures.size(), 1u);
-  EXPECT_NEAR(s.pressures[0].value, std::stod(spec.designs[5].set[1].second), 1e-6);
+  EXPECT_NEAR(s.pressures[0].load.pressure, std::stod(spec.designs[5].set[1].second), 1e-6);
   // The same file, the same designs.
   const BatchSpec again = parse_batch((dir / "b.yaml").string());
   for (size_t i = 0; i < spec.designs.size(); ++i) EXPECT_EQ(again.designs[i].set, spec.designs[i].set);

@@ -159,8 +159,8 @@ TEST(CavityControl, GasNewtonConvergesQuadraticallyAndMeetsBoylesLaw) {
   EXPECT_LT(V, 2.0 * b.V0);  // the gas is compressed: V < N / P_atm
   // The same pressure, given: the same volume.
   Loads given = b.loads;
-  given.pressures[0].load.control = CavityControl::Pressure;
-  given.pressures[0].load.gas_amount = 0;
+  given.pressures[0].control = CavityControl::Pressure;
+  given.pressures[0].gas_amount = 0;
   given.pressures[0].pressure = P;
   std::vector<Real> xg = b.mesh.rest_positions();
   NewtonOptions og;
@@ -242,8 +242,8 @@ TEST(CavityControl, VolumeControlReturnsThePressureThatProducesTheVolume) {
   const Real V = surface_volume(b.loads.pressures[0], b.mesh, x);
   Loads volume = b.loads;
   volume.pressures[0].pressure = 0;
-  volume.pressures[0].load.control = CavityControl::Volume;
-  volume.pressures[0].load.volume_growth = V - b.V0;
+  volume.pressures[0].control = CavityControl::Volume;
+  volume.pressures[0].volume_growth = V - b.V0;
   std::vector<Real> xv = b.mesh.rest_positions();
   Real P = 0;
   o.on_step = [&](const LoadStepReport& r, const std::vector<Real>&) { P = r.pressures[0]; };

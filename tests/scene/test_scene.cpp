@@ -95,7 +95,7 @@ TEST(Scene, FullSceneParsesAndBuilds) {
   for (const PrescribedDisplacement& p : built.loads.prescribed) {
     EXPECT_EQ(p.dof % 3, 0);
     EXPECT_NEAR(built.mesh.X[static_cast<size_t>(p.dof)], 0.04, 1e-15);
-    EXPECT_EQ(p.load.pressure, 0.002);
+    EXPECT_EQ(p.value, 0.002);
     EXPECT_TRUE(built.fixed_dofs[static_cast<size_t>(p.dof)]);
   }
 

@@ -13,6 +13,7 @@
 #include "softik/mesh_generator.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_selection.hpp"
+#include "softik/mesh_transform.hpp"
 #include "softik/network_io.hpp"
 #include "softik/point_location.hpp"
 #include "softik/scene.hpp"
@@ -84,6 +85,26 @@ Mesh make_mesh(const SceneMesh& spec) {
   return mesh;
 }
 
+/// The placed mesh of a single-body scene, or the bodies' placed meshes merged; `frames` gets
+/// each body's mesh in its own frame (coordinates only), for the selections written in it.
+Mesh placed_mesh(const Scene& scene, MeshParts& parts, std::vector<Mesh>& frames) {
+  if (scene.bodies.empty()) {
+    Mesh mesh = make_mesh(scene.mesh);
+    transform_mesh(scene.mesh.transform, mesh);
+    return mesh;
+  }
+  std::vector<NamedMesh> placed;
+  for (const SceneBody& body : scene.bodies) {
+    Mesh mesh = make_mesh(body.mesh);
+    frames.push_back(Mesh{});
+    frames.back().dim = mesh.dim;
+    frames.back().X = mesh.X;
+    transform_mesh(body.mesh.transform, mesh);
+    placed.push_back({body.name, std::move(mesh)});
+  }
+  return located(scene.bodies.front().where, "bodies", [&] { return merge_meshes(placed, &parts); });
+}
+
 /// Weight of a network's nodes, mass x g per DOF.
 std::vector<Real> network_weight(const NodeNetwork& net, const std::array<Real, 3>& g) {
   std::vector<Real> w(3 * static_cast<size_t>(net.num_nodes()));
@@ -98,8 +119,27 @@ struct Builder {
 
   Real tolerance(Real given) const { return given >= 0 ? given : 1e-6 * diagonal; }
 
+  std::vector<Mesh> frames;  ///< with bodies: each body's nodes in its own frame
+
+  /// The transform that places a cavity file written in bodies[body] (-1: the scene's: the
+  /// single mesh's transform, or with bodies the world frame, none).
+  const Transform& placement(int body) const {
+    static const Transform identity;
+    if (body >= 0) return scene.bodies[static_cast<size_t>(body)].mesh.transform;
+    return scene.bodies.empty() ? scene.mesh.transform : identity;
+  }
+
   std::vector<int> select(const SceneSelection& s, const std::string& what) const {
-    const Mesh& mesh = out.mesh;
+    if (s.body < 0 || s.kind == SceneSelection::Kind::Group) return select_in(out.mesh, s, what);
+    // Written in a body: its own frame and numbering, its nodes only.
+    const int first = out.parts.node_begin[static_cast<size_t>(s.body)];
+    std::vector<int> nodes = select_in(frames[static_cast<size_t>(s.body)], s, what);
+    for (int& n : nodes) n += first;
+    return nodes;
+  }
+
+  /// The nodes of `mesh` (the scene's, or one body's in its own frame) that s selects.
+  std::vector<int> select_in(const Mesh& mesh, const SceneSelection& s, const std::string& what) const {
     std::vector<int> nodes;
     switch (s.kind) {
       case SceneSelection::Kind::Group: {
@@ -290,6 +330,7 @@ struct Builder {
     } else {
       SurfaceMesh cavity = located(p.where, what, [&] { return read_surface(p.file); });
       for (Real& x : cavity.X) x *= p.scale;
+      transform_points(placement(p.body), cavity.X);
       Mesh vertices;  // the cavity's own vertices, for check_surface
       vertices.dim = 3;
       vertices.X = cavity.X;
@@ -503,10 +544,10 @@ BuiltScene build(const Scene& scene, const DeviceAssemblyFactory* device) {
     out.network = located(scene.mesh.where, "mesh.network",
                           [&] { return std::make_shared<const NodeNetwork>(read_node_network(scene.mesh.file)); });
     out.mesh = node_mesh(*out.network);
-  } else {
-    out.mesh = make_mesh(scene.mesh);
   }
-  Builder b{scene, out, bounding_box_diagonal(out.mesh)};
+  std::vector<Mesh> frames;
+  if (!network_file) out.mesh = placed_mesh(scene, out.parts, frames);
+  Builder b{scene, out, bounding_box_diagonal(out.mesh), std::move(frames)};
   if (!network_file) b.materials();
   b.boundary_conditions();
 

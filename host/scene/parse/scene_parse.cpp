@@ -222,12 +222,12 @@ void parse_selection_vectors(const YAML::Node& node, const std::string& path, co
   }
 }
 
-void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) {
-  const Map m(node, path, "loads", {"pressure", "gravity", "forces", "cable"});
+void parse_loads(const YAML::Node& node, const std::string& path, const std::string& what, Scene& scene) {
+  const Map m(node, path, what, {"pressure", "gravity", "forces", "cable"});
   parse_named_list(m, "pressure", "pressure load", parse_pressure, scene.pressures);
   parse_named_list(m, "cable", "cable", parse_cable_load, scene.cables);
   if (m.has("gravity")) {
-    const Map g(m.at("gravity"), path, "loads.gravity", {"density", "g", "over_time"});
+    const Map g(m.at("gravity"), path, m.name("gravity"), {"density", "g", "over_time"});
     scene.gravity.enabled = true;
     scene.gravity.where = g.where();
     if (scene.mesh.source == SceneMesh::Source::Network) {
@@ -243,7 +243,7 @@ void parse_loads(const YAML::Node& node, const std::string& path, Scene& scene) 
     if (g.has("over_time")) scene.gravity.over_time = parse_time_function(g.at("over_time"), path, g.name("over_time"));
   }
   if (m.has("forces"))
-    parse_selection_vectors(m.at("forces"), path, "loads.forces", "force",
+    parse_selection_vectors(m.at("forces"), path, m.name("forces"), "force",
                             "the total force [Fx, Fy, Fz], split evenly over the nodes", &SceneForce::force,
                             scene.forces);
 }
@@ -347,16 +347,41 @@ void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs
   }
 }
 
+}  // namespace
+
+void scene_detail::parse_body_keys(const Map& m, const std::string& path, const std::string& prefix, Scene& scene) {
+  if (m.has("materials")) {
+    const std::string what = prefix + "materials";
+    const std::vector<YAML::Node> materials = as_list(m.at("materials"), path, what, true);
+    if (materials.empty()) fail(m.where("materials"), what + ": the list is empty; give at least one material");
+    for (size_t i = 0; i < materials.size(); ++i)
+      scene.materials.push_back(parse_material(materials[i], path, item(what, i)));
+  }
+  if (m.has("fixed")) {
+    const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, prefix + "fixed", true);
+    for (size_t i = 0; i < list.size(); ++i)
+      scene.fixed.push_back(parse_selection(Map(list[i], path, item(prefix + "fixed", i), kSelectionKeys)));
+  }
+  if (m.has("prescribed"))
+    parse_selection_vectors(m.at("prescribed"), path, prefix + "prescribed", "displacement",
+                            "the displacement [dx, dy, dz] at the end of the load ramp", &ScenePrescribed::displacement,
+                            scene.prescribed);
+  if (m.has("loads")) parse_loads(m.at("loads"), path, prefix + "loads", scene);
+}
+
+namespace {
+
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation"});
+               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation", "bodies"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
   check_name(m.has("name") ? m.at("name") : root, path, "name", scene.name);
   scene.description = m.has("description") ? as_string(m.at("description"), path, "description") : "";
-  scene.mesh = parse_mesh(m.need("mesh", "mesh: {file: body.msh} or mesh: {generator: {type: finger}}"), path);
+  if (!m.has("bodies"))
+    scene.mesh = parse_mesh(m.need("mesh", "mesh: {file: body.msh} or mesh: {generator: {type: finger}}"), path);
   const Formulation formulations[] = {Formulation::LinearSmallStrain, Formulation::Corotational,
                                       Formulation::Hyperelastic};
   scene.formulation = formulations[m.choice("formulation", {"linear", "corotational", "hyperelastic"}, 2)];
@@ -366,32 +391,24 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   scene.dilatation = dilatations[m.choice("dilatation", {"pointwise", "cell_mean", "nodal_mean"}, 0)];
   scene.dilatation_where = m.has("dilatation") ? m.where("dilatation") : m.where();
   if (scene.mesh.source == SceneMesh::Source::Network) {
-    // The network file's links carry the stiffness and its nodes the masses.
+    // The network file's links carry their own stiffness and its nodes the masses.
     for (const char* key : {"materials", "formulation", "dilatation"})
       if (m.has(key))
         fail(m.key_where(key), std::string(key) +
                                    ": the body is a node network (mesh.network), whose links carry "
                                    "their own stiffness; remove " +
                                    key);
-  } else {
-    const std::vector<YAML::Node> materials =
-        as_list(m.need("materials", "a list of {law, young, poisson} or the law's constants, per region"), path,
-                "materials", true);
-    if (materials.empty()) fail(m.where("materials"), "materials: the list is empty; give at least one material");
-    for (size_t i = 0; i < materials.size(); ++i)
-      scene.materials.push_back(parse_material(materials[i], path, item("materials", i)));
-    check_laws(scene);
   }
-  if (m.has("fixed")) {
-    const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, "fixed", true);
-    for (size_t i = 0; i < list.size(); ++i)
-      scene.fixed.push_back(parse_selection(Map(list[i], path, item("fixed", i), kSelectionKeys)));
+  if (scene.mesh.source != SceneMesh::Source::Network && !m.has("bodies"))
+    m.need("materials", "a list of {law, young, poisson} or the law's constants, per region");
+  parse_body_keys(m, path, "", scene);
+  if (m.has("bodies")) {
+    if (m.has("mesh"))
+      fail(m.key_where("mesh"), "mesh: with bodies: each body has its own mesh (bodies[i].mesh); remove the "
+                                "top-level mesh, or write the scene with one mesh and no bodies");
+    parse_bodies(m.at("bodies"), path, scene);
   }
-  if (m.has("prescribed"))
-    parse_selection_vectors(m.at("prescribed"), path, "prescribed", "displacement",
-                            "the displacement [dx, dy, dz] at the end of the load ramp", &ScenePrescribed::displacement,
-                            scene.prescribed);
-  if (m.has("loads")) parse_loads(m.at("loads"), path, scene);
+  if (scene.mesh.source != SceneMesh::Source::Network) check_laws(scene);
   if (m.has("solver")) parse_solver(m.at("solver"), path, scene.solver);
   if (m.has("outputs")) parse_outputs(m.at("outputs"), path, scene.outputs);
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);

@@ -166,8 +166,8 @@ void parse_generator(const YAML::Node& node, const std::string& path, SceneMesh&
 
 }  // namespace
 
-SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
-  const Map m(node, path, "mesh", {"file", "scale", "generator", "network"});
+SceneMesh parse_mesh(const YAML::Node& node, const std::string& path, const std::string& what) {
+  const Map m(node, path, what, {"file", "scale", "generator", "network", "transform"});
   m.exclusive({"file", "generator", "network"}, true,
               std::string("give a mesh file (.msh, .vtk or .vtu), a generator {type: ") + kGeneratorTypes +
                   ", ...}, or a node-network file (network: body.network.yaml)");
@@ -190,6 +190,11 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path) {
       fail(m.key_where("scale"), "mesh.scale: applies to mesh files only; scale the generator's sizes");
     parse_generator(m.at("generator"), path, mesh);
     mesh.where = m.where("generator");
+  }
+  if (m.has("transform")) {
+    if (mesh.source == SceneMesh::Source::Network)
+      fail(m.key_where("transform"), m.name("transform") + ": applies to volume meshes; a network file is read as it is");
+    mesh.transform = parse_transform(m.at("transform"), path, m.name("transform"));
   }
   return mesh;
 }

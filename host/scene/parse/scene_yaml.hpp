@@ -163,7 +163,18 @@ void check_network_model(const Scene& scene, const SceneLocation& where, const s
 void check_network_file_scene(const Scene& scene);
 
 /// The `mesh:` section: a file, a generator or a network file (scene_parse_mesh.cpp).
-SceneMesh parse_mesh(const YAML::Node& node, const std::string& path);
+SceneMesh parse_mesh(const YAML::Node& node, const std::string& path, const std::string& what = "mesh");
+/// A `transform:` map (scene_parse_bodies.cpp): rotation {axis, angle} or euler [ax, ay, az]
+/// (degrees), translation, scale; checked (finite, scale > 0).
+Transform parse_transform(const YAML::Node& node, const std::string& path, const std::string& what);
+/// The keys a body holds, read from m (the scene's top level, or one entry of bodies:) into the
+/// scene's lists: materials, fixed, prescribed, loads; `prefix` ("" or "bodies[i].") names
+/// them in messages (scene_parse.cpp).
+void parse_body_keys(const Map& m, const std::string& path, const std::string& prefix, Scene& scene);
+/// `bodies:` (scene_parse_bodies.cpp): each body's mesh and transform into scene.bodies, its own
+/// keys into the scene's lists, relocated (group names "<body>/<group>", selections and cavity
+/// files marked with the body, cable points moved to the scene's frame, names "<body>.<name>").
+void parse_bodies(const YAML::Node& node, const std::string& path, Scene& scene);
 
 /// The `continuation:` section, and its cross-checks with the rest of the scene (`root`: the
 /// scene's top-level map, for the solver: keys it replaces) (scene_parse_continuation.cpp).
