@@ -26,7 +26,7 @@ struct DynamicSolver::Impl {
   DynamicsOptions options;
   std::vector<std::unique_ptr<PressureEvaluator>> pressure;
   std::vector<Real> M;        ///< mass matrix values in assembler.pattern() (free DOFs)
-  std::vector<Real> x, v, a;  ///< num_dofs each; v = a = 0 on fixed DOFs
+  std::vector<Real> x, v, a;  ///< num_dofs each; v = a = 0 on fixed DOFs a support does not drive
   Real t = 0;
   int steps = 0;
   Real size = 1;  ///< bounding-box diagonal of the mesh
@@ -40,6 +40,8 @@ struct DynamicSolver::Impl {
   /// M = (I + C U^T Y)^-1 C, both of the factorisation held (empty: rank 0).
   Matrix low_rank_Y, low_rank_M;
   std::vector<std::string> warnings;
+  /// Per DOF: 1 where a moving support (loads.supports) drives it; its x, v, a follow the support.
+  std::vector<char> driven;
 
   // Contact state of the last step.
   contact::ContactDetection detection;  ///< candidate nodes, parts, pairs (setup in the constructor)
@@ -76,6 +78,10 @@ struct DynamicSolver::Impl {
         a += static_cast<size_t>(c->num_rows());
       }
   }
+  /// Checks loads.supports against the mesh and the fixed DOFs and marks `driven`.
+  void setup_supports();
+  /// Sets the supports' DOFs of x_at to their positions at `time`.
+  void drive_supports(Real time, std::vector<Real>& x_at) const;
   /// f_ext(t, x) for all DOFs.
   std::vector<Real> external_force(Real time, const std::vector<Real>& x_at) const;
   /// y += s * M z over the free DOFs (z, y: num_dofs vectors).

@@ -85,10 +85,45 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
   x = mesh.rest_positions();
   v.assign(n, 0.0);
   a.assign(n, 0.0);
+  setup_supports();
+  drive_supports(t, x);
   solver.analyze(assembler.pattern());
   detection.setup(assembler.mesh(), assembler.free_dof_index(), options.contact, size);
   initial_acceleration();
   warn_initial_penetration();
+}
+
+void DynamicSolver::Impl::setup_supports() {
+  const Mesh& mesh = assembler.mesh();
+  const std::vector<int>& free = assembler.free_dof_index();
+  driven.assign(x.size(), 0);
+  if (loads.supports.empty()) return;
+  SOFTIK_CHECK(options.rayleigh_stiffness == 0,
+               "dynamics: rayleigh_stiffness with a moving support: the stiffness damping of the support's motion "
+               "needs the block of K between the free and the fixed DOFs, which is not assembled; damp with "
+               "rayleigh_mass instead (or the time scheme's own dissipation, backward Euler)");
+  for (const MovingSupport& s : loads.supports) {
+    validate(s, mesh.num_nodes());
+    for (int node : s.nodes)
+      for (int c = 0; c < mesh.dim; ++c) {
+        const size_t dof = static_cast<size_t>(node * mesh.dim + c);
+        SOFTIK_CHECK(free[dof] < 0, "dynamics: moving support '" << s.name << "': node " << node << " ("
+                                                                  << "xyz"[c]
+                                                                  << ") is free; a support's nodes must be fixed "
+                                                                     "in every component (the Assembler's fixed_dofs)");
+        driven[dof] = 1;
+      }
+  }
+}
+
+void DynamicSolver::Impl::drive_supports(Real time, std::vector<Real>& x_at) const {
+  const Mesh& mesh = assembler.mesh();
+  for (const MovingSupport& s : loads.supports)
+    for (int node : s.nodes) {
+      const size_t p = 3 * static_cast<size_t>(node);
+      const std::array<Real, 3> to = s.position({mesh.X[p], mesh.X[p + 1], mesh.X[p + 2]}, time);
+      for (int c = 0; c < mesh.dim; ++c) x_at[static_cast<size_t>(node * mesh.dim + c)] = to[static_cast<size_t>(c)];
+    }
 }
 
 void DynamicSolver::Impl::scheme_coefficients(Real h, Real* c_v, Real* c_a) const {
@@ -108,7 +143,7 @@ void DynamicSolver::Impl::velocity_acceleration(const std::vector<Real>& x_new, 
   a_new.assign(x.size(), 0.0);
   const Real beta = options.newmark_beta, gamma = options.newmark_gamma;
   for (size_t k = 0; k < x.size(); ++k) {
-    if (free[k] < 0) continue;
+    if (free[k] < 0 && !driven[k]) continue;
     if (options.scheme == TimeScheme::Newmark) {
       // a = (x - x_n - h v_n)/(beta h^2) - (1/(2 beta) - 1) a_n;  v = v_n + h((1 - gamma) a_n + gamma a)
       a_new[k] = (x_new[k] - x[k] - h * v[k]) / (beta * h * h) - (0.5 / beta - 1.0) * a[k];
@@ -255,6 +290,7 @@ bool DynamicSolver::Impl::free_motion(Real h, std::vector<Real>& x_free, int* it
   x_free = x;
   for (size_t k = 0; k < n; ++k)
     if (free[k] >= 0) x_free[k] += h * v[k] + (options.scheme == TimeScheme::Newmark ? 0.5 * h * h * a[k] : 0.0);
+  drive_supports(t1, x_free);
   factor_is_current = constant_tangent && factor_dt == h;
   std::vector<Real> f, K, v_new, a_new, r(n), rhs(static_cast<size_t>(assembler.num_free_dofs())), dx(rhs.size());
   for (int it = 0; it < options.max_iterations; ++it) {

@@ -46,6 +46,7 @@
 // redone as two half steps, at most max_step_cuts levels deep, and the report says so.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -85,6 +86,35 @@ struct DrivenActuator {
   TimeFunction lambda;  ///< one function for all rows of the actuator
 };
 
+/// A support moved along a prescribed rigid motion (a gripper's base lifted, a clamp turned): its
+/// nodes follow
+///   x(t) = c + d(t) + R(t) (X - c)
+/// from their rest positions X, with d(t) the translation interpolated linearly in path_offsets
+/// between path_times (held at the end values outside; empty: none) and R(t) the rotation by
+/// angle(t) degrees about `axis` through the rest point `center` (angle empty: none). Its nodes'
+/// DOFs (all components) must be fixed in the Assembler; their velocities and accelerations follow
+/// from the positions by the time scheme. The support moves the body through the elastic forces;
+/// the mass coupling of its acceleration to the free DOFs (off-diagonal consistent-mass terms) is
+/// left out: exact with a lumped mass, where there is none.
+struct MovingSupport {
+  std::string name;  ///< named in errors
+  std::vector<int> nodes;
+  std::vector<Real> path_times;
+  std::vector<std::array<Real, 3>> path_offsets;
+  std::array<Real, 3> axis{0, 0, 1};
+  std::array<Real, 3> center{0, 0, 0};
+  TimeFunction angle;  ///< degrees over time; empty: no rotation
+
+  /// d(t).
+  std::array<Real, 3> offset(Real t) const;
+  /// x(t) of a node at rest position X.
+  std::array<Real, 3> position(const std::array<Real, 3>& X, Real t) const;
+};
+
+/// Throws softik::Error naming the support on: no nodes, a node outside [0, num_nodes), path
+/// sizes that differ or times that do not increase, a non-finite number, a zero axis.
+void validate(const MovingSupport& support, int num_nodes);
+
 /// Nodal forces (num_dofs entries, e.g. gravity_load) scaled by a function of time.
 struct NodalLoad {
   std::vector<Real> values;
@@ -96,6 +126,7 @@ struct DynamicLoads {
   std::vector<PressureLoad> pressures;         ///< pressure = the value at factor 1
   std::vector<TimeFunction> pressure_factors;  ///< one per pressure (missing: constant 1)
   std::vector<DrivenActuator> actuators;
+  std::vector<MovingSupport> supports;
 };
 
 struct DynamicsOptions {

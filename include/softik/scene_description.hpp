@@ -108,6 +108,14 @@ struct SceneMaterial {
   SceneLocation where;
 };
 
+/// A `fixed` entry's `motion` (dynamics only): the support's rigid motion over time, in the
+/// scene's frame; its nodes are those of Scene::fixed[fixed], resolved when the scene is built.
+struct SceneSupportMotion {
+  size_t fixed = 0;
+  MovingSupport motion;
+  SceneLocation where;
+};
+
 struct ScenePrescribed {
   SceneSelection selection;
   std::array<Real, 3> displacement{0, 0, 0};  ///< at load factor 1
@@ -345,6 +353,7 @@ struct Scene {
   SceneLocation dilatation_where;
   std::vector<SceneMaterial> materials;
   std::vector<SceneSelection> fixed;
+  std::vector<SceneSupportMotion> supports;  ///< the `fixed` entries with a `motion`
   std::vector<ScenePrescribed> prescribed;
   std::vector<ScenePressure> pressures;
   std::vector<SceneCable> cables;

@@ -50,6 +50,7 @@ struct BuiltScene {
   std::vector<std::shared_ptr<Constraint>> cables;  ///< loads.cable, in the scene's order
   std::vector<Obstacle> obstacles;                  ///< contact.obstacles, mesh files read
   std::vector<int> contact_nodes;                   ///< contact.nodes resolved (empty: the boundary)
+  std::vector<MovingSupport> supports;              ///< the `fixed` entries with a motion, nodes resolved
   std::vector<int> monitor_nodes;                   ///< continuation.monitor's node selection resolved
   std::vector<std::string> warnings;                ///< e.g. a flipped cavity surface
 };

@@ -155,6 +155,22 @@ void bind_model(nb::module_& m) {
       .def_prop_ro("num_nodes", [](const Model& m) { return m.built.mesh.num_nodes(); })
       .def_prop_ro("num_cells", [](const Model& m) { return m.built.mesh.num_cells(); })
       .def_prop_ro(
+          "bodies",
+          [](const Model& m) {
+            nb::list out;
+            const MeshParts& p = m.built.parts;
+            for (size_t b = 0; b < m.scene.bodies.size(); ++b) {
+              nb::dict d;
+              d["name"] = m.scene.bodies[b].name;
+              d["nodes"] = nb::make_tuple(p.node_begin[b], p.node_begin[b + 1]);
+              d["cells"] = nb::make_tuple(p.cell_begin[b], p.cell_begin[b + 1]);
+              out.append(d);
+            }
+            return out;
+          },
+          "The scene's bodies (bodies:), in order: a dict per body with its name and the ranges [begin, end) of "
+          "its nodes and cells in the merged mesh (empty for a single-mesh scene).")
+      .def_prop_ro(
           "num_dofs",
           [](const Model& m) { return m.built.assembler ? m.built.assembler->num_dofs() : m.built.mesh.num_dofs(); })
       .def_prop_ro("num_free_dofs",

@@ -108,3 +108,20 @@ def test_surface_groups_enclose_the_cavity_the_solver_measures(softik_module):
     hexes = softik.Model(softik.Scene.from_string(TET_FINGER.replace("tet4", "hex8"), "hex_finger.yaml"))
     with pytest.raises(softik.UnsupportedError, match="quads"):
         hexes.surface_groups
+
+
+def test_bodies_are_placed_by_their_transforms(softik_module):
+    """examples/three_fingers: one finger placed three times, 120 degrees apart about z (its
+    translation turned alike): finger k's rest positions are finger 0's turned by 120 k degrees."""
+    model = softik_module.Model(str(EXAMPLES / "three_fingers/three_fingers.yaml"))
+    bodies = model.bodies
+    assert [b["name"] for b in bodies] == ["f0", "f1", "f2"]
+    assert bodies[0]["nodes"][0] == 0 and bodies[-1]["nodes"][1] == model.num_nodes
+    assert bodies[-1]["cells"][1] == model.num_cells
+    X = model.rest_positions
+    first = X[slice(*bodies[0]["nodes"])]
+    for k, body in enumerate(bodies[1:], start=1):
+        a = np.radians(120 * k)
+        turn = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+        np.testing.assert_allclose(X[slice(*body["nodes"])], first @ turn.T, atol=1e-12)
+    assert softik_module.Model(str(EXAMPLES / "finger/finger.yaml")).bodies == []

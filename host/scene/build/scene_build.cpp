@@ -220,6 +220,11 @@ struct Builder {
       require_planar_components(s, "fixed[" + std::to_string(i) + "]");
       const std::vector<int> nodes = select(s, "fixed[" + std::to_string(i) + "]");
       fix_components(mesh, nodes, s.components, out.fixed_dofs);
+      for (const SceneSupportMotion& m : scene.supports)
+        if (m.fixed == i) {
+          out.supports.push_back(m.motion);
+          out.supports.back().nodes = nodes;
+        }
       for (int n : nodes)
         for (int c = 0; c < mesh.dim; ++c)
           if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0)

@@ -359,8 +359,17 @@ void scene_detail::parse_body_keys(const Map& m, const std::string& path, const 
   }
   if (m.has("fixed")) {
     const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, prefix + "fixed", true);
-    for (size_t i = 0; i < list.size(); ++i)
-      scene.fixed.push_back(parse_selection(Map(list[i], path, item(prefix + "fixed", i), kSelectionKeys)));
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Map f(list[i], path, item(prefix + "fixed", i), with(kSelectionKeys, {"motion"}));
+      scene.fixed.push_back(parse_selection(f));
+      if (!f.has("motion")) continue;
+      const std::array<bool, 3>& c = scene.fixed.back().components;
+      if (!(c[0] && c[1] && c[2]))
+        fail(f.where("components"), f.name("components") + ": a support with a motion is fixed in x, y and z (it "
+                                                           "moves its nodes rigidly); remove components");
+      scene.supports.push_back({scene.fixed.size() - 1, parse_support_motion(f.at("motion"), path, f.name("motion")),
+                                f.where("motion")});
+    }
   }
   if (m.has("prescribed"))
     parse_selection_vectors(m.at("prescribed"), path, prefix + "prescribed", "displacement",
@@ -414,6 +423,10 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
+  if (!scene.supports.empty() && !m.has("dynamics"))
+    fail(scene.supports.front().where, scene.supports.front().motion.name +
+                                           ": a support moved in time needs a dynamics: section (a static run "
+                                           "holds its fixed nodes at rest; prescribed: moves nodes in statics)");
   for (const ScenePressure& p : scene.pressures)
     if (p.load.control != CavityControl::Pressure &&
         (m.has("dynamics") || m.has("explicit") || m.has("inverse") || m.has("continuation")))

@@ -55,6 +55,10 @@ void relocate(Scene& part, int index, const SceneBody& body, Scene& scene) {
     s.body = index;
     if (s.kind == SceneSelection::Kind::Group) s.group = in_body(body.name, s.group);
   };
+  for (SceneSupportMotion& s : part.supports) {
+    s.fixed += scene.fixed.size();
+    scene.supports.push_back(std::move(s));
+  }
   for (SceneSelection& s : part.fixed) mark(s), scene.fixed.push_back(s);
   for (ScenePrescribed& p : part.prescribed) mark(p.selection), scene.prescribed.push_back(p);
   for (SceneForce& f : part.forces) {

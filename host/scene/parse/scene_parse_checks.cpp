@@ -87,7 +87,8 @@ void check_dynamics(Scene& scene, const Map& m) {
   if (!scene.prescribed.empty())
     fail(scene.prescribed.front().selection.where,
          "prescribed: prescribed displacements are not applied over time; "
-         "fix those nodes (fixed:) or move an obstacle along a path instead");
+         "fix those nodes and move them with a motion (fixed: {..., motion: {path: ...}}), or move an obstacle "
+         "along a path instead");
   DynamicsOptions& o = scene.dynamics.options;
   if (o.density < 0) {
     if (!scene.gravity.enabled)

@@ -104,21 +104,47 @@ SceneObstacle parse_obstacle(const YAML::Node& node, const std::string& path, co
   o.friction = m.number("friction", 0.0);
   require(o.friction >= 0, m, "friction", "Coulomb's coefficient mu must be >= 0 (0: frictionless)");
   if (m.has("path")) {
-    const std::vector<YAML::Node> rows = as_list(m.at("path"), path, m.name("path"));
-    if (rows.empty()) fail(m.where("path"), m.name("path") + ": the list is empty; give [t, dx, dy, dz] rows");
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const std::vector<Real> r = as_numbers(rows[i], path, item(m.name("path"), i) + " ([t, dx, dy, dz])", 4);
-      if (!o.path_times.empty() && !(r[0] > o.path_times.back()))
-        fail(location(path, rows[i]), item(m.name("path"), i) + ": time " + std::to_string(r[0]) +
-                                          " does not follow the previous row's; list the times in increasing order");
-      o.path_times.push_back(r[0]);
-      o.path_offsets.push_back(Vec3r(r[1], r[2], r[3]));
-    }
+    std::vector<std::array<Real, 3>> offsets;
+    parse_path(m, o.path_times, offsets);
+    for (const auto& d : offsets) o.path_offsets.push_back(Vec3r(d[0], d[1], d[2]));
   }
   return s;
 }
 
 }  // namespace
+
+void parse_path(const Map& m, std::vector<Real>& times, std::vector<std::array<Real, 3>>& offsets) {
+  const std::vector<YAML::Node> rows = as_list(m.at("path"), m.path(), m.name("path"));
+  if (rows.empty()) fail(m.where("path"), m.name("path") + ": the list is empty; give [t, dx, dy, dz] rows");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::vector<Real> r = as_numbers(rows[i], m.path(), item(m.name("path"), i) + " ([t, dx, dy, dz])", 4);
+    if (!times.empty() && !(r[0] > times.back()))
+      fail(location(m.path(), rows[i]), item(m.name("path"), i) + ": time " + std::to_string(r[0]) +
+                                            " does not follow the previous row's; list the times in increasing order");
+    times.push_back(r[0]);
+    offsets.push_back({r[1], r[2], r[3]});
+  }
+}
+
+MovingSupport parse_support_motion(const YAML::Node& node, const std::string& path, const std::string& what) {
+  const Map m(node, path, what, {"path", "rotation"});
+  if (!m.has("path") && !m.has("rotation"))
+    fail(m.where(), what + ": give the support's path: [[t, dx, dy, dz], ...] and/or rotation: {axis, center, "
+                           "angle: [[t, degrees], ...]}");
+  MovingSupport s;
+  s.name = what;
+  if (m.has("path")) parse_path(m, s.path_times, s.path_offsets);
+  if (m.has("rotation")) {
+    const Map r(m.at("rotation"), path, m.name("rotation"), {"axis", "center", "angle"});
+    s.axis = r.vec3("axis", s.axis);
+    s.center = r.vec3("center", s.center);
+    s.angle = parse_time_function(r.need("angle", "the angle over time, [[t, degrees], ...]"), path, r.name("angle"));
+    const Real n = std::sqrt(s.axis[0] * s.axis[0] + s.axis[1] * s.axis[1] + s.axis[2] * s.axis[2]);
+    if (!(n > 0 && std::isfinite(n)))
+      fail(r.where("axis"), r.name("axis") + ": must be a non-zero direction, e.g. [0, 0, 1]");
+  }
+  return s;
+}
 
 TimeFunction parse_time_function(const YAML::Node& node, const std::string& path, const std::string& what) {
   TimeFunction f;

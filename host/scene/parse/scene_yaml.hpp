@@ -140,6 +140,11 @@ SceneSelection parse_selection(const Map& m);
 
 /// A piecewise-linear function of time from a list of [t, value] pairs (`what` names it).
 TimeFunction parse_time_function(const YAML::Node& node, const std::string& path, const std::string& what);
+/// A `path:` list of [t, dx, dy, dz] rows, times increasing (an obstacle's, a moving support's;
+/// scene_parse_dynamics.cpp).
+void parse_path(const Map& m, std::vector<Real>& times, std::vector<std::array<Real, 3>>& offsets);
+/// A `fixed` entry's `motion:` (path and/or rotation about an axis through a centre), named `what`.
+MovingSupport parse_support_motion(const YAML::Node& node, const std::string& path, const std::string& what);
 /// The `dynamics:` and `contact:` sections (scene_parse_dynamics.cpp).
 SceneDynamics parse_dynamics(const YAML::Node& node, const std::string& path);
 SceneContact parse_contact(const YAML::Node& node, const std::string& path);

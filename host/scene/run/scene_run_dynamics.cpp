@@ -42,6 +42,7 @@ DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built) {
   for (const ScenePressure& p : scene.pressures) loads.pressure_factors.push_back(p.over_time);
   for (size_t k = 0; k < scene.cables.size(); ++k)
     loads.actuators.push_back({built.cables[k], scene_cable_tension(scene.cables[k])});
+  loads.supports = built.supports;
   return loads;
 }
 

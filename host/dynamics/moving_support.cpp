@@ -1,0 +1,64 @@
+// MovingSupport: x(t) = c + d(t) + R(t) (X - c) of a support's nodes (include/softik/dynamics.hpp).
+#include <cmath>
+
+#include "softik/dynamics.hpp"
+#include "softik/error.hpp"
+#include "softik/mesh_transform.hpp"
+
+namespace softik {
+
+namespace {
+
+bool finite3(const std::array<Real, 3>& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
+
+}  // namespace
+
+// d(t): linear between the path's rows, the end rows' values outside.
+std::array<Real, 3> MovingSupport::offset(Real t) const {
+  if (path_times.empty()) return {0, 0, 0};
+  if (t <= path_times.front()) return path_offsets.front();
+  if (t >= path_times.back()) return path_offsets.back();
+  size_t k = 1;
+  while (path_times[k] < t) ++k;  // path_times[k-1] < t <= path_times[k]
+  const Real s = (t - path_times[k - 1]) / (path_times[k] - path_times[k - 1]);
+  std::array<Real, 3> d{};
+  for (int i = 0; i < 3; ++i) d[i] = path_offsets[k - 1][i] + s * (path_offsets[k][i] - path_offsets[k - 1][i]);
+  return d;
+}
+
+// x(t) = c + d(t) + R(t) (X - c).
+std::array<Real, 3> MovingSupport::position(const std::array<Real, 3>& X, Real t) const {
+  const std::array<Real, 3> d = offset(t);
+  std::array<Real, 3> r{X[0] - center[0], X[1] - center[1], X[2] - center[2]};
+  if (!angle.times.empty()) {
+    Transform turn;
+    turn.rotation = rotation_axis_angle(axis, angle(t), "support '" + name + "'");
+    r = turn.rotate(r);
+  }
+  return {center[0] + d[0] + r[0], center[1] + d[1] + r[1], center[2] + d[2] + r[2]};
+}
+
+void validate(const MovingSupport& s, int num_nodes) {
+  const std::string what = "moving support '" + s.name + "'";
+  SOFTIK_CHECK(!s.nodes.empty(), what << ": has no nodes; select the nodes it moves");
+  for (int n : s.nodes)
+    SOFTIK_CHECK(n >= 0 && n < num_nodes,
+                 what << ": node " << n << " is out of range (the mesh has " << num_nodes << " nodes)");
+  SOFTIK_CHECK(s.path_times.size() == s.path_offsets.size(),
+               what << ": " << s.path_times.size() << " path times but " << s.path_offsets.size()
+                    << " offsets; give one offset per time");
+  for (size_t k = 0; k < s.path_times.size(); ++k) {
+    SOFTIK_CHECK(std::isfinite(s.path_times[k]) && finite3(s.path_offsets[k]),
+                 what << ": path row " << k << " holds a non-finite number; give finite times and offsets");
+    SOFTIK_CHECK(k == 0 || s.path_times[k] > s.path_times[k - 1],
+                 what << ": path time " << s.path_times[k] << " (row " << k << ") does not follow "
+                      << s.path_times[k - 1] << "; list the times in increasing order");
+  }
+  SOFTIK_CHECK(finite3(s.center), what << ": the rotation centre must be finite");
+  if (!s.angle.times.empty()) {
+    validate(s.angle, what + ": angle");
+    (void)rotation_axis_angle(s.axis, 0, what + ": axis");  // a zero or non-finite axis is refused here
+  }
+}
+
+}  // namespace softik
