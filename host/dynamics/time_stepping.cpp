@@ -440,6 +440,18 @@ const std::vector<Real>& DynamicSolver::contact_forces() const { return impl_->l
 const std::vector<Real>& DynamicSolver::contact_deltas() const { return impl_->deltas; }
 const std::vector<std::string>& DynamicSolver::warnings() const { return impl_->warnings; }
 
+std::vector<Real> DynamicSolver::reactions() const {
+  const Impl& s = *impl_;
+  std::vector<Real> f;
+  s.assembler.assemble(s.x, nullptr, &f, nullptr);
+  const std::vector<Real> f_ext = s.external_force(s.t, s.x);
+  const std::vector<int>& free = s.assembler.free_dof_index();
+  std::vector<Real> R(f.size(), 0.0);
+  for (size_t k = 0; k < f.size(); ++k)
+    if (free[k] < 0) R[k] = -(f[k] + f_ext[k]);
+  return R;
+}
+
 Real DynamicSolver::kinetic_energy() const {
   std::vector<Real> Mv(impl_->v.size(), 0.0);
   impl_->add_mass_times(impl_->v, 1.0, Mv);

@@ -218,6 +218,10 @@ class DynamicSolver {
   /// Warnings (bodies that start interpenetrating an obstacle, ...), one line each.
   const std::vector<std::string>& warnings() const;
 
+  /// The force the supports put on the body at the current state, R = -(f + f_ext) on every fixed
+  /// DOF (0 on the free ones): what holds the elastic forces and the loads there. The inertia of
+  /// the supported nodes themselves (and the consistent-mass coupling to them) is not in it.
+  std::vector<Real> reactions() const;
   Real kinetic_energy() const;  ///< v^T M v / 2 over the free DOFs
   Real elastic_energy() const;  ///< E(x)
 

@@ -93,6 +93,9 @@ struct SceneSelection {
   Real tolerance = -1;                                  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
   std::vector<int> nodes;
   std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
+  /// `fixed` and `prescribed` entries: names its reaction columns (outputs.reactions); empty: the
+  /// group's name, or fixed<i> / prescribed<i>.
+  std::string name;
   /// Written in bodies[body] (index): box, plane and node numbers are in that body's own frame
   /// and numbering, and only its nodes are selected; -1: the scene's (world frame, all nodes).
   int body = -1;
@@ -203,6 +206,9 @@ struct SceneOutputs {
   int every = 1;  ///< write a .vtu every N converged load steps (the rest state and the last always)
   VtuEncoding vtu_format = VtuEncoding::Compressed;  ///< outputs.vtu_format: compressed, binary or ascii
   std::vector<SceneProbe> probes;
+  /// outputs.reactions: the force and moment every fixed and prescribed set puts on the body, per
+  /// step in the CSV (static load ramps and dynamics).
+  bool reactions = false;
 };
 
 /// An actuator or sensor of the inverse problem (`inverse.actuators`, constraints.hpp): a

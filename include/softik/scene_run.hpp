@@ -28,6 +28,12 @@ struct BuiltProbe {
 std::array<Real, 3> probe_displacement(const Mesh& mesh, const BuiltProbe& probe, const std::vector<Real>& x);
 
 /// A scene turned into the objects the solver takes.
+/// A fixed or prescribed set's DOFs (those it holds that no earlier set holds), for its reaction.
+struct ReactionSet {
+  std::string name;
+  std::vector<int> dofs;
+};
+
 struct BuiltScene {
   Mesh mesh;  ///< placed (transforms applied); with bodies: all of them, merged (merge_meshes)
   MeshParts parts;  ///< with bodies: where each body's nodes and cells start in `mesh`; else empty
@@ -51,9 +57,21 @@ struct BuiltScene {
   std::vector<Obstacle> obstacles;                  ///< contact.obstacles, mesh files read
   std::vector<int> contact_nodes;                   ///< contact.nodes resolved (empty: the boundary)
   std::vector<MovingSupport> supports;              ///< the `fixed` entries with a motion, nodes resolved
+  std::vector<ReactionSet> reaction_sets;           ///< every fixed and prescribed entry, in the scene's order
   std::vector<int> monitor_nodes;                   ///< continuation.monitor's node selection resolved
   std::vector<std::string> warnings;                ///< e.g. a flipped cavity surface
 };
+
+/// The force and the moment each fixed and prescribed set puts on the body, (Fx, Fy, Fz, Mx, My,
+/// Mz) per set: F = sum of R_k over the set's DOFs k, M = sum over its nodes of (x_n - c) x R_n about
+/// c, the mean position of its nodes at x. R (num_dofs) is the force the supports put on each DOF:
+/// in statics R = -(f + f_ext), the elastic force and the loads at x (static_reactions).
+std::vector<std::array<Real, 6>> set_reactions(const BuiltScene& built, const std::vector<Real>& x,
+                                               const std::vector<Real>& R);
+/// R = -(f + f_ext) on the fixed DOFs (0 elsewhere) of a static state: the elastic force, the
+/// nodal loads at `load_factor` and the pressures `pressures` (one per loads.pressures) at x.
+std::vector<Real> static_reactions(const BuiltScene& built, const std::vector<Real>& x, Real load_factor,
+                                   const std::vector<Real>& pressures);
 
 /// Builds the mesh (file or generator), one material per cell, the fixed-DOF mask, the loads
 /// and the solver options. Errors name the scene location of the offending entry.
@@ -75,6 +93,14 @@ struct PressureSummary {
   Real pressure = 0;  ///< at the last converged step
   Real volume0 = 0;   ///< rest volume (0 for open surfaces)
   Real volume = 0;
+};
+
+/// A fixed or prescribed set's reaction at the end of a run (outputs.reactions): the force and the
+/// moment about its nodes' centroid that the support puts on the body.
+struct ReactionSummary {
+  std::string name;
+  std::array<Real, 3> force{0, 0, 0};
+  std::array<Real, 3> moment{0, 0, 0};
 };
 
 struct ProbeSummary {
@@ -196,6 +222,7 @@ struct SceneRunResult {
   double seconds = 0;         ///< wall time of the solve (outputs included)
   std::vector<PressureSummary> pressures;
   std::vector<ProbeSummary> probes;
+  std::vector<ReactionSummary> reactions;  ///< outputs.reactions
   std::string csv_path, pvd_path;
   int vtu_files = 0;
   InverseRunSummary inverse;

@@ -47,7 +47,7 @@ std::string probes(const std::vector<Point>& points) {
   return s;
 }
 
-SceneRunResult run(const std::string& name, const std::string& yaml) {
+SceneRunResult run_placed(const std::string& name, const std::string& yaml) {
   const fs::path dir = fresh_dir("bodies_" + name);
   write_file(dir / (name + ".yaml"), yaml);
   SceneRunOptions options;
@@ -63,14 +63,14 @@ Real largest(const std::vector<ProbeSummary>& probes) {
 }
 
 TEST(SceneBodies, PlacedCantileverDeflectsByTheRotatedDisplacement) {
-  const SceneRunResult alone = run("alone", "mesh: " + kBeamMesh + "\n" + beam_keys("", 1e5) + kSolver + probes(kProbePoints));
+  const SceneRunResult alone = run_placed("alone", "mesh: " + kBeamMesh + "\n" + beam_keys("", 1e5) + kSolver + probes(kProbePoints));
   Transform t;
   t.rotation = rotation_euler_xyz({30, -40, 70});
   t.translation = {1, 2, 3};
   std::vector<Point> placed;
   for (const Point& p : kProbePoints) placed.push_back(t.apply(p));
   const SceneRunResult moved =
-      run("placed", "bodies:\n  - name: beam\n    mesh: " + kBeamMesh +
+      run_placed("placed", "bodies:\n  - name: beam\n    mesh: " + kBeamMesh +
                         "\n    transform: {euler: [30, -40, 70], translation: [1, 2, 3]}\n" + beam_keys("    ", 1e5) +
                         kSolver + probes(placed));
   ASSERT_EQ(alone.probes.size(), kProbePoints.size());
@@ -86,12 +86,12 @@ TEST(SceneBodies, PlacedCantileverDeflectsByTheRotatedDisplacement) {
 
 TEST(SceneBodies, TwoBodiesDeflectEachAsAloneWithItsOwnMaterial) {
   const Real soft = 1e5, stiff = 3e5;
-  const SceneRunResult a = run("soft", "mesh: " + kBeamMesh + "\n" + beam_keys("", soft) + kSolver + probes({kProbePoints[0]}));
-  const SceneRunResult b = run("stiff", "mesh: " + kBeamMesh + "\n" + beam_keys("", stiff) + kSolver + probes({kProbePoints[0]}));
+  const SceneRunResult a = run_placed("soft", "mesh: " + kBeamMesh + "\n" + beam_keys("", soft) + kSolver + probes({kProbePoints[0]}));
+  const SceneRunResult b = run_placed("stiff", "mesh: " + kBeamMesh + "\n" + beam_keys("", stiff) + kSolver + probes({kProbePoints[0]}));
   const Point shift{0, 0.1, 0};  // 8 cm of air between them
   const Point tip = kProbePoints[0], tip_b{tip[0] + shift[0], tip[1] + shift[1], tip[2] + shift[2]};
   const SceneRunResult both =
-      run("both", "bodies:\n  - name: a\n    mesh: " + kBeamMesh + "\n" + beam_keys("    ", soft) +
+      run_placed("both", "bodies:\n  - name: a\n    mesh: " + kBeamMesh + "\n" + beam_keys("    ", soft) +
                       "  - name: b\n    mesh: " + kBeamMesh + "\n    transform: {translation: " + vec(shift) + "}\n" +
                       beam_keys("    ", stiff) + kSolver + probes({tip, tip_b}));
   ASSERT_EQ(both.probes.size(), 2u);
@@ -139,6 +139,23 @@ TEST(SceneBodies, CavityFileMovesAndScalesWithItsMesh) {
   EXPECT_NEAR(placed.pressures[0].volume0, 8 * 8e-6, 1e-14);  // s^3 V: moved with the mesh, not left behind
 }
 
+TEST(SceneBodies, OverlappingBodiesAreNamedWithTheDeepestNode) {
+  const auto warnings = [](const std::string& shift) {
+    const std::string cube = "mesh: {generator: {type: box, cells: [2, 2, 2], cell_type: hex8}}\n"
+                             "    fixed: [{group: zmin}]\n"
+                             "    materials: [{law: linear, young: 1.0e5, poisson: 0.3}]\n";
+    return build_scene(parse_scene_string("bodies:\n  - name: a\n    " + cube + "  - name: b\n    transform: "
+                                              "{translation: " + shift + "}\n    " + cube,
+                                          "s.yaml"))
+        .warnings;
+  };
+  const std::vector<std::string> overlapping = warnings("[0.5, 0, 0]");
+  ASSERT_EQ(overlapping.size(), 2u);  // each body's nodes inside the other
+  EXPECT_NE(overlapping[0].find("bodies 'b' and 'a' overlap at t = 0: "), std::string::npos) << overlapping[0];
+  EXPECT_NE(overlapping[0].find("the deepest 0.5 below its surface"), std::string::npos) << overlapping[0];
+  EXPECT_TRUE(warnings("[1, 0, 0]").empty());  // touching along x = 1: no overlap
+}
+
 TEST(SceneBodies, BadTransformsAndBodiesAreRefused) {
   const std::string mesh = "mesh:\n  generator: {type: box}\n";
   const std::string mat = "materials: [{law: linear, young: 1.0e5, poisson: 0.3}]\n";
@@ -163,6 +180,9 @@ TEST(SceneBodies, BadTransformsAndBodiesAreRefused) {
       {"bodies:\n" + body + "  - name: b\n    mesh: {generator: {type: box, cell_type: hex8}}\n" + mat,
        "share one cell type"},
       {"bodies:\n" + body, "bodies: no materials"},
+      {"bodies:\n" + body + "    fixed: [{group: zmin}]\n  - name: b\n    mesh: {generator: {type: box, origin: [2, 0, 0]}}\n" +
+           mat,
+       "bodies[1] 'b': no node of it is fixed or prescribed, so it floats"},
       {"bodies:\n" + body + "    materials: [{law: linear, young: 1.0e5, poisson: 0.3, region: core}]\n",
        "the mesh has no cell group 'a/core'"},
       {"bodies:\n  - name: a\n    mesh: {generator: {type: box}, transform: {scale: 2}}\n    transform: {scale: 2}\n" + mat,

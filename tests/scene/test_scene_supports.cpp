@@ -21,7 +21,7 @@ outputs:
   probes: [{name: top, point: [0.01, 0.01, 0.04]}, {name: corner, point: [0.02, 0, 0.04]}]
 )";
 
-SceneRunResult run(const std::string& name, const std::string& yaml) {
+SceneRunResult run_supported(const std::string& name, const std::string& yaml) {
   const fs::path dir = fresh_dir("supports_" + name);
   write_file(dir / "s.yaml", yaml);
   SceneRunOptions options;
@@ -31,7 +31,7 @@ SceneRunResult run(const std::string& name, const std::string& yaml) {
 
 TEST(SceneSupports, LiftedBaseCarriesTheBlockUp) {
   const SceneRunResult r =
-      run("lift", "mesh: " + kBlock + "\nfixed: [{group: zmin, motion: {path: [[0, 0, 0, 0], [0.05, 0, 0, 0.01]]}}]\n" + kKeys);
+      run_supported("lift", "mesh: " + kBlock + "\nfixed: [{group: zmin, motion: {path: [[0, 0, 0, 0], [0.05, 0, 0, 0.01]]}}]\n" + kKeys);
   ASSERT_EQ(r.probes.size(), 2u);
   for (const ProbeSummary& p : r.probes) {
     EXPECT_NEAR(p.displacement[0], 0, 1e-7) << p.name;
@@ -44,7 +44,7 @@ TEST(SceneSupports, APlacedBodyIsLiftedInTheScenesFrame) {
   // The block lies along x (its own z turned onto +x); its base, zmin in its own frame, is lifted
   // along the scene's z.
   const SceneRunResult r =
-      run("placed", "bodies:\n  - name: b\n    mesh: " + kBlock +
+      run_supported("placed", "bodies:\n  - name: b\n    mesh: " + kBlock +
                         "\n    transform: {rotation: {axis: [0, 1, 0], angle: 90}}\n"
                         "    fixed: [{plane: {point: [0, 0, 0], normal: [0, 0, 1]}, motion: {path: [[0, 0, 0, 0], "
                         "[0.05, 0, 0, 0.01]]}}]\n" +

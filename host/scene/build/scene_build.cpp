@@ -211,6 +211,24 @@ struct Builder {
                         "and/or y");
   }
 
+  /// A set's name for its reaction columns: its own, its group's ('/' of a body's group as '.'),
+  /// or <kind><i>; one taken already gets _<i>.
+  std::string set_name(const SceneSelection& s, const std::string& kind, size_t i) const {
+    std::string name = s.name;
+    if (name.empty() && s.kind == SceneSelection::Kind::Group) {
+      name = s.group;
+      std::replace(name.begin(), name.end(), '/', '.');
+    }
+    if (name.empty()) name = kind + std::to_string(i);
+    for (const ReactionSet& other : out.reaction_sets)
+      if (other.name == name) {
+        if (!s.name.empty())
+          fail(s.where, kind + "[" + std::to_string(i) + "].name: '" + name + "' names another fixed or prescribed set");
+        return name + "_" + std::to_string(i);
+      }
+    return name;
+  }
+
   void boundary_conditions() {
     const Mesh& mesh = out.mesh;
     out.fixed_dofs.assign(static_cast<size_t>(mesh.num_dofs()), 0);
@@ -225,10 +243,14 @@ struct Builder {
           out.supports.push_back(m.motion);
           out.supports.back().nodes = nodes;
         }
+      ReactionSet set{set_name(s, "fixed", i), {}};
       for (int n : nodes)
         for (int c = 0; c < mesh.dim; ++c)
-          if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0)
+          if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0) {
             fixed_by[static_cast<size_t>(n * mesh.dim + c)] = static_cast<int>(i);
+            set.dofs.push_back(n * mesh.dim + c);
+          }
+      out.reaction_sets.push_back(std::move(set));
     }
     std::map<int, Real> prescribed;  // DOF -> displacement; a later entry overrides an earlier one
     for (size_t i = 0; i < scene.prescribed.size(); ++i) {
@@ -248,12 +270,32 @@ struct Builder {
                                         "from one of the two selections (or use components)");
         }
       fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
+      ReactionSet set{set_name(p.selection, "prescribed", i), {}};
       for (int n : nodes)
         for (int c = 0; c < mesh.dim; ++c)
-          if (p.selection.components[static_cast<size_t>(c)])
+          if (p.selection.components[static_cast<size_t>(c)]) {
+            if (prescribed.count(n * mesh.dim + c) == 0) set.dofs.push_back(n * mesh.dim + c);
             prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
+          }
+      out.reaction_sets.push_back(std::move(set));
     }
     for (const auto& [dof, value] : prescribed) out.loads.prescribed.push_back({dof, value});
+  }
+
+  /// A static solve (load ramp, inverse, continuation) needs every body held: a body without a
+  /// fixed or prescribed DOF floats, its stiffness is singular. Named here rather than by the solver.
+  void require_held_bodies() const {
+    if (scene.dynamics.enabled || scene.explicit_dynamics.enabled) return;
+    const int dim = out.mesh.dim;
+    for (size_t b = 0; b < scene.bodies.size(); ++b) {
+      const auto begin = out.fixed_dofs.begin() + out.parts.node_begin[b] * dim;
+      const auto end = out.fixed_dofs.begin() + out.parts.node_begin[b + 1] * dim;
+      if (std::any_of(begin, end, [](char f) { return f != 0; })) continue;
+      fail(scene.bodies[b].where, "bodies[" + std::to_string(b) + "] '" + scene.bodies[b].name +
+                                      "': no node of it is fixed or prescribed, so it floats and the static solve's "
+                                      "stiffness is singular; hold it (bodies[" + std::to_string(b) +
+                                      "].fixed), or run the scene with dynamics:");
+    }
   }
 
   void nodal_loads() {
@@ -555,6 +597,8 @@ BuiltScene build(const Scene& scene, const DeviceAssemblyFactory* device) {
   Builder b{scene, out, bounding_box_diagonal(out.mesh), std::move(frames)};
   if (!network_file) b.materials();
   b.boundary_conditions();
+  b.require_held_bodies();
+  scene_detail::warn_overlapping_bodies(scene, out, b.diagonal);
 
   if (!network_file) {
     AssemblyOptions assembly;

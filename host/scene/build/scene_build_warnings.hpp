@@ -26,6 +26,11 @@ void warn_obstacles_inside(const Scene& scene, BuiltScene& out, Real diagonal);
 void warn_projected_vertices(const PressureLoad& load, const ScenePressure& p, const std::string& what,
                              const Mesh& cavity, Real embed_tolerance, Real diagonal, BuiltScene& out);
 
+/// Bodies (bodies:) that overlap at t = 0: a node of one inside a cell of another, deeper than
+/// 1e-9 x `diagonal` below its boundary; one warning per pair, naming both bodies, the number of
+/// such nodes and the deepest (scene_body_overlap.cpp). Needs out.mesh and out.parts.
+void warn_overlapping_bodies(const Scene& scene, BuiltScene& out, Real diagonal);
+
 /// Warns when the run's CSV table would exceed kCsvWarnBytes: its rows (the steps the scene asks
 /// for, and the rest state) x its columns x ~16 bytes a value (digits, sign, exponent, comma).
 void warn_csv_size(const Scene& scene, BuiltScene& out);

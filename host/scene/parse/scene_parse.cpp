@@ -116,6 +116,10 @@ SceneSelection scene_detail::parse_selection(const Map& m) {
     }
     if (s.nodes.empty()) fail(location(path, list), m.name("nodes") + ": the list is empty");
   }
+  if (m.has("name")) {  // allowed where the caller's keys list it (fixed, prescribed)
+    s.name = m.string("name", "");
+    check_name(m.at("name"), path, m.name("name"), s.name);
+  }
   if (m.has("components")) {
     s.components = {false, false, false};
     const std::vector<YAML::Node> list = as_list(m.at("components"), path, m.name("components"));
@@ -211,10 +215,10 @@ void parse_named_list(const Map& m, const std::string& key, const std::string& n
 template <class T>
 void parse_selection_vectors(const YAML::Node& node, const std::string& path, const std::string& what,
                              const std::string& key, const std::string& hint, std::array<Real, 3> T::*vector,
-                             std::vector<T>& out) {
+                             std::vector<T>& out, const std::vector<std::string>& more = {}) {
   const std::vector<YAML::Node> list = as_list(node, path, what, true);
   for (size_t i = 0; i < list.size(); ++i) {
-    const Map e(list[i], path, item(what, i), with(kSelectionKeys, {key}));
+    const Map e(list[i], path, item(what, i), with(kSelectionKeys, with({key}, more)));
     T entry;
     entry.selection = parse_selection(e);
     entry.*vector = as_vec3(e.need(key, hint), path, e.name(key));
@@ -322,7 +326,8 @@ void parse_solver(const YAML::Node& node, const std::string& path, SceneSolver& 
 }
 
 void parse_outputs(const YAML::Node& node, const std::string& path, SceneOutputs& o) {
-  const Map m(node, path, "outputs", {"vtu", "every", "vtu_format", "probes"});
+  const Map m(node, path, "outputs", {"vtu", "every", "vtu_format", "probes", "reactions"});
+  o.reactions = m.boolean("reactions", false);
   o.vtu = m.boolean("vtu", o.vtu);
   o.every = m.integer("every", o.every);
   if (o.every < 1) fail(m.where("every"), "outputs.every: must be >= 1 (write a .vtu every N load steps)");
@@ -360,7 +365,7 @@ void scene_detail::parse_body_keys(const Map& m, const std::string& path, const 
   if (m.has("fixed")) {
     const std::vector<YAML::Node> list = as_list(m.at("fixed"), path, prefix + "fixed", true);
     for (size_t i = 0; i < list.size(); ++i) {
-      const Map f(list[i], path, item(prefix + "fixed", i), with(kSelectionKeys, {"motion"}));
+      const Map f(list[i], path, item(prefix + "fixed", i), with(kSelectionKeys, {"motion", "name"}));
       scene.fixed.push_back(parse_selection(f));
       if (!f.has("motion")) continue;
       const std::array<bool, 3>& c = scene.fixed.back().components;
@@ -374,7 +379,7 @@ void scene_detail::parse_body_keys(const Map& m, const std::string& path, const 
   if (m.has("prescribed"))
     parse_selection_vectors(m.at("prescribed"), path, prefix + "prescribed", "displacement",
                             "the displacement [dx, dy, dz] at the end of the load ramp", &ScenePrescribed::displacement,
-                            scene.prescribed);
+                            scene.prescribed, {"name"});
   if (m.has("loads")) parse_loads(m.at("loads"), path, prefix + "loads", scene);
 }
 
@@ -423,6 +428,11 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
+  if (scene.outputs.reactions &&
+      ((scene.inverse.enabled && !m.has("dynamics")) || m.has("continuation") || m.has("explicit") ||
+       scene.mesh.source == SceneMesh::Source::Network))
+    fail(m.where("outputs"), "outputs.reactions: written by static load ramps and dynamics (with or without its "
+                             "control); not by a static inverse run, continuation:, explicit: or a node network yet");
   if (!scene.supports.empty() && !m.has("dynamics"))
     fail(scene.supports.front().where, scene.supports.front().motion.name +
                                            ": a support moved in time needs a dynamics: section (a static run "

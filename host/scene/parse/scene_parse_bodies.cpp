@@ -53,6 +53,7 @@ void relocate(Scene& part, int index, const SceneBody& body, Scene& scene) {
   }
   const auto mark = [&](SceneSelection& s) {
     s.body = index;
+    if (!s.name.empty()) s.name = body.name + "." + s.name;
     if (s.kind == SceneSelection::Kind::Group) s.group = in_body(body.name, s.group);
   };
   for (SceneSupportMotion& s : part.supports) {

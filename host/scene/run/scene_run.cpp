@@ -91,6 +91,23 @@ void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::
   }
 }
 
+void write_reaction_header(std::ostream& csv, const Scene& scene, const BuiltScene& built) {
+  if (!scene.outputs.reactions) return;
+  for (const ReactionSet& s : built.reaction_sets)
+    for (const char* c : {"Fx_", "Fy_", "Fz_", "Mx_", "My_", "Mz_"}) csv << "," << c << s.name;
+}
+
+void write_reaction_columns(std::ostream& csv, const Scene& scene, const BuiltScene& built, const std::vector<Real>& x,
+                            const std::vector<Real>& R, SceneRunResult& result) {
+  if (!scene.outputs.reactions) return;
+  result.reactions.clear();
+  const std::vector<std::array<Real, 6>> r = set_reactions(built, x, R);
+  for (size_t s = 0; s < r.size(); ++s) {
+    for (Real v : r[s]) csv << "," << v;
+    result.reactions.push_back({built.reaction_sets[s].name, {r[s][0], r[s][1], r[s][2]}, {r[s][3], r[s][4], r[s][5]}});
+  }
+}
+
 void write_state_vtu(const std::string& out_dir, const Scene& scene, const BuiltScene& built, int step, Real time,
                      const std::vector<Real>& x, const std::string& force_name, const std::vector<Real>& force,
                      PvdWriter& pvd) {
@@ -179,6 +196,7 @@ struct Recorder : RunRecorder {
     for (const PressureLoad& p : built.loads.pressures)
       csv << ",p_" << p.name << ",volume_" << p.name << ",volume_growth_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
+    write_reaction_header(csv, scene, built);
     csv << ",newton_iterations,residual";
     end_header();
     record(0, 0, std::vector<Real>(built.loads.pressures.size(), 0.0), 0, 0, X, true);
@@ -205,6 +223,8 @@ struct Recorder : RunRecorder {
       result.pressures.push_back({load.name, pressures[p], volume0[p], V});
     }
     write_probe_columns(csv, built, x, result);
+    if (scene.outputs.reactions)
+      write_reaction_columns(csv, scene, built, x, static_reactions(built, x, load_factor, pressures), result);
     csv << "," << iterations << "," << residual << "," << since(t0) << "\n";
     csv.end_row("step " + std::to_string(step));
     if (scene.outputs.vtu && vtu_due) write_vtu(step, load_factor, pressures, x);
@@ -385,6 +405,9 @@ void write_summary(const SceneRunResult& r, std::ostream& out) {
         << "): displacement (" << u[0] << ", " << u[1] << ", " << u[2]
         << "), |u| = " << std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) << "\n";
   }
+  for (const ReactionSummary& s : r.reactions)
+    out << "  reaction " << s.name << ": force (" << s.force[0] << ", " << s.force[1] << ", " << s.force[2]
+        << "), moment (" << s.moment[0] << ", " << s.moment[1] << ", " << s.moment[2] << ")\n";
   out << "  outputs: " << r.csv_path;
   if (!r.pvd_path.empty()) out << ", " << r.pvd_path << " (" << r.vtu_files << " .vtu files)";
   out << "\n";

@@ -74,6 +74,12 @@ void write_pressure_columns(std::ostream& csv, const BuiltScene& built, const st
 /// The CSV columns `,ux_<name>,uy_<name>,uz_<name>` of every probe at x, recorded in result.probes.
 void write_probe_columns(std::ostream& csv, const BuiltScene& built, const std::vector<Real>& x,
                          SceneRunResult& result);
+/// With outputs.reactions: the header columns `,Fx_<set>,...,Mz_<set>` of every fixed and
+/// prescribed set, and a row's values from the supports' forces R (set_reactions), recorded in
+/// result.reactions; nothing without.
+void write_reaction_header(std::ostream& csv, const Scene& scene, const BuiltScene& built);
+void write_reaction_columns(std::ostream& csv, const Scene& scene, const BuiltScene& built, const std::vector<Real>& x,
+                            const std::vector<Real>& R, SceneRunResult& result);
 /// The scene's `contact:` as ContactOptions (obstacles and candidate nodes from the built scene).
 ContactOptions scene_contact_options(const Scene& scene, const BuiltScene& built);
 

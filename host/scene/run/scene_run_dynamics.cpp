@@ -75,6 +75,7 @@ struct DynamicRecorder : RunRecorder {
     for (const PressureLoad& p : built.loads.pressures) csv << ",p_" << p.name << ",volume_" << p.name;
     for (const BuiltProbe& p : built.probes) csv << ",ux_" << p.name << ",uy_" << p.name << ",uz_" << p.name;
     for (const SceneCable& c : scene.cables) csv << ",T_" << c.name << ",length_" << c.name;
+    write_reaction_header(csv, scene, built);
     csv << ",contacts,active_contacts,normal_force,contact_fx,contact_fy,contact_fz,max_penetration,"
            "contact_iterations,contact_residual";
     // Control (inverse: with dynamics:): the constraints' outputs and the step's solve.
@@ -97,6 +98,7 @@ struct DynamicRecorder : RunRecorder {
       built.cables[k]->accept(built.mesh, x, &T);
       csv << "," << T << "," << cable_length(*built.cables[k]);
     }
+    if (scene.outputs.reactions) write_reaction_columns(csv, scene, built, x, dyn.reactions(), result);
     csv << "," << r.contacts << "," << r.active_contacts << "," << r.normal_force << "," << r.contact_force.x() << ","
         << r.contact_force.y() << "," << r.contact_force.z() << "," << r.max_penetration << ","
         << r.contact_solve.iterations << "," << r.contact_solve.residual;
