@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev         # bench/
   libyaml-cpp-dev          # scene files (YAML)
   zlib1g-dev               # zlib: compressed .vtu output and input
+  libspectra-dev           # Spectra: shift-invert Lanczos for natural frequencies (modes:)
   doxygen                  # the C++ API reference (scripts/docs.sh)
   libopenmpi-dev openmpi-bin  # softik batch --mpi and its test (optional: without it, SOFTIK_MPI=AUTO builds without)
 )

@@ -1,6 +1,7 @@
 // Shared pieces of the mesh readers (mesh_io_common.hpp) and the dispatch on file extensions.
 #include "host/io/mesh_io_common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <system_error>
 
@@ -208,6 +210,19 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
+bool is_xml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[64] = {};
+  in.read(head, sizeof head);
+  const std::streamsize n = in.gcount();
+  std::streamsize i = 0;
+  if (n >= 3 && static_cast<unsigned char>(head[0]) == 0xEF && static_cast<unsigned char>(head[1]) == 0xBB &&
+      static_cast<unsigned char>(head[2]) == 0xBF)
+    i = 3;
+  while (i < n && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+  return i < n && head[i] == '<';
+}
+
 std::vector<int> assemble_cells(const RawElements& raw, const std::vector<long>& node_lines, const Where& none_where,
                                 const char* plane_hint, Mesh* mesh) {
   int dim = 0;
@@ -262,7 +277,7 @@ MeshData read_mesh_data(const std::string& path) {
     data.mesh = mesh_io::read_gmsh(path);
     return data;
   }
-  if (ext == ".vtk") return mesh_io::read_vtk_legacy(path);
+  if (ext == ".vtk") return mesh_io::is_xml_file(path) ? mesh_io::read_vtu(path) : mesh_io::read_vtk_legacy(path);
   if (ext == ".vtu") return mesh_io::read_vtu(path);
   SOFTIK_PARSE_FAIL(mesh_io::Where{path}, "unsupported mesh format '"
                                               << ext
@@ -270,6 +285,36 @@ MeshData read_mesh_data(const std::string& path) {
                                                  ".vtk (VTK legacy ASCII) and .vtu (VTK XML, ASCII or binary); "
                                                  "read .obj/.stl "
                                                  "surfaces with read_surface");
+}
+
+int add_cell_data_groups(MeshData& data) {
+  Mesh& mesh = data.mesh;
+  const int cells = mesh.num_cells(), npc = nodes_per_cell(mesh.cell_type);
+  int added = 0;
+  for (const VtuField& f : data.cell_fields) {
+    if (f.components != 1 || static_cast<int>(f.values.size()) != cells) continue;
+    std::map<long long, std::vector<int>> by_value;
+    bool integral = true;
+    for (int c = 0; c < cells && integral; ++c) {
+      const Real v = f.values[static_cast<size_t>(c)];
+      integral = std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15;
+      if (integral) by_value[static_cast<long long>(v)].push_back(c);
+      if (by_value.size() > 1000) integral = false;
+    }
+    if (!integral) continue;
+    for (const auto& [value, members] : by_value) {
+      const std::string name = f.name + "=" + std::to_string(value);
+      if (mesh.cell_groups.count(name) || mesh.node_groups.count(name)) continue;
+      std::vector<int> nodes;
+      for (int c : members) nodes.insert(nodes.end(), mesh.cell(c), mesh.cell(c) + npc);
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      mesh.cell_groups[name] = members;
+      mesh.node_groups[name] = std::move(nodes);
+      ++added;
+    }
+  }
+  return added;
 }
 
 Mesh read_mesh(const std::string& path) { return read_mesh_data(path).mesh; }

@@ -96,6 +96,9 @@ double next_coordinate(TextFile& file, const char* context, const char* what);
 bool iequals(std::string_view a, std::string_view b);
 /// The lower-case extension of a path including the dot (".msh"), or "".
 std::string lower_extension(const std::string& path);
+/// Whether the file starts (after blanks and a byte-order mark) with '<': VTK XML, whatever its
+/// extension. False when it cannot be opened (the reader then names the problem).
+bool is_xml_file(const std::string& path);
 
 /// Elements as read, in file order. kind is a CellType value, kPoint for 1-node elements or
 /// kTri6 for 6-node triangles (faces of Tet10 meshes: surface groups only, never cells).

@@ -63,8 +63,16 @@ struct MeshData {
   std::vector<VtuField> cell_fields;
 };
 
-/// read_mesh() plus the file's data arrays.
+/// read_mesh() plus the file's data arrays. A `.vtk` file that holds VTK XML (what some tools
+/// write under that name) is read as .vtu.
 MeshData read_mesh_data(const std::string& path);
+
+/// Regions from the file's cell data: for every one-component cell array whose values are all
+/// integers (a material or region id), a cell group "<array>=<value>" per value holding its cells
+/// and a node group of the same name holding their nodes. Arrays with other values, several
+/// components or more than 1000 distinct values are skipped; a group that exists keeps its cells.
+/// Returns the number of groups added.
+int add_cell_data_groups(MeshData& data);
 
 /// A surface given by its own vertices (e.g. a cavity drawn separately from the volume mesh).
 struct SurfaceMesh {

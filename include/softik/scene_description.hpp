@@ -31,6 +31,7 @@
 #include "softik/mesh_generator.hpp"
 #include "softik/mesh_io.hpp"
 #include "softik/mesh_transform.hpp"
+#include "softik/modes.hpp"
 #include "softik/progress.hpp"
 #include "softik/static_solver.hpp"
 
@@ -334,6 +335,14 @@ struct SceneObstacle {
   SceneLocation where;
 };
 
+/// Natural frequencies and mode shapes of the unloaded body (`modes:`, modes.hpp) instead of a
+/// load ramp; absent: not computed.
+struct SceneModes {
+  bool enabled = false;
+  ModesOptions options;  ///< density from modes.density, else loads.gravity.density
+  SceneLocation where;
+};
+
 /// Contact (`contact:`), solved in the dynamic loop or inside a (static) inverse problem.
 struct SceneContact {
   bool enabled = false;
@@ -372,6 +381,7 @@ struct Scene {
   SceneExplicit explicit_dynamics;  ///< `explicit:`
   SceneContinuation continuation;
   SceneContact contact;
+  SceneModes modes;
 };
 
 /// Reads and checks a scene file (strict: unknown keys, wrong types, missing required keys and

@@ -229,6 +229,7 @@ struct SceneRunResult {
   DynamicRunSummary dynamics;
   ExplicitRunSummary explicit_dynamics;
   ContinuationRunSummary continuation;
+  std::vector<Real> frequencies;  ///< modes: the natural frequencies found, ascending
   std::vector<std::string> warnings;
 };
 
@@ -244,6 +245,9 @@ SceneRunResult run_scene(const Scene& scene, const SceneRunOptions& options);
 DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built);
 /// ... the options (time scheme, damping, contact with the built obstacles) ...
 DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built);
+/// ... and with `inverse:`, its control: the scene's actuators and effectors added to `dyn`
+/// (DynamicSolver::add_control) with its method and epsilon, the effectors at their first goal.
+void scene_dynamic_control(const Scene& scene, const BuiltScene& built, DynamicSolver& dyn);
 /// ... and a cable's tension over time: force x over_time (the constant force without a table).
 TimeFunction scene_cable_tension(const SceneCable& cable);
 

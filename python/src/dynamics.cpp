@@ -11,6 +11,7 @@
 #include <softik/error.hpp>
 
 #include "bindings.hpp"
+#include "effectors.hpp"
 
 namespace softik::python {
 
@@ -39,6 +40,7 @@ PySimulation make_simulation(nb::pointer_and_handle<Model> ref) {
   s.attach(ref);
   s.dynamics = std::make_unique<DynamicSolver>(*m.built.assembler, *s.solver, scene_dynamic_loads(m.scene, m.built),
                                                scene_dynamics_options(m.scene, m.built));
+  scene_dynamic_control(m.scene, m.built, *s.dynamics);  // inverse: with dynamics: the control loop
   const std::vector<Real> X = m.built.mesh.rest_positions();
   std::copy(X.begin(), X.end(), m.x.begin());  // a dynamic run starts at rest
   s.v = s.dynamics->velocities();
@@ -100,13 +102,22 @@ DynamicStepReport step(PySimulation& s) {
   return r;
 }
 
-nb::dict report_dict(const DynamicStepReport& r) {
-  return dict_of("step", r.step, "time", r.time, "iterations", r.iterations, "residual", r.residual, "substeps",
+/// The report of a step: its counts, energies and contact figures, and with control (inverse:)
+/// the inputs solved (`actuation`, per actuator row), the solve's status and the effectors' error
+/// predicted by the linearisation.
+nb::dict report_dict(const PySimulation& s, const DynamicStepReport& r) {
+  nb::dict d = dict_of("step", r.step, "time", r.time, "iterations", r.iterations, "residual", r.residual, "substeps",
                  r.substeps, "kinetic_energy", r.kinetic_energy, "elastic_energy", r.elastic_energy, "contacts",
                  r.contacts, "active_contacts", r.active_contacts, "normal_force", r.normal_force, "contact_force",
                  take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()}),
                  "max_penetration", r.max_penetration, "pressures", take(std::vector<Real>(r.pressures)), "seconds",
                  r.seconds_total);
+  if (s.model->scene.inverse.enabled) {
+    d["actuation"] = take(std::vector<Real>(s.dynamics->actuation()));
+    d["control_status"] = std::string(qp_status_name(r.control.status));
+    d["effector_error"] = r.control.effector_error;
+  }
+  return d;
 }
 
 /// `steps` time steps (< 0: the scene's remaining steps to its duration), the history of every
@@ -167,8 +178,33 @@ void bind_dynamics(nb::module_& m) {
                    "(contacts, 3) float64: lambda_n, lambda_t1, lambda_t2 of each contact of the last step (N)")
       .def("step",
            guarded(
-               "DynamicSimulation.step", +[](PySimulation& s) { return report_dict(step(s)); }),
+               "DynamicSimulation.step", +[](PySimulation& s) { return report_dict(s, step(s)); }),
            "Advances one dt; returns the step's report.")
+      .def("set_goal", guarded("DynamicSimulation.set_goal", &set_goal<PySimulation>), nb::arg("effector"),
+           nb::arg("goal"),
+           "With inverse: in the scene, the goal the control steers a position effector to from the next step "
+           "((3,) array) or a volume effector's target volume, as a controller sets it per frame.")
+      .def("goal", guarded("DynamicSimulation.goal", &goal<PySimulation>), nb::arg("effector"))
+      .def("effector_position", guarded("DynamicSimulation.effector_position", &effector_position<PySimulation>),
+           nb::arg("effector"), "(3,) where a position effector's point is now")
+      .def_prop_ro(
+          "actuation", guarded(
+                           "DynamicSimulation.actuation",
+                           +[](const PySimulation& s) {
+                             nb::dict d;
+                             size_t row = 0;
+                             const std::vector<Real>& lambda = s.dynamics->actuation();
+                             for (const auto& c : s.dynamics->control_constraints()) {
+                               if (c->role() != ConstraintRole::Actuator) continue;
+                               const size_t rows = static_cast<size_t>(c->num_rows());
+                               d[c->name().c_str()] =
+                                   take(std::vector<Real>(lambda.begin() + static_cast<long>(row),
+                                                          lambda.begin() + static_cast<long>(row + rows)));
+                               row += rows;
+                             }
+                             return d;
+                           }),
+          "{actuator: array of its inputs} solved by the last step (empty without inverse:)")
       .def("run", guarded("DynamicSimulation.run", &run), nb::arg("steps") = -1,
            "Advances `steps` steps (default: to the scene's duration); returns the history {column: array} with the "
            "columns of the CLI's CSV (without times and contact-solver figures), the start state first at time 0.");

@@ -14,6 +14,7 @@
 #include <softik/error.hpp>
 
 #include "bindings.hpp"
+#include "effectors.hpp"
 
 namespace softik::python {
 
@@ -66,49 +67,6 @@ PyInverse make_inverse(nb::pointer_and_handle<Model> ref, std::optional<std::str
   for (const auto& e : m.built.effectors) p.inverse->add(e);
   m.has_inverse = true;
   return p;
-}
-
-size_t effector_index(const PyInverse& p, const std::string& name) {
-  const auto& effectors = p.model->built.effectors;
-  std::string known;
-  for (size_t i = 0; i < effectors.size(); ++i) {
-    if (effectors[i]->name() == name) return i;
-    known += (known.empty() ? "" : ", ") + effectors[i]->name();
-  }
-  SOFTIK_CHECK(false, "no effector named '" << name << "'; the scene's effectors are: " << known);
-  return 0;
-}
-
-bool is_position(const PyInverse& p, size_t i) {
-  return p.model->scene.inverse.effectors[i].type == SceneEffector::Type::Position;
-}
-
-void set_goal(PyInverse& p, const std::string& name, nb::handle goal) {
-  const size_t i = effector_index(p, name);
-  Constraint& c = *p.model->built.effectors[i];
-  if (is_position(p, i)) {
-    const std::vector<Real> g = real_array(goal, {3}, "the goal of effector '" + name + "'");
-    static_cast<PositionEffector&>(c).set_goal({g[0], g[1], g[2]});
-  } else {
-    const std::vector<Real> v = real_array(goal, {}, "the target volume of effector '" + name + "'");
-    static_cast<VolumeEffector&>(c).set_target(v[0]);
-  }
-}
-
-nb::object goal(const PyInverse& p, const std::string& name) {
-  const size_t i = effector_index(p, name);
-  const Constraint& c = *p.model->built.effectors[i];
-  if (!is_position(p, i)) return nb::float_(static_cast<const VolumeEffector&>(c).target());
-  const std::array<Real, 3>& g = static_cast<const PositionEffector&>(c).goal();
-  return take(std::vector<Real>(g.begin(), g.end()));
-}
-
-nb::object effector_position(const PyInverse& p, const std::string& name) {
-  const size_t i = effector_index(p, name);
-  SOFTIK_CHECK(is_position(p, i), "effector '" << name << "' is a volume effector; it has no position");
-  const auto& e = static_cast<const PositionEffector&>(*p.model->built.effectors[i]);
-  const std::array<Real, 3> x = e.position(p.model->x);
-  return take(std::vector<Real>(x.begin(), x.end()));
 }
 
 void set_max_shift(PyInverse& p, const std::string& name, Real max_shift) {
@@ -297,10 +255,10 @@ void bind_inverse(nb::module_& m) {
                      for (const auto& c : p.model->built.effectors) names.push_back(c->name());
                      return names;
                    })
-      .def("set_goal", guarded("InverseSolver.set_goal", &set_goal), nb::arg("effector"), nb::arg("goal"),
+      .def("set_goal", guarded("InverseSolver.set_goal", &set_goal<PyInverse>), nb::arg("effector"), nb::arg("goal"),
            "A position effector's goal ((3,) array, the scene's units) or a volume effector's target volume.")
-      .def("goal", guarded("InverseSolver.goal", &goal), nb::arg("effector"))
-      .def("effector_position", guarded("InverseSolver.effector_position", &effector_position), nb::arg("effector"),
+      .def("goal", guarded("InverseSolver.goal", &goal<PyInverse>), nb::arg("effector"))
+      .def("effector_position", guarded("InverseSolver.effector_position", &effector_position<PyInverse>), nb::arg("effector"),
            "(3,) where a position effector's point is at the Model's current positions")
       .def("set_max_shift", guarded("InverseSolver.set_max_shift", &set_max_shift), nb::arg("effector"),
            nb::arg("max_shift"), "The most a step moves the goal it sees from the point toward the goal (0: no limit)")

@@ -48,3 +48,26 @@ def test_state_views_follow_the_steps(softik_module, short_flick):
         model.dynamic_simulation()
     with pytest.raises(softik_module.InputError, match="no dynamics: section"):
         softik_module.Model(str(EXAMPLES / "finger/finger.yaml")).dynamic_simulation()
+
+
+def test_control_is_scriptable_per_frame(softik_module):
+    """examples/finger_control from Python: the control loop runs in every step (the report has the
+    cavity's pressure solved, the solve's status and the predicted effector error), and set_goal
+    between frames steers the tip to a goal the scene does not have."""
+    model = softik_module.Model(str(EXAMPLES / "finger_control/finger_control.yaml"))
+    simulation = model.dynamic_simulation()
+    report = simulation.step()
+    assert report["control_status"] == "optimal" and report["actuation"].shape == (1,)
+    assert report["actuation"][0] > 0 and "effector_error" in report
+    assert set(simulation.actuation) == {"cavity"}
+    np.testing.assert_allclose(simulation.goal("tip"), [0.10, 0.01, 0.0115])
+    target = np.array([0.10, 0.01, 0.0125])  # not one of the scene's waypoints
+    simulation.set_goal("tip", target)
+    np.testing.assert_allclose(simulation.goal("tip"), target)
+    for _ in range(60):
+        report = simulation.step()
+    assert report["control_status"] == "optimal"
+    assert abs(simulation.effector_position("tip")[2] - target[2]) < 5e-5  # the tip got there (z only)
+    assert 0 <= simulation.actuation["cavity"][0] <= 30000
+    with pytest.raises(softik_module.InputError, match="no effector named 'nose'; the scene's effectors are: tip"):
+        simulation.set_goal("nose", target)

@@ -80,9 +80,10 @@ Mesh make_mesh(const SceneMesh& spec) {
            "mesh.network: a node-network file has no cells to make a mesh of (build_scene reads it as "
            "the body itself)");
   }
-  Mesh mesh = located(spec.where, "mesh.file", [&] { return read_mesh(spec.file); });
-  for (Real& x : mesh.X) x *= spec.scale;
-  return mesh;
+  MeshData data = located(spec.where, "mesh.file", [&] { return read_mesh_data(spec.file); });
+  add_cell_data_groups(data);  // regions and selections by the file's cell data ("material=2")
+  for (Real& x : data.mesh.X) x *= spec.scale;
+  return std::move(data.mesh);
 }
 
 /// The placed mesh of a single-body scene, or the bodies' placed meshes merged; `frames` gets

@@ -388,7 +388,8 @@ namespace {
 Scene parse_root(const YAML::Node& root, const std::string& path) {
   const Map m(root, path, "the scene",
               {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation", "bodies"});
+               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation", "bodies",
+               "modes"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -428,6 +429,7 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("inverse")) scene.inverse = parse_inverse(m.at("inverse"), path);
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
+  if (m.has("modes")) scene.modes = parse_modes(m.at("modes"), path, scene, m);
   if (scene.outputs.reactions &&
       ((scene.inverse.enabled && !m.has("dynamics")) || m.has("continuation") || m.has("explicit") ||
        scene.mesh.source == SceneMesh::Source::Network))

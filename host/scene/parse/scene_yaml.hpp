@@ -194,6 +194,10 @@ void check_network_dilatation(const Scene& scene, const Map& root);
 void check_output_volume(const Scene& scene, const Map& root);
 void check_laws(const Scene& scene);
 
+/// The `modes:` section and its checks against the rest of the scene (`root`: the top-level map;
+/// scene_parse_modes.cpp): count, shift, density (else loads.gravity's), mass; the unloaded body
+/// only, one kind of run.
+SceneModes parse_modes(const YAML::Node& node, const std::string& path, const Scene& scene, const Map& root);
 /// The `inverse:` section (scene_parse_inverse.cpp).
 SceneInverse parse_inverse(const YAML::Node& node, const std::string& path);
 

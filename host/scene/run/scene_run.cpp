@@ -289,6 +289,11 @@ SceneRunResult scene_detail::run_built_scene(const Scene& scene, BuiltScene& bui
     result.seconds = since(t0);
     return result;
   }
+  if (scene.modes.enabled) {
+    run_modes(scene, built, options, t0, result);
+    result.seconds = since(t0);
+    return result;
+  }
   if (scene.continuation.enabled) {
     run_continuation(scene, built, options, t0, result);
     result.seconds = since(t0);
@@ -385,6 +390,15 @@ void scene_detail::write_control_lines(const InverseRunSummary& s, std::ostream&
   out.precision(precision);
 }
 
+/// The modes run's lines: the frequencies found, lowest first.
+void write_modes_summary(const SceneRunResult& r, std::ostream& out) {
+  out << "softik: " << r.name << ": " << r.frequencies.size() << " natural modes (shift-invert Lanczos), "
+      << r.num_cells << " cells, " << r.num_dofs << " DOFs (" << r.num_free_dofs << " free), " << std::setprecision(3)
+      << r.seconds << " s\n"
+      << std::setprecision(6);
+  for (size_t k = 0; k < r.frequencies.size(); ++k) out << "  mode " << k + 1 << ": f = " << r.frequencies[k] << "\n";
+}
+
 void write_summary(const SceneRunResult& r, std::ostream& out) {
   const std::ios::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
@@ -396,6 +410,8 @@ void write_summary(const SceneRunResult& r, std::ostream& out) {
     write_inverse_summary(r, out);
   else if (r.continuation.enabled)
     write_continuation_summary(r, out);
+  else if (!r.frequencies.empty())
+    write_modes_summary(r, out);
   else
     write_forward_summary(r, out);
   out << std::setprecision(6);

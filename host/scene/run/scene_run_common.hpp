@@ -117,6 +117,11 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
 void run_explicit(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
                   SceneRunResult& result);
 void write_explicit_summary(const SceneRunResult& result, std::ostream& out);
+/// Runs a scene with `modes:` (scene_run_modes.cpp): <name>.csv with one row per mode (its
+/// frequency and eigenvalue) and with outputs.vtu one .vtu per mode (the mass-normalised shape, and
+/// as `displacement` the shape scaled to 5% of the bounding-box diagonal, for ParaView's warp).
+void run_modes(const Scene& scene, BuiltScene& built, const SceneRunOptions& options, Clock::time_point t0,
+               SceneRunResult& result);
 /// Runs a static scene with `continuation:` (scene_run_continuation.cpp): <name>.csv with one
 /// row per path point, a .vtu every outputs.every points, <name>_path.svg, and the continuation
 /// part of the result; and its lines of the summary.

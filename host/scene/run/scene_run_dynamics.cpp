@@ -46,6 +46,17 @@ DynamicLoads scene_dynamic_loads(const Scene& scene, const BuiltScene& built) {
   return loads;
 }
 
+void scene_dynamic_control(const Scene& scene, const BuiltScene& built, DynamicSolver& dyn) {
+  const SceneInverse& inv = scene.inverse;
+  if (!inv.enabled) return;
+  dyn.control_options().method = inv.options.method;
+  dyn.control_options().epsilon = inv.options.epsilon;
+  for (const auto& a : built.actuators) dyn.add_control(a);
+  for (const auto& e : built.effectors) dyn.add_control(e);
+  for (size_t i = 0; i < built.effectors.size(); ++i)
+    scene_detail::set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
+}
+
 DynamicsOptions scene_dynamics_options(const Scene& scene, const BuiltScene& built) {
   DynamicsOptions o = scene.dynamics.options;
   o.pressure_stiffness = scene.solver.newton.pressure_stiffness;
@@ -134,13 +145,10 @@ void take_solver_warnings(const DynamicSolver& dyn, const SceneRunOptions& optio
 
 /// Control: the inverse problem's actuators and effectors solved in every step (dynamics.hpp),
 /// the effectors at their first goal, and the control's summary header.
-void add_dynamic_control(const SceneInverse& inv, const BuiltScene& built, size_t goals, DynamicSolver& dyn,
+void add_dynamic_control(const Scene& scene, const BuiltScene& built, size_t goals, DynamicSolver& dyn,
                          InverseRunSummary& control) {
-  dyn.control_options().method = inv.options.method;
-  dyn.control_options().epsilon = inv.options.epsilon;
-  for (const auto& a : built.actuators) dyn.add_control(a);
-  for (const auto& e : built.effectors) dyn.add_control(e);
-  for (size_t i = 0; i < built.effectors.size(); ++i) set_effector_goal(inv.effectors[i], *built.effectors[i], 0);
+  const SceneInverse& inv = scene.inverse;
+  softik::scene_dynamic_control(scene, built, dyn);
   control.enabled = true;
   control.mode = "dynamic";
   control.method = inv.options.method == InverseMethod::QP ? "qp" : "gauss_seidel";
@@ -244,7 +252,7 @@ void run_dynamics(const Scene& scene, BuiltScene& built, const SceneRunOptions& 
   const SceneInverse& inv = scene.inverse;
   InverseRunSummary& control = result.inverse;
   const size_t goals = inv.enabled ? inverse_goals(inv) : 0;
-  if (inv.enabled) add_dynamic_control(inv, built, goals, dyn, control);
+  if (inv.enabled) add_dynamic_control(scene, built, goals, dyn, control);
   DynamicRecorder recorder{{scene, built, options, t0, result}, dyn.control_constraints()};
   recorder.open();
   recorder.record(initial_report(scene, built, dyn), dyn, 0, true);
