@@ -14,4 +14,8 @@ if ! log=$(cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCM
   exit 1
 fi
 printf '%s\n' "$log" | grep -E "^-- softik:" || true
-cmake --build "$build" --parallel "$(nproc)"
+# SOFTIK_BUILD_TARGETS (space-separated): build only these targets (scripts/run_example.sh: the
+# softik program); unset: everything (the library, tests, benchmarks, examples, Python module).
+targets=()
+for t in ${SOFTIK_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" --parallel "$(nproc)" "${targets[@]}"

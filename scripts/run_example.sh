@@ -7,6 +7,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+SOFTIK_BUILD_TARGETS=softik_cli "$root/scripts/build.sh"  # the softik program alone: what the example runs
 build="${SOFTIK_BUILD_DIR:-$root/build}"
 "$build/softik" run "$root/examples/finger/finger.yaml" --out "$build/finger_out" "$@"

@@ -24,6 +24,20 @@ std::vector<int> nodes_in_box(const Mesh& mesh, const std::array<Real, 3>& lo, c
   return out;
 }
 
+std::vector<int> nodes_in_sphere(const Mesh& mesh, const std::array<Real, 3>& center, Real radius, Real tol) {
+  SOFTIK_CHECK(std::isfinite(center[0]) && std::isfinite(center[1]) && std::isfinite(center[2]),
+               "nodes_in_sphere: the centre must be finite");
+  SOFTIK_CHECK(std::isfinite(radius) && radius > 0, "nodes_in_sphere: radius = " << radius << "; give a radius > 0");
+  const Real reach = radius + tol;
+  std::vector<int> out;
+  for (int n = 0; n < mesh.num_nodes(); ++n) {
+    Real d2 = 0;
+    for (int i = 0; i < 3; ++i) d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - center[static_cast<size_t>(i)], 2);
+    if (d2 <= reach * reach) out.push_back(n);
+  }
+  return out;
+}
+
 std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& point, const std::array<Real, 3>& normal,
                                 Real tol) {
   const Real len = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);

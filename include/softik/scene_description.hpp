@@ -84,13 +84,14 @@ struct SceneBody {
   SceneLocation where;
 };
 
-/// A set of nodes: a named node group, an axis-aligned box, a plane or an explicit list.
+/// A set of nodes: a named node group, an axis-aligned box, a plane, a sphere or an explicit list.
 struct SceneSelection {
-  enum class Kind { Group, Box, Plane, Nodes };
+  enum class Kind { Group, Box, Plane, Nodes, Sphere };
   Kind kind = Kind::Group;
   std::string group;
   std::array<Real, 3> min{0, 0, 0}, max{0, 0, 0};       ///< box corners
-  std::array<Real, 3> point{0, 0, 0}, normal{0, 0, 1};  ///< plane
+  std::array<Real, 3> point{0, 0, 0}, normal{0, 0, 1};  ///< plane; sphere: `point` is its centre
+  Real radius = 0;                                      ///< sphere
   Real tolerance = -1;                                  ///< absolute; < 0: 1e-6 x the mesh's bounding-box diagonal
   std::vector<int> nodes;
   std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
@@ -107,6 +108,10 @@ struct SceneSelection {
 /// earlier ones on the cells they share.
 struct SceneMaterial {
   std::string region;
+  /// `region: {box: ...}` or `{sphere: ...}`: the cells whose centroid lies in the shape (in a
+  /// body's frame when written in a body); `region` is then empty.
+  bool region_shape = false;
+  SceneSelection shape;
   std::string law;  ///< the scene's law name (linear, neo_hookean, ...)
   Material material;
   SceneLocation where;

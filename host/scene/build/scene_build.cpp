@@ -157,6 +157,9 @@ struct Builder {
       case SceneSelection::Kind::Plane:
         nodes = located(s.where, what, [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
         break;
+      case SceneSelection::Kind::Sphere:
+        nodes = located(s.where, what, [&] { return nodes_in_sphere(mesh, s.point, s.radius, tolerance(s.tolerance)); });
+        break;
       case SceneSelection::Kind::Nodes:
         for (int n : s.nodes)
           if (n >= mesh.num_nodes())
@@ -171,11 +174,52 @@ struct Builder {
     return nodes;
   }
 
+  /// The cells whose centroid lies in a region's box or sphere (a body's cells, in its frame, when
+  /// the region was written in a body).
+  std::vector<int> shape_cells(const SceneSelection& s) const {
+    const Real tol = tolerance(s.tolerance);
+    const auto inside = [&](const std::array<Real, 3>& p) {
+      if (s.kind == SceneSelection::Kind::Sphere) {
+        const Real d2 = std::pow(p[0] - s.point[0], 2) + std::pow(p[1] - s.point[1], 2) + std::pow(p[2] - s.point[2], 2);
+        return d2 <= std::pow(s.radius + tol, 2);
+      }
+      for (int i = 0; i < 3; ++i)
+        if (p[static_cast<size_t>(i)] < s.min[static_cast<size_t>(i)] - tol ||
+            p[static_cast<size_t>(i)] > s.max[static_cast<size_t>(i)] + tol)
+          return false;
+      return true;
+    };
+    if (s.body < 0) return cells_with_centroid(out.mesh, inside);
+    // In the body's frame: its cells, their nodes' coordinates before the transform.
+    const size_t b = static_cast<size_t>(s.body);
+    const int node0 = out.parts.node_begin[b], cell0 = out.parts.cell_begin[b], cell1 = out.parts.cell_begin[b + 1];
+    Mesh own;
+    own.dim = out.mesh.dim;
+    own.cell_type = out.mesh.cell_type;
+    own.X = frames[b].X;
+    const size_t npc = static_cast<size_t>(nodes_per_cell(own.cell_type));
+    for (size_t k = static_cast<size_t>(cell0) * npc; k < static_cast<size_t>(cell1) * npc; ++k)
+      own.cells.push_back(out.mesh.cells[k] - node0);
+    std::vector<int> cells = cells_with_centroid(own, inside);
+    for (int& c : cells) c += cell0;
+    return cells;
+  }
+
   void materials() {
     const Mesh& mesh = out.mesh;
     std::vector<int> owner(static_cast<size_t>(mesh.num_cells()), -1);
     for (size_t i = 0; i < scene.materials.size(); ++i) {
       const SceneMaterial& m = scene.materials[i];
+      if (m.region_shape) {
+        const std::vector<int> cells = shape_cells(m.shape);
+        if (cells.empty())
+          fail(m.where, "materials[" + std::to_string(i) + "].region: no cell has its centroid in the " +
+                            (m.shape.kind == SceneSelection::Kind::Box ? "box" : "sphere") +
+                            "; check its coordinates against the mesh (bounding-box diagonal " +
+                            std::to_string(diagonal) + ")");
+        for (int c : cells) owner[static_cast<size_t>(c)] = static_cast<int>(i);
+        continue;
+      }
       if (m.region.empty()) {
         std::fill(owner.begin(), owner.end(), static_cast<int>(i));
         continue;

@@ -14,6 +14,17 @@ namespace softik::scene_detail {
 
 namespace {
 
+/// `region`: a cell group's name, or a shape {box: ...} / {sphere: ...} whose cells (by centroid)
+/// take the material.
+void read_region(const Map& m, SceneMaterial& result) {
+  if (m.has("region") && m.at("region").IsMap()) {
+    result.region_shape = true;
+    result.shape = parse_selection(Map(m.at("region"), m.path(), m.name("region"), {"box", "sphere"}));
+    return;
+  }
+  result.region = m.string("region", "");
+}
+
 struct LawInfo {
   const char* name;
   std::vector<std::string> constants;   ///< the law's own constants (all required unless optional)
@@ -217,7 +228,7 @@ SceneMaterial library_material(const YAML::Node& node, const std::string& path, 
 
   SceneMaterial result;
   result.law = fit.law;
-  result.region = m.string("region", "");
+  read_region(m, result);
   result.where = m.where();
   try {
     if (m.has("D1"))
@@ -280,7 +291,7 @@ SceneMaterial parse_material(const YAML::Node& node, const std::string& path, co
 
   SceneMaterial result;
   result.law = law.name;
-  result.region = m.string("region", "");
+  read_region(m, result);
   result.where = m.where();
   try {
     result.material = make_material(law, m, young_mode);

@@ -80,9 +80,9 @@ void check_positive(const Map& m, const std::string& key, Real v) {
 
 SceneSelection scene_detail::parse_selection(const Map& m) {
   const std::string& path = m.path();
-  m.exclusive({"group", "box", "plane", "nodes"}, true,
-              "select nodes by a node group (group: xmin), a box {min, max}, a plane {point, normal} or a list (nodes: "
-              "[0, 5])");
+  m.exclusive({"group", "box", "plane", "sphere", "nodes"}, true,
+              "select nodes by a node group (group: xmin), a box {min, max}, a plane {point, normal}, a sphere "
+              "{center, radius} or a list (nodes: [0, 5])");
   SceneSelection s;
   s.where = m.where();
   if (m.has("group")) {
@@ -106,6 +106,13 @@ SceneSelection scene_detail::parse_selection(const Map& m) {
       fail(p.where("normal"), p.name("normal") + ": must not be zero");
     check_direction_length(p, "normal", s.normal);
     s.tolerance = p.number("tolerance", -1.0);
+  } else if (m.has("sphere")) {
+    s.kind = SceneSelection::Kind::Sphere;
+    const Map b(m.at("sphere"), path, m.name("sphere"), {"center", "radius", "tolerance"});
+    s.point = as_vec3(b.need("center", "the centre [x, y, z]"), path, b.name("center"));
+    s.radius = b.number("radius", "the radius, > 0");
+    if (!(s.radius > 0) || !std::isfinite(s.radius)) fail(b.where("radius"), b.name("radius") + ": must be > 0");
+    s.tolerance = b.number("tolerance", -1.0);
   } else {
     s.kind = SceneSelection::Kind::Nodes;
     const YAML::Node list = m.at("nodes");
@@ -130,7 +137,7 @@ SceneSelection scene_detail::parse_selection(const Map& m) {
   return s;
 }
 
-const std::vector<std::string> scene_detail::kSelectionKeys = {"group", "box", "plane", "nodes", "components"};
+const std::vector<std::string> scene_detail::kSelectionKeys = {"group", "box", "plane", "sphere", "nodes", "components"};
 
 namespace {
 

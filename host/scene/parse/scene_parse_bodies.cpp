@@ -48,7 +48,10 @@ std::string in_body(const std::string& body, const std::string& name) { return b
 /// A body's own keys, read into `part`, moved into the scene's lists (see the file comment).
 void relocate(Scene& part, int index, const SceneBody& body, Scene& scene) {
   for (SceneMaterial& m : part.materials) {
-    m.region = m.region.empty() ? body.name : in_body(body.name, m.region);
+    if (m.region_shape)
+      m.shape.body = index;  // its cells by their centroid in the body's frame
+    else
+      m.region = m.region.empty() ? body.name : in_body(body.name, m.region);
     scene.materials.push_back(std::move(m));
   }
   const auto mark = [&](SceneSelection& s) {
