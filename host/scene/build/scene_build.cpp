@@ -7,6 +7,7 @@
 
 #include "host/scene/build/scene_build.hpp"
 #include "host/scene/build/scene_build_warnings.hpp"
+#include "host/scene/build/scene_builder.hpp"
 #include "softik/actuator_generator.hpp"
 #include "softik/contact.hpp"
 #include "softik/error.hpp"
@@ -20,35 +21,12 @@
 #include "softik/shell_generator.hpp"
 #include "softik/surface.hpp"
 
-namespace softik {
+namespace softik::scene_build {
 
 using scene_detail::warn_csv_size;
 using scene_detail::warn_obstacles_inside;
-using scene_detail::warn_projected_vertices;
 
 namespace {
-
-[[noreturn]] void fail(const SceneLocation& where, const std::string& message) {
-  throw Error(where.str() + ": " + message);
-}
-
-/// Runs f(); a softik::Error it throws is re-thrown prefixed with the scene location and `what`.
-template <typename F>
-auto located(const SceneLocation& where, const std::string& what, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    fail(where, what + ": " + e.what());
-  }
-}
-
-template <typename Map>
-std::string keys_of(const Map& groups) {
-  if (groups.empty()) return "(none)";
-  std::string s;
-  for (const auto& g : groups) s += (s.empty() ? "" : ", ") + g.first;
-  return s;
-}
 
 Mesh make_mesh(const SceneMesh& spec) {
   switch (spec.source) {
@@ -113,502 +91,269 @@ std::vector<Real> network_weight(const NodeNetwork& net, const std::array<Real, 
   return w;
 }
 
-struct Builder {
-  const Scene& scene;
-  BuiltScene& out;
-  Real diagonal = 0;
+}  // namespace
 
-  Real tolerance(Real given) const { return given >= 0 ? given : 1e-6 * diagonal; }
+const Transform& Builder::placement(int body) const {
+  static const Transform identity;
+  if (body >= 0) return scene.bodies[static_cast<size_t>(body)].mesh.transform;
+  return scene.bodies.empty() ? scene.mesh.transform : identity;
+}
 
-  std::vector<Mesh> frames;  ///< with bodies: each body's nodes in its own frame
+std::vector<int> Builder::select(const SceneSelection& s, const std::string& what) const {
+  if (s.body < 0 || s.kind == SceneSelection::Kind::Group) return select_in(out.mesh, s, what);
+  // Written in a body: its own frame and numbering, its nodes only.
+  const int first = out.parts.node_begin[static_cast<size_t>(s.body)];
+  std::vector<int> nodes = select_in(frames[static_cast<size_t>(s.body)], s, what);
+  for (int& n : nodes) n += first;
+  return nodes;
+}
 
-  /// The transform that places a cavity file written in bodies[body] (-1: the scene's: the
-  /// single mesh's transform, or with bodies the world frame, none).
-  const Transform& placement(int body) const {
-    static const Transform identity;
-    if (body >= 0) return scene.bodies[static_cast<size_t>(body)].mesh.transform;
-    return scene.bodies.empty() ? scene.mesh.transform : identity;
-  }
-
-  std::vector<int> select(const SceneSelection& s, const std::string& what) const {
-    if (s.body < 0 || s.kind == SceneSelection::Kind::Group) return select_in(out.mesh, s, what);
-    // Written in a body: its own frame and numbering, its nodes only.
-    const int first = out.parts.node_begin[static_cast<size_t>(s.body)];
-    std::vector<int> nodes = select_in(frames[static_cast<size_t>(s.body)], s, what);
-    for (int& n : nodes) n += first;
-    return nodes;
-  }
-
-  /// The nodes of `mesh` (the scene's, or one body's in its own frame) that s selects.
-  std::vector<int> select_in(const Mesh& mesh, const SceneSelection& s, const std::string& what) const {
-    std::vector<int> nodes;
-    switch (s.kind) {
-      case SceneSelection::Kind::Group: {
-        const auto it = mesh.node_groups.find(s.group);
-        if (it == mesh.node_groups.end())
-          fail(s.where,
-               what + ": the mesh has no node group '" + s.group + "'; its node groups: " + keys_of(mesh.node_groups));
-        nodes = it->second;
-        break;
-      }
-      case SceneSelection::Kind::Box:
-        nodes = located(s.where, what, [&] { return nodes_in_box(mesh, s.min, s.max, tolerance(s.tolerance)); });
-        break;
-      case SceneSelection::Kind::Plane:
-        nodes = located(s.where, what, [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
-        break;
-      case SceneSelection::Kind::Sphere:
-        nodes = located(s.where, what, [&] { return nodes_in_sphere(mesh, s.point, s.radius, tolerance(s.tolerance)); });
-        break;
-      case SceneSelection::Kind::Nodes:
-        for (int n : s.nodes)
-          if (n >= mesh.num_nodes())
-            fail(s.where, what + ": node " + std::to_string(n) + " is out of range (the mesh has " +
-                              std::to_string(mesh.num_nodes()) + " nodes, numbered from 0)");
-        nodes = s.nodes;
-        break;
+std::vector<int> Builder::select_in(const Mesh& mesh, const SceneSelection& s, const std::string& what) const {
+  std::vector<int> nodes;
+  switch (s.kind) {
+    case SceneSelection::Kind::Group: {
+      const auto it = mesh.node_groups.find(s.group);
+      if (it == mesh.node_groups.end())
+        fail(s.where,
+             what + ": the mesh has no node group '" + s.group + "'; its node groups: " + keys_of(mesh.node_groups));
+      nodes = it->second;
+      break;
     }
-    if (nodes.empty())
-      fail(s.where, what + ": selects no node; check the coordinates against the mesh (bounding-box diagonal " +
-                        std::to_string(diagonal) + ") or widen 'tolerance'");
-    return nodes;
+    case SceneSelection::Kind::Box:
+      nodes = located(s.where, what, [&] { return nodes_in_box(mesh, s.min, s.max, tolerance(s.tolerance)); });
+      break;
+    case SceneSelection::Kind::Plane:
+      nodes = located(s.where, what, [&] { return nodes_on_plane(mesh, s.point, s.normal, tolerance(s.tolerance)); });
+      break;
+    case SceneSelection::Kind::Sphere:
+      nodes = located(s.where, what, [&] { return nodes_in_sphere(mesh, s.point, s.radius, tolerance(s.tolerance)); });
+      break;
+    case SceneSelection::Kind::Nodes:
+      for (int n : s.nodes)
+        if (n >= mesh.num_nodes())
+          fail(s.where, what + ": node " + std::to_string(n) + " is out of range (the mesh has " +
+                            std::to_string(mesh.num_nodes()) + " nodes, numbered from 0)");
+      nodes = s.nodes;
+      break;
   }
+  if (nodes.empty())
+    fail(s.where, what + ": selects no node; check the coordinates against the mesh (bounding-box diagonal " +
+                      std::to_string(diagonal) + ") or widen 'tolerance'");
+  return nodes;
+}
 
-  /// The cells whose centroid lies in a region's box or sphere (a body's cells, in its frame, when
-  /// the region was written in a body).
-  std::vector<int> shape_cells(const SceneSelection& s) const {
-    const Real tol = tolerance(s.tolerance);
-    const auto inside = [&](const std::array<Real, 3>& p) {
-      if (s.kind == SceneSelection::Kind::Sphere) {
-        const Real d2 = std::pow(p[0] - s.point[0], 2) + std::pow(p[1] - s.point[1], 2) + std::pow(p[2] - s.point[2], 2);
-        return d2 <= std::pow(s.radius + tol, 2);
-      }
-      for (int i = 0; i < 3; ++i)
-        if (p[static_cast<size_t>(i)] < s.min[static_cast<size_t>(i)] - tol ||
-            p[static_cast<size_t>(i)] > s.max[static_cast<size_t>(i)] + tol)
-          return false;
-      return true;
-    };
-    if (s.body < 0) return cells_with_centroid(out.mesh, inside);
-    // In the body's frame: its cells, their nodes' coordinates before the transform.
-    const size_t b = static_cast<size_t>(s.body);
-    const int node0 = out.parts.node_begin[b], cell0 = out.parts.cell_begin[b], cell1 = out.parts.cell_begin[b + 1];
-    Mesh own;
-    own.dim = out.mesh.dim;
-    own.cell_type = out.mesh.cell_type;
-    own.X = frames[b].X;
-    const size_t npc = static_cast<size_t>(nodes_per_cell(own.cell_type));
-    for (size_t k = static_cast<size_t>(cell0) * npc; k < static_cast<size_t>(cell1) * npc; ++k)
-      own.cells.push_back(out.mesh.cells[k] - node0);
-    std::vector<int> cells = cells_with_centroid(own, inside);
-    for (int& c : cells) c += cell0;
-    return cells;
-  }
-
-  void materials() {
-    const Mesh& mesh = out.mesh;
-    std::vector<int> owner(static_cast<size_t>(mesh.num_cells()), -1);
-    for (size_t i = 0; i < scene.materials.size(); ++i) {
-      const SceneMaterial& m = scene.materials[i];
-      if (m.region_shape) {
-        const std::vector<int> cells = shape_cells(m.shape);
-        if (cells.empty())
-          fail(m.where, "materials[" + std::to_string(i) + "].region: no cell has its centroid in the " +
-                            (m.shape.kind == SceneSelection::Kind::Box ? "box" : "sphere") +
-                            "; check its coordinates against the mesh (bounding-box diagonal " +
-                            std::to_string(diagonal) + ")");
-        for (int c : cells) owner[static_cast<size_t>(c)] = static_cast<int>(i);
-        continue;
-      }
-      if (m.region.empty()) {
-        std::fill(owner.begin(), owner.end(), static_cast<int>(i));
-        continue;
-      }
-      const auto it = mesh.cell_groups.find(m.region);
-      if (it == mesh.cell_groups.end())
-        fail(m.where, "materials[" + std::to_string(i) + "]: the mesh has no cell group '" + m.region +
-                          "'; its cell groups: " + keys_of(mesh.cell_groups));
-      for (int c : it->second) owner[static_cast<size_t>(c)] = static_cast<int>(i);
+std::vector<int> Builder::shape_cells(const SceneSelection& s) const {
+  const Real tol = tolerance(s.tolerance);
+  const auto inside = [&](const std::array<Real, 3>& p) {
+    if (s.kind == SceneSelection::Kind::Sphere) {
+      const Real d2 = std::pow(p[0] - s.point[0], 2) + std::pow(p[1] - s.point[1], 2) + std::pow(p[2] - s.point[2], 2);
+      return d2 <= std::pow(s.radius + tol, 2);
     }
-    const auto missing = std::find(owner.begin(), owner.end(), -1);
-    if (missing != owner.end())
-      fail(scene.materials.front().where,
-           "materials: cell " + std::to_string(missing - owner.begin()) +
-               " is in no material region; put a material without 'region' (all cells) first, or regions that "
-               "cover every cell");
-    out.materials.reserve(owner.size());
-    for (int i : owner) out.materials.push_back(scene.materials[static_cast<size_t>(i)].material);
-  }
+    for (int i = 0; i < 3; ++i)
+      if (p[static_cast<size_t>(i)] < s.min[static_cast<size_t>(i)] - tol ||
+          p[static_cast<size_t>(i)] > s.max[static_cast<size_t>(i)] + tol)
+        return false;
+    return true;
+  };
+  if (s.body < 0) return cells_with_centroid(out.mesh, inside);
+  // In the body's frame: its cells, their nodes' coordinates before the transform.
+  const size_t b = static_cast<size_t>(s.body);
+  const int node0 = out.parts.node_begin[b], cell0 = out.parts.cell_begin[b], cell1 = out.parts.cell_begin[b + 1];
+  Mesh own;
+  own.dim = out.mesh.dim;
+  own.cell_type = out.mesh.cell_type;
+  own.X = frames[b].X;
+  const size_t npc = static_cast<size_t>(nodes_per_cell(own.cell_type));
+  for (size_t k = static_cast<size_t>(cell0) * npc; k < static_cast<size_t>(cell1) * npc; ++k)
+    own.cells.push_back(out.mesh.cells[k] - node0);
+  std::vector<int> cells = cells_with_centroid(own, inside);
+  for (int& c : cells) c += cell0;
+  return cells;
+}
 
-  /// A 2-D mesh has x and y only: a z value that is not 0 would be dropped without a word.
-  void require_planar(const SceneLocation& where, const std::string& key, const std::array<Real, 3>& v,
-                      const std::string& fix) const {
-    if (out.mesh.dim != 2 || v[2] == 0) return;
-    std::ostringstream z;
-    z << v[2];
-    fail(where, key + ": has a z component (" + z.str() + ") but the mesh is 2-D (x, y only); " + fix);
-  }
-  /// components: [z] alone on a 2-D mesh selects nothing to fix or load.
-  void require_planar_components(const SceneSelection& s, const std::string& key) const {
-    if (out.mesh.dim == 2 && s.components[2] && !s.components[0] && !s.components[1])
-      fail(s.where, key +
-                        ".components: z alone, but the mesh is 2-D (x, y only): there is no z to act on; use x "
-                        "and/or y");
-  }
-
-  /// A set's name for its reaction columns: its own, its group's ('/' of a body's group as '.'),
-  /// or <kind><i>; one taken already gets _<i>.
-  std::string set_name(const SceneSelection& s, const std::string& kind, size_t i) const {
-    std::string name = s.name;
-    if (name.empty() && s.kind == SceneSelection::Kind::Group) {
-      name = s.group;
-      std::replace(name.begin(), name.end(), '/', '.');
+void Builder::materials() {
+  const Mesh& mesh = out.mesh;
+  std::vector<int> owner(static_cast<size_t>(mesh.num_cells()), -1);
+  for (size_t i = 0; i < scene.materials.size(); ++i) {
+    const SceneMaterial& m = scene.materials[i];
+    if (m.region_shape) {
+      const std::vector<int> cells = shape_cells(m.shape);
+      if (cells.empty())
+        fail(m.where, "materials[" + std::to_string(i) + "].region: no cell has its centroid in the " +
+                          (m.shape.kind == SceneSelection::Kind::Box ? "box" : "sphere") +
+                          "; check its coordinates against the mesh (bounding-box diagonal " +
+                          std::to_string(diagonal) + ")");
+      for (int c : cells) owner[static_cast<size_t>(c)] = static_cast<int>(i);
+      continue;
     }
-    if (name.empty()) name = kind + std::to_string(i);
-    for (const ReactionSet& other : out.reaction_sets)
-      if (other.name == name) {
-        if (!s.name.empty())
-          fail(s.where, kind + "[" + std::to_string(i) + "].name: '" + name + "' names another fixed or prescribed set");
-        return name + "_" + std::to_string(i);
-      }
-    return name;
+    if (m.region.empty()) {
+      std::fill(owner.begin(), owner.end(), static_cast<int>(i));
+      continue;
+    }
+    const auto it = mesh.cell_groups.find(m.region);
+    if (it == mesh.cell_groups.end())
+      fail(m.where, "materials[" + std::to_string(i) + "]: the mesh has no cell group '" + m.region +
+                        "'; its cell groups: " + keys_of(mesh.cell_groups));
+    for (int c : it->second) owner[static_cast<size_t>(c)] = static_cast<int>(i);
   }
+  const auto missing = std::find(owner.begin(), owner.end(), -1);
+  if (missing != owner.end())
+    fail(scene.materials.front().where,
+         "materials: cell " + std::to_string(missing - owner.begin()) +
+             " is in no material region; put a material without 'region' (all cells) first, or regions that "
+             "cover every cell");
+  out.materials.reserve(owner.size());
+  for (int i : owner) out.materials.push_back(scene.materials[static_cast<size_t>(i)].material);
+}
 
-  void boundary_conditions() {
-    const Mesh& mesh = out.mesh;
-    out.fixed_dofs.assign(static_cast<size_t>(mesh.num_dofs()), 0);
-    std::vector<int> fixed_by(static_cast<size_t>(mesh.num_dofs()), -1);  // DOF -> the fixed[] entry fixing it
-    for (size_t i = 0; i < scene.fixed.size(); ++i) {
-      const SceneSelection& s = scene.fixed[i];
-      require_planar_components(s, "fixed[" + std::to_string(i) + "]");
-      const std::vector<int> nodes = select(s, "fixed[" + std::to_string(i) + "]");
-      fix_components(mesh, nodes, s.components, out.fixed_dofs);
-      for (const SceneSupportMotion& m : scene.supports)
-        if (m.fixed == i) {
-          out.supports.push_back(m.motion);
-          out.supports.back().nodes = nodes;
+void Builder::require_planar_components(const SceneSelection& s, const std::string& key) const {
+  if (out.mesh.dim == 2 && s.components[2] && !s.components[0] && !s.components[1])
+    fail(s.where, key +
+                      ".components: z alone, but the mesh is 2-D (x, y only): there is no z to act on; use x "
+                      "and/or y");
+}
+
+std::string Builder::set_name(const SceneSelection& s, const std::string& kind, size_t i) const {
+  std::string name = s.name;
+  if (name.empty() && s.kind == SceneSelection::Kind::Group) {
+    name = s.group;
+    std::replace(name.begin(), name.end(), '/', '.');
+  }
+  if (name.empty()) name = kind + std::to_string(i);
+  for (const ReactionSet& other : out.reaction_sets)
+    if (other.name == name) {
+      if (!s.name.empty())
+        fail(s.where, kind + "[" + std::to_string(i) + "].name: '" + name + "' names another fixed or prescribed set");
+      return name + "_" + std::to_string(i);
+    }
+  return name;
+}
+
+void Builder::boundary_conditions() {
+  const Mesh& mesh = out.mesh;
+  out.fixed_dofs.assign(static_cast<size_t>(mesh.num_dofs()), 0);
+  std::vector<int> fixed_by(static_cast<size_t>(mesh.num_dofs()), -1);  // DOF -> the fixed[] entry fixing it
+  for (size_t i = 0; i < scene.fixed.size(); ++i) {
+    const SceneSelection& s = scene.fixed[i];
+    require_planar_components(s, "fixed[" + std::to_string(i) + "]");
+    const std::vector<int> nodes = select(s, "fixed[" + std::to_string(i) + "]");
+    fix_components(mesh, nodes, s.components, out.fixed_dofs);
+    for (const SceneSupportMotion& m : scene.supports)
+      if (m.fixed == i) {
+        out.supports.push_back(m.motion);
+        out.supports.back().nodes = nodes;
+      }
+    ReactionSet set{set_name(s, "fixed", i), {}};
+    for (int n : nodes)
+      for (int c = 0; c < mesh.dim; ++c)
+        if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0) {
+          fixed_by[static_cast<size_t>(n * mesh.dim + c)] = static_cast<int>(i);
+          set.dofs.push_back(n * mesh.dim + c);
         }
-      ReactionSet set{set_name(s, "fixed", i), {}};
-      for (int n : nodes)
-        for (int c = 0; c < mesh.dim; ++c)
-          if (s.components[static_cast<size_t>(c)] && fixed_by[static_cast<size_t>(n * mesh.dim + c)] < 0) {
-            fixed_by[static_cast<size_t>(n * mesh.dim + c)] = static_cast<int>(i);
-            set.dofs.push_back(n * mesh.dim + c);
-          }
-      out.reaction_sets.push_back(std::move(set));
-    }
-    std::map<int, Real> prescribed;  // DOF -> displacement; a later entry overrides an earlier one
-    for (size_t i = 0; i < scene.prescribed.size(); ++i) {
-      const ScenePrescribed& p = scene.prescribed[i];
-      const std::string key = "prescribed[" + std::to_string(i) + "]";
-      require_planar_components(p.selection, key);
-      require_planar(p.selection.where, key + ".displacement", p.displacement, "give [ux, uy, 0]");
-      const std::vector<int> nodes = select(p.selection, key);
-      // A DOF held at 0 by fixed[] and moved by prescribed[]: one of the two would be ignored.
-      for (int n : nodes)
-        for (int c = 0; c < mesh.dim; ++c) {
-          const int by = fixed_by[static_cast<size_t>(n * mesh.dim + c)];
-          if (p.selection.components[static_cast<size_t>(c)] && by >= 0)
-            fail(p.selection.where, key + ": node " + std::to_string(n) + " (" + "xyz"[c] +
-                                        ") is also fixed by fixed[" + std::to_string(by) +
-                                        "]; a DOF is either fixed (held at 0) or prescribed, not both: remove it "
-                                        "from one of the two selections (or use components)");
+    out.reaction_sets.push_back(std::move(set));
+  }
+  std::map<int, Real> prescribed;  // DOF -> displacement; a later entry overrides an earlier one
+  for (size_t i = 0; i < scene.prescribed.size(); ++i) {
+    const ScenePrescribed& p = scene.prescribed[i];
+    const std::string key = "prescribed[" + std::to_string(i) + "]";
+    require_planar_components(p.selection, key);
+    require_planar(p.selection.where, key + ".displacement", p.displacement, "give [ux, uy, 0]");
+    const std::vector<int> nodes = select(p.selection, key);
+    // A DOF held at 0 by fixed[] and moved by prescribed[]: one of the two would be ignored.
+    for (int n : nodes)
+      for (int c = 0; c < mesh.dim; ++c) {
+        const int by = fixed_by[static_cast<size_t>(n * mesh.dim + c)];
+        if (p.selection.components[static_cast<size_t>(c)] && by >= 0)
+          fail(p.selection.where, key + ": node " + std::to_string(n) + " (" + "xyz"[c] + ") is also fixed by fixed[" +
+                                      std::to_string(by) +
+                                      "]; a DOF is either fixed (held at 0) or prescribed, not both: remove it "
+                                      "from one of the two selections (or use components)");
+      }
+    fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
+    ReactionSet set{set_name(p.selection, "prescribed", i), {}};
+    for (int n : nodes)
+      for (int c = 0; c < mesh.dim; ++c)
+        if (p.selection.components[static_cast<size_t>(c)]) {
+          if (prescribed.count(n * mesh.dim + c) == 0) set.dofs.push_back(n * mesh.dim + c);
+          prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
         }
-      fix_components(mesh, nodes, p.selection.components, out.fixed_dofs);
-      ReactionSet set{set_name(p.selection, "prescribed", i), {}};
-      for (int n : nodes)
-        for (int c = 0; c < mesh.dim; ++c)
-          if (p.selection.components[static_cast<size_t>(c)]) {
-            if (prescribed.count(n * mesh.dim + c) == 0) set.dofs.push_back(n * mesh.dim + c);
-            prescribed[n * mesh.dim + c] = p.displacement[static_cast<size_t>(c)];
-          }
-      out.reaction_sets.push_back(std::move(set));
-    }
-    for (const auto& [dof, value] : prescribed) out.loads.prescribed.push_back({dof, value});
+    out.reaction_sets.push_back(std::move(set));
   }
+  for (const auto& [dof, value] : prescribed) out.loads.prescribed.push_back({dof, value});
+}
 
-  /// A static solve (load ramp, inverse, continuation) needs every body held: a body without a
-  /// fixed or prescribed DOF floats, its stiffness is singular. Named here rather than by the solver.
-  void require_held_bodies() const {
-    if (scene.dynamics.enabled || scene.explicit_dynamics.enabled) return;
-    const int dim = out.mesh.dim;
-    for (size_t b = 0; b < scene.bodies.size(); ++b) {
-      const auto begin = out.fixed_dofs.begin() + out.parts.node_begin[b] * dim;
-      const auto end = out.fixed_dofs.begin() + out.parts.node_begin[b + 1] * dim;
-      if (std::any_of(begin, end, [](char f) { return f != 0; })) continue;
-      fail(scene.bodies[b].where, "bodies[" + std::to_string(b) + "] '" + scene.bodies[b].name +
-                                      "': no node of it is fixed or prescribed, so it floats and the static solve's "
-                                      "stiffness is singular; hold it (bodies[" + std::to_string(b) +
-                                      "].fixed), or run the scene with dynamics:");
-    }
+void Builder::require_held_bodies() const {
+  if (scene.dynamics.enabled || scene.explicit_dynamics.enabled) return;
+  const int dim = out.mesh.dim;
+  for (size_t b = 0; b < scene.bodies.size(); ++b) {
+    const auto begin = out.fixed_dofs.begin() + out.parts.node_begin[b] * dim;
+    const auto end = out.fixed_dofs.begin() + out.parts.node_begin[b + 1] * dim;
+    if (std::any_of(begin, end, [](char f) { return f != 0; })) continue;
+    fail(scene.bodies[b].where, "bodies[" + std::to_string(b) + "] '" + scene.bodies[b].name +
+                                    "': no node of it is fixed or prescribed, so it floats and the static solve's "
+                                    "stiffness is singular; hold it (bodies[" +
+                                    std::to_string(b) + "].fixed), or run the scene with dynamics:");
   }
+}
 
-  void nodal_loads() {
-    const Mesh& mesh = out.mesh;
-    if (scene.forces.empty() && !scene.gravity.enabled) return;
-    out.loads.nodal.assign(static_cast<size_t>(mesh.num_dofs()), 0);
-    for (size_t i = 0; i < scene.forces.size(); ++i) {
-      const SceneForce& f = scene.forces[i];
-      require_planar_components(f.selection, "loads.forces[" + std::to_string(i) + "]");
-      require_planar(f.selection.where, "loads.forces[" + std::to_string(i) + "].force", f.force, "give [Fx, Fy, 0]");
-      const std::vector<int> nodes = select(f.selection, "loads.forces[" + std::to_string(i) + "]");
-      const Real share = 1.0 / static_cast<Real>(nodes.size());
-      for (int n : nodes)
-        for (int c = 0; c < mesh.dim; ++c)
-          if (f.selection.components[static_cast<size_t>(c)])
-            out.loads.nodal[static_cast<size_t>(n) * mesh.dim + c] += share * f.force[static_cast<size_t>(c)];
-    }
-    if (scene.gravity.enabled) {
-      require_planar(scene.gravity.where, "loads.gravity.g", scene.gravity.g,
-                     "give g in the mesh's plane, e.g. g: [0, -9.81, 0] (the default [0, 0, -9.81] is for 3-D meshes)");
-      const std::vector<Real> g = located(scene.gravity.where, "loads.gravity", [&] {
-        if (!out.assembler) return network_weight(*out.network, scene.gravity.g);  // a network file's masses
-        return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
-      });
-      for (size_t k = 0; k < g.size(); ++k) out.loads.nodal[k] += g[k];
-      out.gravity = g;
-    }
+void Builder::nodal_loads() {
+  const Mesh& mesh = out.mesh;
+  if (scene.forces.empty() && !scene.gravity.enabled) return;
+  out.loads.nodal.assign(static_cast<size_t>(mesh.num_dofs()), 0);
+  for (size_t i = 0; i < scene.forces.size(); ++i) {
+    const SceneForce& f = scene.forces[i];
+    require_planar_components(f.selection, "loads.forces[" + std::to_string(i) + "]");
+    require_planar(f.selection.where, "loads.forces[" + std::to_string(i) + "].force", f.force, "give [Fx, Fy, 0]");
+    const std::vector<int> nodes = select(f.selection, "loads.forces[" + std::to_string(i) + "]");
+    const Real share = 1.0 / static_cast<Real>(nodes.size());
+    for (int n : nodes)
+      for (int c = 0; c < mesh.dim; ++c)
+        if (f.selection.components[static_cast<size_t>(c)])
+          out.loads.nodal[static_cast<size_t>(n) * mesh.dim + c] += share * f.force[static_cast<size_t>(c)];
   }
+  if (scene.gravity.enabled) {
+    require_planar(scene.gravity.where, "loads.gravity.g", scene.gravity.g,
+                   "give g in the mesh's plane, e.g. g: [0, -9.81, 0] (the default [0, 0, -9.81] is for 3-D meshes)");
+    const std::vector<Real> g = located(scene.gravity.where, "loads.gravity", [&] {
+      if (!out.assembler) return network_weight(*out.network, scene.gravity.g);  // a network file's masses
+      return gravity_load(*out.assembler, scene.gravity.density, scene.gravity.g);
+    });
+    for (size_t k = 0; k < g.size(); ++k) out.loads.nodal[k] += g[k];
+    out.gravity = g;
+  }
+}
 
-  /// contact: the obstacles (mesh files read and scaled) and the nodes that can touch them.
-  void contact() {
-    const Mesh& mesh = out.mesh;
-    for (size_t i = 0; i < scene.contact.obstacles.size(); ++i) {
-      const SceneObstacle& s = scene.contact.obstacles[i];
-      const std::string what = "contact.obstacles[" + std::to_string(i) + "] '" + s.obstacle.name + "'";
-      Obstacle o = s.obstacle;
-      if (o.shape == ObstacleShape::TriangleMesh) {
-        const Obstacle read = located(s.where, what, [&] { return load_obstacle_mesh(s.file, o.name); });
-        o.vertices = read.vertices;
-        o.triangles = read.triangles;
-        for (Real& v : o.vertices) v *= s.scale;
-      }
-      located(s.where, what, [&] {
-        validate(o);
-        return 0;
-      });
-      out.obstacles.push_back(std::move(o));
+void Builder::contact() {
+  const Mesh& mesh = out.mesh;
+  for (size_t i = 0; i < scene.contact.obstacles.size(); ++i) {
+    const SceneObstacle& s = scene.contact.obstacles[i];
+    const std::string what = "contact.obstacles[" + std::to_string(i) + "] '" + s.obstacle.name + "'";
+    Obstacle o = s.obstacle;
+    if (o.shape == ObstacleShape::TriangleMesh) {
+      const Obstacle read = located(s.where, what, [&] { return load_obstacle_mesh(s.file, o.name); });
+      o.vertices = read.vertices;
+      o.triangles = read.triangles;
+      for (Real& v : o.vertices) v *= s.scale;
     }
-    if (mesh.dim != 3)
-      fail(scene.contact.where,
-           "contact: needs a 3D mesh (Tet4 or Hex8); this mesh is " + std::to_string(mesh.dim) + "D");
-    std::vector<char> chosen(static_cast<size_t>(mesh.num_nodes()), 0);
-    for (size_t i = 0; i < scene.contact.nodes.size(); ++i)
-      for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]"))
-        chosen[static_cast<size_t>(n)] = 1;
-    for (int n = 0; n < mesh.num_nodes(); ++n)
-      if (chosen[static_cast<size_t>(n)]) out.contact_nodes.push_back(n);
-    warn_obstacles_inside(scene, out, diagonal);
+    located(s.where, what, [&] {
+      validate(o);
+      return 0;
+    });
+    out.obstacles.push_back(std::move(o));
   }
+  if (mesh.dim != 3)
+    fail(scene.contact.where,
+         "contact: needs a 3D mesh (Tet4 or Hex8); this mesh is " + std::to_string(mesh.dim) + "D");
+  std::vector<char> chosen(static_cast<size_t>(mesh.num_nodes()), 0);
+  for (size_t i = 0; i < scene.contact.nodes.size(); ++i)
+    for (int n : select(scene.contact.nodes[i], "contact.nodes[" + std::to_string(i) + "]"))
+      chosen[static_cast<size_t>(n)] = 1;
+  for (int n = 0; n < mesh.num_nodes(); ++n)
+    if (chosen[static_cast<size_t>(n)]) out.contact_nodes.push_back(n);
+  warn_obstacles_inside(scene, out, diagonal);
+}
 
-  /// A checked cavity wall (surface group, or an OBJ/STL file embedded in the mesh); `what`
-  /// names the scene entry in messages.
-  PressureLoad pressure(const ScenePressure& p, const std::string& what) {
-    const Mesh& mesh = out.mesh;
-    if (mesh.dim != 3)
-      fail(p.where, what + ": pressure loads need a 3D mesh; this mesh is " + std::to_string(mesh.dim) + "D");
-    PressureLoad load = p.load;  // pressure, closed, control: as the scene gives them
-    load.name = p.name;
-    SurfaceReport report;
-    if (!p.surface.empty()) {
-      const auto it = mesh.surface_groups.find(p.surface);
-      if (it == mesh.surface_groups.end())
-        fail(p.where, what + ": the mesh has no surface group '" + p.surface +
-                          "'; its surface groups: " + keys_of(mesh.surface_groups));
-      load.surface = located(p.where, what, [&] {
-        return check_surface(mesh, it->second, p.name, p.load.closed && !p.symmetry_sector, p.allow_flip, &report);
-      });
-      if (p.symmetry_sector) check_sector(load, p, what);
-    } else {
-      SurfaceMesh cavity = located(p.where, what, [&] { return read_surface(p.file); });
-      for (Real& x : cavity.X) x *= p.scale;
-      transform_points(placement(p.body), cavity.X);
-      Mesh vertices;  // the cavity's own vertices, for check_surface
-      vertices.dim = 3;
-      vertices.X = cavity.X;
-      SurfaceGroup surface;
-      surface.triangles = cavity.triangles;
-      load.surface = located(p.where, what,
-                             [&] { return check_surface(vertices, surface, p.name, p.load.closed, p.allow_flip, &report); });
-      load.embedding = located(p.where, what + " (embedding '" + p.file + "' in the mesh)",
-                               [&] { return embed_surface(mesh, cavity.X, tolerance(p.embed_tolerance)); });
-      warn_projected_vertices(load, p, what, vertices, tolerance(p.embed_tolerance), diagonal, out);
-    }
-    if (report.flipped > 0)
-      out.warnings.push_back(p.where.str() + ": " + what + ": the surface was wound into the cavity; reversed " +
-                             std::to_string(report.flipped) +
-                             " faces so that a positive pressure inflates it (allow_flip: false makes this an error)");
-    return load;
-  }
-
-  /// A symmetry sector of a closed cavity: every open edge in a plane x = 0, y = 0 or z = 0 and
-  /// a positive volume (the origin's cone over the surface: the sector of the cavity).
-  void check_sector(const PressureLoad& load, const ScenePressure& p, const std::string& what) const {
-    const Mesh& mesh = out.mesh;
-    std::map<std::pair<int, int>, int> uses;
-    const auto face = [&](const int* v, int n) {
-      for (int k = 0; k < n; ++k) ++uses[std::minmax(v[k], v[(k + 1) % n])];
-    };
-    for (const auto& t : load.surface.triangles) face(t.data(), 3);
-    for (const auto& q : load.surface.quads) face(q.data(), 4);
-    for (const auto& t : load.surface.triangles6) face(t.data(), 3);  // the corners
-    const Real tol = 1e-9 * diagonal;
-    for (const auto& [edge, count] : uses) {
-      if (count != 1) continue;
-      const Real* a = &mesh.X[3 * static_cast<size_t>(edge.first)];
-      const Real* b = &mesh.X[3 * static_cast<size_t>(edge.second)];
-      bool on_plane = false;
-      for (int i = 0; i < 3; ++i) on_plane = on_plane || (std::abs(a[i]) <= tol && std::abs(b[i]) <= tol);
-      if (!on_plane)
-        fail(p.where, what + ": symmetry_sector: the open edge " + std::to_string(edge.first) + "-" +
-                          std::to_string(edge.second) +
-                          " does not lie in a plane x = 0, y = 0 or z = 0; a sector "
-                          "is open only along those planes (or use closed: false)");
-    }
-    if (!(surface_volume(load, mesh, mesh.rest_positions()) > 0))
-      fail(p.where, what +
-                        ": symmetry_sector: the sector's volume is not positive: the surface is wound into the "
-                        "cavity or the cavity does not lie on the positive side of its symmetry planes");
-  }
-
-  AttachedPoint attach(const std::array<Real, 3>& p, Real given_tolerance, const SceneLocation& where,
-                       const std::string& what) const {
-    return located(where, what, [&] { return AttachedPoint::at(out.mesh, p, tolerance(given_tolerance)); });
-  }
-
-  /// loads.cable: the tendons pulled over time (their tension is the DynamicSolver's).
-  void cables() {
-    for (size_t i = 0; i < scene.cables.size(); ++i) {
-      const SceneCable& c = scene.cables[i];
-      const std::string what = "loads.cable[" + std::to_string(i) + "] '" + c.name + "'";
-      if (out.mesh.dim != 3) fail(c.where, what + ": a cable needs a 3D mesh");
-      CableActuatorSpec spec;
-      spec.name = c.name;
-      spec.pull_point = c.pull_point;
-      for (size_t k = 0; k < c.points.size(); ++k)
-        spec.points.push_back(attach(c.points[k], c.tolerance, c.where, what + " point " + std::to_string(k)));
-      out.cables.push_back(located(c.where, what, [&] { return make_cable_actuator(out.mesh, spec); }));
-    }
-  }
-
-  /// The inverse problem's constraints (scene.inverse), with their reach tolerances.
-  void inverse() {
-    const Mesh& mesh = out.mesh;
-    const SceneInverse& inv = scene.inverse;
-    if (mesh.dim != 3) fail(inv.where, "inverse: the inverse problem needs a 3D mesh");
-    if (!scene.prescribed.empty())
-      fail(scene.prescribed.front().selection.where,
-           "prescribed: displacements cannot be prescribed in an inverse scene (the inverse step keeps fixed DOFs at "
-           "their rest positions); fix those nodes instead, or drive them with a force actuator");
-    for (size_t i = 0; i < inv.actuators.size(); ++i) {
-      const SceneActuator& a = inv.actuators[i];
-      const std::string what = "inverse.actuators[" + std::to_string(i) + "] '" + a.name + "'";
-      std::shared_ptr<Constraint> c;
-      if (a.type == SceneActuator::Type::Pressure) {
-        SurfacePressureActuatorSpec spec;
-        spec.name = a.name;
-        spec.cavity = pressure(a.cavity, what);
-        spec.pressure = a.force;
-        spec.volume_growth = a.displacement;
-        spec.max_volume_growth_variation = a.max_variation;
-        spec.sensor = a.sensor;
-        c = located(a.where, what, [&] { return make_surface_pressure_actuator(mesh, spec); });
-      } else if (a.type == SceneActuator::Type::Cable) {
-        CableActuatorSpec spec;
-        spec.name = a.name;
-        spec.pull_point = a.pull_point;
-        for (size_t k = 0; k < a.points.size(); ++k)
-          spec.points.push_back(attach(a.points[k], a.tolerance, a.where, what + " point " + std::to_string(k)));
-        spec.force = a.force;
-        spec.displacement = a.displacement;
-        spec.max_displacement_variation = a.max_variation;
-        spec.sensor = a.sensor;
-        c = located(a.where, what, [&] { return make_cable_actuator(mesh, spec); });
-      } else {
-        ForcePointActuatorSpec spec;
-        spec.name = a.name;
-        spec.point = attach(a.points.front(), a.tolerance, a.where, what + " point");
-        spec.direction = a.direction;
-        spec.force = a.force;
-        c = located(a.where, what, [&] { return make_force_point_actuator(mesh, spec); });
-      }
-      out.actuators.push_back(c);
-    }
-    for (size_t i = 0; i < inv.effectors.size(); ++i) {
-      const SceneEffector& e = inv.effectors[i];
-      const std::string what = "inverse.effectors[" + std::to_string(i) + "] '" + e.name + "'";
-      if (e.type == SceneEffector::Type::Position) {
-        PositionEffectorSpec spec;
-        spec.name = e.name;
-        spec.point = attach(e.point, e.locate_tolerance, e.where, what + " point");
-        spec.goal = e.goals.front();
-        spec.axes = e.axes;
-        spec.weights = e.weights;
-        spec.max_shift = e.max_shift;
-        out.effectors.push_back(located(e.where, what, [&] { return make_position_effector(mesh, spec); }));
-        out.effector_tolerances.push_back(e.tolerance >= 0 ? e.tolerance : 1e-3 * diagonal);
-      } else {
-        VolumeEffectorSpec spec;
-        spec.name = e.name;
-        spec.cavity = pressure(e.cavity, what);
-        spec.target = e.volumes.front();
-        auto v = located(e.where, what, [&] { return make_volume_effector(mesh, spec); });
-        out.effector_tolerances.push_back(e.tolerance >= 0 ? e.tolerance : 1e-3 * v->rest_volume());
-        out.effectors.push_back(v);
-      }
-    }
-  }
-
-  void probes() {
-    const Mesh& mesh = out.mesh;
-    for (const SceneProbe& p : scene.outputs.probes) {
-      const std::string what = "outputs.probes '" + p.name + "'";
-      const Real tol = tolerance(p.tolerance);
-      if (mesh.num_cells() == 0) {  // a network's nodes: the probe is the node at the point
-        out.probes.push_back(node_probe(p, what, tol));
-        continue;
-      }
-      // locate_point throws (naming the point and its distance) when p is farther than tol from the mesh
-      const PointLocation loc = located(p.where, what, [&] { return locate_point(mesh, p.point, tol); });
-      BuiltProbe probe;
-      probe.name = p.name;
-      probe.point = p.point;
-      probe.cell = loc.cell;
-      for (int k = 0; k < loc.num_weights; ++k) {
-        probe.nodes.push_back(loc.nodes[k]);
-        probe.weights.push_back(loc.weights[k]);
-      }
-      out.probes.push_back(probe);
-    }
-  }
-
-  /// A probe on a mesh without cells (a node network's nodes): the nearest node, within tol.
-  BuiltProbe node_probe(const SceneProbe& p, const std::string& what, Real tol) const {
-    const Mesh& mesh = out.mesh;
-    int best = -1;
-    Real best_d2 = 0;
-    for (int n = 0; n < mesh.num_nodes(); ++n) {
-      Real d2 = 0;
-      for (int i = 0; i < 3; ++i)
-        d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - p.point[static_cast<size_t>(i)], 2);
-      if (best < 0 || d2 < best_d2) best = n, best_d2 = d2;
-    }
-    if (best < 0 || std::sqrt(best_d2) > tol) {
-      std::ostringstream s;
-      s << what << ": no node of the network lies within " << tol << " of the point (the nearest is "
-        << std::sqrt(best_d2)
-        << " away); a network's probe is one of its nodes: give its position, or widen 'tolerance'";
-      fail(p.where, s.str());
-    }
-    BuiltProbe probe;
-    probe.name = p.name;
-    probe.point = p.point;
-    probe.cell = -1;
-    probe.nodes = {best};
-    probe.weights = {1.0};
-    return probe;
-  }
-};
+namespace {
 
 /// The node_network model's network of a mesh-built body (explicit: or continuation:).
 std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& mesh) {
@@ -625,7 +370,13 @@ std::shared_ptr<const NodeNetwork> mesh_network(const Scene& scene, const Mesh& 
 
 }  // namespace
 
+}  // namespace softik::scene_build
+
+namespace softik {
+
 namespace {
+
+using namespace scene_build;
 
 BuiltScene build(const Scene& scene, const DeviceAssemblyFactory* device) {
   const bool network_file = scene.mesh.source == SceneMesh::Source::Network;
