@@ -1,6 +1,8 @@
-// MovingSupport: x(t) = c + d(t) + R(t) (X - c) of a support's nodes (include/softik/dynamics.hpp).
+// MovingSupport: x(t) = c + d(t) + R(t) (X - c) of a support's nodes (include/softik/dynamics.hpp),
+// and the DynamicSolver's side of it: the supported DOFs checked and driven.
 #include <cmath>
 
+#include "host/dynamics/dynamic_solver_impl.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/error.hpp"
 #include "softik/mesh_transform.hpp"
@@ -44,9 +46,9 @@ void validate(const MovingSupport& s, int num_nodes) {
   for (int n : s.nodes)
     SOFTIK_CHECK(n >= 0 && n < num_nodes,
                  what << ": node " << n << " is out of range (the mesh has " << num_nodes << " nodes)");
-  SOFTIK_CHECK(s.path_times.size() == s.path_offsets.size(),
-               what << ": " << s.path_times.size() << " path times but " << s.path_offsets.size()
-                    << " offsets; give one offset per time");
+  SOFTIK_CHECK(s.path_times.size() == s.path_offsets.size(), what << ": " << s.path_times.size() << " path times but "
+                                                                  << s.path_offsets.size()
+                                                                  << " offsets; give one offset per time");
   for (size_t k = 0; k < s.path_times.size(); ++k) {
     SOFTIK_CHECK(std::isfinite(s.path_times[k]) && finite3(s.path_offsets[k]),
                  what << ": path row " << k << " holds a non-finite number; give finite times and offsets");
@@ -59,6 +61,39 @@ void validate(const MovingSupport& s, int num_nodes) {
     validate(s.angle, what + ": angle");
     (void)rotation_axis_angle(s.axis, 0, what + ": axis");  // a zero or non-finite axis is refused here
   }
+}
+
+void DynamicSolver::Impl::setup_supports() {
+  const Mesh& mesh = assembler.mesh();
+  const std::vector<int>& free = assembler.free_dof_index();
+  driven.assign(x.size(), 0);
+  if (loads.supports.empty()) return;
+  SOFTIK_CHECK(options.rayleigh_stiffness == 0,
+               "dynamics: rayleigh_stiffness with a moving support: the stiffness damping of the support's motion "
+               "needs the block of K between the free and the fixed DOFs, which is not assembled; damp with "
+               "rayleigh_mass instead (or the time scheme's own dissipation, backward Euler)");
+  for (const MovingSupport& s : loads.supports) {
+    validate(s, mesh.num_nodes());
+    for (int node : s.nodes)
+      for (int c = 0; c < mesh.dim; ++c) {
+        const size_t dof = static_cast<size_t>(node * mesh.dim + c);
+        SOFTIK_CHECK(free[dof] < 0, "dynamics: moving support '" << s.name << "': node " << node << " ("
+                                                                 << "xyz"[c]
+                                                                 << ") is free; a support's nodes must be fixed "
+                                                                    "in every component (the Assembler's fixed_dofs)");
+        driven[dof] = 1;
+      }
+  }
+}
+
+void DynamicSolver::Impl::drive_supports(Real time, std::vector<Real>& x_at) const {
+  const Mesh& mesh = assembler.mesh();
+  for (const MovingSupport& s : loads.supports)
+    for (int node : s.nodes) {
+      const size_t p = 3 * static_cast<size_t>(node);
+      const std::array<Real, 3> to = s.position({mesh.X[p], mesh.X[p + 1], mesh.X[p + 2]}, time);
+      for (int c = 0; c < mesh.dim; ++c) x_at[static_cast<size_t>(node * mesh.dim + c)] = to[static_cast<size_t>(c)];
+    }
 }
 
 }  // namespace softik

@@ -93,39 +93,6 @@ DynamicSolver::Impl::Impl(const Assembler& assembler_, LinearSolver& solver_, Dy
   warn_initial_penetration();
 }
 
-void DynamicSolver::Impl::setup_supports() {
-  const Mesh& mesh = assembler.mesh();
-  const std::vector<int>& free = assembler.free_dof_index();
-  driven.assign(x.size(), 0);
-  if (loads.supports.empty()) return;
-  SOFTIK_CHECK(options.rayleigh_stiffness == 0,
-               "dynamics: rayleigh_stiffness with a moving support: the stiffness damping of the support's motion "
-               "needs the block of K between the free and the fixed DOFs, which is not assembled; damp with "
-               "rayleigh_mass instead (or the time scheme's own dissipation, backward Euler)");
-  for (const MovingSupport& s : loads.supports) {
-    validate(s, mesh.num_nodes());
-    for (int node : s.nodes)
-      for (int c = 0; c < mesh.dim; ++c) {
-        const size_t dof = static_cast<size_t>(node * mesh.dim + c);
-        SOFTIK_CHECK(free[dof] < 0, "dynamics: moving support '" << s.name << "': node " << node << " ("
-                                                                  << "xyz"[c]
-                                                                  << ") is free; a support's nodes must be fixed "
-                                                                     "in every component (the Assembler's fixed_dofs)");
-        driven[dof] = 1;
-      }
-  }
-}
-
-void DynamicSolver::Impl::drive_supports(Real time, std::vector<Real>& x_at) const {
-  const Mesh& mesh = assembler.mesh();
-  for (const MovingSupport& s : loads.supports)
-    for (int node : s.nodes) {
-      const size_t p = 3 * static_cast<size_t>(node);
-      const std::array<Real, 3> to = s.position({mesh.X[p], mesh.X[p + 1], mesh.X[p + 2]}, time);
-      for (int c = 0; c < mesh.dim; ++c) x_at[static_cast<size_t>(node * mesh.dim + c)] = to[static_cast<size_t>(c)];
-    }
-}
-
 void DynamicSolver::Impl::scheme_coefficients(Real h, Real* c_v, Real* c_a) const {
   if (options.scheme == TimeScheme::Newmark) {
     *c_a = 1.0 / (options.newmark_beta * h * h);

@@ -32,7 +32,8 @@ std::vector<int> nodes_in_sphere(const Mesh& mesh, const std::array<Real, 3>& ce
   std::vector<int> out;
   for (int n = 0; n < mesh.num_nodes(); ++n) {
     Real d2 = 0;
-    for (int i = 0; i < 3; ++i) d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - center[static_cast<size_t>(i)], 2);
+    for (int i = 0; i < 3; ++i)
+      d2 += std::pow(mesh.X[3 * static_cast<size_t>(n) + i] - center[static_cast<size_t>(i)], 2);
     if (d2 <= reach * reach) out.push_back(n);
   }
   return out;

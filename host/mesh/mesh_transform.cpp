@@ -24,9 +24,7 @@ Rotation multiply(const Rotation& A, const Rotation& B) {
   return C;
 }
 
-bool finite3(const std::array<Real, 3>& v) {
-  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
-}
+bool finite3(const std::array<Real, 3>& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
 
 }  // namespace
 
@@ -52,7 +50,8 @@ Rotation rotation_axis_angle(const std::array<Real, 3>& axis, Real degrees, cons
                what << ": the axis and the angle must be finite numbers, got axis [" << axis[0] << ", " << axis[1]
                     << ", " << axis[2] << "], angle " << degrees);
   const Real n = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-  SOFTIK_CHECK(n > 0 && std::isfinite(n), what << ": the rotation axis has zero length; give a direction, e.g. [0, 0, 1]");
+  SOFTIK_CHECK(n > 0 && std::isfinite(n),
+               what << ": the rotation axis has zero length; give a direction, e.g. [0, 0, 1]");
   const Real k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
   const Real a = degrees * kPi / 180, s = std::sin(a), c1 = 1 - std::cos(a);
   const Rotation K{{{0, -k[2], k[1]}, {k[2], 0, -k[0]}, {-k[1], k[0], 0}}};
@@ -90,7 +89,8 @@ void check_transform(const Transform& t, const std::string& what) {
     }
   }
   const Rotation& R = t.rotation;
-  const Real det = R[0][0] * (R[1][1] * R[2][2] - R[1][2] * R[2][1]) - R[0][1] * (R[1][0] * R[2][2] - R[1][2] * R[2][0]) +
+  const Real det = R[0][0] * (R[1][1] * R[2][2] - R[1][2] * R[2][1]) -
+                   R[0][1] * (R[1][0] * R[2][2] - R[1][2] * R[2][0]) +
                    R[0][2] * (R[1][0] * R[2][1] - R[1][1] * R[2][0]);
   SOFTIK_CHECK(worst <= 1e-9 && det > 0, what << ": the rotation must be a proper rotation (orthonormal, determinant "
                                                  "+1); |R R^T - I| = "
@@ -125,9 +125,9 @@ void check_mergeable(const std::vector<NamedMesh>& bodies) {
     const Mesh& m = b.mesh;
     const Mesh& first = bodies.front().mesh;
     SOFTIK_CHECK(m.dim == first.dim && m.cell_type == first.cell_type,
-                 "body '" << b.name << "' has " << cell_type_name(m.cell_type) << " cells in " << m.dim
-                          << "D, body '" << bodies.front().name << "' " << cell_type_name(first.cell_type) << " cells in "
-                          << first.dim << "D: the bodies of one scene share one cell type (mesh them alike, e.g. "
+                 "body '" << b.name << "' has " << cell_type_name(m.cell_type) << " cells in " << m.dim << "D, body '"
+                          << bodies.front().name << "' " << cell_type_name(first.cell_type) << " cells in " << first.dim
+                          << "D: the bodies of one scene share one cell type (mesh them alike, e.g. "
                           << "cell_type: " << cell_type_name(first.cell_type) << ")");
   }
 }

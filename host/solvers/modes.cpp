@@ -1,9 +1,9 @@
 // Natural modes by shift-invert Lanczos (softik/modes.hpp).
 #include "softik/modes.hpp"
 
-#include <Eigen/SparseCore>
-#include <Spectra/SymGEigsShiftSolver.h>
 #include <Spectra/MatOp/SparseSymMatProd.h>
+#include <Spectra/SymGEigsShiftSolver.h>
+#include <Eigen/SparseCore>
 
 #include <cmath>
 
@@ -58,10 +58,11 @@ Eigen::SparseMatrix<Real> csr_matrix(const CsrPattern& p, const std::vector<Real
 }
 
 void check_options(const ModesOptions& o, int free) {
-  SOFTIK_CHECK(o.count >= 1 && o.count < free, "modes: count = " << o.count << "; give 1 <= count < " << free
-                                                                  << " (the free degrees of freedom)");
+  SOFTIK_CHECK(o.count >= 1 && o.count < free,
+               "modes: count = " << o.count << "; give 1 <= count < " << free << " (the free degrees of freedom)");
   SOFTIK_CHECK(std::isfinite(o.shift), "modes: shift = " << o.shift << "; give a finite number");
-  SOFTIK_CHECK(std::isfinite(o.density) && o.density > 0, "modes: density = " << o.density << "; give a mass density > 0");
+  SOFTIK_CHECK(std::isfinite(o.density) && o.density > 0,
+               "modes: density = " << o.density << "; give a mass density > 0");
   SOFTIK_CHECK(o.tolerance > 0 && o.tolerance < 1, "modes: tolerance = " << o.tolerance << "; give one in (0, 1)");
   SOFTIK_CHECK(o.max_iterations >= 1, "modes: max_iterations = " << o.max_iterations << "; give at least 1");
 }

@@ -30,7 +30,8 @@ std::vector<int> cells_with_centroid(const Mesh& mesh, Inside&& inside) {
   for (int c = 0; c < mesh.num_cells(); ++c) {
     std::array<Real, 3> centroid{0, 0, 0};
     for (int a = 0; a < npc; ++a)
-      for (int i = 0; i < 3; ++i) centroid[static_cast<size_t>(i)] += mesh.X[3 * static_cast<size_t>(mesh.cell(c)[a]) + i];
+      for (int i = 0; i < 3; ++i)
+        centroid[static_cast<size_t>(i)] += mesh.X[3 * static_cast<size_t>(mesh.cell(c)[a]) + i];
     for (Real& v : centroid) v /= npc;
     if (inside(centroid)) out.push_back(c);
   }

@@ -25,8 +25,8 @@ namespace softik {
 
 struct Transform {
   std::array<std::array<Real, 3>, 3> rotation{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};  ///< R, row-major
-  std::array<Real, 3> translation{0, 0, 0};                                      ///< t
-  Real scale = 1;                                                                ///< s > 0
+  std::array<Real, 3> translation{0, 0, 0};                                        ///< t
+  Real scale = 1;                                                                  ///< s > 0
 
   bool is_identity() const;
   /// x = t + R (s p).

@@ -364,7 +364,7 @@ struct Scene {
   std::string path;  ///< the scene file (as given)
   std::string name;  ///< `name:` or the file's stem; names the outputs
   std::string description;
-  SceneMesh mesh;                ///< the single body (`mesh:`); unused with `bodies:`
+  SceneMesh mesh;                 ///< the single body (`mesh:`); unused with `bodies:`
   std::vector<SceneBody> bodies;  ///< `bodies:` (empty: the single body `mesh:`)
   Formulation formulation = Formulation::Hyperelastic;
   SceneLocation formulation_where;

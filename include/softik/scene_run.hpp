@@ -35,10 +35,10 @@ struct ReactionSet {
 };
 
 struct BuiltScene {
-  Mesh mesh;  ///< placed (transforms applied); with bodies: all of them, merged (merge_meshes)
-  MeshParts parts;  ///< with bodies: where each body's nodes and cells start in `mesh`; else empty
-  std::vector<Material> materials;       ///< one per cell
-  std::vector<char> fixed_dofs;          ///< num_dofs entries, fixed and prescribed DOFs non-zero
+  Mesh mesh;                        ///< placed (transforms applied); with bodies: all of them, merged (merge_meshes)
+  MeshParts parts;                  ///< with bodies: where each body's nodes and cells start in `mesh`; else empty
+  std::vector<Material> materials;  ///< one per cell
+  std::vector<char> fixed_dofs;     ///< num_dofs entries, fixed and prescribed DOFs non-zero
   std::unique_ptr<Assembler> assembler;  ///< null when the body is a network read from a file
   /// The node network of a node_network model (explicit: or continuation:), built from the mesh
   /// or read from the network file (then `mesh` holds its nodes without cells); null otherwise.

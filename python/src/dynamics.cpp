@@ -106,12 +106,12 @@ DynamicStepReport step(PySimulation& s) {
 /// the inputs solved (`actuation`, per actuator row), the solve's status and the effectors' error
 /// predicted by the linearisation.
 nb::dict report_dict(const PySimulation& s, const DynamicStepReport& r) {
-  nb::dict d = dict_of("step", r.step, "time", r.time, "iterations", r.iterations, "residual", r.residual, "substeps",
-                 r.substeps, "kinetic_energy", r.kinetic_energy, "elastic_energy", r.elastic_energy, "contacts",
-                 r.contacts, "active_contacts", r.active_contacts, "normal_force", r.normal_force, "contact_force",
-                 take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()}),
-                 "max_penetration", r.max_penetration, "pressures", take(std::vector<Real>(r.pressures)), "seconds",
-                 r.seconds_total);
+  nb::dict d =
+      dict_of("step", r.step, "time", r.time, "iterations", r.iterations, "residual", r.residual, "substeps",
+              r.substeps, "kinetic_energy", r.kinetic_energy, "elastic_energy", r.elastic_energy, "contacts",
+              r.contacts, "active_contacts", r.active_contacts, "normal_force", r.normal_force, "contact_force",
+              take(std::vector<Real>{r.contact_force.x(), r.contact_force.y(), r.contact_force.z()}), "max_penetration",
+              r.max_penetration, "pressures", take(std::vector<Real>(r.pressures)), "seconds", r.seconds_total);
   if (s.model->scene.inverse.enabled) {
     d["actuation"] = take(std::vector<Real>(s.dynamics->actuation()));
     d["control_status"] = std::string(qp_status_name(r.control.status));
@@ -187,24 +187,24 @@ void bind_dynamics(nb::module_& m) {
       .def("goal", guarded("DynamicSimulation.goal", &goal<PySimulation>), nb::arg("effector"))
       .def("effector_position", guarded("DynamicSimulation.effector_position", &effector_position<PySimulation>),
            nb::arg("effector"), "(3,) where a position effector's point is now")
-      .def_prop_ro(
-          "actuation", guarded(
-                           "DynamicSimulation.actuation",
-                           +[](const PySimulation& s) {
-                             nb::dict d;
-                             size_t row = 0;
-                             const std::vector<Real>& lambda = s.dynamics->actuation();
-                             for (const auto& c : s.dynamics->control_constraints()) {
-                               if (c->role() != ConstraintRole::Actuator) continue;
-                               const size_t rows = static_cast<size_t>(c->num_rows());
-                               d[c->name().c_str()] =
-                                   take(std::vector<Real>(lambda.begin() + static_cast<long>(row),
-                                                          lambda.begin() + static_cast<long>(row + rows)));
-                               row += rows;
-                             }
-                             return d;
-                           }),
-          "{actuator: array of its inputs} solved by the last step (empty without inverse:)")
+      .def_prop_ro("actuation",
+                   guarded(
+                       "DynamicSimulation.actuation",
+                       +[](const PySimulation& s) {
+                         nb::dict d;
+                         size_t row = 0;
+                         const std::vector<Real>& lambda = s.dynamics->actuation();
+                         for (const auto& c : s.dynamics->control_constraints()) {
+                           if (c->role() != ConstraintRole::Actuator) continue;
+                           const size_t rows = static_cast<size_t>(c->num_rows());
+                           d[c->name().c_str()] =
+                               take(std::vector<Real>(lambda.begin() + static_cast<long>(row),
+                                                      lambda.begin() + static_cast<long>(row + rows)));
+                           row += rows;
+                         }
+                         return d;
+                       }),
+                   "{actuator: array of its inputs} solved by the last step (empty without inverse:)")
       .def("run", guarded("DynamicSimulation.run", &run), nb::arg("steps") = -1,
            "Advances `steps` steps (default: to the scene's duration); returns the history {column: array} with the "
            "columns of the CLI's CSV (without times and contact-solver figures), the start state first at time 0.");

@@ -258,8 +258,8 @@ void bind_inverse(nb::module_& m) {
       .def("set_goal", guarded("InverseSolver.set_goal", &set_goal<PyInverse>), nb::arg("effector"), nb::arg("goal"),
            "A position effector's goal ((3,) array, the scene's units) or a volume effector's target volume.")
       .def("goal", guarded("InverseSolver.goal", &goal<PyInverse>), nb::arg("effector"))
-      .def("effector_position", guarded("InverseSolver.effector_position", &effector_position<PyInverse>), nb::arg("effector"),
-           "(3,) where a position effector's point is at the Model's current positions")
+      .def("effector_position", guarded("InverseSolver.effector_position", &effector_position<PyInverse>),
+           nb::arg("effector"), "(3,) where a position effector's point is at the Model's current positions")
       .def("set_max_shift", guarded("InverseSolver.set_max_shift", &set_max_shift), nb::arg("effector"),
            nb::arg("max_shift"), "The most a step moves the goal it sees from the point toward the goal (0: no limit)")
       .def("use_scene_goal", guarded("InverseSolver.use_scene_goal", &use_scene_goal), nb::arg("index"),

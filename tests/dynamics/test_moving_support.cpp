@@ -35,9 +35,9 @@ Block make_block() {
   b.mesh = make_box(3, CellType::Hex8, spec);
   AssemblyOptions hyperelastic;
   hyperelastic.formulation = Formulation::Hyperelastic;
-  b.assembler = std::make_unique<Assembler>(b.mesh,
-                                            std::vector<Material>{fem::NeoHookean::from_young_poisson(1e5, 0.3)},
-                                            fix_nodes(b.mesh, b.mesh.node_groups.at("zmin")), hyperelastic);
+  b.assembler =
+      std::make_unique<Assembler>(b.mesh, std::vector<Material>{fem::NeoHookean::from_young_poisson(1e5, 0.3)},
+                                  fix_nodes(b.mesh, b.mesh.node_groups.at("zmin")), hyperelastic);
   b.solver = make_linear_solver();
   return b;
 }
@@ -69,11 +69,13 @@ TEST(MovingSupport, LiftedBaseCarriesTheBlockUpRigidly) {
   while (dyn.time() < 0.5 - 1e-12) {
     dyn.step();
     for (int n : lift.nodes) {  // the base is on its path at every step
-      const std::array<Real, 3> on_path = lift.position(node_x(b.mesh.X, n), dyn.time()), x = node_x(dyn.positions(), n);
+      const std::array<Real, 3> on_path = lift.position(node_x(b.mesh.X, n), dyn.time()),
+                                x = node_x(dyn.positions(), n);
       for (int i = 0; i < 3; ++i) ASSERT_NEAR(x[i], on_path[i], 1e-15) << "node " << n << " at t = " << dyn.time();
     }
     if (std::abs(dyn.time() - 0.05) < 1e-9)
-      top_lag = lift.offset(dyn.time())[2] - (node_x(dyn.positions(), top[0])[2] - b.mesh.X[3 * static_cast<size_t>(top[0]) + 2]);
+      top_lag = lift.offset(dyn.time())[2] -
+                (node_x(dyn.positions(), top[0])[2] - b.mesh.X[3 * static_cast<size_t>(top[0]) + 2]);
   }
   EXPECT_GT(top_lag, 1e-5);  // inertia: the top follows the base late
   for (int n = 0; n < b.mesh.num_nodes(); ++n) {

@@ -12,13 +12,13 @@
 #include <random>
 #include <string>
 
-#include "tests/contact_space_fixture.hpp"
 #include "host/contact/contact_solvers.hpp"
 #include "host/inverse/contact_complementarity.hpp"
 #include "host/inverse/inverse_contact.hpp"
 #include "softik/dynamics.hpp"
 #include "softik/error.hpp"
 #include "softik/scene.hpp"
+#include "tests/contact_space_fixture.hpp"
 
 namespace softik {
 namespace {

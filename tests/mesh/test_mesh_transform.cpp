@@ -61,9 +61,9 @@ TEST(MeshTransform, EulerAnglesAreZThenYThenXProduct) {
   const Rotation R = rotation_euler_xyz(angles);
   const Point v{0.2, -0.7, 1.3};
   // R v = R_z (R_y (R_x v)): x first, about the fixed axes.
-  const Point expected = times(rotation_axis_angle({0, 0, 1}, angles[2]),
-                               times(rotation_axis_angle({0, 1, 0}, angles[1]),
-                                     times(rotation_axis_angle({1, 0, 0}, angles[0]), v)));
+  const Point expected =
+      times(rotation_axis_angle({0, 0, 1}, angles[2]),
+            times(rotation_axis_angle({0, 1, 0}, angles[1]), times(rotation_axis_angle({1, 0, 0}, angles[0]), v)));
   expect_point(times(R, v), expected);
   // Euler [90, 0, 0]: y -> z (a y-up mesh turned z-up).
   expect_point(times(rotation_euler_xyz({90, 0, 0}), {0, 1, 0}), {0, 0, 1});
@@ -126,12 +126,17 @@ TEST(MeshTransform, MergedMeshKeepsEveryBodyUnderItsName) {
 
 TEST(MeshTransform, BadTransformsAreRefused) {
   const Real nan = std::numeric_limits<Real>::quiet_NaN();
-  expect_refused([] { rotation_axis_angle({0, 0, 0}, 30, "bodies[1].transform"); }, "bodies[1].transform: the rotation axis has zero length");
+  expect_refused(
+      [] {
+        rotation_axis_angle({0, 0, 0}, 30, "bodies[1].transform");
+      },
+      "bodies[1].transform: the rotation axis has zero length");
   expect_refused([&] { rotation_axis_angle({0, 0, 1}, nan); }, "must be finite");
   expect_refused([&] { rotation_euler_xyz({0, nan, 0}); }, "Euler angles must be finite");
   Transform t;
   t.scale = 0;
-  expect_refused([&] { check_transform(t, "mesh.transform"); }, "mesh.transform: the scale must be a finite number > 0");
+  expect_refused([&] { check_transform(t, "mesh.transform"); },
+                 "mesh.transform: the scale must be a finite number > 0");
   t.scale = 1;
   t.translation[1] = nan;
   expect_refused([&] { check_transform(t, "mesh.transform"); }, "the translation must be finite");

@@ -43,7 +43,8 @@ const std::vector<Point> kProbePoints = {{0.1, 0.01, 0.01}, {0.1, 0, 0.02}, {0.0
 
 std::string probes(const std::vector<Point>& points) {
   std::string s = "outputs:\n  vtu: false\n  probes:\n";
-  for (size_t i = 0; i < points.size(); ++i) s += "    - {name: p" + std::to_string(i) + ", point: " + vec(points[i]) + "}\n";
+  for (size_t i = 0; i < points.size(); ++i)
+    s += "    - {name: p" + std::to_string(i) + ", point: " + vec(points[i]) + "}\n";
   return s;
 }
 
@@ -63,7 +64,8 @@ Real largest(const std::vector<ProbeSummary>& probes) {
 }
 
 TEST(SceneBodies, PlacedCantileverDeflectsByTheRotatedDisplacement) {
-  const SceneRunResult alone = run_placed("alone", "mesh: " + kBeamMesh + "\n" + beam_keys("", 1e5) + kSolver + probes(kProbePoints));
+  const SceneRunResult alone =
+      run_placed("alone", "mesh: " + kBeamMesh + "\n" + beam_keys("", 1e5) + kSolver + probes(kProbePoints));
   Transform t;
   t.rotation = rotation_euler_xyz({30, -40, 70});
   t.translation = {1, 2, 3};
@@ -71,8 +73,8 @@ TEST(SceneBodies, PlacedCantileverDeflectsByTheRotatedDisplacement) {
   for (const Point& p : kProbePoints) placed.push_back(t.apply(p));
   const SceneRunResult moved =
       run_placed("placed", "bodies:\n  - name: beam\n    mesh: " + kBeamMesh +
-                        "\n    transform: {euler: [30, -40, 70], translation: [1, 2, 3]}\n" + beam_keys("    ", 1e5) +
-                        kSolver + probes(placed));
+                               "\n    transform: {euler: [30, -40, 70], translation: [1, 2, 3]}\n" +
+                               beam_keys("    ", 1e5) + kSolver + probes(placed));
   ASSERT_EQ(alone.probes.size(), kProbePoints.size());
   ASSERT_EQ(moved.probes.size(), kProbePoints.size());
   const Real scale = largest(alone.probes);
@@ -86,14 +88,16 @@ TEST(SceneBodies, PlacedCantileverDeflectsByTheRotatedDisplacement) {
 
 TEST(SceneBodies, TwoBodiesDeflectEachAsAloneWithItsOwnMaterial) {
   const Real soft = 1e5, stiff = 3e5;
-  const SceneRunResult a = run_placed("soft", "mesh: " + kBeamMesh + "\n" + beam_keys("", soft) + kSolver + probes({kProbePoints[0]}));
-  const SceneRunResult b = run_placed("stiff", "mesh: " + kBeamMesh + "\n" + beam_keys("", stiff) + kSolver + probes({kProbePoints[0]}));
+  const SceneRunResult a =
+      run_placed("soft", "mesh: " + kBeamMesh + "\n" + beam_keys("", soft) + kSolver + probes({kProbePoints[0]}));
+  const SceneRunResult b =
+      run_placed("stiff", "mesh: " + kBeamMesh + "\n" + beam_keys("", stiff) + kSolver + probes({kProbePoints[0]}));
   const Point shift{0, 0.1, 0};  // 8 cm of air between them
   const Point tip = kProbePoints[0], tip_b{tip[0] + shift[0], tip[1] + shift[1], tip[2] + shift[2]};
   const SceneRunResult both =
       run_placed("both", "bodies:\n  - name: a\n    mesh: " + kBeamMesh + "\n" + beam_keys("    ", soft) +
-                      "  - name: b\n    mesh: " + kBeamMesh + "\n    transform: {translation: " + vec(shift) + "}\n" +
-                      beam_keys("    ", stiff) + kSolver + probes({tip, tip_b}));
+                             "  - name: b\n    mesh: " + kBeamMesh + "\n    transform: {translation: " + vec(shift) +
+                             "}\n" + beam_keys("    ", stiff) + kSolver + probes({tip, tip_b}));
   ASSERT_EQ(both.probes.size(), 2u);
   EXPECT_EQ(both.num_cells, 2 * a.num_cells);
   const Real scale = largest(a.probes);
@@ -108,10 +112,12 @@ TEST(SceneBodies, TwoBodiesDeflectEachAsAloneWithItsOwnMaterial) {
 // A closed cube [lo, hi]^3, wound outwards.
 std::string cube_obj(Real lo, Real hi) {
   std::ostringstream s;
-  for (int v = 0; v < 8; ++v) s << "v " << (v & 1 ? hi : lo) << " " << (v & 2 ? hi : lo) << " " << (v & 4 ? hi : lo) << "\n";
+  for (int v = 0; v < 8; ++v)
+    s << "v " << (v & 1 ? hi : lo) << " " << (v & 2 ? hi : lo) << " " << (v & 4 ? hi : lo) << "\n";
   // Faces as quads (1-based, counter-clockwise seen from outside), split into two triangles.
   const int quads[6][4] = {{1, 3, 4, 2}, {5, 6, 8, 7}, {1, 2, 6, 5}, {3, 7, 8, 4}, {1, 5, 7, 3}, {2, 4, 8, 6}};
-  for (const auto& q : quads) s << "f " << q[0] << " " << q[1] << " " << q[2] << "\nf " << q[0] << " " << q[2] << " " << q[3] << "\n";
+  for (const auto& q : quads)
+    s << "f " << q[0] << " " << q[1] << " " << q[2] << "\nf " << q[0] << " " << q[2] << " " << q[3] << "\n";
   return s.str();
 }
 
@@ -125,10 +131,11 @@ TEST(SceneBodies, CavityFileMovesAndScalesWithItsMesh) {
       "solver: {load_steps: 1}\noutputs: {vtu: false}\n";
   const std::string box = "{type: box, size: [0.04, 0.04, 0.04], cells: [4, 4, 4], cell_type: hex8}";
   write_file(dir / "plain.yaml", "mesh: {generator: " + box + "}\n" + body);
-  write_file(dir / "placed.yaml", "mesh:\n  generator: " + box +
-                                      "\n  transform: {rotation: {axis: [1, 2, 3], angle: 50}, translation: [0.5, 0, -1], "
-                                      "scale: 2}\n" +
-                                      body);
+  write_file(dir / "placed.yaml",
+             "mesh:\n  generator: " + box +
+                 "\n  transform: {rotation: {axis: [1, 2, 3], angle: 50}, translation: [0.5, 0, -1], "
+                 "scale: 2}\n" +
+                 body);
   SceneRunOptions options;
   options.out_dir = (dir / "out").string();
   const SceneRunResult plain = run_scene(parse_scene((dir / "plain.yaml").string()), options);
@@ -141,11 +148,14 @@ TEST(SceneBodies, CavityFileMovesAndScalesWithItsMesh) {
 
 TEST(SceneBodies, OverlappingBodiesAreNamedWithTheDeepestNode) {
   const auto warnings = [](const std::string& shift) {
-    const std::string cube = "mesh: {generator: {type: box, cells: [2, 2, 2], cell_type: hex8}}\n"
-                             "    fixed: [{group: zmin}]\n"
-                             "    materials: [{law: linear, young: 1.0e5, poisson: 0.3}]\n";
-    return build_scene(parse_scene_string("bodies:\n  - name: a\n    " + cube + "  - name: b\n    transform: "
-                                              "{translation: " + shift + "}\n    " + cube,
+    const std::string cube =
+        "mesh: {generator: {type: box, cells: [2, 2, 2], cell_type: hex8}}\n"
+        "    fixed: [{group: zmin}]\n"
+        "    materials: [{law: linear, young: 1.0e5, poisson: 0.3}]\n";
+    return build_scene(parse_scene_string("bodies:\n  - name: a\n    " + cube +
+                                              "  - name: b\n    transform: "
+                                              "{translation: " +
+                                              shift + "}\n    " + cube,
                                           "s.yaml"))
         .warnings;
   };
@@ -175,17 +185,19 @@ TEST(SceneBodies, BadTransformsAndBodiesAreRefused) {
       {"bodies:\n" + body + body + mat, "bodies[1].name: the name 'a' is used by another body"},
       {"bodies:\n  - name: a/b\n    mesh: {generator: {type: box}}\n" + mat, "bodies[0].name"},
       {"bodies:\n" + body + "    loads: {gravity: {density: 1000}}\n" + mat, "gravity acts on the whole scene"},
-      {"bodies:\n" + body + "    transform: {scale: 2}\n    fixed: [{box: {min: [1.5, 1.5, 1.5], max: [2, 2, 2]}}]\n" + mat,
+      {"bodies:\n" + body + "    transform: {scale: 2}\n    fixed: [{box: {min: [1.5, 1.5, 1.5], max: [2, 2, 2]}}]\n" +
+           mat,
        "selects no node"},  // the box is in the body's own frame, where the body spans [0, 1]^3
       {"bodies:\n" + body + "  - name: b\n    mesh: {generator: {type: box, cell_type: hex8}}\n" + mat,
        "share one cell type"},
       {"bodies:\n" + body, "bodies: no materials"},
-      {"bodies:\n" + body + "    fixed: [{group: zmin}]\n  - name: b\n    mesh: {generator: {type: box, origin: [2, 0, 0]}}\n" +
-           mat,
+      {"bodies:\n" + body +
+           "    fixed: [{group: zmin}]\n  - name: b\n    mesh: {generator: {type: box, origin: [2, 0, 0]}}\n" + mat,
        "bodies[1] 'b': no node of it is fixed or prescribed, so it floats"},
       {"bodies:\n" + body + "    materials: [{law: linear, young: 1.0e5, poisson: 0.3, region: core}]\n",
        "the mesh has no cell group 'a/core'"},
-      {"bodies:\n  - name: a\n    mesh: {generator: {type: box}, transform: {scale: 2}}\n    transform: {scale: 2}\n" + mat,
+      {"bodies:\n  - name: a\n    mesh: {generator: {type: box}, transform: {scale: 2}}\n    transform: {scale: 2}\n" +
+           mat,
        "give the transform once"},
   };
   for (const SceneErrorCase& c : cases) {

@@ -29,14 +29,16 @@ SceneRunResult run_reacting(const std::string& name, const std::string& yaml, fs
 TEST(SceneReactions, LinearClampHoldsTheTipLoadAndItsMoment) {
   const std::array<Real, 3> F{0, 0.2, -0.4};
   fs::path out;
-  const SceneRunResult r = run_reacting("linear", R"(mesh: {generator: {type: box, size: [0.1, 0.02, 0.02], cells: [10, 2, 2], cell_type: hex8}}
+  const SceneRunResult r = run_reacting(
+      "linear", R"(mesh: {generator: {type: box, size: [0.1, 0.02, 0.02], cells: [10, 2, 2], cell_type: hex8}}
 formulation: linear
 materials: [{law: linear, young: 1.0e6, poisson: 0.3}]
 fixed: [{plane: {point: [0, 0, 0], normal: [1, 0, 0]}, name: clamp}]
 loads: {forces: [{plane: {point: [0.1, 0, 0], normal: [1, 0, 0]}, force: [0, 0.2, -0.4]}]}
 solver: {load_steps: 1, residual_tolerance: 1.0e-12, linear_solver: eigen}
 outputs: {vtu: false, reactions: true}
-)", &out);
+)",
+      &out);
   ASSERT_EQ(r.reactions.size(), 1u);
   EXPECT_EQ(r.reactions[0].name, "clamp");
   const Real scale = 0.45;
@@ -65,7 +67,8 @@ outputs: {vtu: false, reactions: true}
 
 TEST(SceneReactions, InflatedFingerClampHoldsExactlyItsWeight) {
   const Real rho = 1070, g = 9.81;
-  const SceneRunResult r = run_reacting("finger", R"(mesh: {generator: {type: finger, cell_size: 0.004, cell_type: hex8}}
+  const SceneRunResult r =
+      run_reacting("finger", R"(mesh: {generator: {type: finger, cell_size: 0.004, cell_type: hex8}}
 materials: [{law: neo_hookean, young: 2.0e5, poisson: 0.45}]
 fixed: [{group: xmin}]
 loads:
@@ -85,7 +88,8 @@ outputs: {vtu: false, reactions: true}
 }
 
 TEST(SceneReactions, SettledBlockCarriesItsWeightInDynamics) {
-  const SceneRunResult r = run_reacting("dynamics", R"(mesh: {generator: {type: box, size: [0.02, 0.02, 0.04], cells: [2, 2, 4], cell_type: hex8}}
+  const SceneRunResult r = run_reacting(
+      "dynamics", R"(mesh: {generator: {type: box, size: [0.02, 0.02, 0.04], cells: [2, 2, 4], cell_type: hex8}}
 materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.3}]
 fixed: [{group: zmin, name: base}]
 loads: {gravity: {density: 1000}}

@@ -15,11 +15,12 @@ namespace softik {
 namespace {
 
 TEST(SceneSelections, ASpherePicksTheNodesWithinItsRadius) {
-  const BuiltScene b = build_scene(parse_scene_string(R"(mesh: {generator: {type: box, cells: [2, 2, 2], cell_type: hex8}}
+  const BuiltScene b =
+      build_scene(parse_scene_string(R"(mesh: {generator: {type: box, cells: [2, 2, 2], cell_type: hex8}}
 materials: [{law: linear, young: 1.0e5, poisson: 0.3}]
 fixed: [{sphere: {center: [0, 0, 0], radius: 1}}]
 )",
-                                                      "s.yaml"));
+                                     "s.yaml"));
   // Of the 3 x 3 x 3 grid of spacing 0.5: the origin, 3 + 3 + 1 nodes with coordinates 0 or 0.5,
   // and the 3 at distance exactly 1.
   EXPECT_EQ(std::count(b.fixed_dofs.begin(), b.fixed_dofs.end(), 1), 3 * 11);
@@ -49,7 +50,8 @@ Real tip_stretch(const std::string& name, const std::string& yaml) {
 TEST(SceneSelections, ABoxRegionGivesTheCellsInItTheirMaterial) {
   const Real expected = 0.5 * 0.05 / (1e6 * 1e-4) + 0.5 * 0.05 / (4e6 * 1e-4);
   const std::string probe = "outputs: {vtu: false, probes: [{name: tip, point: [0.1, 0.005, 0.005]}]}\n";
-  EXPECT_NEAR(tip_stretch("box", "mesh: " + kBar + "\n" + kBarMaterials + kBarKeys + probe), expected, 1e-10 * expected);
+  EXPECT_NEAR(tip_stretch("box", "mesh: " + kBar + "\n" + kBarMaterials + kBarKeys + probe), expected,
+              1e-10 * expected);
   // The same bar as a body placed 5 m away along y, its keys (and its region's box) in its frame.
   std::string body = kBarMaterials + kBarKeys;
   std::string indented;
@@ -59,9 +61,10 @@ TEST(SceneSelections, ABoxRegionGivesTheCellsInItTheirMaterial) {
     if (line.rfind("formulation", 0) != 0 && line.rfind("solver", 0) != 0) indented += "    " + line + "\n";
     start = end + 1;
   }
-  const std::string placed = "formulation: linear\nsolver: {load_steps: 1, linear_solver: eigen}\nbodies:\n  - name: bar\n    mesh: " +
-                             kBar + "\n    transform: {translation: [0, 5, 0]}\n" + indented +
-                             "outputs: {vtu: false, probes: [{name: tip, point: [0.1, 5.005, 0.005]}]}\n";
+  const std::string placed =
+      "formulation: linear\nsolver: {load_steps: 1, linear_solver: eigen}\nbodies:\n  - name: bar\n    mesh: " + kBar +
+      "\n    transform: {translation: [0, 5, 0]}\n" + indented +
+      "outputs: {vtu: false, probes: [{name: tip, point: [0.1, 5.005, 0.005]}]}\n";
   EXPECT_NEAR(tip_stretch("placed", placed), expected, 1e-10 * expected);
 }
 

@@ -30,8 +30,9 @@ SceneRunResult run_supported(const std::string& name, const std::string& yaml) {
 }
 
 TEST(SceneSupports, LiftedBaseCarriesTheBlockUp) {
-  const SceneRunResult r =
-      run_supported("lift", "mesh: " + kBlock + "\nfixed: [{group: zmin, motion: {path: [[0, 0, 0, 0], [0.05, 0, 0, 0.01]]}}]\n" + kKeys);
+  const SceneRunResult r = run_supported(
+      "lift",
+      "mesh: " + kBlock + "\nfixed: [{group: zmin, motion: {path: [[0, 0, 0, 0], [0.05, 0, 0, 0.01]]}}]\n" + kKeys);
   ASSERT_EQ(r.probes.size(), 2u);
   for (const ProbeSummary& p : r.probes) {
     EXPECT_NEAR(p.displacement[0], 0, 1e-7) << p.name;
@@ -43,12 +44,12 @@ TEST(SceneSupports, LiftedBaseCarriesTheBlockUp) {
 TEST(SceneSupports, APlacedBodyIsLiftedInTheScenesFrame) {
   // The block lies along x (its own z turned onto +x); its base, zmin in its own frame, is lifted
   // along the scene's z.
-  const SceneRunResult r =
-      run_supported("placed", "bodies:\n  - name: b\n    mesh: " + kBlock +
-                        "\n    transform: {rotation: {axis: [0, 1, 0], angle: 90}}\n"
-                        "    fixed: [{plane: {point: [0, 0, 0], normal: [0, 0, 1]}, motion: {path: [[0, 0, 0, 0], "
-                        "[0.05, 0, 0, 0.01]]}}]\n" +
-                        R"(materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.3}]
+  const SceneRunResult r = run_supported(
+      "placed", "bodies:\n  - name: b\n    mesh: " + kBlock +
+                    "\n    transform: {rotation: {axis: [0, 1, 0], angle: 90}}\n"
+                    "    fixed: [{plane: {point: [0, 0, 0], normal: [0, 0, 1]}, motion: {path: [[0, 0, 0, 0], "
+                    "[0.05, 0, 0, 0.01]]}}]\n" +
+                    R"(materials: [{law: neo_hookean, young: 1.0e5, poisson: 0.3}]
 dynamics: {dt: 0.005, duration: 0.4, density: 1000, rayleigh: {mass: 20}}
 outputs:
   vtu: false

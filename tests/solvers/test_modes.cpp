@@ -36,8 +36,8 @@ Beam make_beam(Real h, bool clamped) {
   o.formulation = Formulation::LinearSmallStrain;
   std::vector<char> fixed(static_cast<size_t>(b.mesh.num_dofs()), 0);
   if (clamped) fixed = fix_nodes(b.mesh, b.mesh.node_groups.at("xmin"));
-  b.assembler = std::make_unique<Assembler>(b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(1e6, 0.0)},
-                                            fixed, o);
+  b.assembler = std::make_unique<Assembler>(
+      b.mesh, std::vector<Material>{fem::LinearElastic::from_young_poisson(1e6, 0.0)}, fixed, o);
   return b;
 }
 
@@ -104,7 +104,8 @@ TEST(Modes, AFloatingBodyHasSixRigidModes) {
   EXPECT_GT(r.eigenvalues[6], 1.0);  // the first elastic mode
   o.shift = 0;
   std::unique_ptr<LinearSolver> fresh = make_linear_solver();
-  expect_refused([&] { natural_modes(*b.assembler, *fresh, b.mesh.rest_positions(), o); }, "give a negative modes shift");
+  expect_refused([&] { natural_modes(*b.assembler, *fresh, b.mesh.rest_positions(), o); },
+                 "give a negative modes shift");
 }
 
 TEST(Modes, BadOptionsAreRefused) {

@@ -137,7 +137,8 @@ SceneSelection scene_detail::parse_selection(const Map& m) {
   return s;
 }
 
-const std::vector<std::string> scene_detail::kSelectionKeys = {"group", "box", "plane", "sphere", "nodes", "components"};
+const std::vector<std::string> scene_detail::kSelectionKeys = {"group",  "box",   "plane",
+                                                               "sphere", "nodes", "components"};
 
 namespace {
 
@@ -170,8 +171,8 @@ void parse_cavity_control(const Map& m, ScenePressure& p) {
   }
   not_here("volume_growth", "applies to control: volume");
   p.load.gas_amount = m.number("gas_amount",
-                          "the amount of gas at the end of the load ramp as absolute pressure x volume, e.g. "
-                          "0.25 (Pa m^3 = J)");
+                               "the amount of gas at the end of the load ramp as absolute pressure x volume, e.g. "
+                               "0.25 (Pa m^3 = J)");
   if (!(std::isfinite(p.load.gas_amount) && p.load.gas_amount > 0))
     fail(m.where("gas_amount"), m.name("gas_amount") + ": must be > 0 (absolute pressure x volume of the gas, Pa m^3)");
   p.load.ambient_pressure = m.number("ambient_pressure", p.load.ambient_pressure);
@@ -377,10 +378,11 @@ void scene_detail::parse_body_keys(const Map& m, const std::string& path, const 
       if (!f.has("motion")) continue;
       const std::array<bool, 3>& c = scene.fixed.back().components;
       if (!(c[0] && c[1] && c[2]))
-        fail(f.where("components"), f.name("components") + ": a support with a motion is fixed in x, y and z (it "
-                                                           "moves its nodes rigidly); remove components");
-      scene.supports.push_back({scene.fixed.size() - 1, parse_support_motion(f.at("motion"), path, f.name("motion")),
-                                f.where("motion")});
+        fail(f.where("components"), f.name("components") +
+                                        ": a support with a motion is fixed in x, y and z (it "
+                                        "moves its nodes rigidly); remove components");
+      scene.supports.push_back(
+          {scene.fixed.size() - 1, parse_support_motion(f.at("motion"), path, f.name("motion")), f.where("motion")});
     }
   }
   if (m.has("prescribed"))
@@ -393,10 +395,10 @@ void scene_detail::parse_body_keys(const Map& m, const std::string& path, const 
 namespace {
 
 Scene parse_root(const YAML::Node& root, const std::string& path) {
-  const Map m(root, path, "the scene",
-              {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver",
-               "outputs", "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation", "bodies",
-               "modes"});
+  const Map m(
+      root, path, "the scene",
+      {"name", "description", "mesh", "formulation", "materials", "fixed", "prescribed", "loads", "solver", "outputs",
+       "inverse", "dynamics", "explicit", "continuation", "contact", "dilatation", "bodies", "modes"});
   Scene scene;
   scene.path = path;
   scene.name = m.string("name", stem(path));
@@ -426,8 +428,9 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   parse_body_keys(m, path, "", scene);
   if (m.has("bodies")) {
     if (m.has("mesh"))
-      fail(m.key_where("mesh"), "mesh: with bodies: each body has its own mesh (bodies[i].mesh); remove the "
-                                "top-level mesh, or write the scene with one mesh and no bodies");
+      fail(m.key_where("mesh"),
+           "mesh: with bodies: each body has its own mesh (bodies[i].mesh); remove the "
+           "top-level mesh, or write the scene with one mesh and no bodies");
     parse_bodies(m.at("bodies"), path, scene);
   }
   if (scene.mesh.source != SceneMesh::Source::Network) check_laws(scene);
@@ -437,11 +440,11 @@ Scene parse_root(const YAML::Node& root, const std::string& path) {
   if (m.has("dynamics")) scene.dynamics = parse_dynamics(m.at("dynamics"), path);
   if (m.has("explicit")) scene.explicit_dynamics = parse_explicit(m.at("explicit"), path);
   if (m.has("modes")) scene.modes = parse_modes(m.at("modes"), path, scene, m);
-  if (scene.outputs.reactions &&
-      ((scene.inverse.enabled && !m.has("dynamics")) || m.has("continuation") || m.has("explicit") ||
-       scene.mesh.source == SceneMesh::Source::Network))
-    fail(m.where("outputs"), "outputs.reactions: written by static load ramps and dynamics (with or without its "
-                             "control); not by a static inverse run, continuation:, explicit: or a node network yet");
+  if (scene.outputs.reactions && ((scene.inverse.enabled && !m.has("dynamics")) || m.has("continuation") ||
+                                  m.has("explicit") || scene.mesh.source == SceneMesh::Source::Network))
+    fail(m.where("outputs"),
+         "outputs.reactions: written by static load ramps and dynamics (with or without its "
+         "control); not by a static inverse run, continuation:, explicit: or a node network yet");
   if (!scene.supports.empty() && !m.has("dynamics"))
     fail(scene.supports.front().where, scene.supports.front().motion.name +
                                            ": a support moved in time needs a dynamics: section (a static run "

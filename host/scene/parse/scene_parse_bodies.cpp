@@ -36,7 +36,9 @@ Transform parse_transform(const YAML::Node& node, const std::string& path, const
   }
   t.translation = m.vec3("translation", t.translation);
   t.scale = m.number("scale", 1.0);
-  checked(m.has("scale") ? "scale" : m.has("translation") ? "translation" : "rotation",
+  checked(m.has("scale")         ? "scale"
+          : m.has("translation") ? "translation"
+                                 : "rotation",
           [&] { return check_transform(t, what), 0; });
   return t;
 }
@@ -104,25 +106,28 @@ void parse_bodies(const YAML::Node& node, const std::string& path, Scene& scene)
     body.mesh = parse_mesh(m.need("mesh", "the body's mesh: {file: finger.msh} or {generator: {type: finger}}"), path,
                            m.name("mesh"));
     if (body.mesh.source == SceneMesh::Source::Network)
-      fail(body.mesh.where, m.name("mesh") + ": a body of bodies: is a volume mesh (file or generator); a node "
-                                             "network is a scene of its own (mesh: {network: ...})");
+      fail(body.mesh.where, m.name("mesh") +
+                                ": a body of bodies: is a volume mesh (file or generator); a node "
+                                "network is a scene of its own (mesh: {network: ...})");
     if (m.has("transform")) {
       if (!body.mesh.transform.is_identity())
-        fail(m.key_where("transform"), what + ": give the transform once, as " + m.name("transform") + " or " +
-                                           m.name("mesh") + ".transform");
+        fail(m.key_where("transform"),
+             what + ": give the transform once, as " + m.name("transform") + " or " + m.name("mesh") + ".transform");
       body.mesh.transform = parse_transform(m.at("transform"), path, m.name("transform"));
     }
     Scene part;
     parse_body_keys(m, path, what + ".", part);
     if (part.gravity.enabled)
-      fail(part.gravity.where, what + ".loads.gravity: gravity acts on the whole scene; give it as loads.gravity "
-                                      "at the top level");
+      fail(part.gravity.where, what +
+                                   ".loads.gravity: gravity acts on the whole scene; give it as loads.gravity "
+                                   "at the top level");
     scene.bodies.push_back(body);
     relocate(part, static_cast<int>(i), scene.bodies.back(), scene);
   }
   if (scene.materials.empty())
-    fail(location(path, node), "bodies: no materials; give each body its materials (bodies[i].materials) or the "
-                               "scene's materials (region: <body> or <body>/<cell group>)");
+    fail(location(path, node),
+         "bodies: no materials; give each body its materials (bodies[i].materials) or the "
+         "scene's materials (region: <body> or <body>/<cell group>)");
 }
 
 }  // namespace softik::scene_detail

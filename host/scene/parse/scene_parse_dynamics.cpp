@@ -129,8 +129,9 @@ void parse_path(const Map& m, std::vector<Real>& times, std::vector<std::array<R
 MovingSupport parse_support_motion(const YAML::Node& node, const std::string& path, const std::string& what) {
   const Map m(node, path, what, {"path", "rotation"});
   if (!m.has("path") && !m.has("rotation"))
-    fail(m.where(), what + ": give the support's path: [[t, dx, dy, dz], ...] and/or rotation: {axis, center, "
-                           "angle: [[t, degrees], ...]}");
+    fail(m.where(), what +
+                        ": give the support's path: [[t, dx, dy, dz], ...] and/or rotation: {axis, center, "
+                        "angle: [[t, degrees], ...]}");
   MovingSupport s;
   s.name = what;
   if (m.has("path")) parse_path(m, s.path_times, s.path_offsets);

@@ -385,9 +385,11 @@ SceneInverse parse_inverse(const YAML::Node& node, const std::string& path) {
   inv.where = m.where();
   inv.mode = m.choice("mode", {"realtime", "converged"}, 0) == 0 ? SceneInverse::Mode::RealTime
                                                                  : SceneInverse::Mode::Converged;
-  inv.options.method = m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
+  inv.options.method =
+      m.choice("method", {"qp", "gauss_seidel"}, 0) == 0 ? InverseMethod::QP : InverseMethod::GaussSeidel;
   inv.options.epsilon = m.number("epsilon", inv.options.epsilon);
-  if (!(inv.options.epsilon > 0)) fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
+  if (!(inv.options.epsilon > 0))
+    fail(m.where("epsilon"), "inverse.epsilon: must be > 0 (it makes the QP strictly convex)");
   reject_other_mode_keys(m, inv);
   parse_iterations(m, inv);
   parse_lists(m, path, inv);

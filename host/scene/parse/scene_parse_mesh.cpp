@@ -193,7 +193,8 @@ SceneMesh parse_mesh(const YAML::Node& node, const std::string& path, const std:
   }
   if (m.has("transform")) {
     if (mesh.source == SceneMesh::Source::Network)
-      fail(m.key_where("transform"), m.name("transform") + ": applies to volume meshes; a network file is read as it is");
+      fail(m.key_where("transform"),
+           m.name("transform") + ": applies to volume meshes; a network file is read as it is");
     mesh.transform = parse_transform(m.at("transform"), path, m.name("transform"));
   }
   return mesh;

@@ -35,9 +35,10 @@ SceneModes parse_modes(const YAML::Node& node, const std::string& path, const Sc
                                     ": with modes: the run computes the natural modes of the unloaded body; "
                                     "remove one of the two (a scene is one kind of run)");
   if (root.has("loads") && (!scene.pressures.empty() || !scene.forces.empty() || !scene.cables.empty()))
-    fail(root.key_where("loads"), "loads: with modes: the modes are those of the unloaded body at rest (a "
-                                  "loaded state's modes are not computed); remove the loads (loads.gravity may "
-                                  "stay for its density)");
+    fail(root.key_where("loads"),
+         "loads: with modes: the modes are those of the unloaded body at rest (a "
+         "loaded state's modes are not computed); remove the loads (loads.gravity may "
+         "stay for its density)");
   if (scene.mesh.source == SceneMesh::Source::Network)
     fail(m.where(), "modes: need cells (a mesh), not a node network file");
   return s;

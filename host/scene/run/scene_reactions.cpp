@@ -42,7 +42,8 @@ std::vector<std::array<Real, 6>> set_reactions(const BuiltScene& built, const st
       r[static_cast<size_t>(i)] += Rk;
       // (x_n - c) x (Rk e_i)
       std::array<Real, 3> arm{0, 0, 0};
-      for (int j = 0; j < dim; ++j) arm[static_cast<size_t>(j)] = x[static_cast<size_t>(dof - i + j)] - c[static_cast<size_t>(j)];
+      for (int j = 0; j < dim; ++j)
+        arm[static_cast<size_t>(j)] = x[static_cast<size_t>(dof - i + j)] - c[static_cast<size_t>(j)];
       std::array<Real, 3> force{0, 0, 0};
       force[static_cast<size_t>(i)] = Rk;
       r[3] += arm[1] * force[2] - arm[2] * force[1];
