@@ -96,7 +96,7 @@ struct SceneSelection {
   std::vector<int> nodes;
   std::array<bool, 3> components{true, true, true};  ///< which components it fixes / loads
   /// `fixed` and `prescribed` entries: names its reaction columns (outputs.reactions); empty: the
-  /// group's name, or fixed<i> / prescribed<i>.
+  /// group's name, or `fixed<i>` / `prescribed<i>`.
   std::string name;
   /// Written in bodies[body] (index): box, plane and node numbers are in that body's own frame
   /// and numbering, and only its nodes are selected; -1: the scene's (world frame, all nodes).
