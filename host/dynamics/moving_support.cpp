@@ -28,16 +28,23 @@ std::array<Real, 3> MovingSupport::offset(Real t) const {
   return d;
 }
 
+namespace {
+
+/// The support's motion at time t as one Transform: x = R X + (c + d(t) - R c), so that a step
+/// turns the axis and angle into R once, not once per node.
+Transform motion_at(const MovingSupport& s, Real t) {
+  Transform m;
+  if (!s.angle.times.empty()) m.rotation = rotation_axis_angle(s.axis, s.angle(t), "support '" + s.name + "'");
+  const std::array<Real, 3> d = s.offset(t), Rc = m.rotate(s.center);
+  for (int i = 0; i < 3; ++i) m.translation[static_cast<size_t>(i)] = s.center[i] + d[i] - Rc[i];
+  return m;
+}
+
+}  // namespace
+
 // x(t) = c + d(t) + R(t) (X - c).
 std::array<Real, 3> MovingSupport::position(const std::array<Real, 3>& X, Real t) const {
-  const std::array<Real, 3> d = offset(t);
-  std::array<Real, 3> r{X[0] - center[0], X[1] - center[1], X[2] - center[2]};
-  if (!angle.times.empty()) {
-    Transform turn;
-    turn.rotation = rotation_axis_angle(axis, angle(t), "support '" + name + "'");
-    r = turn.rotate(r);
-  }
-  return {center[0] + d[0] + r[0], center[1] + d[1] + r[1], center[2] + d[2] + r[2]};
+  return motion_at(*this, t).apply(X);
 }
 
 void validate(const MovingSupport& s, int num_nodes) {
@@ -88,12 +95,14 @@ void DynamicSolver::Impl::setup_supports() {
 
 void DynamicSolver::Impl::drive_supports(Real time, std::vector<Real>& x_at) const {
   const Mesh& mesh = assembler.mesh();
-  for (const MovingSupport& s : loads.supports)
+  for (const MovingSupport& s : loads.supports) {
+    const Transform motion = motion_at(s, time);
     for (int node : s.nodes) {
       const size_t p = 3 * static_cast<size_t>(node);
-      const std::array<Real, 3> to = s.position({mesh.X[p], mesh.X[p + 1], mesh.X[p + 2]}, time);
+      const std::array<Real, 3> to = motion.apply({mesh.X[p], mesh.X[p + 1], mesh.X[p + 2]});
       for (int c = 0; c < mesh.dim; ++c) x_at[static_cast<size_t>(node * mesh.dim + c)] = to[static_cast<size_t>(c)];
     }
+  }
 }
 
 }  // namespace softik

@@ -39,6 +39,18 @@ std::vector<int> nodes_in_sphere(const Mesh& mesh, const std::array<Real, 3>& ce
   return out;
 }
 
+Mesh cell_centroids(const Mesh& mesh) {
+  Mesh points;
+  points.dim = mesh.dim;
+  points.X.assign(3 * static_cast<size_t>(mesh.num_cells()), 0.0);
+  const int npc = nodes_per_cell(mesh.cell_type);
+  for (int c = 0; c < mesh.num_cells(); ++c)
+    for (int a = 0; a < npc; ++a)
+      for (int i = 0; i < 3; ++i)
+        points.X[3 * static_cast<size_t>(c) + i] += mesh.X[3 * static_cast<size_t>(mesh.cell(c)[a]) + i] / npc;
+  return points;
+}
+
 std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& point, const std::array<Real, 3>& normal,
                                 Real tol) {
   const Real len = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);

@@ -46,17 +46,6 @@ class ShiftInvert {
   LinearSolver& solver_;
 };
 
-Eigen::SparseMatrix<Real> csr_matrix(const CsrPattern& p, const std::vector<Real>& values) {
-  std::vector<Eigen::Triplet<Real>> t;
-  t.reserve(values.size());
-  for (int r = 0; r < p.rows; ++r)
-    for (int e = p.row_ptr[static_cast<size_t>(r)]; e < p.row_ptr[static_cast<size_t>(r) + 1]; ++e)
-      t.emplace_back(r, p.col[static_cast<size_t>(e)], values[static_cast<size_t>(e)]);
-  Eigen::SparseMatrix<Real> A(p.rows, p.rows);
-  A.setFromTriplets(t.begin(), t.end());
-  return A;
-}
-
 void check_options(const ModesOptions& o, int free) {
   SOFTIK_CHECK(o.count >= 1 && o.count < free,
                "modes: count = " << o.count << "; give 1 <= count < " << free << " (the free degrees of freedom)");
@@ -79,12 +68,15 @@ ModesResult natural_modes(const Assembler& assembler, LinearSolver& solver, cons
   const std::vector<Real> M = assembler.mass_matrix(options.density, options.lumped_mass);
   solver.analyze(pattern);
   ShiftInvert op(K, M, n, solver);
-  const Eigen::SparseMatrix<Real> Msparse = csr_matrix(pattern, M);
-  Spectra::SparseSymMatProd<Real> mass(Msparse);
+  // M in place: the CSR arrays as a row-major sparse matrix (both triangles stored; Spectra reads one).
+  const Eigen::Map<const Eigen::SparseMatrix<Real, Eigen::RowMajor, int>> Mmap(
+      n, n, pattern.nnz(), pattern.row_ptr.data(), pattern.col.data(), M.data());
+  using MassProduct = Spectra::SparseSymMatProd<Real, Eigen::Lower, Eigen::RowMajor, int>;
+  MassProduct mass(Mmap);
   const int ncv = std::min(n, std::max(2 * options.count + 1, options.count + 20));
   ModesResult r;
   {
-    Spectra::SymGEigsShiftSolver<ShiftInvert, Spectra::SparseSymMatProd<Real>, Spectra::GEigsMode::ShiftInvert> eigs(
+    Spectra::SymGEigsShiftSolver<ShiftInvert, MassProduct, Spectra::GEigsMode::ShiftInvert> eigs(
         op, mass, options.count, ncv, options.shift);
     eigs.init();
     r.converged = static_cast<int>(eigs.compute(Spectra::SortRule::LargestMagn, options.max_iterations,

@@ -21,22 +21,9 @@ std::vector<int> nodes_on_plane(const Mesh& mesh, const std::array<Real, 3>& poi
 /// Nodes with |X - center| <= radius + tol. Throws for a non-finite centre or a radius that is not > 0.
 std::vector<int> nodes_in_sphere(const Mesh& mesh, const std::array<Real, 3>& center, Real radius, Real tol = 0);
 
-/// Cells whose centroid (the mean of their nodes' rest positions) `inside` accepts, e.g. a box or a
-/// sphere test (material regions drawn as shapes).
-template <class Inside>
-std::vector<int> cells_with_centroid(const Mesh& mesh, Inside&& inside) {
-  std::vector<int> out;
-  const int npc = nodes_per_cell(mesh.cell_type);
-  for (int c = 0; c < mesh.num_cells(); ++c) {
-    std::array<Real, 3> centroid{0, 0, 0};
-    for (int a = 0; a < npc; ++a)
-      for (int i = 0; i < 3; ++i)
-        centroid[static_cast<size_t>(i)] += mesh.X[3 * static_cast<size_t>(mesh.cell(c)[a]) + i];
-    for (Real& v : centroid) v /= npc;
-    if (inside(centroid)) out.push_back(c);
-  }
-  return out;
-}
+/// The cells' centroids (the mean of their nodes' rest positions) as a mesh of points, point c the
+/// centroid of cell c: cells are then selected by centroid with nodes_in_box, nodes_in_sphere, ...
+Mesh cell_centroids(const Mesh& mesh);
 
 /// Marks the given components (components[i] true fixes component i) of `nodes` in the fixed-DOF
 /// mask `fixed` (num_dofs entries; created zero-filled when empty). Throws on an out-of-range node.

@@ -143,32 +143,30 @@ std::vector<int> Builder::select_in(const Mesh& mesh, const SceneSelection& s, c
 }
 
 std::vector<int> Builder::shape_cells(const SceneSelection& s) const {
+  // The cells' centroids as points (a body's cells in its own frame), picked as nodes would be.
+  Mesh centroids;
+  int first = 0;
+  if (s.body < 0) {
+    centroids = cell_centroids(out.mesh);
+  } else {
+    const size_t b = static_cast<size_t>(s.body);
+    const int node0 = out.parts.node_begin[b], cell0 = out.parts.cell_begin[b], cell1 = out.parts.cell_begin[b + 1];
+    const size_t npc = static_cast<size_t>(nodes_per_cell(out.mesh.cell_type));
+    Mesh own;
+    own.dim = out.mesh.dim;
+    own.cell_type = out.mesh.cell_type;
+    own.X = frames[b].X;
+    own.cells.assign(out.mesh.cells.begin() + static_cast<long>(cell0 * npc),
+                     out.mesh.cells.begin() + static_cast<long>(cell1 * npc));
+    for (int& n : own.cells) n -= node0;
+    centroids = cell_centroids(own);
+    first = cell0;
+  }
   const Real tol = tolerance(s.tolerance);
-  const auto inside = [&](const std::array<Real, 3>& p) {
-    if (s.kind == SceneSelection::Kind::Sphere) {
-      const Real d2 = std::pow(p[0] - s.point[0], 2) + std::pow(p[1] - s.point[1], 2) + std::pow(p[2] - s.point[2], 2);
-      return d2 <= std::pow(s.radius + tol, 2);
-    }
-    for (int i = 0; i < 3; ++i)
-      if (p[static_cast<size_t>(i)] < s.min[static_cast<size_t>(i)] - tol ||
-          p[static_cast<size_t>(i)] > s.max[static_cast<size_t>(i)] + tol)
-        return false;
-    return true;
-  };
-  if (s.body < 0) return cells_with_centroid(out.mesh, inside);
-  // In the body's frame: its cells, their nodes' coordinates before the transform.
-  const size_t b = static_cast<size_t>(s.body);
-  const int node0 = out.parts.node_begin[b], cell0 = out.parts.cell_begin[b], cell1 = out.parts.cell_begin[b + 1];
-  Mesh own;
-  own.dim = out.mesh.dim;
-  own.cell_type = out.mesh.cell_type;
-  own.X = frames[b].X;
-  const size_t npc = static_cast<size_t>(nodes_per_cell(own.cell_type));
-  for (size_t k = static_cast<size_t>(cell0) * npc; k < static_cast<size_t>(cell1) * npc; ++k)
-    own.cells.push_back(out.mesh.cells[k] - node0);
-  std::vector<int> cells = cells_with_centroid(own, inside);
-  for (int& c : cells) c += cell0;
-  return cells;
+  std::vector<int> picked = s.kind == SceneSelection::Kind::Sphere ? nodes_in_sphere(centroids, s.point, s.radius, tol)
+                                                                   : nodes_in_box(centroids, s.min, s.max, tol);
+  for (int& c : picked) c += first;
+  return picked;
 }
 
 void Builder::materials() {
